@@ -1,0 +1,1 @@
+"""The pure rules core: standard library only, randomness passed in."""

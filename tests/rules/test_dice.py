@@ -1,0 +1,731 @@
+import itertools
+import json
+import random
+import time
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from fractions import Fraction
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bot.errors import UserError
+from bot.rules.dice import (
+    MAX_DICE,
+    MAX_EXPRESSION_LENGTH,
+    MAX_EXTRA_ROLLS,
+    MAX_LITERAL,
+    MAX_SIDES,
+    MIN_SIDES,
+    BinaryOp,
+    BinaryResult,
+    Comparator,
+    Condition,
+    Dice,
+    DiceError,
+    DiceLimitError,
+    DiceResult,
+    DiceSyntaxError,
+    DieState,
+    Group,
+    GroupResult,
+    Keep,
+    KeepMode,
+    Negate,
+    NegateResult,
+    Number,
+    NumberResult,
+    Operator,
+    ResultNode,
+    RollResult,
+    parse,
+    roll,
+)
+from tests.dice_sources import NoDice, ScriptedDice
+
+KEPT, DROPPED, REROLLED = DieState.KEPT, DieState.DROPPED, DieState.REROLLED
+
+
+def roll_scripted(text: str, faces: Iterable[int]) -> RollResult:
+    """Roll `text` with exactly `faces`: the whole script must be used."""
+    source = ScriptedDice(faces)
+    result = roll(text, source)
+    assert source.exhausted, f"only {source.used} of the scripted faces were used"
+    return result
+
+
+def only_dice(result: RollResult) -> DiceResult:
+    assert isinstance(result.tree, DiceResult)
+    return result.tree
+
+
+def faces(term: DiceResult) -> list[int]:
+    return [die.face for die in term.dice]
+
+
+def states(term: DiceResult) -> list[DieState]:
+    return [die.state for die in term.dice]
+
+
+def walk(node: ResultNode) -> Iterator[ResultNode]:
+    yield node
+    if isinstance(node, NegateResult):
+        yield from walk(node.operand)
+    elif isinstance(node, BinaryResult):
+        yield from walk(node.left)
+        yield from walk(node.right)
+    elif isinstance(node, GroupResult):
+        yield from walk(node.inner)
+
+
+# ------------------------------------------------------------------------------------------ plain rolls
+
+
+def test_plain_sum() -> None:
+    result = roll_scripted("3d6", [1, 2, 6])
+    assert result.total == 9
+    assert result.expression_text == "3d6"
+    assert not result.capped
+    term = only_dice(result)
+    assert faces(term) == [1, 2, 6]
+    assert states(term) == [KEPT, KEPT, KEPT]
+    assert not any(die.exploded or die.extra for die in term.dice)
+
+
+def test_count_defaults_to_one_and_text_is_normalized() -> None:
+    source = ScriptedDice([4])
+    result = roll("  D8 ", source)
+    assert result.total == 4
+    assert result.expression_text == "1d8"
+    assert source.calls == [(1, 8)]
+
+
+def test_d_percent_is_d100() -> None:
+    source = ScriptedDice([100, 37])
+    result = roll("2d%", source)
+    assert result.total == 137
+    assert result.expression_text == "2d100"
+    assert source.calls == [(1, 100), (1, 100)]
+
+
+def test_constant_only() -> None:
+    result = roll_scripted("42", [])
+    assert result.total == 42
+    assert result.tree == NumberResult(42)
+
+
+def test_largest_literal_is_allowed() -> None:
+    assert roll_scripted(str(MAX_LITERAL), []).total == MAX_LITERAL
+
+
+@pytest.mark.parametrize(
+    ("text", "script", "total"),
+    [
+        ("2+3*4", [], 14),
+        ("(2+3)*4", [], 20),
+        ("10-2-3", [], 5),
+        ("2*3*4", [], 24),
+        ("2*3+d6", [4], 10),
+        ("2 * (1d6 + 3) - 4", [5], 12),
+        ("((1))", [], 1),
+        ("1d4 + 1d6 * 2", [3, 5], 13),
+    ],
+)
+def test_arithmetic_precedence_and_parentheses(text: str, script: list[int], total: int) -> None:
+    assert roll_scripted(text, script).total == total
+
+
+def test_tree_shape_follows_precedence() -> None:
+    assert parse("1 + 2 * 3") == BinaryOp(Operator.ADD, Number(1), BinaryOp(Operator.MULTIPLY, Number(2), Number(3)))
+    assert parse("(1 + 2) * 3") == BinaryOp(
+        Operator.MULTIPLY, Group(BinaryOp(Operator.ADD, Number(1), Number(2))), Number(3)
+    )
+    assert parse("1 - 2 - 3") == BinaryOp(
+        Operator.SUBTRACT, BinaryOp(Operator.SUBTRACT, Number(1), Number(2)), Number(3)
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "script", "total"),
+    [
+        ("-3", [], -3),
+        ("--3", [], 3),
+        ("-d6", [4], -4),
+        ("2*-3", [], -6),
+        ("1 - -1", [], 2),
+        ("-(2+3)", [], -5),
+        ("-2*3", [], -6),
+    ],
+)
+def test_unary_minus(text: str, script: list[int], total: int) -> None:
+    assert roll_scripted(text, script).total == total
+
+
+def test_unary_minus_binds_tighter_than_multiplication() -> None:
+    assert parse("-2*3") == BinaryOp(Operator.MULTIPLY, Negate(Number(2)), Number(3))
+
+
+def test_case_and_whitespace_are_ignored() -> None:
+    assert parse(" 4 D 6 KH 3 + D20 ADV ") == parse("4d6kh3+d20adv")
+    assert str(parse("1D20 DIS+5")) == "1d20dis + 5"
+
+
+# -------------------------------------------------------------------------------------------- keep/drop
+
+
+@pytest.mark.parametrize(
+    ("text", "total", "expected_states"),
+    [
+        ("4d6kh3", 14, [KEPT, DROPPED, KEPT, KEPT]),
+        ("4d6kh", 6, [KEPT, DROPPED, DROPPED, DROPPED]),
+        ("4d6kl", 1, [DROPPED, KEPT, DROPPED, DROPPED]),
+        ("4d6kl2", 5, [DROPPED, KEPT, KEPT, DROPPED]),
+        ("4d6dh", 9, [DROPPED, KEPT, KEPT, KEPT]),
+        ("4d6dl2", 10, [KEPT, DROPPED, DROPPED, KEPT]),
+        ("4d6kh9", 15, [KEPT, KEPT, KEPT, KEPT]),
+        ("4d6dl9", 0, [DROPPED, DROPPED, DROPPED, DROPPED]),
+    ],
+)
+def test_keep_and_drop(text: str, total: int, expected_states: list[DieState]) -> None:
+    result = roll_scripted(text, [6, 1, 4, 4])
+    assert result.total == total
+    assert states(only_dice(result)) == expected_states
+
+
+def test_keep_ties_go_to_the_earlier_die() -> None:
+    assert states(only_dice(roll_scripted("3d6kh1", [5, 5, 2]))) == [KEPT, DROPPED, DROPPED]
+    assert states(only_dice(roll_scripted("3d6dl1", [2, 5, 2]))) == [DROPPED, KEPT, KEPT]
+
+
+# ------------------------------------------------------------------------------------------- explosions
+
+
+def test_explode_on_max_chains() -> None:
+    term = only_dice(roll_scripted("d6!", [6, 6, 3]))
+    assert term.total == 15
+    assert faces(term) == [6, 6, 3]
+    assert [die.exploded for die in term.dice] == [True, True, False]
+    assert [die.extra for die in term.dice] == [False, True, True]
+    assert states(term) == [KEPT, KEPT, KEPT]
+
+
+def test_explosion_dice_follow_the_die_that_exploded() -> None:
+    # Both dice are rolled first; the explosion die is then placed right after the 6.
+    term = only_dice(roll_scripted("2d6!", [6, 2, 5]))
+    assert faces(term) == [6, 5, 2]
+    assert [die.extra for die in term.dice] == [False, True, False]
+    assert term.total == 13
+
+
+@pytest.mark.parametrize(
+    ("text", "script", "total", "normalized"),
+    [
+        ("d10!>8", [9, 10, 3], 22, "1d10!>8"),
+        ("d10!<2", [1, 1, 5], 7, "1d10!<2"),
+        ("d6!=3", [3, 3, 4], 10, "1d6!3"),
+        ("d6!3", [3, 6], 9, "1d6!3"),
+        ("d6!6", [6, 2], 8, "1d6!"),
+        ("d6!>6", [6], 6, "1d6!>6"),
+        ("d6!=7", [6], 6, "1d6!7"),
+    ],
+)
+def test_explode_conditions(text: str, script: list[int], total: int, normalized: str) -> None:
+    result = roll_scripted(text, script)
+    assert result.total == total
+    assert result.expression_text == normalized
+
+
+def test_exploded_dice_join_the_pool_for_keep() -> None:
+    result = roll_scripted("2d6!kh2", [6, 1, 5])
+    term = only_dice(result)
+    assert faces(term) == [6, 5, 1]
+    assert states(term) == [KEPT, KEPT, DROPPED]
+    assert result.total == 11
+
+
+# ---------------------------------------------------------------------------------------------- rerolls
+
+
+def test_reroll_until_it_stops_matching() -> None:
+    term = only_dice(roll_scripted("d6r1", [1, 1, 4]))
+    assert faces(term) == [1, 1, 4]
+    assert states(term) == [REROLLED, REROLLED, KEPT]
+    assert term.total == 4
+
+
+def test_reroll_once_keeps_the_second_face() -> None:
+    term = only_dice(roll_scripted("d6ro1", [1, 1]))
+    assert states(term) == [REROLLED, KEPT]
+    assert term.total == 1
+
+
+@pytest.mark.parametrize(
+    ("text", "script", "total"),
+    [
+        ("d6r<3", [2, 1, 5], 5),
+        ("d6r>4", [6, 5, 3], 3),
+        ("d6r=2", [2, 3], 3),
+        ("d6r7", [6], 6),
+        ("d6ro<7", [2, 1], 1),
+    ],
+)
+def test_reroll_conditions(text: str, script: list[int], total: int) -> None:
+    assert roll_scripted(text, script).total == total
+
+
+def test_rerolls_happen_after_all_dice_are_rolled() -> None:
+    term = only_dice(roll_scripted("2d6r1", [1, 3, 2]))
+    assert faces(term) == [1, 2, 3]
+    assert states(term) == [REROLLED, KEPT, KEPT]
+
+
+def test_explosion_dice_go_through_the_reroll_rule() -> None:
+    result = roll_scripted("d6!r1", [6, 1, 2])
+    term = only_dice(result)
+    assert faces(term) == [6, 1, 2]
+    assert states(term) == [KEPT, REROLLED, KEPT]
+    assert [die.exploded for die in term.dice] == [True, False, False]
+    assert [die.extra for die in term.dice] == [False, True, True]
+    assert result.total == 8
+    assert result.expression_text == "1d6r1!"
+
+
+def test_rerolled_dice_are_never_kept_or_dropped() -> None:
+    term = only_dice(roll_scripted("3d6r1kh2", [1, 6, 2, 5]))
+    assert faces(term) == [1, 5, 6, 2]
+    assert states(term) == [REROLLED, KEPT, KEPT, DROPPED]
+    assert term.total == 11
+
+
+# ------------------------------------------------------------------------------------------- adv / dis
+
+
+def test_advantage_keeps_the_higher_d20() -> None:
+    source = ScriptedDice([3, 17])
+    result = roll("d20adv", source)
+    assert result.total == 17
+    assert states(only_dice(result)) == [DROPPED, KEPT]
+    assert result.expression_text == "1d20adv"
+    assert source.calls == [(1, 20), (1, 20)]
+
+
+def test_disadvantage_keeps_the_lower_d20() -> None:
+    result = roll_scripted("1d20 dis + 5", [3, 17])
+    assert result.total == 8
+    assert result.expression_text == "1d20dis + 5"
+
+
+def test_advantage_tie_keeps_the_first() -> None:
+    assert states(only_dice(roll_scripted("d20adv", [10, 10]))) == [KEPT, DROPPED]
+
+
+@pytest.mark.parametrize("text", ["2d20adv", "d6adv", "d12dis", "3d20 dis"])
+def test_advantage_needs_a_single_d20(text: str) -> None:
+    with pytest.raises(DiceError, match="adv/dis applies to a single d20"):
+        parse(text)
+
+
+@pytest.mark.parametrize("text", ["d20advkh1", "d20r1adv", "d20adv!", "d20 dis adv"])
+def test_advantage_takes_no_other_modifier(text: str) -> None:
+    with pytest.raises(DiceSyntaxError, match="adv/dis can't be combined"):
+        parse(text)
+
+
+# -------------------------------------------------------------------------------------- extra-roll cap
+
+
+def test_explosion_cap() -> None:
+    source = ScriptedDice([2] * 200)
+    result = roll("d2!", source)
+    term = only_dice(result)
+    assert result.capped
+    assert term.capped
+    assert source.used == 1 + MAX_EXTRA_ROLLS
+    assert len(term.dice) == 1 + MAX_EXTRA_ROLLS
+    assert sum(die.exploded for die in term.dice) == MAX_EXTRA_ROLLS
+    assert not term.dice[-1].exploded
+    assert result.total == 2 * (1 + MAX_EXTRA_ROLLS)
+
+
+def test_reroll_cap() -> None:
+    source = ScriptedDice([1] * 200)
+    term = only_dice(roll("d6r1", source))
+    assert term.capped
+    assert source.used == 1 + MAX_EXTRA_ROLLS
+    assert states(term) == [REROLLED] * MAX_EXTRA_ROLLS + [KEPT]
+    assert term.total == 1
+
+
+def test_cap_is_shared_by_the_whole_expression() -> None:
+    source = ScriptedDice([2] * 200)
+    result = roll("d2! + d2!", source)
+    assert result.capped
+    assert source.used == 1 + MAX_EXTRA_ROLLS + 1
+    assert isinstance(result.tree, BinaryResult)
+    left, right = result.tree.left, result.tree.right
+    assert isinstance(left, DiceResult)
+    assert isinstance(right, DiceResult)
+    assert left.capped
+    assert right.capped
+    assert len(right.dice) == 1
+
+
+def test_cap_not_reached() -> None:
+    result = roll_scripted("d2!", [2] * 99 + [1])
+    assert not result.capped
+    assert result.total == 2 * 99 + 1
+
+
+# -------------------------------------------------------------------------------------------- refusals
+
+
+def test_dice_error_is_a_user_error_with_its_title() -> None:
+    with pytest.raises(DiceError) as caught:
+        parse("1d20+")
+    assert isinstance(caught.value, UserError)
+    assert caught.value.title == "Can't roll that"
+
+
+@pytest.mark.parametrize(
+    ("text", "fragments"),
+    [
+        ("1+" * 100 + "1", ["201 characters", f"limit is {MAX_EXPRESSION_LENGTH}"]),
+        ("1001d6", ["Too many dice", "1001 requested", f"limit is {MAX_DICE}"]),
+        ("600d6 + 401d6", ["Too many dice", "1001 requested", f"limit is {MAX_DICE}"]),
+        ("d20adv + 999d6", ["Too many dice", "1001 requested"]),
+        ("99999999999999999999999d6", ["Too many dice"]),
+        ("d1", [f"between {MIN_SIDES} and {MAX_SIDES} sides"]),
+        ("d0", [f"between {MIN_SIDES} and {MAX_SIDES} sides"]),
+        ("d10001", [f"between {MIN_SIDES} and {MAX_SIDES} sides", "10001"]),
+        ("1000001", ["Number too large", f"limit is {MAX_LITERAL}"]),
+        ("2 * (3 + 1000001)", ["Number too large", f"limit is {MAX_LITERAL}"]),
+        ("4d6kh1000001", ["Number too large", f"limit is {MAX_LITERAL}"]),
+        ("d6!>1000001", ["Number too large", f"limit is {MAX_LITERAL}"]),
+    ],
+)
+def test_limits_are_refused_before_rolling(text: str, fragments: list[str]) -> None:
+    with pytest.raises(DiceLimitError) as caught:
+        roll(text, NoDice())
+    for fragment in fragments:
+        assert fragment in caught.value.message
+
+
+def test_limits_themselves_are_allowed() -> None:
+    source = random.Random(7)
+    assert roll("1+" * 99 + "1", source).total == 100
+    assert len(only_dice(roll(f"{MAX_DICE}d{MAX_SIDES}", source)).dice) == MAX_DICE
+    assert only_dice(roll(f"d{MIN_SIDES}", source)).term.sides == MIN_SIDES
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [
+        ("", "empty"),
+        ("   ", "empty"),
+        ("0d6", "at least one die"),
+        ("4d6kh0", "0 dice"),
+        ("d6!>0", "explode forever"),
+        ("d6!<7", "explode forever"),
+        ("d2!<3", "explode forever"),
+        ("d6r<7", "reroll forever"),
+        ("d6r>0", "reroll forever"),
+        ("d6r<6!", "explode forever"),
+        ("d6r<3!>2", "explode forever"),
+        ("2d20adv", "single d20"),
+    ],
+)
+def test_impossible_expressions_are_refused_before_rolling(text: str, fragment: str) -> None:
+    with pytest.raises(DiceError, match=fragment):
+        roll(text, NoDice())
+
+
+def test_conditions_that_can_stop_are_allowed() -> None:
+    # Rerolling 1-2 leaves 3-6, and only 4-6 explode: the chain can end.
+    assert roll_scripted("d6r<3!>3", [5, 1, 3]).total == 8
+    assert roll_scripted("d6ro<7!", [6, 6, 2, 3]).total == 9
+
+
+# ----------------------------------------------------------------------------------------- syntax errors
+
+
+@pytest.mark.parametrize(
+    ("text", "position"),
+    [
+        ("1d20+", 5),
+        ("1d20+)", 5),
+        ("2d", 2),
+        ("(1d6", 4),
+        ("1d6 kh3x", 7),
+        ("  )", 2),
+        ("1d6)", 3),
+        ("4d6khkl", 5),
+        ("d6r", 3),
+        ("d6!>", 4),
+        ("d6 ! > +", 7),
+        ("1 2", 2),
+        ("1d6 + ?", 6),
+        ("d6!!", 3),
+        ("d6r1ro2", 4),
+        ("k", 0),
+        ("%", 0),
+        ("1d20 + 5 # note", 9),
+    ],
+)
+def test_syntax_error_positions(text: str, position: int) -> None:
+    with pytest.raises(DiceSyntaxError) as caught:
+        roll(text, NoDice())
+    error = caught.value
+    assert error.position == position
+    assert error.text == text
+    assert f"character {position + 1}" in error.message
+    shown, caret = error.message.split("\n")[-3:-1]
+    assert caret == " " * position + "^"
+    assert len(shown) == len(text)
+
+
+def test_syntax_error_message_format() -> None:
+    with pytest.raises(DiceSyntaxError) as caught:
+        parse("1d20+)")
+    assert caught.value.reason == "Unexpected ')'"
+    assert caught.value.message == (
+        "Unexpected ')' at character 6. Expected a number, a die or '('.\n```\n1d20+)\n     ^\n```"
+    )
+
+
+def test_syntax_error_display_cannot_break_the_code_block() -> None:
+    with pytest.raises(DiceSyntaxError) as caught:
+        parse("\t1d6```")
+    error = caught.value
+    assert error.position == 4
+    assert "backtick" in error.message
+    assert error.message.count("`") == 6
+    assert error.message.endswith("```\n 1d6'''\n    ^\n```")
+
+
+def test_non_ascii_lookalikes_are_refused() -> None:
+    # The Kelvin sign lower-cases to "k" and "²" is a digit to str.isdigit(); neither is part of the grammar.
+    with pytest.raises(DiceSyntaxError) as caught:
+        parse("4d6\u212ah3")
+    assert caught.value.position == 3
+    with pytest.raises(DiceSyntaxError) as caught:
+        parse("d\u00b2")
+    assert caught.value.position == 1
+
+
+# ---------------------------------------------------------------------------------------- distributions
+
+
+def distribution(text: str, sides: int, dice: int) -> Counter[int]:
+    """Count the totals of `text` over every possible sequence of `dice` faces."""
+    expression = parse(text)
+    totals: Counter[int] = Counter()
+    for outcome in itertools.product(range(1, sides + 1), repeat=dice):
+        source = ScriptedDice(outcome)
+        totals[roll(expression, source).total] += 1
+        assert source.exhausted
+    return totals
+
+
+def test_4d6kh3_distribution() -> None:
+    totals = distribution("4d6kh3", 6, 4)
+    outcomes = 6**4
+    assert totals.total() == outcomes
+    assert Fraction(totals[18], outcomes) == Fraction(21, 1296)
+    assert Fraction(totals[3], outcomes) == Fraction(1, 1296)
+    mean = Fraction(sum(total * count for total, count in totals.items()), outcomes)
+    assert mean == Fraction(15869, 1296)
+
+
+def test_d20_advantage_distribution() -> None:
+    totals = distribution("d20adv+5", 20, 2)
+    hits = sum(count for total, count in totals.items() if total >= 20)
+    assert Fraction(hits, totals.total()) == Fraction(51, 100)
+
+
+def test_2d6_is_triangular() -> None:
+    totals = distribution("2d6", 6, 2)
+    assert dict(totals) == {total: 6 - abs(total - 7) for total in range(2, 13)}
+
+
+# ------------------------------------------------------------------------------------ normalization, dict
+
+
+@pytest.mark.parametrize(
+    ("text", "normalized"),
+    [
+        ("d20+5", "1d20 + 5"),
+        ("4d6KH3", "4d6kh3"),
+        ("4d6kh", "4d6kh1"),
+        ("2*(d6+3)-4", "2 * (1d6 + 3) - 4"),
+        ("d10kh1!>8ro<3", "1d10ro<3!>8kh1"),
+        ("d6!=6", "1d6!"),
+        ("d%!", "1d100!"),
+        ("-(-d4)", "-(-1d4)"),
+        ("d20 dis", "1d20dis"),
+    ],
+)
+def test_normalized_text(text: str, normalized: str) -> None:
+    assert str(parse(text)) == normalized
+    assert parse(normalized) == parse(text)
+
+
+def test_ast_modifiers() -> None:
+    dice = parse("3d8r<2!kl2")
+    assert isinstance(dice, Dice)
+    assert dice.keep == Keep(KeepMode.KEEP_LOWEST, 2)
+    assert dice.explode == Condition(Comparator.EQUAL, 8)
+    assert dice.reroll is not None
+    assert dice.reroll.condition == Condition(Comparator.LESS, 2)
+    assert not dice.reroll.once
+
+
+def test_roll_accepts_a_parsed_expression() -> None:
+    expression = parse("d6 + 1")
+    assert roll(expression, ScriptedDice([3])).total == 4
+
+
+def test_to_dict() -> None:
+    result = roll_scripted("-(d6!r1 + 2)", [6, 1, 3])
+    data = result.to_dict()
+    assert json.loads(json.dumps(data)) == data
+    assert data["expression"] == "-(1d6r1! + 2)"
+    assert data["total"] == -11
+    assert data["capped"] is False
+    tree = data["tree"]
+    assert tree["kind"] == "negate"
+    group = tree["operand"]
+    assert group["kind"] == "group"
+    binary = group["inner"]
+    assert binary["kind"] == "binary"
+    assert binary["op"] == "+"
+    assert binary["right"] == {"kind": "number", "value": 2, "total": 2}
+    dice = binary["left"]
+    assert dice["kind"] == "dice"
+    assert dice["notation"] == "1d6r1!"
+    assert dice["sides"] == 6
+    assert dice["total"] == 9
+    assert dice["dice"] == [
+        {"face": 6, "state": "kept", "exploded": True, "extra": False},
+        {"face": 1, "state": "rerolled", "exploded": False, "extra": True},
+        {"face": 3, "state": "kept", "exploded": False, "extra": True},
+    ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "(" * 99 + "1" + ")" * 99,
+        "-" * 199 + "1",
+        "1+" * 99 + "1",
+        "-(" * 66 + "1" + ")" * 66,
+    ],
+)
+def test_deepest_expressions_that_fit_do_not_hit_the_recursion_limit(text: str) -> None:
+    result = roll(text, random.Random(0))
+    json.dumps(result.to_dict())
+    if len(result.expression_text) <= MAX_EXPRESSION_LENGTH:
+        assert parse(result.expression_text) == parse(text)
+
+
+def test_system_random_is_a_dice_source() -> None:
+    check_result(roll("4d6kh3 + d20adv", random.SystemRandom()))
+
+
+def test_a_thousand_big_dice_are_fast() -> None:
+    rng = random.Random(0)
+    timings = []
+    for _ in range(5):
+        start = time.perf_counter()
+        roll(f"{MAX_DICE}d{MAX_SIDES}", rng)
+        timings.append(time.perf_counter() - start)
+    # Best of five, so that one slow moment on a busy machine does not fail the test.
+    assert min(timings) < 0.010
+
+
+# ------------------------------------------------------------------------------------------- properties
+
+
+def check_result(result: RollResult) -> None:
+    """Invariants of every result: faces within their dice, caps respected, totals consistent."""
+    assert isinstance(result, RollResult)
+    json.dumps(result.to_dict())
+    requested = 0
+    extra_rolls = 0
+    for node in walk(result.tree):
+        if isinstance(node, DiceResult):
+            term = node.term
+            assert MIN_SIDES <= term.sides <= MAX_SIDES
+            assert all(1 <= die.face <= term.sides for die in node.dice)
+            assert node.total == sum(die.face for die in node.dice if die.state is KEPT)
+            requested += term.rolled_count
+            extra_rolls += len(node.dice) - term.rolled_count
+            # Each explosion starts one extra die; a rerolled die is always followed by its replacement.
+            replacements = [i for i in range(1, len(node.dice)) if node.dice[i - 1].state is REROLLED]
+            chain_starts = [i for i, die in enumerate(node.dice) if die.extra and i not in replacements]
+            assert sum(die.exploded for die in node.dice) == len(chain_starts)
+            assert not node.dice or node.dice[-1].state is not REROLLED
+        elif isinstance(node, NegateResult):
+            assert node.total == -node.operand.total
+        elif isinstance(node, GroupResult):
+            assert node.total == node.inner.total
+    assert requested <= MAX_DICE
+    assert extra_rolls <= MAX_EXTRA_ROLLS
+    if result.capped:
+        assert extra_rolls == MAX_EXTRA_ROLLS
+    assert result.total == result.tree.total
+
+
+_COMPARATOR = st.sampled_from(["", "<", ">", "="])
+_FACE = st.integers(0, 25).map(str)
+_MODIFIER = st.one_of(
+    st.builds(
+        "{}{}".format, st.sampled_from(["kh", "kl", "dh", "dl"]), st.sampled_from(["", "0", "1", "2", "3", "50"])
+    ),
+    st.builds("!{}{}".format, _COMPARATOR, st.one_of(st.just(""), _FACE)),
+    st.builds("{}{}{}".format, st.sampled_from(["r", "ro"]), _COMPARATOR, _FACE),
+    st.sampled_from(["adv", "dis"]),
+)
+_COUNT = st.one_of(st.sampled_from(["", "1", "2", "3", "4", "10"]), st.integers(0, 1_500).map(str))
+_SIDES = st.one_of(
+    st.sampled_from(["2", "3", "4", "6", "8", "10", "12", "20", "100", "%"]), st.integers(0, 12_000).map(str)
+)
+_DICE = st.builds(
+    lambda count, sides, mods: f"{count}d{sides}{''.join(mods)}", _COUNT, _SIDES, st.lists(_MODIFIER, max_size=3)
+)
+_ATOM = st.one_of(
+    _DICE, st.sampled_from(["d20adv", "1d20 dis", "d2!", "d6r1", "4d6kh3"]), st.integers(0, 1_200_000).map(str)
+)
+_EXPRESSION = st.recursive(
+    _ATOM,
+    lambda inner: st.one_of(
+        st.builds("{} {} {}".format, inner, st.sampled_from(["+", "-", "*"]), inner),
+        inner.map("({})".format),
+        inner.map("-{}".format),
+    ),
+    max_leaves=8,
+)
+_EXPRESSION_TEXT = st.builds(lambda text, shout: text.upper() if shout else text, _EXPRESSION, st.booleans())
+
+
+def roll_or_refuse(text: str, seed: int) -> None:
+    try:
+        result = roll(text, random.Random(seed))
+    except DiceError:
+        return
+    check_result(result)
+    # Normalized text parses back to the same tree, when it still fits the length limit.
+    if len(result.expression_text) <= MAX_EXPRESSION_LENGTH:
+        assert parse(result.expression_text) == parse(text)
+
+
+@settings(max_examples=500, deadline=None)
+@given(text=st.text(max_size=200), seed=st.integers(0, 2**32))
+def test_any_text_rolls_or_raises_dice_error(text: str, seed: int) -> None:
+    roll_or_refuse(text, seed)
+
+
+@settings(max_examples=500, deadline=None)
+@given(text=_EXPRESSION_TEXT, seed=st.integers(0, 2**32))
+def test_grammar_shaped_text_rolls_or_raises_dice_error(text: str, seed: int) -> None:
+    roll_or_refuse(text, seed)
