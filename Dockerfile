@@ -1,0 +1,22 @@
+# The bot in a container: slim Python, a non-root user, the SQLite database on the /data volume.
+FROM python:3.11-slim
+
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_NO_CACHE_DIR=1 \
+    DATABASE_URL=sqlite+aiosqlite:////data/bot.db
+
+RUN useradd --create-home --uid 10001 bot && mkdir /data && chown bot /data
+WORKDIR /app
+
+# Dependencies first, so this layer is reused while only the code changes.
+COPY pyproject.toml README.md ./
+RUN mkdir bot cogs && touch bot/__init__.py cogs/__init__.py && pip install . && pip uninstall -y rules-dice-bot
+COPY bot/ bot/
+COPY cogs/ cogs/
+RUN pip install --no-deps .
+
+USER bot
+VOLUME ["/data"]
+# Secrets come at run time (docker run --env-file .env ...), never baked into the image.
+ENTRYPOINT ["python", "-m", "bot"]

@@ -1,0 +1,165 @@
+"""`python -m bot`: the composition root. Settings, logging, database, dice and bot are built here only.
+
+python -m bot                 migrate the database, then connect to Discord (the console without a token)
+python -m bot console         the offline console: slash commands typed in a terminal
+python -m bot sync            register the commands with Discord for every server (a deploy step)
+python -m bot migrate         bring the database to the newest schema and stop
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import random
+import sys
+from dataclasses import replace
+
+import discord
+from dotenv import load_dotenv
+
+from bot.client import DiceBot
+from bot.config import Settings, SettingsError
+from bot.db.engine import Database, open_database
+from bot.db.migrate import upgrade
+from bot.local import console
+from bot.local.double import point_discord_at
+from bot.local.driver import DEFAULT_CHANNEL, DEFAULT_GUILD, DEFAULT_USER, local_discord
+from bot.local.payloads import Actor, Snowflakes
+
+log = logging.getLogger("bot")
+
+# With --seed the console's ids start from a fixed instant, so its whole output is reproducible.
+SEEDED_EPOCH_MS = 1767225600000
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    """The command line."""
+    parser = argparse.ArgumentParser(prog="python -m bot", description="A Discord dice bot.")
+    commands = parser.add_subparsers(dest="command")
+    commands.add_parser("run", help="connect to Discord (the default; the console when DISCORD_TOKEN is unset)")
+    offline = commands.add_parser("console", help="type slash commands in a terminal, no Discord needed")
+    offline.add_argument("--json", action="store_true", help="print each request the bot sends as one JSON line")
+    offline.add_argument("--seed", type=int, help="make the dice (and ids) reproducible")
+    offline.add_argument("--user", default=DEFAULT_USER, help="the user id commands come from")
+    offline.add_argument("--guild", default=DEFAULT_GUILD, help="the server id commands come from")
+    commands.add_parser("sync", help="register the slash commands with Discord globally")
+    commands.add_parser("migrate", help="bring the database to the newest schema")
+    args = parser.parse_args(argv)
+    for name in ("user", "guild"):
+        if not getattr(args, name, "0").isdigit():
+            parser.error(f"--{name} must be a Discord id (digits only)")
+    return args
+
+
+def setup_logging(level: str) -> None:
+    """Log to standard error; discord.py's own chatter only from WARNING unless DEBUG is asked for."""
+    discord.utils.setup_logging(level=getattr(logging, level), root=True)
+    if level != "DEBUG":
+        logging.getLogger("discord").setLevel(logging.WARNING)
+
+
+async def prepare_database(settings: Settings) -> Database:
+    """Open the database and migrate it to the newest schema."""
+    database = open_database(settings.database_url)
+    await upgrade(database)
+    return database
+
+
+async def run_bot(settings: Settings, token: str) -> int:
+    """Connect to Discord (or to whatever DISCORD_API_BASE / DISCORD_GATEWAY_URL name) until stopped."""
+    point_discord_at(settings.api_base, settings.gateway_url)
+    database = await prepare_database(settings)
+    try:
+        async with DiceBot(settings=settings, database=database, dice=random.SystemRandom()) as bot:
+            await bot.start(token)
+    except discord.LoginFailure:
+        print("Discord refused DISCORD_TOKEN: copy the bot token again from the Developer Portal.", file=sys.stderr)
+        return 1
+    finally:
+        await database.dispose()
+    return 0
+
+
+async def run_sync(settings: Settings, token: str) -> int:
+    """Register every command with Discord for all servers; a deliberate step, never done on start."""
+    point_discord_at(settings.api_base, settings.gateway_url)
+    database = open_database(settings.database_url)
+    try:
+        async with DiceBot(settings=settings, database=database, dice=random.SystemRandom()) as bot:
+            await bot.login(token)
+            synced = await bot.tree.sync()
+    finally:
+        await database.dispose()
+    print(f"Registered {len(synced)} commands globally; Discord may take up to an hour to show them everywhere.")
+    return 0
+
+
+async def run_migrate(settings: Settings) -> int:
+    """Migrate and stop."""
+    database = await prepare_database(settings)
+    await database.dispose()
+    return 0
+
+
+async def run_console(settings: Settings, args: argparse.Namespace) -> int:
+    """The offline console over the local Discord double, with the bot's real database."""
+    database = await prepare_database(settings)
+    seeded = args.seed is not None
+    dice = random.Random(args.seed) if seeded else random.SystemRandom()
+    ids = Snowflakes(SEEDED_EPOCH_MS) if seeded else Snowflakes()
+    actor = Actor(user_id=args.user, guild_id=args.guild, channel_id=DEFAULT_CHANNEL)
+    # The console registers its commands with the double itself; a dev server sync would only add noise.
+    settings = replace(settings, dev_guild_id=None)
+    interactive = sys.stdin.isatty() and not args.json
+    try:
+        async with local_discord(
+            lambda: DiceBot(settings=settings, database=database, dice=dice), connect=True, ids=ids, actor=actor
+        ) as local:
+            if interactive:
+                print(
+                    'Offline console. Try: /roll expression:4d6kh3 label:"Strength"  (? lists commands, Ctrl-D quits)'
+                )
+            await console.run(
+                local, console.read_lines(sys.stdin, interactive), console.stdout_writer, as_json=args.json
+            )
+    finally:
+        await database.dispose()
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point; returns the process exit code."""
+    load_dotenv()
+    args = parse_args(argv)
+    try:
+        settings = Settings.from_env(os.environ)
+    except SettingsError as error:
+        print(f"{error.title}: {error.message}", file=sys.stderr)
+        return 2
+    command = args.command or "run"
+    if command == "console" or (command == "run" and settings.token is None):
+        setup_logging(max(settings.log_level, "WARNING", key=logging.getLevelName))
+        if command == "run":
+            print("DISCORD_TOKEN is not set, so this is the offline console (see README.md).", file=sys.stderr)
+            args = parse_args(["console"])
+        try:
+            return asyncio.run(run_console(settings, args))
+        except BrokenPipeError:
+            # The reader went away (`... | head`): stop quietly, and keep Python from complaining at exit.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return 0
+    setup_logging(settings.log_level)
+    if command == "migrate":
+        return asyncio.run(run_migrate(settings))
+    if settings.token is None:
+        print(f"`{command}` needs DISCORD_TOKEN (see .env.example).", file=sys.stderr)
+        return 2
+    if command == "sync":
+        return asyncio.run(run_sync(settings, settings.token))
+    return asyncio.run(run_bot(settings, settings.token))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,95 @@
+"""The bot: holds its settings, database and dice source, loads every cog, syncs the dev server."""
+
+from __future__ import annotations
+
+import logging
+import pkgutil
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+
+import discord
+from discord.ext import commands
+
+import cogs
+from bot.config import Settings
+from bot.db.engine import Database
+from bot.db.rolls import RollRepository
+from bot.rules.dice import DiceSource
+from bot.tree import BotTree, given_options
+
+log = logging.getLogger(__name__)
+
+
+def utc_now() -> datetime:
+    """The current time, aware, in UTC."""
+    return datetime.now(UTC)
+
+
+def extensions() -> list[str]:
+    """Every cog module, in name order; modules whose name starts with "_" are helpers, not cogs."""
+    return sorted(
+        f"{cogs.__name__}.{module.name}"
+        for module in pkgutil.iter_modules(cogs.__path__)
+        if not module.name.startswith("_")
+    )
+
+
+class DiceBot(commands.Bot):
+    """The Discord client. Everything it needs is passed in; nothing is read from globals."""
+
+    def __init__(
+        self,
+        *,
+        settings: Settings,
+        database: Database,
+        dice: DiceSource,
+        clock: Callable[[], datetime] = utc_now,
+        **options: Any,
+    ) -> None:
+        # The bot never joins voice: the warnings about missing voice libraries would only confuse.
+        discord.VoiceClient.warn_nacl = discord.VoiceClient.warn_dave = False
+        intents = discord.Intents.none()
+        intents.guilds = True  # slash commands need no privileged intent; the guild cache is enough
+        options.setdefault("guild_ready_timeout", 0.5)
+        super().__init__(
+            command_prefix=commands.when_mentioned,
+            intents=intents,
+            help_command=None,
+            tree_cls=BotTree,
+            allowed_mentions=discord.AllowedMentions.none(),
+            **options,
+        )
+        self.settings = settings
+        self.database = database
+        self.dice = dice
+        self.clock = clock
+
+    async def setup_hook(self) -> None:
+        """Load every cog (a broken one stops the start), then sync the commands to the dev server if set."""
+        for name in extensions():
+            await self.load_extension(name)
+        log.info("Loaded %d extensions", len(extensions()))
+        if self.settings.dev_guild_id is not None:
+            guild = discord.Object(self.settings.dev_guild_id)
+            self.tree.copy_global_to(guild=guild)
+            synced = await self.tree.sync(guild=guild)
+            log.info("Synced %d commands to the dev server %s", len(synced), guild.id)
+
+    async def log_roll(
+        self, interaction: discord.Interaction[Any], *, result: dict[str, Any], private: bool = False
+    ) -> int:
+        """Write one roll to the roll log, with the command and options exactly as the user gave them."""
+        command = interaction.command.qualified_name if interaction.command else "?"
+        async with self.database.write.begin() as session:
+            return await RollRepository(session).add(
+                interaction_id=interaction.id,
+                guild_id=interaction.guild_id,
+                channel_id=interaction.channel_id,
+                user_id=interaction.user.id,
+                command=command,
+                inputs=given_options(interaction),
+                result=result,
+                private=private,
+                created_at=self.clock(),
+            )

@@ -1,0 +1,1 @@
+"""Storage: SQLAlchemy's async engine over SQLite (aiosqlite); repositories return plain dataclasses."""

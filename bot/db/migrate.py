@@ -1,0 +1,51 @@
+"""Alembic, driven from code: the migration scripts ship inside the package (`bot/db/migrations`)."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import Connection
+
+from bot.db.engine import Database
+
+log = logging.getLogger(__name__)
+
+MIGRATIONS = Path(__file__).with_name("migrations")
+
+
+def alembic_config(connection: Connection | None = None) -> Config:
+    """An Alembic configuration for the packaged scripts; `env.py` uses `connection` when given."""
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    config.attributes["connection"] = connection
+    return config
+
+
+def head_revision() -> str | None:
+    """The newest revision the code knows."""
+    return ScriptDirectory.from_config(alembic_config()).get_current_head()
+
+
+async def upgrade(database: Database) -> None:
+    """Bring the database to the newest schema, in one transaction."""
+    async with database.engine.begin() as connection:
+        before = await connection.run_sync(_current)
+        await connection.run_sync(lambda sync: command.upgrade(alembic_config(sync), "head"))
+        after = await connection.run_sync(_current)
+    if before != after:
+        log.info("Database migrated from %s to %s", before or "empty", after)
+
+
+async def current_revision(database: Database) -> str | None:
+    """The revision the database is at (None when it was never migrated)."""
+    async with database.engine.connect() as connection:
+        return await connection.run_sync(_current)
+
+
+def _current(connection: Connection) -> str | None:
+    return MigrationContext.configure(connection).get_current_revision()

@@ -1,0 +1,46 @@
+"""Tables, as typed SQLAlchemy 2 models. No row object leaves `bot.db`."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import JSON, BigInteger, DateTime, Index, Integer, MetaData, String
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+# Named constraints keep Alembic's batch migrations on SQLite and PostgreSQL in step.
+NAMING = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+class Base(DeclarativeBase):
+    """The declarative base of every table."""
+
+    metadata = MetaData(naming_convention=NAMING)
+
+
+class RollLog(Base):
+    """One roll: who made it, where, with which command and inputs, and everything it produced."""
+
+    __tablename__ = "roll_log"
+    __table_args__ = (
+        Index("ix_roll_log_channel", "channel_id", "id"),
+        Index("ix_roll_log_user", "guild_id", "user_id", "id"),
+    )
+
+    # A plain INTEGER primary key: SQLite only autoincrements that, and it orders the log.
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    interaction_id: Mapped[int] = mapped_column(BigInteger)
+    guild_id: Mapped[int | None] = mapped_column(BigInteger)
+    channel_id: Mapped[int | None] = mapped_column(BigInteger)
+    user_id: Mapped[int] = mapped_column(BigInteger)
+    command: Mapped[str] = mapped_column(String(100))
+    inputs: Mapped[dict[str, Any]] = mapped_column(JSON)
+    result: Mapped[dict[str, Any]] = mapped_column(JSON)
+    private: Mapped[bool]
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))

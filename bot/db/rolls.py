@@ -1,0 +1,86 @@
+"""The roll log: every roll, written once, read back as plain records."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.db.models import RollLog
+
+
+@dataclass(frozen=True, slots=True)
+class LoggedRoll:
+    """A roll as the log keeps it."""
+
+    id: int
+    interaction_id: int
+    guild_id: int | None
+    channel_id: int | None
+    user_id: int
+    command: str
+    inputs: dict[str, Any]
+    result: dict[str, Any]
+    private: bool
+    created_at: datetime
+
+
+def _record(row: RollLog) -> LoggedRoll:
+    return LoggedRoll(
+        id=row.id,
+        interaction_id=row.interaction_id,
+        guild_id=row.guild_id,
+        channel_id=row.channel_id,
+        user_id=row.user_id,
+        command=row.command,
+        inputs=row.inputs,
+        result=row.result,
+        private=row.private,
+        created_at=row.created_at,
+    )
+
+
+class RollRepository:
+    """Reads and writes the roll log inside the caller's session (the caller owns the transaction)."""
+
+    def __init__(self, session: AsyncSession) -> None:
+        self.session = session
+
+    async def add(
+        self,
+        *,
+        interaction_id: int,
+        guild_id: int | None,
+        channel_id: int | None,
+        user_id: int,
+        command: str,
+        inputs: dict[str, Any],
+        result: dict[str, Any],
+        private: bool,
+        created_at: datetime,
+    ) -> int:
+        """Log one roll and return its number in the log."""
+        row = RollLog(
+            interaction_id=interaction_id,
+            guild_id=guild_id,
+            channel_id=channel_id,
+            user_id=user_id,
+            command=command,
+            inputs=inputs,
+            result=result,
+            private=private,
+            created_at=created_at,
+        )
+        self.session.add(row)
+        await self.session.flush()
+        return row.id
+
+    async def recent(self, *, channel_id: int, limit: int = 10) -> list[LoggedRoll]:
+        """The latest rolls made in a channel, newest first."""
+        rows = await self.session.scalars(
+            select(RollLog).where(RollLog.channel_id == channel_id).order_by(RollLog.id.desc()).limit(limit)
+        )
+        return [_record(row) for row in rows]

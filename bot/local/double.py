@@ -1,0 +1,525 @@
+"""A loopback double of Discord's REST API and gateway that the unmodified discord.py client logs into.
+
+Point discord.py at it with `patch_discord()` (two class attributes) or, for a separate process, with the
+`DISCORD_API_BASE` / `DISCORD_GATEWAY_URL` settings. It records every request the bot makes and applies
+Discord's rules to them: the 3-second first-response deadline (then 404 / 10062), one initial response
+per interaction (then 400 / 40060), the 15-minute token lifetime, and the documented limits of command
+syncs and messages (400 / 50035). Faults (429 with `retry_after`, 5xx) can be queued per route.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import fnmatch
+import json
+import logging
+import time
+import zlib
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import yarl
+from aiohttp import BodyPartReader, WSMsgType, web
+
+from bot.local.limits import validate_command_set, validate_message
+from bot.local.payloads import APPLICATION_ID, BOT_USER, OWNER, Snowflakes, guild_create
+
+log = logging.getLogger(__name__)
+
+API_PREFIX = "/api/v10"
+DOUBLE_TOKEN = "local.double.token"
+EPHEMERAL = 64
+# Interaction callback types.
+CHANNEL_MESSAGE, DEFERRED_MESSAGE, DEFERRED_UPDATE, UPDATE_MESSAGE, AUTOCOMPLETE_RESULT, MODAL = 4, 5, 6, 7, 8, 9
+
+
+@dataclass
+class Captured:
+    """One request the bot sent, as it arrived."""
+
+    method: str
+    path: str  # relative to /api/v10, e.g. /interactions/1/tok/callback
+    query: dict[str, str]
+    body: Any
+    headers: dict[str, str]
+    files: dict[str, bytes] = field(default_factory=dict)
+    status: int = 0
+
+    @property
+    def target(self) -> str:
+        """The path with its query string, as the bot asked for it."""
+        return str(yarl.URL.build(path=self.path, query=self.query))
+
+
+@dataclass
+class Fault:
+    """An answer to give instead of the normal one, `times` times, to requests matching the glob."""
+
+    method: str
+    pattern: str
+    status: int
+    body: Any
+    headers: dict[str, str] = field(default_factory=dict)
+    times: int = 1
+
+
+@dataclass
+class _Issued:
+    token: str
+    t0: float
+    acked: bool = False
+    loading: bool = False
+
+
+def _json(payload: Any, status: int = 200, headers: dict[str, str] | None = None) -> web.Response:
+    # discord.py decodes a body only when Content-Type is exactly 'application/json'.
+    return web.Response(
+        body=json.dumps(payload).encode(),
+        status=status,
+        headers={"Content-Type": "application/json", **(headers or {})},
+    )
+
+
+def _form_error(errors: list[str]) -> dict[str, Any]:
+    # Discord nests field errors; discord.py flattens this exact shape into the exception text.
+    return {
+        "code": 50035,
+        "message": "Invalid Form Body",
+        "errors": {"local_double": {"_errors": [{"code": "BASE_TYPE_BAD", "message": e} for e in errors]}},
+    }
+
+
+class DiscordDouble:
+    """Discord's REST API and gateway on 127.0.0.1, for one or more bots in this process or others."""
+
+    def __init__(
+        self,
+        *,
+        guilds: Sequence[tuple[str, str]] = (),
+        ids: Snowflakes | None = None,
+        token: str = DOUBLE_TOKEN,
+        heartbeat_interval_ms: int = 41250,
+    ) -> None:
+        self.ids = ids or Snowflakes()
+        self.token = token
+        self.guilds = [guild_create(g, c) for g, c in guilds]
+        self.heartbeat_interval_ms = heartbeat_interval_ms
+        self.requests: list[Captured] = []
+        self.commands: dict[str | None, list[dict[str, Any]]] = {}
+        self.messages: dict[str, dict[str, Any]] = {}
+        self.faults: list[Fault] = []
+        self.gateway_log: list[dict[str, Any]] = []
+        self.strict = True
+        self.ack_deadline = 3.0
+        self.token_ttl = 15 * 60.0
+        self.ack_heartbeats = True
+        self.identify_count = 0
+        self.resume_count = 0
+        self.port = 0
+        self._issued: dict[str, _Issued] = {}
+        self._by_token: dict[str, _Issued] = {}
+        self._sockets: dict[int | None, web.WebSocketResponse] = {}
+        self._compress: dict[int | None, Any] = {}
+        self._seq: dict[int | None, int] = {}
+        self._session_shard: dict[str, int | None] = {}
+        self._changed = asyncio.Condition()
+        self._runner: web.AppRunner | None = None
+        self.app = web.Application()
+        self.app.router.add_get("/", self._gateway)
+        self.app.router.add_route("*", API_PREFIX + "/{tail:.*}", self._rest)
+
+    # -- lifecycle -------------------------------------------------------------------------------------------
+    async def start(self) -> DiscordDouble:
+        """Listen on a free loopback port."""
+        self._runner = web.AppRunner(self.app, access_log=None)
+        await self._runner.setup()
+        await web.TCPSite(self._runner, "127.0.0.1", 0).start()
+        self.port = self._runner.addresses[0][1]
+        return self
+
+    async def stop(self) -> None:
+        """Close every socket and stop listening."""
+        for ws in list(self._sockets.values()):
+            await ws.close()
+        if self._runner:
+            await self._runner.cleanup()
+
+    async def __aenter__(self) -> DiscordDouble:
+        return await self.start()
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()
+
+    @property
+    def api_base(self) -> str:
+        """The value for `DISCORD_API_BASE`."""
+        return f"http://127.0.0.1:{self.port}{API_PREFIX}"
+
+    @property
+    def gateway_url(self) -> str:
+        """The value for `DISCORD_GATEWAY_URL`."""
+        return f"ws://127.0.0.1:{self.port}/"
+
+    # -- faults and waiting ----------------------------------------------------------------------------------
+    def inject(
+        self, method: str, pattern: str, status: int, body: Any = None, *, headers: dict[str, str] | None = None
+    ) -> Fault:
+        """Answer the next request matching `method` and the path glob with this status and body."""
+        fault = Fault(method.upper(), pattern, status, body, headers or {})
+        self.faults.append(fault)
+        return fault
+
+    def inject_429(self, method: str, pattern: str, retry_after: float = 0.05) -> Fault:
+        """A rate limit; discord.py retries a 429 only when it carries a `Via` header (else: a ban)."""
+        body = {"message": "You are being rate limited.", "retry_after": retry_after, "global": False}
+        headers = {"Via": "1.1 google", "Retry-After": str(retry_after), "X-RateLimit-Scope": "user"}
+        return self.inject(method, pattern, 429, body, headers=headers)
+
+    async def wait_for(self, method: str, pattern: str, *, count: int = 1, timeout: float = 5.0) -> list[Captured]:
+        """The successful requests matching `method` and the path glob, once there are `count` of them."""
+
+        def matching() -> list[Captured]:
+            return [
+                r
+                for r in self.requests
+                if r.method == method.upper() and fnmatch.fnmatchcase(r.path, pattern) and 200 <= r.status < 300
+            ]
+
+        async with self._changed:
+            await asyncio.wait_for(self._changed.wait_for(lambda: len(matching()) >= count), timeout)
+        return matching()
+
+    def track(self, payload: dict[str, Any]) -> None:
+        """Start the response clock of an interaction the double is about to deliver."""
+        issued = _Issued(token=payload["token"], t0=time.monotonic())
+        self._issued[payload["id"]] = issued
+        self._by_token[payload["token"]] = issued
+
+    # -- REST ------------------------------------------------------------------------------------------------
+    async def _rest(self, request: web.Request) -> web.StreamResponse:
+        path = "/" + request.match_info["tail"]
+        body: Any = None
+        files: dict[str, bytes] = {}
+        ctype = request.headers.get("Content-Type", "")
+        if ctype.startswith("multipart/"):
+            body, files = await self._read_multipart(request)
+        elif request.can_read_body:
+            raw = await request.read()
+            body = json.loads(raw) if ctype.startswith("application/json") and raw else None
+        captured = Captured(request.method, path, dict(request.query), body, dict(request.headers), files)
+
+        for fault in self.faults:
+            if fault.times > 0 and fault.method == request.method and fnmatch.fnmatchcase(path, fault.pattern):
+                fault.times -= 1
+                await self._record(captured, fault.status)
+                return _json(fault.body, fault.status, fault.headers)
+
+        # Interaction callbacks and webhooks are authorised by their token, everything else by the bot token.
+        if request.headers.get("Authorization") != "Bot " + self.token and not path.startswith(
+            ("/interactions/", "/webhooks/")
+        ):
+            await self._record(captured, 401)
+            return _json({"message": "401: Unauthorized", "code": 0}, 401)
+
+        status, payload = self._route(request.method, path, captured)
+        await self._record(captured, status)
+        if status == 204:
+            return web.Response(status=204)
+        bucket = {"X-RateLimit-Limit": "5", "X-RateLimit-Remaining": "4", "X-RateLimit-Reset-After": "1.0"}
+        return _json(payload, status, {**bucket, "X-RateLimit-Bucket": "local" + path.split("/")[1]})
+
+    @staticmethod
+    async def _read_multipart(request: web.Request) -> tuple[Any, dict[str, bytes]]:
+        body: Any = None
+        files: dict[str, bytes] = {}
+        reader = await request.multipart()
+        while (part := await reader.next()) is not None:
+            if not isinstance(part, BodyPartReader):
+                continue
+            data = await part.read()
+            if part.name == "payload_json":
+                body = json.loads(data)
+            else:
+                files[part.filename or part.name or "file"] = bytes(data)
+        return body, files
+
+    async def _record(self, captured: Captured, status: int) -> None:
+        captured.status = status
+        async with self._changed:
+            self.requests.append(captured)
+            self._changed.notify_all()
+
+    def _message(self, body: dict[str, Any], *, channel_id: str = "0", token: str | None = None) -> dict[str, Any]:
+        message = {
+            "id": self.ids(),
+            "channel_id": channel_id,
+            "author": BOT_USER,
+            "type": 20 if token else 0,
+            "content": body.get("content") or "",
+            "embeds": body.get("embeds") or [],
+            "components": body.get("components") or [],
+            "attachments": [],
+            "mentions": [],
+            "mention_roles": [],
+            "mention_everyone": False,
+            "pinned": False,
+            "tts": False,
+            "flags": body.get("flags", 0),
+            "timestamp": "2025-01-01T00:00:00.000000+00:00",
+            "edited_timestamp": None,
+            "webhook_id": APPLICATION_ID if token else None,
+            "application_id": APPLICATION_ID,
+        }
+        self.messages[message["id"]] = message
+        return message
+
+    def _route(self, method: str, path: str, captured: Captured) -> tuple[int, Any]:
+        parts = path.strip("/").split("/")
+        body = captured.body if isinstance(captured.body, dict | list) else {}
+        if (method, path) == ("GET", "/users/@me"):
+            return 200, BOT_USER
+        if (method, path) == ("GET", "/oauth2/applications/@me"):
+            return 200, {
+                "id": APPLICATION_ID,
+                "name": "dicebot",
+                "description": "",
+                "icon": None,
+                "bot_public": True,
+                "bot_require_code_grant": False,
+                "owner": OWNER,
+                "verify_key": "00" * 32,
+                "flags": 0,
+                "team": None,
+                "summary": "",
+                "bot": BOT_USER,
+            }
+        if (method, path) == ("GET", "/gateway/bot"):
+            limit = {"total": 1000, "remaining": 999, "reset_after": 0, "max_concurrency": 1}
+            return 200, {"url": self.gateway_url.rstrip("/"), "shards": 1, "session_start_limit": limit}
+        if (method, path) == ("GET", "/gateway"):
+            return 200, {"url": self.gateway_url.rstrip("/")}
+        if parts[0] == "applications" and parts[-1] == "commands":
+            return self._commands(method, parts, body)
+        if method == "POST" and parts[0] == "interactions" and parts[-1] == "callback":
+            return self._callback(parts[1], parts[2], body if isinstance(body, dict) else {})
+        if parts[0] == "webhooks" and len(parts) >= 3:
+            return self._webhook(method, parts, body if isinstance(body, dict) else {})
+        if method == "POST" and parts[0] == "channels" and parts[-1] == "messages":
+            if self.strict and (errors := validate_message(body if isinstance(body, dict) else {})):
+                return 400, _form_error(errors)
+            return 200, self._message(body if isinstance(body, dict) else {}, channel_id=parts[1])
+        return 404, {"message": "404: Not Found", "code": 0}
+
+    def _commands(self, method: str, parts: list[str], body: Any) -> tuple[int, Any]:
+        guild = parts[3] if len(parts) == 5 else None
+        if method == "GET":
+            return 200, self.commands.get(guild, [])
+        if method != "PUT":
+            return 405, {"message": "405: Method Not Allowed", "code": 0}
+        if self.strict and (errors := validate_command_set(body)):
+            return 400, _form_error(errors)
+        registered = []
+        for command in body:
+            command = {**command, "id": self.ids(), "application_id": APPLICATION_ID, "version": self.ids()}
+            if guild:
+                command["guild_id"] = guild
+            registered.append(command)
+        self.commands[guild] = registered
+        return 200, registered
+
+    def _callback(self, iid: str, token: str, body: dict[str, Any]) -> tuple[int, Any]:
+        kind = body.get("type")
+        data = body.get("data") or {}
+        issued = self._issued.get(iid)
+        if issued is not None:
+            if time.monotonic() - issued.t0 > self.ack_deadline:
+                return 404, {"message": "Unknown interaction", "code": 10062}
+            if issued.acked:
+                return 400, {"message": "Interaction has already been acknowledged.", "code": 40060}
+        if self.strict and kind in (CHANNEL_MESSAGE, UPDATE_MESSAGE) and (errors := validate_message(data)):
+            return 400, _form_error(errors)
+        if issued is not None:
+            issued.acked = True
+            issued.loading = kind == DEFERRED_MESSAGE
+        answer: dict[str, Any] = {
+            "id": iid,
+            "type": 2,
+            "response_message_loading": kind == DEFERRED_MESSAGE,
+            "response_message_ephemeral": bool(data.get("flags", 0) & EPHEMERAL),
+        }
+        response: dict[str, Any] = {"interaction": answer}
+        if kind in (CHANNEL_MESSAGE, DEFERRED_MESSAGE, UPDATE_MESSAGE):
+            message = self._message(data, token=token)
+            answer["response_message_id"] = message["id"]
+            self.messages["@original:" + token] = message
+            response["resource"] = {"type": kind, "message": message}
+        elif kind in (AUTOCOMPLETE_RESULT, MODAL, DEFERRED_UPDATE):
+            response["resource"] = {"type": kind}
+        return 200, response
+
+    def _webhook(self, method: str, parts: list[str], body: dict[str, Any]) -> tuple[int, Any]:
+        token = parts[2]
+        issued = self._by_token.get(token)
+        if issued is not None:
+            age = time.monotonic() - issued.t0
+            if (not issued.acked and age > self.ack_deadline) or age > self.token_ttl:
+                return 401, {"message": "Invalid Webhook Token", "code": 50027}
+        if self.strict and method in ("POST", "PATCH") and (errors := validate_message(body)):
+            return 400, _form_error(errors)
+        if method == "POST" and len(parts) == 3:
+            original = self.messages.get("@original:" + token)
+            if issued is not None and issued.loading and original is not None:
+                # The first followup after a deferred response replaces the "thinking" message.
+                issued.loading = False
+                original.update({k: body[k] for k in ("content", "embeds", "components", "flags") if k in body})
+                return 200, original
+            return 200, self._message(body, token=token)
+        if len(parts) == 5 and parts[3] == "messages":
+            key = "@original:" + token if parts[4] == "@original" else parts[4]
+            message = self.messages.get(key)
+            if message is None:
+                return 404, {"message": "Unknown Message", "code": 10008}
+            if method == "GET":
+                return 200, message
+            if method == "PATCH":
+                if issued is not None and parts[4] == "@original":
+                    issued.loading = False
+                message.update({k: body[k] for k in ("content", "embeds", "components", "flags") if k in body})
+                message["edited_timestamp"] = "2025-01-01T00:00:01.000000+00:00"
+                return 200, message
+            if method == "DELETE":
+                self.messages.pop(key, None)
+                return 204, None
+        return 404, {"message": "404: Not Found", "code": 0}
+
+    # -- gateway ---------------------------------------------------------------------------------------------
+    @staticmethod
+    async def _send_ws(ws: web.WebSocketResponse, compressor: Any, payload: dict[str, Any]) -> None:
+        data = json.dumps(payload, separators=(",", ":"))
+        if compressor is not None:
+            # zlib-stream: one deflate context per socket, a sync flush after each message.
+            await ws.send_bytes(compressor.compress(data.encode()) + compressor.flush(zlib.Z_SYNC_FLUSH))
+        else:
+            await ws.send_str(data)
+
+    def _shard_key(self, shard: int | None) -> int | None:
+        if shard is None and None not in self._sockets:
+            return next(iter(self._sockets))
+        return shard
+
+    @property
+    def connected(self) -> bool:
+        """Whether any bot holds a gateway connection."""
+        return bool(self._sockets)
+
+    async def dispatch(self, event: str, data: dict[str, Any], *, shard: int | None = None) -> None:
+        """Send a DISPATCH frame (op 0), e.g. INTERACTION_CREATE, to one connected shard."""
+        key = self._shard_key(shard)
+        self._seq[key] = self._seq.get(key, 0) + 1
+        if event == "INTERACTION_CREATE":
+            self.track(data)
+        frame = {"op": 0, "t": event, "s": self._seq[key], "d": data}
+        await self._send_ws(self._sockets[key], self._compress.get(key), frame)
+
+    async def send_op(self, op: int, d: Any = None, *, shard: int | None = None) -> None:
+        """A raw opcode: 7 RECONNECT, 9 INVALID_SESSION (d = resumable), 1 HEARTBEAT request."""
+        key = self._shard_key(shard)
+        await self._send_ws(self._sockets[key], self._compress.get(key), {"op": op, "d": d, "s": None, "t": None})
+
+    async def close_gateway(self, code: int, *, shard: int | None = None) -> None:
+        """Close a shard's connection with a gateway close code (4000 lets the bot resume)."""
+        await self._sockets[self._shard_key(shard)].close(code=code, message=b"closed by the double")
+
+    async def _gateway(self, request: web.Request) -> web.WebSocketResponse:
+        ws = web.WebSocketResponse(max_msg_size=0)
+        await ws.prepare(request)
+        compressor = zlib.compressobj() if request.query.get("compress") == "zlib-stream" else None
+        # Until IDENTIFY or RESUME names the shard, the socket sits under a key of its own.
+        key: int | None = -id(ws)
+        self._sockets[key] = ws
+        self._compress[key] = compressor
+        hello = {"op": 10, "d": {"heartbeat_interval": self.heartbeat_interval_ms}, "s": None, "t": None}
+        await self._send_ws(ws, compressor, hello)
+        try:
+            async for message in ws:
+                if message.type != WSMsgType.TEXT:
+                    continue
+                frame = json.loads(message.data)
+                self.gateway_log.append({**frame, "_t": time.monotonic()})
+                op, d = frame.get("op"), frame.get("d")
+                if op == 1:
+                    if self.ack_heartbeats:
+                        await self._send_ws(ws, compressor, {"op": 11, "d": None})
+                elif op == 2:
+                    self.identify_count += 1
+                    if d.get("token") != self.token:
+                        await ws.close(code=4004, message=b"Authentication failed.")
+                        break
+                    shard_id, shard_count = d.get("shard") or (None, 1)
+                    key = self._rekey(key, shard_id)
+                    self._seq[key] = 0
+                    await self._ready(key, d, shard_count)
+                elif op == 6:
+                    self.resume_count += 1
+                    key = self._rekey(key, self._session_shard.get(d.get("session_id")))
+                    await self.dispatch("RESUMED", {}, shard=key)
+        finally:
+            for k, v in list(self._sockets.items()):
+                if v is ws:
+                    del self._sockets[k]
+        return ws
+
+    def _rekey(self, old: int | None, new: int | None) -> int | None:
+        self._sockets[new] = self._sockets.pop(old)
+        self._compress[new] = self._compress.pop(old)
+        return new
+
+    async def _ready(self, shard: int | None, identify: dict[str, Any], shard_count: int) -> None:
+        mine = [g for g in self.guilds if (int(g["id"]) >> 22) % shard_count == (shard or 0)]
+        session_id = f"session-{shard}-{self.ids()}"
+        self._session_shard[session_id] = shard
+        ready = {
+            "v": 10,
+            "user": BOT_USER,
+            "session_id": session_id,
+            "resume_gateway_url": self.gateway_url,
+            "shard": identify.get("shard"),
+            "guilds": [{"id": g["id"], "unavailable": True} for g in mine],
+            "application": {"id": APPLICATION_ID, "flags": 0},
+            "private_channels": [],
+            "relationships": [],
+        }
+        await self.dispatch("READY", ready, shard=shard)
+        for guild in mine:
+            await self.dispatch("GUILD_CREATE", guild, shard=shard)
+
+
+@contextlib.contextmanager
+def discord_pointed_at(api_base: str, gateway_url: str) -> Iterator[None]:
+    """Point discord.py's REST and gateway endpoints elsewhere for the duration of the block.
+
+    Both are class attributes read whenever a request or connection is made, so this reaches interaction
+    responses too (they bypass `HTTPClient.request`, which is why patching that is not enough).
+    """
+    import discord.gateway
+    import discord.http
+
+    old = (discord.http.Route.BASE, discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY)
+    point_discord_at(api_base, gateway_url)
+    try:
+        yield
+    finally:
+        discord.http.Route.BASE, discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = old
+
+
+def point_discord_at(api_base: str | None, gateway_url: str | None) -> None:
+    """Send discord.py's REST requests to `api_base` and its gateway connection to `gateway_url`."""
+    import discord.gateway
+    import discord.http
+
+    if api_base:
+        discord.http.Route.BASE = api_base.rstrip("/")
+    if gateway_url:
+        discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(gateway_url)

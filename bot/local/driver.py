@@ -1,0 +1,229 @@
+"""One driver for tests, the console and benchmarks: a real bot, logged into the double, sent interactions."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from typing import Any, cast
+
+from discord.ext import commands
+
+from bot.local import payloads
+from bot.local.double import (
+    AUTOCOMPLETE_RESULT,
+    CHANNEL_MESSAGE,
+    EPHEMERAL,
+    UPDATE_MESSAGE,
+    Captured,
+    DiscordDouble,
+    discord_pointed_at,
+)
+from bot.local.payloads import Actor, Snowflakes
+
+DEFAULT_GUILD = "300000000000000001"
+DEFAULT_CHANNEL = "300000000000000002"
+DEFAULT_USER = "200000000000000001"
+
+# Tasks discord.py starts for one interaction: the command itself, event listeners, view and modal callbacks.
+_INTERACTION_TASKS = ("CommandTree-invoker", "discord.py: on_", "discord-ui-")
+
+
+@dataclass
+class Exchange:
+    """What the bot sent back for one interaction, in order."""
+
+    payload: dict[str, Any]
+    requests: list[Captured] = field(default_factory=list)
+
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        """Every message body the bot sent or edited: responses, followups and edits, in order."""
+        bodies = []
+        for request in self.requests:
+            body = request.body if isinstance(request.body, dict) else {}
+            if request.path.endswith("/callback"):
+                if body.get("type") in (CHANNEL_MESSAGE, UPDATE_MESSAGE):
+                    bodies.append(body.get("data") or {})
+            elif request.path.startswith("/webhooks/") and request.method in ("POST", "PATCH"):
+                bodies.append(body)
+        return bodies
+
+    @property
+    def response(self) -> dict[str, Any]:
+        """The body of the initial response (the interaction callback)."""
+        callbacks = [r for r in self.requests if r.path.endswith("/callback")]
+        assert len(callbacks) == 1, f"expected one initial response, got {len(callbacks)}"
+        body: dict[str, Any] = callbacks[0].body
+        return body
+
+    @property
+    def embed(self) -> dict[str, Any]:
+        """The first embed of the first message."""
+        embed: dict[str, Any] = self.messages[0]["embeds"][0]
+        return embed
+
+    @property
+    def ephemeral(self) -> bool:
+        """Whether the first message is visible only to the user who sent the interaction."""
+        return bool(self.messages[0].get("flags", 0) & EPHEMERAL)
+
+    @property
+    def choices(self) -> list[dict[str, Any]]:
+        """The autocomplete choices the bot offered."""
+        assert self.response["type"] == AUTOCOMPLETE_RESULT
+        choices: list[dict[str, Any]] = self.response["data"]["choices"]
+        return choices
+
+    @property
+    def rejected(self) -> list[Captured]:
+        """Requests the double refused as Discord would (limits, deadline, double acknowledgement)."""
+        return [r for r in self.requests if r.status >= 400]
+
+
+class LocalDiscord:
+    """A bot logged into a `DiscordDouble`, and the means to send it interactions as Discord would."""
+
+    def __init__(self, bot: commands.Bot, double: DiscordDouble, actor: Actor) -> None:
+        self.bot = bot
+        self.double = double
+        self.actor = actor
+        self._seen: dict[str, asyncio.Future[None]] = {}
+        bot.add_listener(self._on_interaction, "on_interaction")
+
+    async def _on_interaction(self, interaction: Any) -> None:
+        future = self._seen.get(str(interaction.id))
+        if future is not None and not future.done():
+            future.set_result(None)
+
+    @property
+    def ids(self) -> Snowflakes:
+        """The id source shared with the double."""
+        return self.double.ids
+
+    def as_user(self, user_id: str, *, permissions: str | None = None) -> Actor:
+        """The default actor, but another user (optionally with other permissions)."""
+        return Actor(
+            user_id=user_id,
+            guild_id=self.actor.guild_id,
+            channel_id=self.actor.channel_id,
+            permissions=permissions or self.actor.permissions,
+        )
+
+    async def command(
+        self,
+        name: str,
+        options: dict[str, Any] | list[dict[str, Any]] | None = None,
+        *,
+        actor: Actor | None = None,
+        resolved: dict[str, Any] | None = None,
+    ) -> Exchange:
+        """Run a slash command; `options` maps names to values (types are inferred) or is the raw list."""
+        data = payloads.command_data(name, _options(options), resolved=resolved)
+        return await self.send(payloads.interaction(self.ids, actor or self.actor, payloads.APPLICATION_COMMAND, data))
+
+    async def autocomplete(
+        self, name: str, options: dict[str, Any], focused: str, *, actor: Actor | None = None
+    ) -> Exchange:
+        """Ask for autocomplete choices while the user types option `focused`."""
+        raw = _options(options)
+        for option in raw:
+            if option["name"] == focused:
+                option["focused"] = True
+        data = payloads.command_data(name, raw)
+        return await self.send(payloads.interaction(self.ids, actor or self.actor, payloads.AUTOCOMPLETE, data))
+
+    async def click(self, message: dict[str, Any], custom_id: str, *, actor: Actor | None = None) -> Exchange:
+        """Click the button `custom_id` on a message the bot sent."""
+        data = payloads.button_data(custom_id)
+        payload = payloads.interaction(self.ids, actor or self.actor, payloads.COMPONENT, data, message=message)
+        return await self.send(payload)
+
+    async def send(self, payload: dict[str, Any], *, timeout: float = 10.0) -> Exchange:
+        """Deliver a raw INTERACTION_CREATE (over the gateway when connected) and wait until it is handled."""
+        mark = len(self.double.requests)
+        seen = self._seen[payload["id"]] = asyncio.get_running_loop().create_future()
+        try:
+            if self.double.connected:
+                await self.double.dispatch("INTERACTION_CREATE", payload)
+            else:
+                self.double.track(payload)
+                self.bot._connection.parse_interaction_create(cast(Any, payload))
+            await asyncio.wait_for(seen, timeout)
+            await settle(timeout)
+        finally:
+            del self._seen[payload["id"]]
+        return Exchange(payload, self.double.requests[mark:])
+
+
+def _options(options: dict[str, Any] | list[dict[str, Any]] | None) -> list[dict[str, Any]]:
+    if options is None:
+        return []
+    if isinstance(options, list):
+        return options
+    return [{"name": name, "type": _option_type(value), "value": value} for name, value in options.items()]
+
+
+def _option_type(value: Any) -> int:
+    if isinstance(value, bool):
+        return 5
+    if isinstance(value, int):
+        return 4
+    if isinstance(value, float):
+        return 10
+    return 3
+
+
+async def settle(timeout: float = 10.0) -> None:
+    """Wait until no interaction task of discord.py's is running (commands, listeners, views)."""
+
+    async def drain() -> None:
+        while True:
+            current = asyncio.current_task()
+            tasks = [
+                t
+                for t in asyncio.all_tasks()
+                if t is not current and not t.done() and t.get_name().startswith(_INTERACTION_TASKS)
+            ]
+            if not tasks:
+                return
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    await asyncio.sleep(0)
+    await asyncio.wait_for(drain(), timeout)
+
+
+@contextlib.asynccontextmanager
+async def local_discord(
+    make_bot: Callable[[], commands.Bot],
+    *,
+    connect: bool = False,
+    ids: Snowflakes | None = None,
+    actor: Actor | None = None,
+    sync: bool = True,
+) -> AsyncIterator[LocalDiscord]:
+    """A double on loopback with a real bot logged in (and connected over the gateway if `connect`).
+
+    `sync` registers the commands with the double as `python -m bot sync` would, so the double checks
+    them against Discord's limits and the console can read their schema.
+    """
+    actor = actor or Actor(user_id=DEFAULT_USER, guild_id=DEFAULT_GUILD, channel_id=DEFAULT_CHANNEL)
+    guilds = [(actor.guild_id, actor.channel_id)] if actor.guild_id else []
+    async with DiscordDouble(guilds=guilds, ids=ids) as double:
+        with discord_pointed_at(double.api_base, double.gateway_url):
+            bot = make_bot()
+            async with bot:
+                await bot.login(double.token)
+                if sync:
+                    await bot.tree.sync()
+                runner = asyncio.create_task(bot.connect()) if connect else None
+                if connect:
+                    await asyncio.wait_for(bot.wait_until_ready(), 10)
+                try:
+                    yield LocalDiscord(bot, double, actor)
+                finally:
+                    await bot.close()
+                    if runner is not None:
+                        with contextlib.suppress(Exception):
+                            await asyncio.wait_for(runner, 10)

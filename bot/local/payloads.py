@@ -1,0 +1,237 @@
+"""Raw gateway payloads, shaped as Discord sends them (discord.py 2.7 reads every key used here)."""
+
+from __future__ import annotations
+
+import itertools
+import time
+from dataclasses import dataclass
+from typing import Any
+
+DISCORD_EPOCH_MS = 1420070400000
+# Every permission bit a member of a test server normally has, Manage Server included.
+ALL_PERMISSIONS = "2248473465835073"
+APPLICATION_ID = "1100000000000000002"
+BOT_USER: dict[str, Any] = {
+    "id": "1100000000000000001",
+    "username": "dicebot",
+    "discriminator": "0",
+    "global_name": None,
+    "avatar": None,
+    "bot": True,
+    "flags": 0,
+}
+OWNER: dict[str, Any] = {
+    "id": "1100000000000000003",
+    "username": "owner",
+    "discriminator": "0",
+    "global_name": "Owner",
+    "avatar": None,
+}
+JOINED_AT = "2025-01-01T00:00:00+00:00"
+
+APPLICATION_COMMAND, COMPONENT, AUTOCOMPLETE = 2, 3, 4
+SUB_COMMAND, SUB_COMMAND_GROUP = 1, 2
+
+
+class Snowflakes:
+    """Well-formed, increasing snowflakes; with a fixed `epoch_ms` the sequence is reproducible."""
+
+    def __init__(self, epoch_ms: int | None = None) -> None:
+        self._epoch_ms = epoch_ms
+        self._counter = itertools.count(1)
+
+    def __call__(self) -> str:
+        """The next snowflake."""
+        now = self._epoch_ms if self._epoch_ms is not None else int(time.time() * 1000)
+        return str(((now - DISCORD_EPOCH_MS) << 22) | (next(self._counter) & 0x3FFFFF))
+
+
+@dataclass(frozen=True, slots=True)
+class Actor:
+    """Who sends an interaction, and from where (`guild_id=None` for a direct message)."""
+
+    user_id: str
+    guild_id: str | None
+    channel_id: str
+    username: str = ""
+    permissions: str = ALL_PERMISSIONS
+
+    @property
+    def name(self) -> str:
+        """The username, or one made from the id."""
+        return self.username or f"player{self.user_id[-4:]}"
+
+    def user(self) -> dict[str, Any]:
+        """The user object of this actor."""
+        return {
+            "id": self.user_id,
+            "username": self.name,
+            "discriminator": "0",
+            "global_name": self.name.title(),
+            "avatar": None,
+            "public_flags": 0,
+        }
+
+
+def user_object(user_id: str) -> dict[str, Any]:
+    """The user object of someone other than the actor, for `resolved` data."""
+    return Actor(user_id=user_id, guild_id=None, channel_id="0").user()
+
+
+def member_object(actor: Actor) -> dict[str, Any]:
+    """A guild member object with permissions, as interactions carry it."""
+    return {
+        "user": actor.user(),
+        "roles": [],
+        "nick": None,
+        "avatar": None,
+        "flags": 0,
+        "joined_at": JOINED_AT,
+        "deaf": False,
+        "mute": False,
+        "permissions": actor.permissions,
+        "pending": False,
+    }
+
+
+def interaction(
+    ids: Snowflakes,
+    actor: Actor,
+    kind: int,
+    data: dict[str, Any],
+    *,
+    message: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """An INTERACTION_CREATE payload of the given `kind` from `actor`."""
+    iid = ids()
+    payload: dict[str, Any] = {
+        "id": iid,
+        "application_id": APPLICATION_ID,
+        "type": kind,
+        "data": data,
+        "token": "aW50ZXJhY3Rpb246" + iid,
+        "version": 1,
+        "locale": "en-US",
+        "app_permissions": ALL_PERMISSIONS,
+        # discord.py raises KeyError without it.
+        "attachment_size_limit": 10 * 1024 * 1024,
+        "entitlements": [],
+        "authorizing_integration_owners": {"0": actor.guild_id} if actor.guild_id else {"1": actor.user_id},
+        "context": 0 if actor.guild_id else 1,
+        "channel_id": actor.channel_id,
+    }
+    if actor.guild_id:
+        payload["channel"] = {
+            "id": actor.channel_id,
+            "type": 0,
+            "name": "dice",
+            "guild_id": actor.guild_id,
+            "position": 0,
+            "permission_overwrites": [],
+            "nsfw": False,
+            "parent_id": None,
+            "rate_limit_per_user": 0,
+            "flags": 0,
+            "permissions": actor.permissions,
+        }
+        payload["guild_id"] = actor.guild_id
+        payload["guild"] = {"id": actor.guild_id, "locale": "en-US", "features": []}
+        payload["guild_locale"] = "en-US"
+        payload["member"] = member_object(actor)
+    else:
+        payload["channel"] = {"id": actor.channel_id, "type": 1, "recipients": [actor.user()], "flags": 0}
+        payload["user"] = actor.user()
+    if message is not None:
+        payload["message"] = message
+    return payload
+
+
+def command_data(
+    name: str,
+    options: list[dict[str, Any]],
+    *,
+    command_id: str = "0",
+    guild_id: str | None = None,
+    resolved: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The `data` of a slash command; `name` may be "group sub" for subcommands.
+
+    discord.py looks commands up by name, and by `data.guild_id` for commands registered to a guild.
+    """
+    top, *path = name.split()
+    for depth in reversed(range(len(path))):
+        kind = SUB_COMMAND if depth == len(path) - 1 else SUB_COMMAND_GROUP
+        options = [{"type": kind, "name": path[depth], "options": options}]
+    data: dict[str, Any] = {"id": command_id, "name": top, "type": 1, "options": options}
+    if guild_id:
+        data["guild_id"] = guild_id
+    if resolved:
+        data["resolved"] = resolved
+    return data
+
+
+def button_data(custom_id: str) -> dict[str, Any]:
+    """The `data` of a button click."""
+    return {"custom_id": custom_id, "component_type": 2}
+
+
+def guild_create(guild_id: str, channel_id: str) -> dict[str, Any]:
+    """A GUILD_CREATE payload: one text channel, an @everyone role, the bot as member."""
+    return {
+        "id": guild_id,
+        "name": "Local Table",
+        "icon": None,
+        "owner_id": OWNER["id"],
+        "unavailable": False,
+        "member_count": 2,
+        "large": False,
+        "features": [],
+        "emojis": [],
+        "stickers": [],
+        "premium_tier": 0,
+        "verification_level": 0,
+        "default_message_notifications": 0,
+        "explicit_content_filter": 0,
+        "mfa_level": 0,
+        "system_channel_id": None,
+        "system_channel_flags": 0,
+        "rules_channel_id": None,
+        "vanity_url_code": None,
+        "preferred_locale": "en-US",
+        "nsfw_level": 0,
+        "premium_progress_bar_enabled": False,
+        "afk_timeout": 300,
+        "roles": [
+            {
+                "id": guild_id,
+                "name": "@everyone",
+                "permissions": ALL_PERMISSIONS,
+                "position": 0,
+                "color": 0,
+                "hoist": False,
+                "managed": False,
+                "mentionable": False,
+                "flags": 0,
+            }
+        ],
+        "channels": [
+            {
+                "id": channel_id,
+                "type": 0,
+                "name": "dice",
+                "position": 0,
+                "permission_overwrites": [],
+                "nsfw": False,
+                "parent_id": None,
+                "topic": None,
+                "rate_limit_per_user": 0,
+            }
+        ],
+        "members": [{"user": BOT_USER, "roles": [], "joined_at": JOINED_AT, "deaf": False, "mute": False, "flags": 0}],
+        "threads": [],
+        "voice_states": [],
+        "presences": [],
+        "stage_instances": [],
+        "guild_scheduled_events": [],
+        "joined_at": JOINED_AT,
+    }

@@ -1,0 +1,1 @@
+"""Presentation: results of the rules core turned into embeds, within Discord's limits."""

@@ -1,0 +1,119 @@
+"""The console as a user runs it: a subprocess, a script of lines in, JSON (or text) out."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bot.local.console import ConsoleError, parse_line
+
+SCRIPT = """\
+/roll expression:4d6kh3 label:"Strength score"
+@200000000000000002 /roll expression:1d20+5 private:true
+# a comment, then a blank line
+
+/roll expression:1d20+)
+/roll expression:1d6 private:maybe
+/nope
+"""
+
+
+def _console(tmp_path: Path, *args: str, stdin: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path}/console.db", "DISCORD_TOKEN": ""}
+    return subprocess.run(
+        [sys.executable, "-m", "bot", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=60,
+        check=False,
+    )
+
+
+def test_json_console_is_reproducible_and_switches_users(tmp_path: Path) -> None:
+    first = _console(tmp_path, "console", "--json", "--seed", "1", stdin=SCRIPT)
+    second = _console(tmp_path, "console", "--json", "--seed", "1", stdin=SCRIPT)
+    assert first.returncode == 0, first.stderr
+    assert first.stdout == second.stdout
+    lines = [json.loads(line) for line in first.stdout.splitlines()]
+    assert len(lines) == 5  # one request per command, one error per unusable line
+
+    strength, private, syntax, boolean, unknown = lines
+    assert strength["method"] == "POST"
+    assert strength["path"].endswith("/callback?with_response=1")
+    embed = strength["body"]["data"]["embeds"][0]
+    assert embed["title"] == "Strength score"
+    assert embed["author"]["name"] == "Player0001 rolls"
+    assert embed["description"].startswith("4d6kh3 (")
+
+    assert private["body"]["data"]["flags"] == 64
+    assert private["body"]["data"]["embeds"][0]["author"]["name"] == "Player0002 rolls"
+
+    assert syntax["body"]["data"]["embeds"][0]["title"] == "Can't roll that"
+    assert boolean == {"error": "`private` must be true or false, not `maybe`."}
+    assert unknown == {"error": "There is no /nope. Commands: /roll."}
+
+
+def test_first_readme_command_opens_the_console_without_a_token(tmp_path: Path) -> None:
+    result = _console(tmp_path, stdin="/roll expression:4d6kh3\n")
+    assert result.returncode == 0, result.stderr
+    assert "DISCORD_TOKEN is not set" in result.stderr
+    assert result.stdout.splitlines()[:2] == ["Player0001 rolls", "== 4d6kh3 =="]
+    assert result.stdout.splitlines()[2].startswith("4d6kh3 (")
+    assert (tmp_path / "console.db").exists()
+
+
+COMMANDS = [
+    {
+        "name": "roll",
+        "description": "Roll dice",
+        "options": [
+            {"name": "expression", "type": 3, "description": "e", "required": True, "max_length": 200},
+            {"name": "times", "type": 4, "description": "t", "min_value": 1, "max_value": 10},
+            {"name": "mode", "type": 3, "description": "m", "choices": [{"name": "Advantage", "value": "adv"}]},
+        ],
+    },
+    {
+        "name": "character",
+        "description": "Characters",
+        "options": [{"name": "show", "type": 1, "description": "s", "options": []}],
+    },
+]
+
+
+def test_lines_are_checked_as_discord_client_checks_them() -> None:
+    parsed = parse_line('@42 /roll expression:"1d20 + 5" mode:advantage times:3', COMMANDS)
+    assert parsed.user_id == "42"
+    assert parsed.options == [
+        {"name": "expression", "type": 3, "value": "1d20 + 5"},
+        {"name": "mode", "type": 3, "value": "adv"},
+        {"name": "times", "type": 4, "value": 3},
+    ]
+    assert parse_line("/character show", COMMANDS).name == "character show"
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("roll expression:1", "A command starts with /"),
+        ("/roll", "/roll needs expression."),
+        ("/roll expression:1 times:11", "`times` must be at most 10."),
+        ("/roll expression:1 times:x", "`times` must be a whole number"),
+        ("/roll expression:1 mode:huh", "`mode` must be one of: Advantage."),
+        ("/roll expression:" + "1" * 201, "`expression` must be 0 to 200 characters long."),
+        ("/roll expr:1", "/roll has no option `expr`"),
+        ('/roll expression:"1', "Could not read the line"),
+        ("/character", "/character needs one of: show."),
+        ("@abc /roll expression:1", "is not a user id"),
+    ],
+)
+def test_unusable_lines_say_why(line: str, message: str) -> None:
+    with pytest.raises(ConsoleError, match=message.replace("(", r"\(").replace("/", "/")):
+        parse_line(line, COMMANDS)
