@@ -46,6 +46,7 @@ class Captured:
     headers: dict[str, str]
     files: dict[str, bytes] = field(default_factory=dict)
     status: int = 0
+    at: float = field(default_factory=time.monotonic)  # when it arrived
 
     @property
     def target(self) -> str:
