@@ -13,6 +13,7 @@ import asyncio
 import logging
 import os
 import random
+import signal
 import sys
 from dataclasses import replace
 
@@ -73,6 +74,8 @@ async def run_bot(settings: Settings, token: str) -> int:
     database = await prepare_database(settings)
     try:
         async with DiceBot(settings=settings, database=database, dice=random.SystemRandom()) as bot:
+            # `docker stop` sends SIGTERM: close the gateway and the database cleanly instead of dying mid-write.
+            asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, lambda: asyncio.ensure_future(bot.close()))
             await bot.start(token)
     except discord.LoginFailure:
         print("Discord refused DISCORD_TOKEN: copy the bot token again from the Developer Portal.", file=sys.stderr)

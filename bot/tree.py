@@ -14,6 +14,7 @@ from bot.ui.embeds import error_embed
 log = logging.getLogger(__name__)
 
 UNKNOWN_INTERACTION = 10062
+ALREADY_ACKNOWLEDGED = 40060
 APOLOGY = (
     "Something went wrong on our side and the command did not finish. It has been logged; "
     "please try again, and tell the bot's maintainers if it keeps happening."
@@ -79,7 +80,9 @@ class BotTree(app_commands.CommandTree[Any]):
         title, message = known or ("Sorry", APOLOGY)
         embed = error_embed(title, message)
         try:
-            if interaction.response.is_done():
+            # A 40060 means Discord has the first response even though discord.py does not know it.
+            answered = isinstance(cause, discord.HTTPException) and cause.code == ALREADY_ACKNOWLEDGED
+            if answered or interaction.response.is_done():
                 await interaction.followup.send(embed=embed, ephemeral=True)
             else:
                 await interaction.response.send_message(embed=embed, ephemeral=True)

@@ -116,6 +116,7 @@ class DiscordDouble:
         self.ack_deadline = 3.0
         self.token_ttl = 15 * 60.0
         self.ack_heartbeats = True
+        self.identified = asyncio.Event()
         self.identify_count = 0
         self.resume_count = 0
         self.port = 0
@@ -495,6 +496,7 @@ class DiscordDouble:
         await self.dispatch("READY", ready, shard=shard)
         for guild in mine:
             await self.dispatch("GUILD_CREATE", guild, shard=shard)
+        self.identified.set()
 
 
 @contextlib.contextmanager

@@ -1,0 +1,91 @@
+"""`python -m bot` as a real process, connected to the local double through DISCORD_API_BASE/GATEWAY_URL."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest_asyncio
+
+from bot.local.double import DiscordDouble
+from bot.local.payloads import APPLICATION_COMMAND, Actor, Snowflakes, command_data, interaction
+
+GUILD, CHANNEL = "300000000000000001", "300000000000000002"
+
+
+@pytest_asyncio.fixture
+async def double() -> AsyncIterator[DiscordDouble]:
+    async with DiscordDouble(guilds=[(GUILD, CHANNEL)], ids=Snowflakes()) as running:
+        yield running
+
+
+def _env(double: DiscordDouble, tmp_path: Path, **extra: str) -> dict[str, str]:
+    return {
+        **os.environ,
+        "DISCORD_TOKEN": double.token,
+        "DISCORD_API_BASE": double.api_base,
+        "DISCORD_GATEWAY_URL": double.gateway_url,
+        "DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path}/bot.db",
+        "LOG_LEVEL": "DEBUG",
+        **extra,
+    }
+
+
+async def test_the_bot_process_connects_syncs_the_dev_server_and_answers(double: DiscordDouble, tmp_path: Path) -> None:
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "bot",
+        env=_env(double, tmp_path, DEV_GUILD_ID=GUILD),
+        cwd=tmp_path,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    try:
+        [synced] = await double.wait_for("PUT", f"/applications/*/guilds/{GUILD}/commands", timeout=30)
+        assert "roll" in [c["name"] for c in synced.body]
+        # The gateway delivers in order, so the interaction arrives after READY and GUILD_CREATE.
+        await asyncio.wait_for(double.identified.wait(), 30)
+        actor = Actor(user_id="200000000000000001", guild_id=GUILD, channel_id=CHANNEL)
+        data = command_data("roll", [{"name": "expression", "type": 3, "value": "2d6+1"}], guild_id=GUILD)
+        payload = interaction(double.ids, actor, APPLICATION_COMMAND, data)
+        await double.dispatch("INTERACTION_CREATE", payload)
+        [answer] = await double.wait_for("POST", f"/interactions/{payload['id']}/*/callback", timeout=10)
+        assert answer.body["data"]["embeds"][0]["description"].startswith("2d6 (")
+    finally:
+        process.send_signal(signal.SIGTERM)
+        _, stderr = await asyncio.wait_for(process.communicate(), 30)
+    assert process.returncode == 0, stderr.decode()[-3000:]
+    log = stderr.decode()
+    assert "Database migrated from empty to" in log
+    assert double.token not in log  # not even at DEBUG
+    # Commands go to the dev server only; a global sync is a deliberate `python -m bot sync`.
+    assert [r.path for r in double.requests if r.method == "PUT" and "/guilds/" not in r.path] == []
+
+
+async def test_sync_registers_the_commands_globally(double: DiscordDouble, tmp_path: Path) -> None:
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot", "sync", env=_env(double, tmp_path), cwd=tmp_path, stdout=asyncio.subprocess.PIPE
+    )
+    stdout, _ = await asyncio.wait_for(process.communicate(), 60)
+    assert process.returncode == 0
+    assert stdout.decode().startswith("Registered 1 commands globally")
+    assert [c["name"] for c in double.commands[None]] == ["roll"]
+
+
+async def test_a_bad_setting_stops_the_start_with_a_reason(tmp_path: Path) -> None:
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "bot",
+        "migrate",
+        env={**os.environ, "DEV_GUILD_ID": "my-server"},
+        cwd=tmp_path,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    _, stderr = await asyncio.wait_for(process.communicate(), 60)
+    assert process.returncode == 2
+    assert stderr.decode().strip() == "Bad setting: DEV_GUILD_ID must be a server id (digits only), not 'my-server'."
