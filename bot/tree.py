@@ -58,33 +58,42 @@ def given_options(interaction: discord.Interaction[Any]) -> dict[str, Any]:
     return {option["name"]: option.get("value") for option in options}
 
 
+async def report(interaction: discord.Interaction[Any], error: BaseException) -> None:
+    """Tell the user what went wrong, whether or not the interaction was answered already.
+
+    The one place failures of commands, buttons and forms end up: errors the user can fix become an
+    ephemeral red embed; anything else is logged once, with the command and its options, and apologised for.
+    """
+    cause = unwrap(error)
+    known = describe(cause)
+    command = interaction.command.qualified_name if interaction.command else "?"
+    if isinstance(cause, discord.NotFound) and cause.code == UNKNOWN_INTERACTION:
+        # Too late to answer at all: Discord has dropped the interaction and shows the user a failure.
+        log.warning("/%s missed Discord's 3-second deadline for a first response", command)
+        return
+    if known is None:
+        log.error("Unhandled error in /%s with options %s", command, given_options(interaction), exc_info=cause)
+    if interaction.type is discord.InteractionType.autocomplete:
+        # Autocomplete can only answer with choices: offer none rather than leave the menu spinning.
+        if not interaction.response.is_done():
+            await interaction.response.autocomplete([])
+        return
+    title, message = known or ("Sorry", APOLOGY)
+    embed = error_embed(title, message)
+    try:
+        # A 40060 means Discord has the first response even though discord.py does not know it.
+        answered = isinstance(cause, discord.HTTPException) and cause.code == ALREADY_ACKNOWLEDGED
+        if answered or interaction.response.is_done():
+            await interaction.followup.send(embed=embed, ephemeral=True)
+        else:
+            await interaction.response.send_message(embed=embed, ephemeral=True)
+    except discord.HTTPException:
+        log.warning("Could not tell the user about an error in /%s", command, exc_info=True)
+
+
 class BotTree(app_commands.CommandTree[Any]):
-    """Routes every failure to the user as an ephemeral red embed; logs the unexpected ones once."""
+    """Routes every failure of a slash command to `report`."""
 
     async def on_error(self, interaction: discord.Interaction[Any], error: app_commands.AppCommandError) -> None:
-        """Tell the user what went wrong, whether or not the interaction was answered already."""
-        cause = unwrap(error)
-        known = describe(cause)
-        command = interaction.command.qualified_name if interaction.command else "?"
-        if isinstance(cause, discord.NotFound) and cause.code == UNKNOWN_INTERACTION:
-            # Too late to answer at all: Discord has dropped the interaction and shows the user a failure.
-            log.warning("/%s missed Discord's 3-second deadline for a first response", command)
-            return
-        if known is None:
-            log.error("Unhandled error in /%s with options %s", command, given_options(interaction), exc_info=cause)
-        if interaction.type is discord.InteractionType.autocomplete:
-            # Autocomplete can only answer with choices: offer none rather than leave the menu spinning.
-            if not interaction.response.is_done():
-                await interaction.response.autocomplete([])
-            return
-        title, message = known or ("Sorry", APOLOGY)
-        embed = error_embed(title, message)
-        try:
-            # A 40060 means Discord has the first response even though discord.py does not know it.
-            answered = isinstance(cause, discord.HTTPException) and cause.code == ALREADY_ACKNOWLEDGED
-            if answered or interaction.response.is_done():
-                await interaction.followup.send(embed=embed, ephemeral=True)
-            else:
-                await interaction.response.send_message(embed=embed, ephemeral=True)
-        except discord.HTTPException:
-            log.warning("Could not tell the user about an error in /%s", command, exc_info=True)
+        """Report the failure to the user (and the log, if it is a bug)."""
+        await report(interaction, error)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, BigInteger, DateTime, Index, Integer, MetaData, String
+from sqlalchemy import JSON, BigInteger, DateTime, ForeignKey, Index, Integer, MetaData, String, UniqueConstraint
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 # Named constraints keep Alembic's batch migrations on SQLite and PostgreSQL in step.
@@ -44,3 +44,37 @@ class RollLog(Base):
     result: Mapped[dict[str, Any]] = mapped_column(JSON)
     private: Mapped[bool]
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class Character(Base):
+    """A stat block, owned by one user in one server, for one ruleset."""
+
+    __tablename__ = "characters"
+    __table_args__ = (
+        UniqueConstraint("guild_id", "owner_id", "ruleset", "name_key"),
+        Index("ix_characters_owner", "guild_id", "owner_id"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    guild_id: Mapped[int] = mapped_column(BigInteger)
+    owner_id: Mapped[int] = mapped_column(BigInteger)
+    ruleset: Mapped[str] = mapped_column(String(20))
+    name: Mapped[str] = mapped_column(String(64))
+    # The name case-folded: names are unique per owner, server and ruleset regardless of case.
+    name_key: Mapped[str] = mapped_column(String(64))
+    sheet: Mapped[dict[str, Any]] = mapped_column(JSON)
+    # Bumped by every write; a write that expected another version is refused instead of undoing it.
+    version: Mapped[int]
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class ActiveCharacter(Base):
+    """The character a user rolls with in a server for a ruleset when a roll names none."""
+
+    __tablename__ = "active_characters"
+
+    guild_id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    user_id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    ruleset: Mapped[str] = mapped_column(String(20), primary_key=True)
+    character_id: Mapped[int] = mapped_column(ForeignKey("characters.id", ondelete="CASCADE"))

@@ -1,7 +1,9 @@
 """The offline console: slash commands typed as in Discord's message box, run through the real bot.
 
 A line is `/command [subcommand] option:value option:"a value with spaces"`, optionally preceded by
-`@USER_ID ` to act as another user. The line becomes a real interaction payload, checked the way Discord's
+`@USER_ID ` to act as another user. An attachment option takes a local path (`file:characters.json`).
+`click LABEL` presses a button of the bot's last answer and `submit field:value ...` fills in the form it
+just showed. The line becomes a real interaction payload, checked the way Discord's
 client checks what it sends (option names, types, choices, ranges, required options), and goes through the
 gateway of the local double to discord.py's own command tree. What the bot sends back is printed as text,
 or with `--json` as one object per request: `{"method", "path", "body"}`.
@@ -14,15 +16,17 @@ import json
 import shlex
 import sys
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any, TextIO
 
-from bot.local.double import AUTOCOMPLETE_RESULT, DEFERRED_MESSAGE, EPHEMERAL, Captured
-from bot.local.driver import LocalDiscord
-from bot.local.payloads import APPLICATION_COMMAND, command_data, interaction, user_object
+from bot.local.double import AUTOCOMPLETE_RESULT, DEFERRED_MESSAGE, EPHEMERAL, MODAL, Captured
+from bot.local.driver import Exchange, LocalDiscord
+from bot.local.payloads import APPLICATION_COMMAND, Actor, command_data, interaction, user_object
 
 SUB_COMMAND, SUB_COMMAND_GROUP = 1, 2
 STRING, INTEGER, BOOLEAN, USER, CHANNEL, ROLE, MENTIONABLE, NUMBER, ATTACHMENT = 3, 4, 5, 6, 7, 8, 9, 10, 11
+UPLOAD_LIMIT = 10 * 1024 * 1024  # the attachment_size_limit the double's interactions announce
 TRUE, FALSE = ("true", "yes", "on", "1"), ("false", "no", "off", "0")
 
 
@@ -38,18 +42,12 @@ class Parsed:
     name: str
     options: list[dict[str, Any]]
     resolved: dict[str, Any] | None
+    files: dict[str, str]  # attachment option -> local path, uploaded when the line runs
 
 
 def parse_line(line: str, commands: list[dict[str, Any]]) -> Parsed:
     """Turn one console line into a command name and typed options, checked against the synced schema."""
-    user_id = None
-    text = line.strip()
-    if text.startswith("@"):
-        head, _, text = text.partition(" ")
-        user_id = head[1:]
-        if not user_id.isdigit():
-            raise ConsoleError(f"`{head}` is not a user id: write @ followed by digits, e.g. @200000000000000002.")
-        text = text.strip()
+    user_id, text = split_user(line)
     if not text.startswith("/"):
         raise ConsoleError("A command starts with /, e.g. /roll expression:1d20+5 (type ? for the list).")
     try:
@@ -71,7 +69,8 @@ def parse_line(line: str, commands: list[dict[str, Any]]) -> Parsed:
         node = subs[rest[0]]
         path.append(rest.pop(0))
     options, resolved = _options(node, rest, "/" + " ".join(path))
-    return Parsed(user_id, " ".join(path), options, resolved)
+    files = {o["name"]: o["value"] for o in options if o["type"] == ATTACHMENT}
+    return Parsed(user_id, " ".join(path), options, resolved, files)
 
 
 def _options(node: dict[str, Any], words: list[str], where: str) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
@@ -123,6 +122,8 @@ def _value(option: dict[str, Any], raw: str) -> Any:
         if raw.lower() not in TRUE + FALSE:
             raise ConsoleError(f"`{name}` must be true or false, not `{raw}`.")
         value = raw.lower() in TRUE
+    elif kind == ATTACHMENT:
+        value = raw  # a local path; uploaded to the double when the line runs
     elif kind == USER:
         value = raw.strip("<@!>")
         if not value.isdigit():
@@ -158,14 +159,24 @@ def command_list(commands: list[dict[str, Any]]) -> str:
 
 # -- output ------------------------------------------------------------------------------------------------
 def render_json(requests: list[Captured]) -> list[str]:
-    """One JSON object per request, exactly as it would reach Discord."""
-    return [json.dumps({"method": r.method, "path": r.target, "body": r.body}, sort_keys=True) for r in requests]
+    """One JSON object per request, exactly as it would reach Discord (attached files as text, if any)."""
+    lines = []
+    for r in requests:
+        shown: dict[str, Any] = {"method": r.method, "path": r.target, "body": r.body}
+        if r.files:
+            shown["files"] = {name: data.decode("utf-8", "replace") for name, data in r.files.items()}
+        lines.append(json.dumps(shown, sort_keys=True))
+    return lines
 
 
-def render_text(requests: list[Captured]) -> list[str]:
-    """The messages the bot sent, as readable text."""
+def render_text(requests: list[Captured], folder: Path | None = None) -> list[str]:
+    """The messages the bot sent, as readable text; files it attached are saved in `folder`."""
     out: list[str] = []
     for request in requests:
+        for name, data in request.files.items():
+            if folder is not None:
+                (folder / name).write_bytes(data)
+                out.append(f"(attached {name}, {len(data)} bytes: saved as {folder / name})")
         body = request.body if isinstance(request.body, dict) else {}
         if request.status >= 400:
             out.append(f"!! Discord would refuse this {request.method} ({request.status}): {json.dumps(body)[:300]}")
@@ -183,6 +194,23 @@ def render_text(requests: list[Captured]) -> list[str]:
         elif not request.path.startswith("/webhooks/") or request.method not in ("POST", "PATCH"):
             continue
         out.extend(render_message(body))
+        buttons = [c for row in body.get("components") or [] for c in row.get("components", []) if c.get("type") == 2]
+        if buttons:
+            out.append("Buttons: " + "  ".join(f"[{b.get('label')}]" for b in buttons) + "   (type: click LABEL)")
+        if request.path.endswith("/callback") and (request.body or {}).get("type") == MODAL:
+            out.extend(render_modal((request.body or {}).get("data") or {}))
+    return out
+
+
+def render_modal(modal: dict[str, Any]) -> list[str]:
+    """A form the bot showed, and how to fill it in."""
+    out = [f"Form: {modal.get('title', '')}"]
+    for row in modal.get("components", []):
+        for component in row.get("components", [row.get("component")] if row.get("component") else []):
+            out.append(
+                f"  {component['custom_id']}: {component.get('value', '')}  ({component.get('placeholder', '')})"
+            )
+    out.append("(type: submit field:value ..., fields left out keep their value)")
     return out
 
 
@@ -219,32 +247,99 @@ async def read_lines(stream: TextIO, prompt: bool) -> AsyncIterator[str]:
         yield line
 
 
+class Session:
+    """A console run: the driver, and the last answer (for `click` and `submit` lines)."""
+
+    def __init__(self, local: LocalDiscord, *, as_json: bool, folder: Path) -> None:
+        self.local = local
+        self.as_json = as_json
+        self.folder = folder
+        self.commands = local.double.commands.get(None, [])
+        self.last: Exchange | None = None
+
+    async def line(self, text: str) -> list[str]:
+        """Run one line; what to print."""
+        user_id, rest = split_user(text)
+        actor = self.local.actor if user_id is None else self.local.as_user(user_id)
+        word = rest.split(maxsplit=1)[0] if rest else ""
+        if word == "click":
+            exchange = await self._click(rest[len(word) :].strip(), actor)
+        elif word == "submit":
+            exchange = await self._submit(rest[len(word) :].strip(), actor)
+        else:
+            parsed = parse_line(text, self.commands)
+            for option in parsed.options:
+                if option["name"] in parsed.files:
+                    option["value"], resolved = self._upload(parsed.files[option["name"]])
+                    parsed = replace(parsed, resolved={**(parsed.resolved or {}), **resolved})
+            data = command_data(parsed.name, parsed.options, resolved=parsed.resolved)
+            exchange = await self.local.send(interaction(self.local.ids, actor, APPLICATION_COMMAND, data))
+        self.last = exchange
+        return render_json(exchange.requests) if self.as_json else render_text(exchange.requests, self.folder)
+
+    def _upload(self, path: str) -> tuple[str, dict[str, Any]]:
+        file = self.folder / path
+        if not file.is_file():
+            raise ConsoleError(f"There is no file {path}.")
+        if file.stat().st_size > UPLOAD_LIMIT:
+            raise ConsoleError(f"{path} is larger than Discord's upload limit of {UPLOAD_LIMIT // 1024 // 1024} MB.")
+        return self.local.upload(file.name, file.read_bytes())
+
+    async def _click(self, label: str, actor: Actor) -> Exchange:
+        if self.last is None or not label:
+            raise ConsoleError("`click LABEL` presses a button of the bot's last answer.")
+        message = self.local.original(self.last)
+        buttons = [c for row in message.get("components", []) for c in row.get("components", []) if c.get("type") == 2]
+        for button in buttons:
+            if label.lower() in (str(button.get("label", "")).lower(), str(button.get("custom_id", "")).lower()):
+                return await self.local.click(message, button["custom_id"], actor=actor)
+        names = ", ".join(str(b.get("label")) for b in buttons) or "none"
+        raise ConsoleError(f"The last answer has no button `{label}`. Buttons: {names}.")
+
+    async def _submit(self, rest: str, actor: Actor) -> Exchange:
+        if self.last is None or self.last.response.get("type") != MODAL:
+            raise ConsoleError("`submit field:value ...` fills in the form the bot just showed.")
+        try:
+            words = shlex.split(rest)
+        except ValueError as error:
+            raise ConsoleError(f"Could not read the line: {error}.") from None
+        values = dict(word.partition(":")[::2] for word in words)
+        return await self.local.submit(self.last.modal, values, actor=actor)
+
+
+def split_user(text: str) -> tuple[str | None, str]:
+    """`@ID rest` -> (ID, rest); a line without it acts as the console's user."""
+    text = text.strip()
+    if not text.startswith("@"):
+        return None, text
+    head, _, rest = text.partition(" ")
+    if not head[1:].isdigit():
+        raise ConsoleError(f"`{head}` is not a user id: write @ followed by digits, e.g. @200000000000000002.")
+    return head[1:], rest.strip()
+
+
 async def run(
     local: LocalDiscord,
     lines: AsyncIterator[str],
     write: Callable[[str], None],
     *,
     as_json: bool,
+    folder: Path | None = None,
 ) -> None:
     """Run every line through the bot and write what it sent back."""
-    commands = local.double.commands.get(None, [])
+    session = Session(local, as_json=as_json, folder=folder or Path.cwd())
     async for line in lines:
         text = line.strip()
         if not text or text.startswith("#"):
             continue
         if text in ("?", "help", "/help") and not as_json:
-            write(command_list(commands))
+            write(command_list(session.commands))
             continue
         try:
-            parsed = parse_line(text, commands)
+            for out in await session.line(text):
+                write(out)
         except ConsoleError as error:
             write(json.dumps({"error": str(error)}) if as_json else f"!! {error}")
-            continue
-        actor = local.actor if parsed.user_id is None else local.as_user(parsed.user_id)
-        data = command_data(parsed.name, parsed.options, resolved=parsed.resolved)
-        exchange = await local.send(interaction(local.ids, actor, APPLICATION_COMMAND, data))
-        for out in render_json(exchange.requests) if as_json else render_text(exchange.requests):
-            write(out)
 
 
 def stdout_writer(line: str) -> None:

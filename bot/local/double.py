@@ -129,7 +129,9 @@ class DiscordDouble:
         self._changed = asyncio.Condition()
         self._runner: web.AppRunner | None = None
         self.app = web.Application()
+        self.files: dict[str, bytes] = {}
         self.app.router.add_get("/", self._gateway)
+        self.app.router.add_get("/attachments/{id}/{filename}", self._attachment)
         self.app.router.add_route("*", API_PREFIX + "/{tail:.*}", self._rest)
 
     # -- lifecycle -------------------------------------------------------------------------------------------
@@ -198,6 +200,26 @@ class DiscordDouble:
         issued = _Issued(token=payload["token"], t0=time.monotonic())
         self._issued[payload["id"]] = issued
         self._by_token[payload["token"]] = issued
+
+    def host_file(self, filename: str, data: bytes, *, content_type: str = "application/json") -> dict[str, Any]:
+        """Serve `data` as a user's upload; returns the attachment object for an interaction's resolved data."""
+        attachment_id = self.ids()
+        self.files[attachment_id] = data
+        url = f"http://127.0.0.1:{self.port}/attachments/{attachment_id}/{filename}"
+        return {
+            "id": attachment_id,
+            "filename": filename,
+            "size": len(data),
+            "url": url,
+            "proxy_url": url,
+            "content_type": content_type,
+        }
+
+    async def _attachment(self, request: web.Request) -> web.StreamResponse:
+        data = self.files.get(request.match_info["id"])
+        if data is None:
+            return web.Response(status=404)
+        return web.Response(body=data, headers={"Content-Type": "application/octet-stream"})
 
     # -- REST ------------------------------------------------------------------------------------------------
     async def _rest(self, request: web.Request) -> web.StreamResponse:

@@ -15,6 +15,7 @@ from bot.local.double import (
     AUTOCOMPLETE_RESULT,
     CHANNEL_MESSAGE,
     EPHEMERAL,
+    MODAL,
     UPDATE_MESSAGE,
     Captured,
     DiscordDouble,
@@ -68,6 +69,18 @@ class Exchange:
     def ephemeral(self) -> bool:
         """Whether the first message is visible only to the user who sent the interaction."""
         return bool(self.messages[0].get("flags", 0) & EPHEMERAL)
+
+    @property
+    def modal(self) -> dict[str, Any]:
+        """The form the bot showed (the data of its type-9 response)."""
+        assert self.response["type"] == MODAL, self.response
+        modal: dict[str, Any] = self.response["data"]
+        return modal
+
+    @property
+    def files(self) -> dict[str, bytes]:
+        """Files the bot attached to its messages, by name."""
+        return {name: data for request in self.requests for name, data in request.files.items()}
 
     @property
     def choices(self) -> list[dict[str, Any]]:
@@ -140,6 +153,20 @@ class LocalDiscord:
         payload = payloads.interaction(self.ids, actor or self.actor, payloads.COMPONENT, data, message=message)
         return await self.send(payload)
 
+    async def submit(self, modal: dict[str, Any], values: dict[str, str], *, actor: Actor | None = None) -> Exchange:
+        """Fill in and submit a form the bot showed; `modal` is the data of the bot's type-9 response."""
+        data = payloads.modal_submit_data(modal, values)
+        return await self.send(payloads.interaction(self.ids, actor or self.actor, payloads.MODAL_SUBMIT, data))
+
+    def original(self, exchange: Exchange) -> dict[str, Any]:
+        """The message that answers an interaction, as the double holds it now (after any edits)."""
+        return self.double.messages["@original:" + exchange.payload["token"]]
+
+    def upload(self, filename: str, data: bytes) -> tuple[str, dict[str, Any]]:
+        """Host a file as a user's upload: the option value and the `resolved` data for an attachment option."""
+        attachment = self.double.host_file(filename, data)
+        return attachment["id"], {"attachments": {attachment["id"]: attachment}}
+
     async def send(self, payload: dict[str, Any], *, timeout: float = 10.0) -> Exchange:
         """Deliver a raw INTERACTION_CREATE (over the gateway when connected) and wait until it is handled."""
         mark = len(self.double.requests)
@@ -154,7 +181,9 @@ class LocalDiscord:
             await settle(timeout)
         finally:
             del self._seen[payload["id"]]
-        return Exchange(payload, self.double.requests[mark:])
+        # Other interactions may run at the same time: keep the requests made with this one's token.
+        mine = [r for r in self.double.requests[mark:] if payload["token"] in r.path]
+        return Exchange(payload, mine)
 
 
 def _options(options: dict[str, Any] | list[dict[str, Any]] | None) -> list[dict[str, Any]]:

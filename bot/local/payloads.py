@@ -8,8 +8,9 @@ from dataclasses import dataclass
 from typing import Any
 
 DISCORD_EPOCH_MS = 1420070400000
-# Every permission bit a member of a test server normally has, Manage Server included.
-ALL_PERMISSIONS = "2248473465835073"
+# The permissions of an ordinary member (no Manage Server), and of a moderator who has Manage Server too.
+MEMBER_PERMISSIONS = "2248473465835073"
+MANAGER_PERMISSIONS = str(int(MEMBER_PERMISSIONS) | 1 << 5)
 APPLICATION_ID = "1100000000000000002"
 BOT_USER: dict[str, Any] = {
     "id": "1100000000000000001",
@@ -29,7 +30,7 @@ OWNER: dict[str, Any] = {
 }
 JOINED_AT = "2025-01-01T00:00:00+00:00"
 
-APPLICATION_COMMAND, COMPONENT, AUTOCOMPLETE = 2, 3, 4
+APPLICATION_COMMAND, COMPONENT, AUTOCOMPLETE, MODAL_SUBMIT = 2, 3, 4, 5
 SUB_COMMAND, SUB_COMMAND_GROUP = 1, 2
 
 
@@ -54,7 +55,7 @@ class Actor:
     guild_id: str | None
     channel_id: str
     username: str = ""
-    permissions: str = ALL_PERMISSIONS
+    permissions: str = MEMBER_PERMISSIONS
 
     @property
     def name(self) -> str:
@@ -112,7 +113,7 @@ def interaction(
         "token": "aW50ZXJhY3Rpb246" + iid,
         "version": 1,
         "locale": "en-US",
-        "app_permissions": ALL_PERMISSIONS,
+        "app_permissions": MEMBER_PERMISSIONS,
         # discord.py raises KeyError without it.
         "attachment_size_limit": 10 * 1024 * 1024,
         "entitlements": [],
@@ -175,6 +176,25 @@ def button_data(custom_id: str) -> dict[str, Any]:
     return {"custom_id": custom_id, "component_type": 2}
 
 
+def modal_submit_data(modal: dict[str, Any], values: dict[str, str]) -> dict[str, Any]:
+    """The `data` of a submitted form, shaped like the form the bot sent (`modal` is the callback's data).
+
+    Inputs not in `values` are submitted with the text the form showed (its default value).
+    """
+
+    def answer(component: dict[str, Any]) -> dict[str, Any]:
+        key = component["custom_id"]
+        return {"type": component["type"], "custom_id": key, "value": values.get(key, component.get("value", ""))}
+
+    components = []
+    for row in modal.get("components", []):
+        if row["type"] == 1:  # an action row holding text inputs
+            components.append({"type": 1, "components": [answer(c) for c in row["components"]]})
+        elif row["type"] == 18:  # a label holding one component
+            components.append({"type": 18, "component": answer(row["component"])})
+    return {"custom_id": modal["custom_id"], "components": components}
+
+
 def guild_create(guild_id: str, channel_id: str) -> dict[str, Any]:
     """A GUILD_CREATE payload: one text channel, an @everyone role, the bot as member."""
     return {
@@ -205,7 +225,7 @@ def guild_create(guild_id: str, channel_id: str) -> dict[str, Any]:
             {
                 "id": guild_id,
                 "name": "@everyone",
-                "permissions": ALL_PERMISSIONS,
+                "permissions": MEMBER_PERMISSIONS,
                 "position": 0,
                 "color": 0,
                 "hoist": False,

@@ -1,0 +1,243 @@
+"""Characters as the store keeps them: loaded and validated on the way out, one transaction per change."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import delete, func, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.db.models import ActiveCharacter, Character, RollLog
+from bot.errors import UserError
+from bot.rules.sheets import Ruleset, Sheet, ruleset
+from bot.rules.sheets.base import name_key
+
+MAX_CHARACTERS_PER_USER = 50
+
+
+class CharacterError(UserError):
+    """Something about a character the user asked for."""
+
+    title = "Character"
+
+
+class ChangedMeanwhile(CharacterError):
+    """Someone saved the character after this change was prepared; applying it would undo theirs."""
+
+    title = "Changed meanwhile"
+
+    def __init__(self, name: str) -> None:
+        super().__init__(f"**{name}** was changed by another command meanwhile. Nothing was saved: try again.")
+
+
+@dataclass(frozen=True, slots=True)
+class CharacterRecord:
+    """A stored character, its stat block validated (and upgraded, if it was written by an older schema)."""
+
+    id: int
+    guild_id: int
+    owner_id: int
+    ruleset: Ruleset
+    name: str
+    sheet: Sheet
+    version: int
+    created_at: datetime
+    updated_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class CharacterSummary:
+    """Enough of a character to list or suggest it, without reading its stat block."""
+
+    id: int
+    owner_id: int
+    ruleset: str
+    name: str
+
+
+def _record(row: Character) -> CharacterRecord:
+    rules = ruleset(row.ruleset)
+    return CharacterRecord(
+        id=row.id,
+        guild_id=row.guild_id,
+        owner_id=row.owner_id,
+        ruleset=rules,
+        name=row.name,
+        sheet=rules.load(row.sheet),
+        version=row.version,
+        created_at=row.created_at,
+        updated_at=row.updated_at,
+    )
+
+
+class CharacterRepository:
+    """Reads and writes characters inside the caller's session; the caller owns the transaction."""
+
+    def __init__(self, session: AsyncSession) -> None:
+        self.session = session
+
+    async def count(self, *, guild_id: int, owner_id: int) -> int:
+        """How many characters a user has in a server."""
+        query = select(func.count()).where(Character.guild_id == guild_id, Character.owner_id == owner_id)
+        return (await self.session.execute(query)).scalar_one()
+
+    async def create(
+        self, *, guild_id: int, owner_id: int, rules: Ruleset, name: str, sheet: Sheet, now: datetime
+    ) -> CharacterRecord:
+        """Store a new character; refuses a taken name and the 51st character of a user in a server."""
+        if await self.count(guild_id=guild_id, owner_id=owner_id) >= MAX_CHARACTERS_PER_USER:
+            raise CharacterError(
+                f"You already have {MAX_CHARACTERS_PER_USER} characters in this server, the most there can be. "
+                "Delete one first.",
+                title="Too many characters",
+            )
+        row = Character(
+            guild_id=guild_id,
+            owner_id=owner_id,
+            ruleset=rules.key,
+            name=name,
+            name_key=name_key(name),
+            sheet=rules.dump(sheet),
+            version=1,
+            created_at=now,
+            updated_at=now,
+        )
+        self.session.add(row)
+        try:
+            async with self.session.begin_nested():
+                await self.session.flush()
+        except IntegrityError:
+            raise CharacterError(
+                f"You already have a {rules.title} character called **{name}**.", title="Name taken"
+            ) from None
+        return _record(row)
+
+    async def get(self, character_id: int, *, guild_id: int, for_update: bool = False) -> CharacterRecord | None:
+        """A character of this server by its number; `for_update` locks the row where the database can."""
+        query = select(Character).where(Character.id == character_id, Character.guild_id == guild_id)
+        if for_update:
+            query = query.with_for_update()
+        row = (await self.session.scalars(query)).first()
+        return _record(row) if row is not None else None
+
+    async def named(
+        self, *, guild_id: int, owner_id: int, name: str, rules: str | None = None
+    ) -> list[CharacterRecord]:
+        """A user's characters in a server with this name (any case), in any or one ruleset."""
+        query = select(Character).where(
+            Character.guild_id == guild_id, Character.owner_id == owner_id, Character.name_key == name_key(name)
+        )
+        if rules is not None:
+            query = query.where(Character.ruleset == rules)
+        return [_record(row) for row in await self.session.scalars(query.order_by(Character.ruleset))]
+
+    async def owned(self, *, guild_id: int, owner_id: int) -> list[CharacterRecord]:
+        """Every character of a user in a server, by ruleset and name."""
+        query = (
+            select(Character)
+            .where(Character.guild_id == guild_id, Character.owner_id == owner_id)
+            .order_by(Character.ruleset, Character.name_key)
+        )
+        return [_record(row) for row in await self.session.scalars(query)]
+
+    async def summaries(
+        self, *, guild_id: int, owner_id: int | None, text: str = "", rules: str | None = None, limit: int = 25
+    ) -> list[CharacterSummary]:
+        """Characters whose name contains `text`, a user's or the whole server's, for lists and autocomplete."""
+        query = select(Character.id, Character.owner_id, Character.ruleset, Character.name).where(
+            Character.guild_id == guild_id
+        )
+        if owner_id is not None:
+            query = query.where(Character.owner_id == owner_id)
+        if rules is not None:
+            query = query.where(Character.ruleset == rules)
+        if text:
+            query = query.where(Character.name_key.contains(name_key(text), autoescape=True))
+        rows = await self.session.execute(query.order_by(Character.name_key, Character.ruleset).limit(limit))
+        return [CharacterSummary(*row) for row in rows]
+
+    async def save(self, record: CharacterRecord, sheet: Sheet, *, now: datetime) -> CharacterRecord:
+        """Write a new stat block if the character is still at the version it was read at."""
+        await self._update(record, now, sheet=record.ruleset.dump(sheet))
+        return _replace(record, sheet=sheet, version=record.version + 1, updated_at=now)
+
+    async def rename(self, record: CharacterRecord, name: str, *, now: datetime) -> CharacterRecord:
+        """Give a character a new name, unless the owner has another by that name in the ruleset."""
+        try:
+            async with self.session.begin_nested():
+                await self._update(record, now, name=name, name_key=name_key(name))
+        except IntegrityError:
+            raise CharacterError(
+                f"You already have a {record.ruleset.title} character called **{name}**.", title="Name taken"
+            ) from None
+        return _replace(record, name=name, version=record.version + 1, updated_at=now)
+
+    async def _update(self, record: CharacterRecord, now: datetime, **values: object) -> None:
+        result = await self.session.execute(
+            update(Character)
+            .where(Character.id == record.id, Character.version == record.version)
+            .values(version=record.version + 1, updated_at=now, **values)
+        )
+        if result.rowcount != 1:  # type: ignore[attr-defined]
+            raise ChangedMeanwhile(record.name)
+
+    async def delete(self, record: CharacterRecord) -> None:
+        """Delete a character (and its place as anyone's active character)."""
+        await self.session.execute(delete(ActiveCharacter).where(ActiveCharacter.character_id == record.id))
+        await self.session.execute(delete(Character).where(Character.id == record.id))
+
+    async def forget(self, *, guild_id: int, user_id: int) -> tuple[int, int]:
+        """Delete everything the bot keeps of a user in a server: characters, choices, rolls. Returns counts."""
+        ids = select(Character.id).where(Character.guild_id == guild_id, Character.owner_id == user_id)
+        await self.session.execute(
+            delete(ActiveCharacter).where(
+                (ActiveCharacter.character_id.in_(ids))
+                | ((ActiveCharacter.guild_id == guild_id) & (ActiveCharacter.user_id == user_id))
+            )
+        )
+        characters = await self.session.execute(
+            delete(Character).where(Character.guild_id == guild_id, Character.owner_id == user_id)
+        )
+        rolls = await self.session.execute(
+            delete(RollLog).where(RollLog.guild_id == guild_id, RollLog.user_id == user_id)
+        )
+        return characters.rowcount, rolls.rowcount  # type: ignore[attr-defined]
+
+    async def set_active(self, record: CharacterRecord, *, user_id: int) -> None:
+        """Make `record` the character `user_id` rolls with in its server and ruleset."""
+        key = (record.guild_id, user_id, record.ruleset.key)
+        active = await self.session.get(ActiveCharacter, key)
+        if active is None:
+            self.session.add(ActiveCharacter(guild_id=key[0], user_id=key[1], ruleset=key[2], character_id=record.id))
+        else:
+            active.character_id = record.id
+        await self.session.flush()
+
+    async def active(self, *, guild_id: int, user_id: int, rules: str) -> CharacterRecord | None:
+        """The character a user rolls with in a server and ruleset, if one was chosen."""
+        query = (
+            select(Character)
+            .join(ActiveCharacter, ActiveCharacter.character_id == Character.id)
+            .where(
+                ActiveCharacter.guild_id == guild_id,
+                ActiveCharacter.user_id == user_id,
+                ActiveCharacter.ruleset == rules,
+            )
+        )
+        row = (await self.session.scalars(query)).first()
+        return _record(row) if row is not None else None
+
+    async def active_ids(self, *, guild_id: int, user_id: int) -> Sequence[int]:
+        """The ids of a user's active characters in a server, one per ruleset at most."""
+        query = select(ActiveCharacter.character_id).where(
+            ActiveCharacter.guild_id == guild_id, ActiveCharacter.user_id == user_id
+        )
+        return (await self.session.scalars(query)).all()
+
+
+def _replace(record: CharacterRecord, **changes: object) -> CharacterRecord:
+    return dataclasses.replace(record, **changes)  # type: ignore[arg-type]

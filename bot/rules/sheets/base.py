@@ -1,0 +1,274 @@
+"""What every ruleset's stat block shares: strict validation, a schema version, upgrades, text input.
+
+A stat block is a frozen pydantic model. Stored and exported blocks are plain JSON objects carrying the
+schema version they were written with under `"schema"`; `load` brings an old block forward one version at
+a time through the ruleset's upgrade functions before validating it. Derived values (ability modifiers,
+armor class, ...) are properties computed from the stored numbers and never stored.
+
+Validation is strict for stored and imported JSON (a number given as a string is an error) and lenient only
+where a person types a value as text (`set_field`), where "15" must mean 15.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import types
+import typing
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Literal, get_args, get_origin
+
+import annotated_types
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from bot.errors import UserError
+
+# A stored block may not exceed this many bytes of compact JSON.
+MAX_BLOCK_BYTES = 16 * 1024
+SCHEMA_KEY = "schema"
+LIST_SEPARATOR = ","
+
+
+class SheetError(UserError):
+    """A stat block or a value for one of its fields that the bot cannot accept; says what is allowed."""
+
+    title = "Not a valid character"
+
+
+class Sheet(BaseModel):
+    """The base of every ruleset's stat block."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, str_strip_whitespace=True)
+
+    # Fields a player may change with `/character set`, in the order shown; weapons have their own commands.
+    settable: ClassVar[tuple[str, ...]] = ()
+    # Up to five fields for the `/character edit` form (Discord allows five inputs per form).
+    core: ClassVar[tuple[str, ...]] = ()
+
+    def derived(self) -> list[tuple[str, str]]:
+        """Values computed from the stored numbers, as (label, value with how it was computed)."""
+        return []
+
+    def sections(self) -> list[tuple[str, list[tuple[str, str]]]]:
+        """The sheet laid out for display: titled sections of (label, value) lines."""
+        return []
+
+
+Upgrade = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+@dataclass(frozen=True, slots=True)
+class Ruleset:
+    """A ruleset as the character store sees it: its key, its stat block, its schema history."""
+
+    key: str
+    title: str
+    sheet: type[Sheet]
+    version: int
+    # upgrades[n] turns a version-n block into a version-(n + 1) block.
+    upgrades: Mapping[int, Upgrade] = field(default_factory=dict)
+
+    def blank(self) -> Sheet:
+        """A new character's stat block: every field at its default."""
+        return self.sheet()
+
+    def dump(self, sheet: Sheet) -> dict[str, Any]:
+        """The block as stored and exported, with its schema version."""
+        data = sheet.model_dump(mode="json")
+        data[SCHEMA_KEY] = self.version
+        return data
+
+    def load(self, data: Any) -> Sheet:
+        """Validate a stored or imported block, upgrading it first if it was written by an older schema."""
+        if not isinstance(data, dict):
+            raise SheetError("A stat block must be a JSON object.")
+        data = dict(data)
+        version = data.pop(SCHEMA_KEY, None)
+        if not isinstance(version, int) or isinstance(version, bool) or not 1 <= version <= self.version:
+            raise SheetError(f"`{SCHEMA_KEY}` must be a schema version from 1 to {self.version}, not {version!r}.")
+        for step in range(version, self.version):
+            data = self.upgrades[step](data)
+        try:
+            # Validated as JSON, where strict mode still reads an array as a tuple.
+            sheet = self.sheet.model_validate_json(json.dumps(data))
+        except ValidationError as error:
+            raise SheetError(explain(error)) from None
+        check_size(self.dump(sheet))
+        return sheet
+
+    def set_field(self, sheet: Sheet, key: str, text: str) -> Sheet:
+        """`sheet` with one settable field changed to the value typed as `text`."""
+        if key not in self.sheet.settable:
+            raise SheetError(
+                f"`{key}` is not a field of a {self.title} character. Fields: {', '.join(self.sheet.settable)}."
+            )
+        value = from_text(self.sheet.model_fields[key].annotation, key, text)
+        try:
+            changed = self.sheet.model_validate({**sheet.model_dump(), key: value}, strict=False)
+        except ValidationError as error:
+            raise SheetError(f"{explain(error)}\nAllowed for `{key}`: {allowed(self.sheet, key)}.") from None
+        check_size(self.dump(changed))
+        return changed
+
+    @property
+    def weapon(self) -> type[Sheet]:
+        """The model of one weapon of this ruleset's stat block."""
+        (item, *_) = get_args(self.sheet.model_fields["weapons"].annotation)
+        weapon: type[Sheet] = item
+        return weapon
+
+    def weapon_help(self) -> str:
+        """Every detail a weapon takes, with what it accepts."""
+        keys = [k for k in self.weapon.model_fields if k != "name"]
+        return "; ".join(f"`{k}`: {allowed(self.weapon, k)}" for k in keys)
+
+    def add_weapon(self, sheet: Sheet, name: str, details: str = "") -> Sheet:
+        """`sheet` with one more weapon: `details` is `key=value` pairs, e.g. `damage=1d8 threat=19`."""
+        weapons: tuple[Any, ...] = sheet.weapons  # type: ignore[attr-defined]
+        if any(name_key(w.name) == name_key(name) for w in weapons):
+            raise SheetError(f"There is already a weapon called **{name}**; remove it first to replace it.")
+        values: dict[str, Any] = {"name": name}
+        try:
+            pairs = shlex.split(details)
+        except ValueError as error:
+            raise SheetError(f"Could not read the details: {error}.") from None
+        for pair in pairs:
+            key, equals, text = pair.partition("=")
+            if not equals or key not in self.weapon.model_fields or key == "name" or key in values:
+                raise SheetError(
+                    f"Write details as key=value, each key once. {self.title} weapons take: {self.weapon_help()}."
+                )
+            values[key] = from_text(self.weapon.model_fields[key].annotation, key, text)
+        try:
+            weapon = self.weapon.model_validate(values, strict=False)
+            changed = self.sheet.model_validate({**sheet.model_dump(), "weapons": (*weapons, weapon)}, strict=False)
+        except ValidationError as error:
+            raise SheetError(f"{explain(error)}\n{self.title} weapons take: {self.weapon_help()}.") from None
+        check_size(self.dump(changed))
+        return changed
+
+    def remove_weapon(self, sheet: Sheet, name: str) -> Sheet:
+        """`sheet` without the weapon called `name` (any case)."""
+        weapons: tuple[Any, ...] = sheet.weapons  # type: ignore[attr-defined]
+        kept = tuple(w for w in weapons if name_key(w.name) != name_key(name))
+        if len(kept) == len(weapons):
+            names = ", ".join(w.name for w in weapons) or "none"
+            raise SheetError(f"There is no weapon called **{name}**. Weapons: {names}.")
+        return sheet.model_copy(update={"weapons": kept})
+
+
+def check_size(data: dict[str, Any]) -> None:
+    """Refuse a block larger than `MAX_BLOCK_BYTES` of compact JSON."""
+    size = len(json.dumps(data, separators=(",", ":")).encode())
+    if size > MAX_BLOCK_BYTES:
+        raise SheetError(f"A stat block may be at most {MAX_BLOCK_BYTES // 1024} KB; this one is {size // 1024} KB.")
+
+
+def explain(error: ValidationError, *, limit: int = 8) -> str:
+    """A pydantic error as lines a player can act on: where, and what was wrong."""
+    lines = []
+    for problem in error.errors(include_url=False)[:limit]:
+        where = ".".join(str(part) for part in problem["loc"]) or "the block"
+        lines.append(f"`{where}`: {problem['msg']}")
+    if error.error_count() > limit:
+        lines.append(f"… and {error.error_count() - limit} more problems.")
+    return "\n".join(lines)
+
+
+def allowed(sheet: type[Sheet], key: str) -> str:
+    """What a field accepts, in words: a range, a list of choices, yes/no, or a list."""
+    info = sheet.model_fields[key]
+    annotation, optional = _unwrap_optional(info.annotation)
+    if annotation is bool:
+        words = "yes or no"
+    elif _is_list(annotation):
+        choices = _literal_values(get_args(annotation)[0])
+        inner = " or ".join(map(str, choices)) if choices else "names"
+        words = f"a comma-separated list of {inner} (none to clear)"
+    elif choices := _literal_values(annotation):
+        words = ", ".join(map(str, choices))
+    else:
+        low = next((m.ge for m in info.metadata if isinstance(m, annotated_types.Ge)), None)
+        high = next((m.le for m in info.metadata if isinstance(m, annotated_types.Le)), None)
+        if low is not None and high is not None:
+            words = f"a whole number from {low} to {high}"
+        elif low is not None:
+            words = f"a whole number of at least {low}"
+        else:
+            words = "a whole number" if annotation is int else "text"
+    return f"{words}, or none" if optional else words
+
+
+def from_text(annotation: Any, key: str, text: str) -> Any:
+    """A value for a field of this type from what a person typed, for lenient validation.
+
+    "none" (or "-", or nothing) clears an optional field or a list; choices match in any case; lists are
+    comma-separated; yes/no, on/off and true/false are booleans. Everything else is left for pydantic.
+    """
+    annotation, optional = _unwrap_optional(annotation)
+    text = text.strip()
+    empty = text.lower() in NONE_WORDS
+    if optional and empty:
+        return None
+    if _is_list(annotation):
+        item = get_args(annotation)[0]
+        return [] if empty else [_choice(item, p.strip()) for p in text.split(LIST_SEPARATOR) if p.strip()]
+    if annotation is bool:
+        return _parse_bool(key, text)
+    return _choice(annotation, text)
+
+
+NONE_WORDS = ("", "none", "-", "—")
+
+
+def _choice(annotation: Any, text: str) -> str:
+    for choice in _literal_values(annotation):
+        if isinstance(choice, str) and choice.lower() == text.lower():
+            return choice
+    return text
+
+
+def _unwrap_optional(annotation: Any) -> tuple[Any, bool]:
+    if get_origin(annotation) in (typing.Union, types.UnionType) and type(None) in get_args(annotation):
+        rest = [a for a in get_args(annotation) if a is not type(None)]
+        return (rest[0] if len(rest) == 1 else typing.Union[tuple(rest)]), True  # noqa: UP007
+    return annotation, False
+
+
+def _literal_values(annotation: Any) -> tuple[Any, ...]:
+    return get_args(annotation) if get_origin(annotation) is Literal else ()
+
+
+def _is_list(annotation: Any) -> bool:
+    return get_origin(annotation) in (list, tuple)
+
+
+def _parse_bool(key: str, text: str) -> bool:
+    lowered = text.lower()
+    if lowered in ("yes", "y", "true", "on", "1"):
+        return True
+    if lowered in ("no", "n", "false", "off", "0"):
+        return False
+    raise SheetError(f"`{key}` is yes or no, not `{text}`.")
+
+
+MAX_NAME_LENGTH = 32
+
+
+def character_name(text: str) -> str:
+    """A character name as stored: spaces collapsed, 1 to 32 printable characters, no backticks.
+
+    A leading `#` is refused because `#12` refers to a character by its number.
+    """
+    name = " ".join(text.split())
+    if not 1 <= len(name) <= MAX_NAME_LENGTH:
+        raise SheetError(f"A character name has 1 to {MAX_NAME_LENGTH} characters; `{name[:40]}` has {len(name)}.")
+    if name.startswith("#") or "`" in name or not name.isprintable():
+        raise SheetError("A character name may not start with # or contain backticks or control characters.")
+    return name
+
+
+def name_key(name: str) -> str:
+    """What names are compared by: case-insensitively, in every script."""
+    return name.casefold()

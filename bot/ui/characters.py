@@ -1,0 +1,49 @@
+"""Characters shown: a sheet laid out like a character sheet, lists, and import summaries."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import discord
+
+from bot.db.characters import CharacterRecord, CharacterSummary
+from bot.rules.sheets import RULESETS
+from bot.ui.embeds import FIELD_VALUE_LIMIT, ROLL_COLOUR, TITLE_LIMIT, clip
+
+SHEET_COLOUR = discord.Colour.dark_teal()
+# Discord allows 25 fields per embed; a sheet never needs that many sections, but a huge one must still fit.
+MAX_SECTIONS = 20
+
+
+def sheet_embed(record: CharacterRecord, *, owner: str, active: bool = False) -> discord.Embed:
+    """The whole stat block, section by section, derived values included and explained."""
+    sheet = record.sheet
+    embed = discord.Embed(title=clip(record.name, TITLE_LIMIT), colour=SHEET_COLOUR)
+    embed.set_author(name=clip(f"{record.ruleset.title} character of {owner}", 256))
+    sections = sheet.sections()
+    derived = sheet.derived()
+    if derived:
+        sections = [*sections, ("Derived", derived)]
+    for title, lines in sections[:MAX_SECTIONS]:
+        text = "\n".join(f"**{label}**: {value}" for label, value in lines) or "none"
+        embed.add_field(name=title, value=clip(text, FIELD_VALUE_LIMIT), inline=title != "Weapons")
+    footer = f"#{record.id} · version {record.version}"
+    embed.set_footer(text=footer + (" · active" if active else ""))
+    return embed
+
+
+def list_embed(summaries: Sequence[CharacterSummary], *, owner: str, active: Sequence[int]) -> discord.Embed:
+    """A user's characters in this server, by ruleset."""
+    embed = discord.Embed(title=clip(f"Characters of {owner}", TITLE_LIMIT), colour=ROLL_COLOUR)
+    for key, rules in RULESETS.items():
+        names = [f"{s.name} (#{s.id}){' · active' if s.id in active else ''}" for s in summaries if s.ruleset == key]
+        if names:
+            embed.add_field(name=rules.title, value=clip("\n".join(names), FIELD_VALUE_LIMIT), inline=False)
+    if not summaries:
+        embed.description = "No characters yet. `/character create` makes one."
+    return embed
+
+
+def done_embed(title: str, message: str) -> discord.Embed:
+    """A short confirmation of a change."""
+    return discord.Embed(title=clip(title, TITLE_LIMIT), description=message, colour=discord.Colour.green())

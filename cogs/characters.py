@@ -1,0 +1,529 @@
+"""/character: create, show and change stat blocks; export and import them; forget a user.
+
+Anyone in a server may look at a character there; only its owner may change it. Members with Manage Server
+may also delete any character of their server. Every change is one transaction that checks the character
+is still at the version it was read at, so a later write never silently undoes an earlier one.
+"""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.client import DiceBot
+from bot.db.characters import CharacterError, CharacterRecord, CharacterRepository
+from bot.errors import UserError
+from bot.rules.sheets import RULESETS
+from bot.rules.sheets.base import allowed, character_name
+from bot.rules.sheets.transfer import MAX_IMPORT_BYTES, ImportPlan, Portable, dump_export, parse_export
+from bot.tree import report
+from bot.ui.characters import done_embed, list_embed, sheet_embed
+from bot.ui.embeds import clip
+from bot.ui.views import Confirm
+
+Interaction = discord.Interaction[DiceBot]
+RULESET_CHOICES = [app_commands.Choice(name=r.title, value=r.key) for r in RULESETS.values()]
+
+
+class NotYours(CharacterError):
+    """A change to someone else's character."""
+
+    title = "Not your character"
+
+
+def _guild(interaction: Interaction) -> int:
+    if interaction.guild_id is None:
+        raise UserError("Characters live in a server: use this command in one.", title="Servers only")
+    return interaction.guild_id
+
+
+def _can_moderate(interaction: Interaction) -> bool:
+    permissions = interaction.permissions
+    return permissions.manage_guild
+
+
+async def find(
+    repository: CharacterRepository,
+    interaction: Interaction,
+    text: str,
+    *,
+    owner_id: int | None = None,
+    for_update: bool = False,
+) -> CharacterRecord:
+    """The character `text` names: `#12` (what autocomplete fills in) or a name of `owner_id`'s (default: you)."""
+    guild_id = _guild(interaction)
+    owner_id = interaction.user.id if owner_id is None else owner_id
+    text = text.strip()
+    if text.startswith("#") and text[1:].isdigit():
+        record = await repository.get(int(text[1:]), guild_id=guild_id, for_update=for_update)
+        if record is None:
+            raise CharacterError(f"There is no character {text} in this server.", title="No such character")
+        return record
+    matches = await repository.named(guild_id=guild_id, owner_id=owner_id, name=text)
+    whose = "You have" if owner_id == interaction.user.id else f"<@{owner_id}> has"
+    if not matches:
+        raise CharacterError(
+            f"{whose} no character called **{clip(text, 40)}** here. `/character list` shows them.",
+            title="No such character",
+        )
+    if len(matches) > 1:
+        options = ", ".join(f"#{m.id} ({m.ruleset.title})" for m in matches)
+        raise CharacterError(f"{whose} several characters called **{matches[0].name}**: {options}. Pick one.")
+    if for_update:
+        record = await repository.get(matches[0].id, guild_id=guild_id, for_update=True)
+        assert record is not None
+        return record
+    return matches[0]
+
+
+async def find_own(repository: CharacterRepository, interaction: Interaction, text: str) -> CharacterRecord:
+    """A character the user may change: their own, locked for the rest of the transaction."""
+    record = await find(repository, interaction, text, for_update=True)
+    if record.owner_id != interaction.user.id:
+        raise NotYours(f"**{record.name}** belongs to <@{record.owner_id}>; only they can change it.")
+    return record
+
+
+@app_commands.guild_only()
+class Characters(commands.GroupCog, group_name="character", group_description="Your characters in this server"):
+    """Stat blocks per user, server and ruleset."""
+
+    weapon = app_commands.Group(name="weapon", description="Add or remove a character's weapons")
+
+    def __init__(self, bot: DiceBot) -> None:
+        self.bot = bot
+        super().__init__()
+
+    # -- autocomplete ------------------------------------------------------------------------------------
+    async def own_characters(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
+        """Your characters whose name contains what you typed."""
+        return await self._suggest(interaction, current, owner_id=interaction.user.id)
+
+    async def any_characters(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
+        """Characters of the chosen user (default: you) whose name contains what you typed."""
+        user = getattr(interaction.namespace, "user", None)
+        return await self._suggest(interaction, current, owner_id=user.id if user else interaction.user.id)
+
+    async def _suggest(
+        self, interaction: Interaction, current: str, *, owner_id: int
+    ) -> list[app_commands.Choice[str]]:
+        if interaction.guild_id is None:
+            return []
+        async with self.bot.database.read() as session:
+            found = await CharacterRepository(session).summaries(
+                guild_id=interaction.guild_id, owner_id=owner_id, text=current.lstrip("#")
+            )
+        return [
+            app_commands.Choice(name=clip(f"{s.name} · {RULESETS[s.ruleset].title}", 100), value=f"#{s.id}")
+            for s in found
+        ]
+
+    async def settable_fields(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
+        """The fields of the chosen character's ruleset, with what each accepts."""
+        text = getattr(interaction.namespace, "character", None)
+        if not text or interaction.guild_id is None:
+            return []
+        async with self.bot.database.read() as session:
+            try:
+                record = await find(CharacterRepository(session), interaction, text)
+            except UserError:
+                return []
+        sheet = record.ruleset.sheet
+        return [
+            app_commands.Choice(name=clip(f"{key}: {allowed(sheet, key)}", 100), value=key)
+            for key in sheet.settable
+            if current.lower() in key
+        ][:25]
+
+    # -- commands ----------------------------------------------------------------------------------------
+    @app_commands.command(name="create")
+    @app_commands.choices(ruleset=RULESET_CHOICES)
+    async def create(self, interaction: Interaction, ruleset: str, name: app_commands.Range[str, 1, 32]) -> None:
+        """Create a character with default numbers; change them with /character set or edit.
+
+        Args:
+            ruleset: The game the character is for
+            name: Its name, unique among your characters of that game here (any case)
+        """
+        guild_id = _guild(interaction)
+        rules = RULESETS[ruleset]
+        name = character_name(name)
+        async with self.bot.database.write.begin() as session:
+            repository = CharacterRepository(session)
+            record = await repository.create(
+                guild_id=guild_id,
+                owner_id=interaction.user.id,
+                rules=rules,
+                name=name,
+                sheet=rules.blank(),
+                now=self.bot.clock(),
+            )
+            # The first character of a ruleset is the one rolls use until another is chosen.
+            first = await repository.active(guild_id=guild_id, user_id=interaction.user.id, rules=rules.key) is None
+            if first:
+                await repository.set_active(record, user_id=interaction.user.id)
+        embed = sheet_embed(record, owner=interaction.user.display_name, active=first)
+        await interaction.response.send_message(
+            content=f"Created **{record.name}**. Change numbers with `/character set` or `/character edit`.",
+            embed=embed,
+            ephemeral=True,
+        )
+
+    @app_commands.command(name="show")
+    @app_commands.autocomplete(character=any_characters)
+    async def show(
+        self, interaction: Interaction, character: str | None = None, user: discord.User | None = None
+    ) -> None:
+        """Show a character sheet to the channel, derived values included.
+
+        Args:
+            character: Which character (default: the only or active one)
+            user: Whose character (default: yours)
+        """
+        guild_id = _guild(interaction)
+        owner = user or interaction.user
+        async with self.bot.database.read() as session:
+            repository = CharacterRepository(session)
+            if character is None:
+                record = await self._default(repository, guild_id, owner.id)
+            else:
+                record = await find(repository, interaction, character, owner_id=owner.id)
+            active = record.id in await repository.active_ids(guild_id=guild_id, user_id=record.owner_id)
+        embed = sheet_embed(record, owner=_display(interaction, record.owner_id), active=active)
+        await interaction.response.send_message(embed=embed)
+
+    async def _default(self, repository: CharacterRepository, guild_id: int, owner_id: int) -> CharacterRecord:
+        owned = await repository.owned(guild_id=guild_id, owner_id=owner_id)
+        if len(owned) == 1:
+            return owned[0]
+        active = await repository.active_ids(guild_id=guild_id, user_id=owner_id)
+        chosen = [r for r in owned if r.id in active]
+        if len(chosen) == 1:
+            return chosen[0]
+        if not owned:
+            raise CharacterError("No characters here yet. `/character create` makes one.", title="No characters")
+        raise CharacterError("Several characters here: name one (autocomplete lists them).", title="Which one?")
+
+    @app_commands.command(name="list")
+    async def list_(self, interaction: Interaction, user: discord.User | None = None) -> None:
+        """List the characters of a user in this server.
+
+        Args:
+            user: Whose characters (default: yours)
+        """
+        guild_id = _guild(interaction)
+        owner = user or interaction.user
+        async with self.bot.database.read() as session:
+            repository = CharacterRepository(session)
+            found = await repository.summaries(guild_id=guild_id, owner_id=owner.id, limit=1000)
+            active = await repository.active_ids(guild_id=guild_id, user_id=owner.id)
+        embed = list_embed(found, owner=_display(interaction, owner.id), active=active)
+        await interaction.response.send_message(embed=embed, ephemeral=True)
+
+    @app_commands.command(name="use")
+    @app_commands.autocomplete(character=own_characters)
+    async def use(self, interaction: Interaction, character: str) -> None:
+        """Roll with this character when a roll of its game names none.
+
+        Args:
+            character: One of your characters
+        """
+        async with self.bot.database.write.begin() as session:
+            repository = CharacterRepository(session)
+            record = await find_own(repository, interaction, character)
+            await repository.set_active(record, user_id=interaction.user.id)
+        message = f"Your {record.ruleset.title} rolls now use **{record.name}**."
+        await interaction.response.send_message(embed=done_embed("Active character", message), ephemeral=True)
+
+    @app_commands.command(name="set")
+    @app_commands.autocomplete(character=own_characters, field=settable_fields)
+    async def set_(
+        self,
+        interaction: Interaction,
+        character: str,
+        field: app_commands.Range[str, 1, 40],
+        value: app_commands.Range[str, 0, 400],
+    ) -> None:
+        """Change one number or list of a character; the error says what is allowed.
+
+        Args:
+            character: One of your characters
+            field: What to change (autocomplete lists the fields and what they accept)
+            value: The new value: a number, yes/no, one of the choices, or a comma-separated list
+        """
+        async with self.bot.database.write.begin() as session:
+            repository = CharacterRepository(session)
+            record = await find_own(repository, interaction, character)
+            before = getattr(record.sheet, field, None)
+            sheet = record.ruleset.set_field(record.sheet, field, value)
+            record = await repository.save(record, sheet, now=self.bot.clock())
+        after = getattr(sheet, field)
+        message = f"**{record.name}**: `{field}` {_show(before)} → {_show(after)}"
+        await interaction.response.send_message(embed=done_embed("Saved", message), ephemeral=True)
+
+    @app_commands.command(name="edit")
+    @app_commands.autocomplete(character=own_characters)
+    async def edit(self, interaction: Interaction, character: str) -> None:
+        """Change a character's core numbers in a form.
+
+        Args:
+            character: One of your characters
+        """
+        async with self.bot.database.read() as session:
+            record = await find(CharacterRepository(session), interaction, character)
+        if record.owner_id != interaction.user.id:
+            raise NotYours(f"**{record.name}** belongs to <@{record.owner_id}>; only they can change it.")
+        await interaction.response.send_modal(EditForm(self.bot, record))
+
+    @weapon.command(name="add")
+    @app_commands.autocomplete(character=own_characters)
+    async def weapon_add(
+        self,
+        interaction: Interaction,
+        character: str,
+        name: app_commands.Range[str, 1, 40],
+        details: app_commands.Range[str, 0, 400] = "",
+    ) -> None:
+        """Give a character a weapon: a table weapon by name, or your own with details.
+
+        Args:
+            character: One of your characters
+            name: The weapon's name
+            details: key=value pairs, e.g. damage=1d8 threat=19 (a wrong key lists the right ones)
+        """
+        async with self.bot.database.write.begin() as session:
+            repository = CharacterRepository(session)
+            record = await find_own(repository, interaction, character)
+            sheet = record.ruleset.add_weapon(record.sheet, " ".join(name.split()), details)
+            record = await repository.save(record, sheet, now=self.bot.clock())
+        embed = sheet_embed(record, owner=interaction.user.display_name)
+        await interaction.response.send_message(content=f"Added **{name}**.", embed=embed, ephemeral=True)
+
+    @weapon.command(name="remove")
+    @app_commands.autocomplete(character=own_characters)
+    async def weapon_remove(
+        self, interaction: Interaction, character: str, name: app_commands.Range[str, 1, 40]
+    ) -> None:
+        """Take a weapon away from a character.
+
+        Args:
+            character: One of your characters
+            name: The weapon's name
+        """
+        async with self.bot.database.write.begin() as session:
+            repository = CharacterRepository(session)
+            record = await find_own(repository, interaction, character)
+            sheet = record.ruleset.remove_weapon(record.sheet, name)
+            record = await repository.save(record, sheet, now=self.bot.clock())
+        await interaction.response.send_message(
+            embed=done_embed("Removed", f"**{record.name}** no longer carries **{name}**."), ephemeral=True
+        )
+
+    @app_commands.command(name="rename")
+    @app_commands.autocomplete(character=own_characters)
+    async def rename(self, interaction: Interaction, character: str, new_name: app_commands.Range[str, 1, 32]) -> None:
+        """Give a character another name.
+
+        Args:
+            character: One of your characters
+            new_name: The new name, unique among your characters of that game here
+        """
+        new_name = character_name(new_name)
+        async with self.bot.database.write.begin() as session:
+            repository = CharacterRepository(session)
+            record = await find_own(repository, interaction, character)
+            old = record.name
+            record = await repository.rename(record, new_name, now=self.bot.clock())
+        message = f"**{old}** is now **{record.name}**."
+        await interaction.response.send_message(embed=done_embed("Renamed", message), ephemeral=True)
+
+    @app_commands.command(name="delete")
+    @app_commands.autocomplete(character=any_characters)
+    async def delete(self, interaction: Interaction, character: str, user: discord.User | None = None) -> None:
+        """Delete a character, after you confirm.
+
+        Args:
+            character: One of your characters (moderators: any character here)
+            user: Whose character, for moderators (default: yours)
+        """
+        owner = user or interaction.user
+        async with self.bot.database.read() as session:
+            record = await find(CharacterRepository(session), interaction, character, owner_id=owner.id)
+        if record.owner_id != interaction.user.id and not _can_moderate(interaction):
+            raise NotYours(
+                f"**{record.name}** belongs to <@{record.owner_id}>; only they (or a moderator) can delete it."
+            )
+
+        async def delete_it(click: Interaction) -> discord.Embed:
+            async with self.bot.database.write.begin() as session:
+                repository = CharacterRepository(session)
+                current = await repository.get(record.id, guild_id=record.guild_id, for_update=True)
+                if current is None:
+                    return done_embed("Already gone", f"**{record.name}** was deleted meanwhile.")
+                await repository.delete(current)
+            return done_embed("Deleted", f"**{record.name}** is gone.")
+
+        question = discord.Embed(
+            title=f"Delete {record.name}?",
+            description=f"The {record.ruleset.title} character **{record.name}** of <@{record.owner_id}> will be "
+            "deleted for good. Export it first if you may want it back.",
+            colour=discord.Colour.orange(),
+        )
+        view = Confirm(interaction.user.id, delete_it, label="Delete")
+        await interaction.response.send_message(embed=question, view=view, ephemeral=True)
+
+    @app_commands.command(name="export")
+    async def export(self, interaction: Interaction) -> None:
+        """Download all your characters in this server as a JSON file (import takes it back)."""
+        guild_id = _guild(interaction)
+        async with self.bot.database.read() as session:
+            owned = await CharacterRepository(session).owned(guild_id=guild_id, owner_id=interaction.user.id)
+        data = dump_export([_portable(r) for r in owned], exported_at=self.bot.clock())
+        file = discord.File(io.BytesIO(data), filename="characters.json")
+        message = f"{len(owned)} character{'s' if len(owned) != 1 else ''}. `/character import` takes this file back."
+        await interaction.response.send_message(content=message, file=file, ephemeral=True)
+
+    @app_commands.command(name="import")
+    async def import_(self, interaction: Interaction, file: discord.Attachment) -> None:
+        """Load characters from an exported JSON file; shows what will change and asks first.
+
+        Args:
+            file: A file made by /character export
+        """
+        guild_id = _guild(interaction)
+        if file.size > MAX_IMPORT_BYTES:
+            raise UserError(
+                f"That file is {file.size // 1024} KB; an export of 50 characters is far smaller, so the limit is "
+                f"{MAX_IMPORT_BYTES // 1024} KB.",
+                title="File too large",
+            )
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        raw = await file.read()
+        characters = parse_export(raw[: MAX_IMPORT_BYTES + 1])
+        async with self.bot.database.read() as session:
+            owned = await CharacterRepository(session).owned(guild_id=guild_id, owner_id=interaction.user.id)
+        plan = ImportPlan.make(characters, [_portable(r) for r in owned])
+
+        async def import_it(click: Interaction) -> discord.Embed:
+            async with self.bot.database.write.begin() as session:
+                created, replaced = await apply_import(
+                    CharacterRepository(session), plan, guild_id=guild_id, owner_id=interaction.user.id, bot=self.bot
+                )
+            return done_embed("Imported", f"Created {created}, replaced {replaced}.")
+
+        summary = discord.Embed(
+            title="Import these characters?", description=plan.summary(), colour=discord.Colour.orange()
+        )
+        await interaction.followup.send(embed=summary, view=Confirm(interaction.user.id, import_it, label="Import"))
+
+    @app_commands.command(name="forget-me")
+    async def forget_me(self, interaction: Interaction) -> None:
+        """Delete everything the bot keeps about you in this server, after you confirm."""
+        guild_id = _guild(interaction)
+
+        async def forget(click: Interaction) -> discord.Embed:
+            async with self.bot.database.write.begin() as session:
+                characters, rolls = await CharacterRepository(session).forget(
+                    guild_id=guild_id, user_id=interaction.user.id
+                )
+            return done_embed("Forgotten", f"Deleted {characters} characters and {rolls} logged rolls.")
+
+        question = discord.Embed(
+            title="Forget everything about you here?",
+            description="All your characters in this server and your rolls in its log will be deleted for good. "
+            "`/character export` first keeps a copy of your characters.",
+            colour=discord.Colour.orange(),
+        )
+        await interaction.response.send_message(
+            embed=question, view=Confirm(interaction.user.id, forget, label="Forget me"), ephemeral=True
+        )
+
+
+async def apply_import(
+    repository: CharacterRepository, plan: ImportPlan, *, guild_id: int, owner_id: int, bot: DiceBot
+) -> tuple[int, int]:
+    """Write an import in the caller's transaction: replace same-named characters, create the rest."""
+    created = replaced = 0
+    now = bot.clock()
+    for item in plan.characters:
+        same = await repository.named(guild_id=guild_id, owner_id=owner_id, name=item.name, rules=item.ruleset.key)
+        if same:
+            await repository.save(same[0], item.sheet, now=now)
+            replaced += 1
+        else:
+            await repository.create(
+                guild_id=guild_id, owner_id=owner_id, rules=item.ruleset, name=item.name, sheet=item.sheet, now=now
+            )
+            created += 1
+    return created, replaced
+
+
+class EditForm(discord.ui.Modal):
+    """The core numbers of a character in one form; saved only if nobody changed it meanwhile."""
+
+    def __init__(self, bot: DiceBot, record: CharacterRecord) -> None:
+        super().__init__(title=clip(f"Edit {record.name}", 45), custom_id="character-edit")
+        self.bot = bot
+        self.record = record
+        self.inputs: dict[str, discord.ui.TextInput[EditForm]] = {}
+        for key in record.ruleset.sheet.core:
+            current = getattr(record.sheet, key)
+            text_input: discord.ui.TextInput[EditForm] = discord.ui.TextInput(
+                label=clip(key.replace("_", " ").title(), 45),
+                custom_id=key,
+                default=_show(current),
+                placeholder=clip(allowed(record.ruleset.sheet, key), 100),
+                max_length=200,
+                required=False,
+            )
+            self.inputs[key] = text_input
+            self.add_item(text_input)
+
+    async def on_submit(self, interaction: Interaction) -> None:  # type: ignore[override]
+        """Validate every field, then save against the version the form was opened at."""
+        rules = self.record.ruleset
+        sheet = self.record.sheet
+        for key, text_input in self.inputs.items():
+            sheet = rules.set_field(sheet, key, text_input.value)
+        async with self.bot.database.write.begin() as session:
+            record = await CharacterRepository(session).save(self.record, sheet, now=self.bot.clock())
+        await interaction.response.send_message(
+            embed=sheet_embed(record, owner=interaction.user.display_name), ephemeral=True
+        )
+
+    async def on_error(self, interaction: Interaction, error: Exception) -> None:  # type: ignore[override]
+        """Failures go through the same funnel as commands."""
+        await report(interaction, error)
+
+
+def _portable(record: CharacterRecord) -> Portable:
+    return Portable(record.ruleset, record.name, record.sheet)
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, list | tuple):
+        return ", ".join(map(str, value)) or "none"
+    return "none" if value is None or value == "" else str(value)
+
+
+def _display(interaction: Interaction, user_id: int) -> str:
+    if user_id == interaction.user.id:
+        return interaction.user.display_name
+    member = interaction.guild.get_member(user_id) if interaction.guild else None
+    resolved = interaction.namespace.user if getattr(interaction.namespace, "user", None) else None
+    if member is not None:
+        return member.display_name
+    if resolved is not None and resolved.id == user_id:
+        return str(resolved.display_name)
+    return f"<@{user_id}>"
+
+
+async def setup(bot: DiceBot) -> None:
+    """Load the cog."""
+    await bot.add_cog(Characters(bot))

@@ -1,0 +1,263 @@
+"""/character through the real command tree, with several users and servers."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+from sqlalchemy import func, select
+
+from bot.db.engine import Database
+from bot.db.models import Character
+from bot.local.driver import Exchange, LocalDiscord
+from bot.local.payloads import MANAGER_PERMISSIONS, Actor, user_object
+
+ALICE = "200000000000000001"
+BOB = "200000000000000002"
+MOD = "200000000000000003"
+
+
+def bob(local: LocalDiscord) -> Actor:
+    return local.as_user(BOB)
+
+
+async def create(local: LocalDiscord, name: str, ruleset: str = "aliensrl", actor: Actor | None = None) -> int:
+    exchange = await local.command("character create", {"ruleset": ruleset, "name": name}, actor=actor)
+    assert exchange.rejected == [] and exchange.ephemeral, exchange.requests
+    footer = exchange.embed["footer"]["text"]
+    return int(footer.split()[0][1:])
+
+
+async def count(database: Database) -> int:
+    async with database.read() as session:
+        return (await session.execute(select(func.count()).select_from(Character))).scalar_one()
+
+
+def fields(exchange: Exchange) -> dict[str, str]:
+    return {f["name"]: f["value"] for f in exchange.embed["fields"]}
+
+
+async def test_create_show_set_use_rename_delete(local: LocalDiscord, database: Database) -> None:
+    number = await create(local, "Vasquez")
+    shown = await local.command("character show", {"character": "vasquez"})
+    assert not shown.ephemeral
+    assert shown.embed["title"] == "Vasquez"
+    assert shown.embed["author"]["name"] == "AliensRL character of Player0001"
+    assert shown.embed["footer"]["text"] == f"#{number} · version 1 · active"
+
+    changed = await local.command("character set", {"character": f"#{number}", "field": "rifle", "value": "3"})
+    assert changed.embed["description"] == "**Vasquez**: `rifle` 0 → 3"
+    assert "3 (expert)" in fields(await local.command("character show", {"character": "Vasquez"}))["Skills"]
+
+    refused = await local.command("character set", {"character": "Vasquez", "field": "rifle", "value": "9"})
+    assert refused.ephemeral and refused.embed["color"] == 0xE74C3C
+    assert "Allowed for `rifle`: a whole number from 0 to 4." in refused.embed["description"]
+
+    second = await create(local, "Hicks")
+    used = await local.command("character use", {"character": "Hicks"})
+    assert used.embed["description"] == "Your AliensRL rolls now use **Hicks**."
+    listing = await local.command("character list")
+    assert fields(listing)["AliensRL"] == f"Hicks (#{second}) · active\nVasquez (#{number})"
+
+    taken = await local.command("character rename", {"character": "Hicks", "new_name": "VASQUEZ"})
+    assert taken.embed["title"] == "Name taken"
+    renamed = await local.command("character rename", {"character": "Hicks", "new_name": "Dwayne Hicks"})
+    assert renamed.embed["description"] == "**Hicks** is now **Dwayne Hicks**."
+
+    asked = await local.command("character delete", {"character": "Vasquez"})
+    assert asked.embed["title"] == "Delete Vasquez?" and await count(database) == 2
+    cancelled = await local.click(local.original(asked), "cancel")
+    assert cancelled.response["data"]["embeds"][0]["title"] == "Cancelled" and await count(database) == 2
+    asked = await local.command("character delete", {"character": "Vasquez"})
+    deleted = await local.click(local.original(asked), "confirm")
+    assert deleted.response["data"]["embeds"][0]["title"] == "Deleted"
+    assert deleted.response["data"]["components"] == []
+    assert await count(database) == 1
+
+
+async def test_only_the_owner_changes_a_character(local: LocalDiscord) -> None:
+    number = await create(local, "Vasquez")
+    other = bob(local)
+    for name, options in [
+        ("character set", {"character": f"#{number}", "field": "pain", "value": "5"}),
+        ("character rename", {"character": f"#{number}", "new_name": "Mine now"}),
+        ("character use", {"character": f"#{number}"}),
+        ("character weapon add", {"character": f"#{number}", "name": "Smartgun"}),
+        ("character delete", {"character": f"#{number}"}),
+    ]:
+        exchange = await local.command(name, options, actor=other)
+        assert exchange.embed["title"] == "Not your character", name
+    # By name, Bob only ever reaches his own characters.
+    missing = await local.command("character set", {"character": "Vasquez", "field": "pain", "value": "5"}, actor=other)
+    assert missing.embed["title"] == "No such character"
+    # Anyone may look.
+    shown = await local.command("character show", {"character": f"#{number}"}, actor=other)
+    assert shown.embed["title"] == "Vasquez"
+    # Only the person who asked can confirm.
+    asked = await local.command("character delete", {"character": "Vasquez"})
+    hijack = await local.click(local.original(asked), "confirm", actor=other)
+    assert hijack.response["data"]["embeds"][0]["title"] == "Not your question"
+
+
+async def test_a_moderator_may_delete_any_character(local: LocalDiscord, database: Database) -> None:
+    await create(local, "Troll", actor=bob(local))
+    moderator = local.as_user(MOD, permissions=MANAGER_PERMISSIONS)
+    options = [{"name": "character", "type": 3, "value": "Troll"}, {"name": "user", "type": 6, "value": BOB}]
+    resolved = {"users": {BOB: user_object(BOB)}}
+    asked = await local.command("character delete", options, actor=moderator, resolved=resolved)
+    done = await local.click(local.original(asked), "confirm", actor=moderator)
+    assert done.response["data"]["embeds"][0]["title"] == "Deleted"
+    assert await count(database) == 0
+
+
+async def test_characters_are_invisible_in_other_servers(local: LocalDiscord) -> None:
+    number = await create(local, "Vasquez")
+    elsewhere = Actor(user_id=ALICE, guild_id="400000000000000001", channel_id="400000000000000002")
+    shown = await local.command("character show", {"character": f"#{number}"}, actor=elsewhere)
+    assert shown.embed["description"] == f"There is no character #{number} in this server."
+    listing = await local.command("character list", actor=elsewhere)
+    assert listing.embed["description"].startswith("No characters yet")
+
+
+async def test_names_are_unique_per_owner_and_ruleset_in_any_case(local: LocalDiscord) -> None:
+    await create(local, "Vasquez")
+    again = await local.command("character create", {"ruleset": "aliensrl", "name": "vAsQuEz"})
+    assert again.embed["title"] == "Name taken"
+    await create(local, "Vasquez", ruleset="dnd35")  # another ruleset
+    await create(local, "Vasquez", actor=bob(local))  # another owner
+    ambiguous = await local.command("character show", {"character": "Vasquez"})
+    assert "several characters called **Vasquez**" in ambiguous.embed["description"]
+
+
+async def test_weapons_are_added_validated_and_removed(local: LocalDiscord) -> None:
+    await create(local, "Vasquez")
+    added = await local.command(
+        "character weapon add", {"character": "Vasquez", "name": "Smartgun", "details": "type=heavy accuracy=2 shots=3"}
+    )
+    assert "Smartgun" in fields(added)["Weapons"]
+    bad = await local.command("character weapon add", {"character": "Vasquez", "name": "Pulse", "details": "power=9"})
+    assert "AliensRL weapons take: `type`: pistol, rifle, heavy" in bad.embed["description"]
+    removed = await local.command("character weapon remove", {"character": "Vasquez", "name": "smartgun"})
+    assert removed.embed["description"] == "**Vasquez** no longer carries **smartgun**."
+
+
+async def test_edit_form_saves_unless_changed_meanwhile(local: LocalDiscord) -> None:
+    await create(local, "Vasquez")
+    opened = await local.command("character edit", {"character": "Vasquez"})
+    form = opened.modal
+    saved = await local.submit(form, {"rifle": "4", "pain": "2"})
+    assert saved.embed["footer"]["text"].endswith("version 2")
+    # A second form opened at version 2, then a set (version 3), then the stale form is submitted.
+    stale = (await local.command("character edit", {"character": "Vasquez"})).modal
+    await local.command("character set", {"character": "Vasquez", "field": "heavy", "value": "1"})
+    refused = await local.submit(stale, {"pistol": "4"})
+    assert refused.embed["title"] == "Changed meanwhile"
+    shown = fields(await local.command("character show", {"character": "Vasquez"}))
+    assert "Heavy**: 1" in shown["Skills"] and "Pistol**: 0" in shown["Skills"]
+
+
+async def test_concurrent_sets_keep_every_acknowledged_write(local: LocalDiscord) -> None:
+    await create(local, "Vasquez")
+    keys = ["pistol", "rifle", "heavy", "pain"]
+
+    def options(i: int) -> dict[str, Any]:
+        key = keys[i % 4]
+        return {"character": "Vasquez", "field": key, "value": str(i % 5 if key != "pain" else i)}
+
+    exchanges = await asyncio.gather(*(local.command("character set", options(i)) for i in range(100)))
+    acknowledged = [e for e in exchanges if e.embed["title"] == "Saved"]
+    refused = [e for e in exchanges if e.embed["title"] != "Saved"]
+    assert all(e.embed["title"] == "Changed meanwhile" for e in refused)
+    shown = await local.command("character show", {"character": "Vasquez"})
+    version = int(shown.embed["footer"]["text"].split("version ")[1].split()[0])
+    assert version == 1 + len(acknowledged)  # every acknowledged write applied once, none lost
+    assert len(acknowledged) == 100  # writers queue on the write lock: nothing even needs refusing
+
+
+async def test_forget_me_deletes_characters_and_rolls_after_confirmation(
+    local: LocalDiscord, database: Database
+) -> None:
+    await create(local, "Vasquez")
+    await local.command("roll", {"expression": "1d6"})
+    await create(local, "Troll", actor=bob(local))
+    asked = await local.command("character forget-me")
+    done = await local.click(local.original(asked), "confirm")
+    assert done.response["data"]["embeds"][0]["description"] == "Deleted 1 characters and 1 logged rolls."
+    assert await count(database) == 1  # Bob's is still there
+
+
+async def export(local: LocalDiscord, actor: Actor | None = None) -> bytes:
+    exchange = await local.command("character export", actor=actor)
+    assert exchange.ephemeral
+    return exchange.files["characters.json"]
+
+
+async def import_(local: LocalDiscord, data: bytes, filename: str = "characters.json") -> Exchange:
+    value, resolved = local.upload(filename, data)
+    options = [{"name": "file", "type": 11, "value": value}]
+    return await local.command("character import", options, resolved=resolved)
+
+
+async def test_export_then_import_round_trips(local: LocalDiscord, database: Database) -> None:
+    await create(local, "Vasquez")
+    await local.command("character set", {"character": "Vasquez", "field": "rifle", "value": "3"})
+    await local.command(
+        "character weapon add", {"character": "Vasquez", "name": "Pulse rifle", "details": "accuracy=1 shots=3"}
+    )
+    await create(local, "Regis", ruleset="dnd35")
+    await create(local, "Dralasite Bob", ruleset="sf")
+    first = await export(local)
+    document = json.loads(first)
+    assert [c["name"] for c in document["characters"]] == ["Vasquez", "Regis", "Dralasite Bob"]
+
+    asked = await local.command("character forget-me")
+    await local.click(local.original(asked), "confirm")
+    assert await count(database) == 0
+
+    planned = await import_(local, first)
+    assert planned.requests[0].body == {"type": 5, "data": {"flags": 64}}
+    summary = local.original(planned)["embeds"][0]["description"]
+    assert summary.startswith("**Create 3:** Vasquez (AliensRL), Regis (D&D 3.5 / NWN)")
+    assert await count(database) == 0  # nothing is written before the confirmation
+    done = await local.click(local.original(planned), "confirm")
+    assert done.response["data"]["embeds"][0]["description"] == "Created 3, replaced 0."
+    second = await export(local)
+    strip = lambda raw: {k: v for k, v in json.loads(raw).items() if k != "exported_at"}  # noqa: E731
+    assert strip(second) == strip(first)
+
+    again = await import_(local, second)
+    assert "**Replace 3**" in local.original(again)["embeds"][0]["description"]
+
+
+async def test_hostile_imports_are_refused_and_write_nothing(local: LocalDiscord, database: Database) -> None:
+    await create(local, "Vasquez")
+    good = json.loads(await export(local))
+
+    def variant(change: Any) -> bytes:
+        document = json.loads(json.dumps(good))
+        change(document)
+        return json.dumps(document).encode()
+
+    cases = {
+        b"not json at all": "not JSON",
+        b"[" * 100000: "not JSON",
+        json.dumps({"format": "something else"}).encode(): "not a character export",
+        variant(lambda d: d["characters"][0]["sheet"].update(rifle="3")): "`rifle`: Input should be a valid integer",
+        variant(lambda d: d["characters"][0]["sheet"].update(laser=1)): "`laser`: Extra inputs are not permitted",
+        variant(lambda d: d["characters"][0]["sheet"].update(pain=10**40)): "`pain`: Input should be less than",
+        variant(lambda d: d["characters"][0].update(ruleset="gurps")): "unknown ruleset 'gurps'",
+        variant(lambda d: d["characters"].append(d["characters"][0])): "two AliensRL characters called **Vasquez**",
+        variant(lambda d: d["characters"][0]["sheet"].update(schema=99)): "`schema` must be a schema version",
+        variant(lambda d: d["characters"][0].update(name="`@everyone`")): "backticks",
+        variant(lambda d: d.update(characters=d["characters"] * 51)): "at most 50 fit",
+    }
+    for data, message in cases.items():
+        exchange = await import_(local, data)
+        text = json.dumps([m.get("embeds") for m in exchange.messages])
+        assert message in text, (message, text[:500])
+        assert "Import these characters?" not in text
+    huge = await import_(local, b" " * (10 * 1024 * 1024))
+    assert huge.embed["title"] == "File too large"
+    assert huge.requests[0].body["type"] == 4  # refused before deferring or downloading anything
+    assert await count(database) == 1
