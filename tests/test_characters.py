@@ -261,3 +261,40 @@ async def test_hostile_imports_are_refused_and_write_nothing(local: LocalDiscord
     assert huge.embed["title"] == "File too large"
     assert huge.requests[0].body["type"] == 4  # refused before deferring or downloading anything
     assert await count(database) == 1
+
+
+async def test_autocomplete_offers_characters_and_fields(local: LocalDiscord) -> None:
+    number = await create(local, "Vasquez")
+    await create(local, "Troll", actor=bob(local))
+    mine = await local.autocomplete("character set", {"character": "vas"}, focused="character")
+    assert mine.choices == [{"name": "Vasquez · AliensRL", "value": f"#{number}"}]
+    theirs = await local.autocomplete("character show", {"character": ""}, focused="character", actor=bob(local))
+    assert [c["name"] for c in theirs.choices] == ["Troll · AliensRL"]
+    options = {"character": f"#{number}", "field": "pa"}
+    fields_offered = await local.autocomplete("character set", options, focused="field")
+    assert fields_offered.choices == [{"name": "pain: a whole number from 0 to 100", "value": "pain"}]
+
+
+async def test_the_fifty_first_character_is_refused(local: LocalDiscord, database: Database) -> None:
+    for i in range(50):
+        await create(local, f"Marine {i}")
+    refused = await local.command("character create", {"ruleset": "sf", "name": "One too many"})
+    assert refused.embed["title"] == "Too many characters"
+    assert await count(database) == 50
+
+
+async def test_an_import_that_fails_midway_writes_nothing(local: LocalDiscord, database: Database) -> None:
+    for i in range(47):
+        await create(local, f"Marine {i}")
+    await create(local, "Apone")
+    await create(local, "Gorman")
+    data = await export(local)
+    for name in ("Apone", "Gorman"):
+        asked = await local.command("character delete", {"character": name})
+        await local.click(local.original(asked), "confirm")
+    planned = await import_(local, data)  # would create Apone and Gorman again: 49 characters
+    await create(local, "Drake")  # meanwhile a 48th, so the second creation is the 51st
+    await create(local, "Frost")
+    failed = await local.click(local.original(planned), "confirm")
+    assert failed.embed["title"] == "Too many characters"
+    assert await count(database) == 49  # neither Apone nor Gorman: the import's transaction rolled back
