@@ -24,68 +24,9 @@ from bot.tree import report
 from bot.ui.characters import done_embed, list_embed, sheet_embed
 from bot.ui.embeds import clip
 from bot.ui.views import Confirm
+from cogs._shared import Interaction, NotYours, can_moderate, find, find_own, guild_of
 
-Interaction = discord.Interaction[DiceBot]
 RULESET_CHOICES = [app_commands.Choice(name=r.title, value=r.key) for r in RULESETS.values()]
-
-
-class NotYours(CharacterError):
-    """A change to someone else's character."""
-
-    title = "Not your character"
-
-
-def _guild(interaction: Interaction) -> int:
-    if interaction.guild_id is None:
-        raise UserError("Characters live in a server: use this command in one.", title="Servers only")
-    return interaction.guild_id
-
-
-def _can_moderate(interaction: Interaction) -> bool:
-    permissions = interaction.permissions
-    return permissions.manage_guild
-
-
-async def find(
-    repository: CharacterRepository,
-    interaction: Interaction,
-    text: str,
-    *,
-    owner_id: int | None = None,
-    for_update: bool = False,
-) -> CharacterRecord:
-    """The character `text` names: `#12` (what autocomplete fills in) or a name of `owner_id`'s (default: you)."""
-    guild_id = _guild(interaction)
-    owner_id = interaction.user.id if owner_id is None else owner_id
-    text = text.strip()
-    if text.startswith("#") and text[1:].isdigit():
-        record = await repository.get(int(text[1:]), guild_id=guild_id, for_update=for_update)
-        if record is None:
-            raise CharacterError(f"There is no character {text} in this server.", title="No such character")
-        return record
-    matches = await repository.named(guild_id=guild_id, owner_id=owner_id, name=text)
-    whose = "You have" if owner_id == interaction.user.id else f"<@{owner_id}> has"
-    if not matches:
-        raise CharacterError(
-            f"{whose} no character called **{clip(text, 40)}** here. `/character list` shows them.",
-            title="No such character",
-        )
-    if len(matches) > 1:
-        options = ", ".join(f"#{m.id} ({m.ruleset.title})" for m in matches)
-        raise CharacterError(f"{whose} several characters called **{matches[0].name}**: {options}. Pick one.")
-    if for_update:
-        record = await repository.get(matches[0].id, guild_id=guild_id, for_update=True)
-        assert record is not None
-        return record
-    return matches[0]
-
-
-async def find_own(repository: CharacterRepository, interaction: Interaction, text: str) -> CharacterRecord:
-    """A character the user may change: their own, locked for the rest of the transaction."""
-    record = await find(repository, interaction, text, for_update=True)
-    if record.owner_id != interaction.user.id:
-        raise NotYours(f"**{record.name}** belongs to <@{record.owner_id}>; only they can change it.")
-    return record
 
 
 @app_commands.guild_only()
@@ -149,7 +90,7 @@ class Characters(commands.GroupCog, group_name="character", group_description="Y
             ruleset: The game the character is for
             name: Its name, unique among your characters of that game here (any case)
         """
-        guild_id = _guild(interaction)
+        guild_id = guild_of(interaction)
         rules = RULESETS[ruleset]
         name = character_name(name)
         async with self.bot.database.write.begin() as session:
@@ -184,7 +125,7 @@ class Characters(commands.GroupCog, group_name="character", group_description="Y
             character: Which character (default: the only or active one)
             user: Whose character (default: yours)
         """
-        guild_id = _guild(interaction)
+        guild_id = guild_of(interaction)
         owner = user or interaction.user
         async with self.bot.database.read() as session:
             repository = CharacterRepository(session)
@@ -215,7 +156,7 @@ class Characters(commands.GroupCog, group_name="character", group_description="Y
         Args:
             user: Whose characters (default: yours)
         """
-        guild_id = _guild(interaction)
+        guild_id = guild_of(interaction)
         owner = user or interaction.user
         async with self.bot.database.read() as session:
             repository = CharacterRepository(session)
@@ -353,7 +294,7 @@ class Characters(commands.GroupCog, group_name="character", group_description="Y
         owner = user or interaction.user
         async with self.bot.database.read() as session:
             record = await find(CharacterRepository(session), interaction, character, owner_id=owner.id)
-        if record.owner_id != interaction.user.id and not _can_moderate(interaction):
+        if record.owner_id != interaction.user.id and not can_moderate(interaction):
             raise NotYours(
                 f"**{record.name}** belongs to <@{record.owner_id}>; only they (or a moderator) can delete it."
             )
@@ -379,7 +320,7 @@ class Characters(commands.GroupCog, group_name="character", group_description="Y
     @app_commands.command(name="export")
     async def export(self, interaction: Interaction) -> None:
         """Download all your characters in this server as a JSON file (import takes it back)."""
-        guild_id = _guild(interaction)
+        guild_id = guild_of(interaction)
         async with self.bot.database.read() as session:
             owned = await CharacterRepository(session).owned(guild_id=guild_id, owner_id=interaction.user.id)
         data = dump_export([_portable(r) for r in owned], exported_at=self.bot.clock())
@@ -394,7 +335,7 @@ class Characters(commands.GroupCog, group_name="character", group_description="Y
         Args:
             file: A file made by /character export
         """
-        guild_id = _guild(interaction)
+        guild_id = guild_of(interaction)
         if file.size > MAX_IMPORT_BYTES:
             raise UserError(
                 f"That file is {file.size // 1024} KB; an export of 50 characters is far smaller, so the limit is "
@@ -423,7 +364,7 @@ class Characters(commands.GroupCog, group_name="character", group_description="Y
     @app_commands.command(name="forget-me")
     async def forget_me(self, interaction: Interaction) -> None:
         """Delete everything the bot keeps about you in this server, after you confirm."""
-        guild_id = _guild(interaction)
+        guild_id = guild_of(interaction)
 
         async def forget(click: Interaction) -> discord.Embed:
             async with self.bot.database.write.begin() as session:

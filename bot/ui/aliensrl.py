@@ -1,0 +1,156 @@
+"""AliensRL shots and odds as embeds: the outcome first, then every step, defaults marked with †."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import discord
+
+from bot.rules import aliensrl as rules
+from bot.rules.aliensrl import Projectile, Shot, ShotOdds, Term
+from bot.ui.embeds import FIELD_VALUE_LIMIT, ROLL_COLOUR, TITLE_LIMIT, clip
+
+DEFAULT_MARK = "†"
+FOOTER = "† a default: the rules source does not give this number, so the bot proposes one (see README)."
+MAX_SHOT_FIELDS = 20
+
+
+def percent(chance: Fraction) -> str:
+    """A probability as a percentage with at most two decimals: 2%, 0.8%, 33.33%."""
+    text = f"{float(chance) * 100:.2f}".rstrip("0").rstrip(".")
+    return f"{text}%"
+
+
+def signed(value: int) -> str:
+    """A term of a sum: '+ 2' or '- 3'."""
+    return f"+ {value}" if value >= 0 else f"- {-value}"
+
+
+def _word(quality: int) -> str:
+    return f"{rules.QUALITY_WORDS[quality]}{DEFAULT_MARK}"
+
+
+def _landing(shot: Shot, p: Projectile) -> str:
+    assert p.stray_offset is not None
+    ox, oy = p.stray_offset
+    if shot.dx is not None and shot.dy is not None:
+        return f"({shot.dx + ox}, {shot.dy + oy})"
+    return f"{ox:+d}, {oy:+d} from the aimed square"
+
+
+def outcome(shot: Shot, p: Projectile) -> str:
+    """What happened to one projectile, in one line."""
+    crit = " (critical, 200%)" if p.critical else ""
+    hit = f"**{_word(p.quality)}**: **{p.damage}** damage{crit}"
+    if p.intervening_face is not None and not p.intervening_missed:
+        return f"hits the being in the way: {hit}"
+    prefix = "misses the being in the way and flies on; " if p.intervening_missed else ""
+    if p.stray_offset is not None:
+        return f"{prefix}**strays** to {_landing(shot, p)}: {p.damage} damage to whatever stands there"
+    return f"{prefix}{hit} to the target"
+
+
+def odds_line(o: ShotOdds) -> str:
+    """The exact odds of one projectile, as shown before every roll."""
+    return (
+        f"critical {percent(o.critical)}, full damage {percent(o.full)}, may stray {percent(o.may_stray)}, "
+        f"expected damage to the target {float(o.expected_to_target):.2f}"
+        + (f", to the being in the way {float(o.expected_to_being):.2f}" if o.expected_to_being else "")
+    )
+
+
+def skill_text(terms: tuple[Term, ...]) -> str:
+    """The skill rating built term by term: **5** = 1 base + 2 advanced skill - 0 pain ..."""
+    parts = " ".join(f"{signed(t.value)} {t.label}" for t in terms[1:])
+    return f"**{sum(t.value for t in terms)}** = {terms[0].value} {terms[0].label} {parts}"
+
+
+def steps(shot: Shot, p: Projectile) -> str:
+    """Every roll and check of one projectile."""
+    band = p.band
+    mark = DEFAULT_MARK if band.default else ""
+    lines = [f"d100 **{p.face}** → roll rating **{band.rating}** (row {band.low}–{band.high}{mark})"]
+    base = shot.shooter.ammo_damage + shot.shooter.damage_modifier
+    ammo = f"{shot.shooter.ammo_damage}{DEFAULT_MARK if shot.shooter.ammo_damage == rules.DEFAULT_AMMO_DAMAGE else ''}"
+    if shot.shooter.damage_modifier:
+        ammo = f"({ammo} ammo {signed(shot.shooter.damage_modifier)} weapon)"
+    if p.critical:
+        lines.append(f"Critical: quality **11**, 200% of {ammo} = **{p.damage}**")
+    else:
+        raw = p.skill - band.rating
+        clamp = f", clamped to {p.quality}" if raw != p.quality else ""
+        lines.append(
+            f"Quality {p.skill} - ({band.rating}) = {raw}{clamp} → {p.quality * 10}% of {ammo} = **{p.damage}**"
+        )
+    if base * p.quality // 10 < 1 and not p.critical:
+        lines.append("(at least 1 damage)")
+    difference = band.rating - p.skill
+    if band.rating == rules.CRITICAL_RATING:
+        lines.append("Stray: a critical never strays")
+    elif not p.may_stray:
+        lines.append(f"Stray: rating - skill = {difference} ≤ 0, stays on target")
+    elif p.stray_offset is None:
+        lines.append(f"Stray: rating - skill = {difference} > 0, but at distance {shot.distance} < 5 it stays")
+    else:
+        ring = "the 8 neighbours" if shot.distance < 9 else f"the squares two tiles away ({shot.ring}{DEFAULT_MARK})"
+        lines.append(
+            f"Stray: rating - skill = {difference} > 0 at distance {shot.distance}: one of {ring} → {_landing(shot, p)}"
+        )
+    if p.intervening_face is not None:
+        verdict = "missed (6 in 10)" if p.intervening_missed else "hit (4 in 10)"
+        lines.append(f"Being in the way: d10 **{p.intervening_face}** → {verdict}")
+    return "\n".join(lines)
+
+
+def shot_embed(shot: Shot, *, shooter: str, weapon: str) -> discord.Embed:
+    """The answer to /aliens fire."""
+    many = len(shot.projectiles) > 1
+    title = clip(f"{shooter} fires {weapon}" if weapon else f"{shooter} fires", TITLE_LIMIT)
+    lines = [f"{f'Shot {i}: ' if many else ''}{outcome(shot, p)}" for i, p in enumerate(shot.projectiles, start=1)]
+    if many:
+        lines.append(f"Total to the target: **{shot.total_to_target}**")
+    embed = discord.Embed(title=title, description="\n".join(lines), colour=ROLL_COLOUR)
+    aim = f"({shot.dx}, {shot.dy}), distance {shot.distance}" if shot.dx is not None else f"distance {shot.distance}"
+    embed.add_field(name="Odds before the roll (each shot)", value=odds_line(shot.odds), inline=False)
+    embed.add_field(name=f"Skill rating at {aim}", value=skill_text(shot.projectiles[0].terms), inline=False)
+    for i, p in enumerate(shot.projectiles[:MAX_SHOT_FIELDS], start=1):
+        embed.add_field(
+            name=f"Shot {i}" if many else "The shot", value=clip(steps(shot, p), FIELD_VALUE_LIMIT), inline=False
+        )
+    embed.set_footer(text=FOOTER)
+    return embed
+
+
+def odds_embed(shot_odds: ShotOdds, *, title: str, skill: str, shots: int, distance: int) -> discord.Embed:
+    """The answer to /aliens odds: the quality distribution as bars, the strays, the expected damage."""
+    embed = discord.Embed(title=clip(title, TITLE_LIMIT), colour=ROLL_COLOUR)
+    top = max(shot_odds.quality.values())
+    bars = []
+    for q in range(rules.MIN_QUALITY, rules.CRITICAL_QUALITY + 1):
+        chance = shot_odds.quality.get(q, Fraction(0))
+        bar = "█" * round(20 * chance / top) if chance else ""
+        share = "200%" if q == rules.CRITICAL_QUALITY else f"{q * 10}%"
+        bars.append(f"`{q:>2} {share:>4} {percent(chance):>6}` {bar}")
+    embed.add_field(name="Quality (share of ammo damage)", value="\n".join(bars), inline=False)
+    embed.add_field(name="Skill rating", value=skill, inline=False)
+    if shot_odds.landing:
+        chances = sorted(set(shot_odds.landing.values()))
+        where = ", ".join(
+            f"{sum(1 for v in shot_odds.landing.values() if v == c)} squares at {percent(c)} each" for c in chances
+        )
+        stray = f"May stray: {percent(shot_odds.may_stray)}; lands on {where} (around the aimed square)"
+    elif shot_odds.may_stray:
+        stray = f"A bad roll ({percent(shot_odds.may_stray)}) could stray, but at distance {distance} < 5 none does"
+    else:
+        stray = "Cannot stray: the skill rating is at least every roll rating"
+    embed.add_field(name="Strays", value=stray, inline=False)
+    expected = float(shot_odds.expected_to_target)
+    value = f"**{expected:.2f}** to the target per shot"
+    if shots > 1:
+        value += f", **{expected * shots:.2f}** for all {shots} shots"
+    if shot_odds.expected_to_being:
+        value += f"; {float(shot_odds.expected_to_being):.2f} per shot to the being in the way"
+    value += f"; reaches the target {percent(shot_odds.on_target)}"
+    embed.add_field(name="Expected damage", value=value, inline=False)
+    embed.set_footer(text=FOOTER)
+    return embed

@@ -1,0 +1,95 @@
+"""What several cogs share: finding a character from what a user typed, and the server it lives in."""
+
+from __future__ import annotations
+
+import discord
+
+from bot.client import DiceBot
+from bot.db.characters import CharacterError, CharacterRecord, CharacterRepository
+from bot.errors import UserError
+from bot.ui.embeds import clip
+
+Interaction = discord.Interaction[DiceBot]
+
+
+class NotYours(CharacterError):
+    """A change to someone else's character."""
+
+    title = "Not your character"
+
+
+def guild_of(interaction: Interaction) -> int:
+    if interaction.guild_id is None:
+        raise UserError("Characters live in a server: use this command in one.", title="Servers only")
+    return interaction.guild_id
+
+
+def can_moderate(interaction: Interaction) -> bool:
+    permissions = interaction.permissions
+    return permissions.manage_guild
+
+
+async def find(
+    repository: CharacterRepository,
+    interaction: Interaction,
+    text: str,
+    *,
+    owner_id: int | None = None,
+    for_update: bool = False,
+) -> CharacterRecord:
+    """The character `text` names: `#12` (what autocomplete fills in) or a name of `owner_id`'s (default: you)."""
+    guild_id = guild_of(interaction)
+    owner_id = interaction.user.id if owner_id is None else owner_id
+    text = text.strip()
+    if text.startswith("#") and text[1:].isdigit():
+        record = await repository.get(int(text[1:]), guild_id=guild_id, for_update=for_update)
+        if record is None:
+            raise CharacterError(f"There is no character {text} in this server.", title="No such character")
+        return record
+    matches = await repository.named(guild_id=guild_id, owner_id=owner_id, name=text)
+    whose = "You have" if owner_id == interaction.user.id else f"<@{owner_id}> has"
+    if not matches:
+        raise CharacterError(
+            f"{whose} no character called **{clip(text, 40)}** here. `/character list` shows them.",
+            title="No such character",
+        )
+    if len(matches) > 1:
+        options = ", ".join(f"#{m.id} ({m.ruleset.title})" for m in matches)
+        raise CharacterError(f"{whose} several characters called **{matches[0].name}**: {options}. Pick one.")
+    if for_update:
+        record = await repository.get(matches[0].id, guild_id=guild_id, for_update=True)
+        assert record is not None
+        return record
+    return matches[0]
+
+
+async def find_own(repository: CharacterRepository, interaction: Interaction, text: str) -> CharacterRecord:
+    """A character the user may change: their own, locked for the rest of the transaction."""
+    record = await find(repository, interaction, text, for_update=True)
+    if record.owner_id != interaction.user.id:
+        raise NotYours(f"**{record.name}** belongs to <@{record.owner_id}>; only they can change it.")
+    return record
+
+
+async def find_for_roll(
+    repository: CharacterRepository, interaction: Interaction, text: str | None, rules: str, title: str
+) -> CharacterRecord:
+    """The character a roll uses: the one named, else your active one of the ruleset.
+
+    A name reaches your own characters; `#12` (what autocomplete fills in) any character of the server, so a
+    game master can roll for a player's character. Rolling changes nothing, so that needs no ownership.
+    """
+    guild_id = guild_of(interaction)
+    if text:
+        record = await find(repository, interaction, text)
+        if record.ruleset.key != rules:
+            raise CharacterError(f"**{record.name}** is a {record.ruleset.title} character, not {title}.")
+        return record
+    active = await repository.active(guild_id=guild_id, user_id=interaction.user.id, rules=rules)
+    if active is None:
+        raise CharacterError(
+            f"You have no active {title} character here: name one with `character`, pick one with "
+            "`/character use`, or give the numbers directly (quick mode).",
+            title="Which character?",
+        )
+    return active

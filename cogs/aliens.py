@@ -1,0 +1,247 @@
+"""/aliens: AliensRL shots (accuracy, damage, strays), melee, and exact odds."""
+
+from __future__ import annotations
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.client import DiceBot
+from bot.db.characters import CharacterRepository
+from bot.errors import UserError
+from bot.rules import aliensrl as rules
+from bot.rules.sheets.aliensrl import AliensSheet
+from bot.ui.aliensrl import odds_embed, shot_embed, skill_text
+from bot.ui.embeds import ROLL_COLOUR, clip
+from cogs._shared import Interaction, find_for_roll
+
+RULESET = "aliensrl"
+TITLE = "AliensRL"
+Offset = app_commands.Range[int, -rules.MAX_DISTANCE, rules.MAX_DISTANCE]
+
+
+class Aliens(commands.GroupCog, group_name="aliens", group_description="AliensRL shots, melee and odds"):
+    """The AliensRL accuracy model, step by step."""
+
+    def __init__(self, bot: DiceBot) -> None:
+        self.bot = bot
+        super().__init__()
+
+    async def weapons(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
+        """The weapons of the chosen (or active) character."""
+        if interaction.guild_id is None:
+            return []
+        async with self.bot.database.read() as session:
+            try:
+                record = await find_for_roll(
+                    CharacterRepository(session), interaction, interaction.namespace.character, RULESET, TITLE
+                )
+            except UserError:
+                return []
+        assert isinstance(record.sheet, AliensSheet)
+        return [
+            app_commands.Choice(name=clip(f"{w.name} ({w.type}, accuracy {w.accuracy:+d})", 100), value=w.name)
+            for w in record.sheet.weapons
+            if current.lower() in w.name.lower()
+        ][:25]
+
+    async def characters(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
+        """Your AliensRL characters."""
+        if interaction.guild_id is None:
+            return []
+        async with self.bot.database.read() as session:
+            found = await CharacterRepository(session).summaries(
+                guild_id=interaction.guild_id, owner_id=interaction.user.id, text=current.lstrip("#"), rules=RULESET
+            )
+        return [app_commands.Choice(name=s.name, value=f"#{s.id}") for s in found]
+
+    async def shooter(
+        self,
+        interaction: Interaction,
+        *,
+        weapon: str | None,
+        character: str | None,
+        skill_rank: int | None,
+        accuracy: int | None,
+        ammo_damage: int | None,
+        pain: int | None,
+    ) -> tuple[rules.Shooter, str]:
+        """The shooter from quick-mode numbers, or from a character and one of its weapons; and their name."""
+        quick = skill_rank is not None or accuracy is not None or ammo_damage is not None
+        if quick:
+            if character is not None or weapon is not None:
+                raise UserError(
+                    "Quick mode (`skill_rank`, `accuracy`, `ammo_damage`) takes no `character` or `weapon`: "
+                    "use one or the other.",
+                    title="Quick mode or character?",
+                )
+            shooter = rules.Shooter(
+                rank=skill_rank or 0,
+                pain=pain or 0,
+                accuracy=accuracy or 0,
+                ammo_damage=rules.DEFAULT_AMMO_DAMAGE if ammo_damage is None else ammo_damage,
+            )
+            return shooter, interaction.user.display_name
+        async with self.bot.database.read() as session:
+            record = await find_for_roll(CharacterRepository(session), interaction, character, RULESET, TITLE)
+        sheet = record.sheet
+        assert isinstance(sheet, AliensSheet)
+        if not sheet.weapons:
+            raise UserError(
+                f"**{record.name}** carries no weapon: `/character weapon add` gives one.", title="No weapon"
+            )
+        if weapon is None:
+            if len(sheet.weapons) > 1:
+                names = ", ".join(w.name for w in sheet.weapons)
+                raise UserError(f"Which weapon? **{record.name}** carries {names}.", title="Which weapon?")
+            chosen = sheet.weapons[0]
+        else:
+            matches = [w for w in sheet.weapons if w.name.casefold() == weapon.casefold()]
+            if not matches:
+                names = ", ".join(w.name for w in sheet.weapons)
+                raise UserError(f"**{record.name}** has no weapon `{clip(weapon, 40)}`; it carries {names}.")
+            chosen = matches[0]
+        shooter = rules.Shooter(
+            rank=sheet.rank(chosen.type),
+            pain=sheet.pain if pain is None else pain,
+            accuracy=chosen.accuracy,
+            ammo_damage=chosen.ammo_damage,
+            damage_modifier=chosen.damage_modifier,
+            shots=chosen.shots,
+            weapon=chosen.name,
+        )
+        return shooter, record.name
+
+    @app_commands.command(name="fire")
+    @app_commands.autocomplete(weapon=weapons, character=characters)
+    async def fire(
+        self,
+        interaction: Interaction,
+        weapon: app_commands.Range[str, 1, 40] | None = None,
+        character: app_commands.Range[str, 1, 40] | None = None,
+        dx: Offset | None = None,
+        dy: Offset | None = None,
+        distance: app_commands.Range[int, 1, rules.MAX_DISTANCE] | None = None,
+        intervening: bool = False,
+        pain: app_commands.Range[int, 0, 100] | None = None,
+        skill_rank: app_commands.Range[int, 0, 4] | None = None,
+        accuracy: app_commands.Range[int, -20, 20] | None = None,
+        ammo_damage: app_commands.Range[int, 1, 1000] | None = None,
+        private: bool = False,
+    ) -> None:
+        """Fire a ranged weapon: d100 roll rating, skill rating, quality, damage and strays, step by step.
+
+        Args:
+            weapon: One of the character's weapons (default: its only one)
+            character: Who fires (default: your active AliensRL character)
+            dx: Squares to the target across (with dy; the distance is Angband's)
+            dy: Squares to the target down (with dx)
+            distance: Distance to the target in squares, instead of dx and dy
+            intervening: A being stands in the way (or on the stray square): it is missed on 6 in 10
+            pain: The pain on the status line, e.g. 3 for Pain (-3) (default: the character's)
+            skill_rank: Quick mode: rank in the weapon's skill, 0 untrained to 4 master
+            accuracy: Quick mode: the weapon's accuracy
+            ammo_damage: Quick mode: the ammunition's damage (default 10, a proposed default)
+            private: Show the result to you only
+        """
+        shooter, name = await self.shooter(
+            interaction,
+            weapon=weapon,
+            character=character,
+            skill_rank=skill_rank,
+            accuracy=accuracy,
+            ammo_damage=ammo_damage,
+            pain=pain,
+        )
+        shot = rules.fire(shooter, self.bot.dice, dx=dx, dy=dy, distance=distance, intervening=intervening)
+        embed = shot_embed(shot, shooter=name, weapon=shooter.weapon)
+        await interaction.response.send_message(embed=embed, ephemeral=private)
+        await self.bot.log_roll(interaction, result=shot.to_dict(), private=private)
+
+    @app_commands.command(name="odds")
+    @app_commands.autocomplete(weapon=weapons, character=characters)
+    async def odds(
+        self,
+        interaction: Interaction,
+        weapon: app_commands.Range[str, 1, 40] | None = None,
+        character: app_commands.Range[str, 1, 40] | None = None,
+        dx: Offset | None = None,
+        dy: Offset | None = None,
+        distance: app_commands.Range[int, 1, rules.MAX_DISTANCE] | None = None,
+        intervening: bool = False,
+        pain: app_commands.Range[int, 0, 100] | None = None,
+        skill_rank: app_commands.Range[int, 0, 4] | None = None,
+        accuracy: app_commands.Range[int, -20, 20] | None = None,
+        ammo_damage: app_commands.Range[int, 1, 1000] | None = None,
+        private: bool = False,
+    ) -> None:
+        """The exact odds of a shot, rolling nothing: quality 1-11, strays, expected damage.
+
+        Args:
+            weapon: One of the character's weapons (default: its only one)
+            character: Who fires (default: your active AliensRL character)
+            dx: Squares to the target across (with dy; the distance is Angband's)
+            dy: Squares to the target down (with dx)
+            distance: Distance to the target in squares, instead of dx and dy
+            intervening: A being stands in the way (or on the stray square): it is missed on 6 in 10
+            pain: The pain on the status line, e.g. 3 for Pain (-3) (default: the character's)
+            skill_rank: Quick mode: rank in the weapon's skill, 0 untrained to 4 master
+            accuracy: Quick mode: the weapon's accuracy
+            ammo_damage: Quick mode: the ammunition's damage (default 10, a proposed default)
+            private: Show the result to you only
+        """
+        shooter, name = await self.shooter(
+            interaction,
+            weapon=weapon,
+            character=character,
+            skill_rank=skill_rank,
+            accuracy=accuracy,
+            ammo_damage=ammo_damage,
+            pain=pain,
+        )
+        rules.check_shooter(shooter)
+        dx, dy, d = rules.check_aim(dx, dy, distance)
+        chances = rules.odds(shooter, d, intervening=intervening)
+        aim = f"({dx}, {dy}), distance {d}" if dx is not None else f"distance {d}"
+        what = f"{name} with {shooter.weapon}" if shooter.weapon else name
+        embed = odds_embed(
+            chances,
+            title=f"Odds: {what} at {aim}",
+            skill=skill_text(rules.skill_terms(shooter, d)),
+            shots=shooter.shots,
+            distance=d,
+        )
+        await interaction.response.send_message(embed=embed, ephemeral=private)
+
+    @app_commands.command(name="melee")
+    @app_commands.choices(attacker=[app_commands.Choice(name=a.title(), value=a) for a in rules.ALIEN_MELEE_DAMAGE])
+    async def melee(
+        self,
+        interaction: Interaction,
+        attacker: str = "warrior",
+        damage: app_commands.Range[int, 0, 10000] | None = None,
+        private: bool = False,
+    ) -> None:
+        """A melee attack: it always hits; shows the damage.
+
+        Args:
+            attacker: The alien (its damage is a proposed default of 5 until a table corrects it)
+            damage: The damage of this attack instead of the alien's default
+            private: Show the result to you only
+        """
+        result = rules.melee(attacker, damage)
+        mark = "†" if result.default else ""
+        embed = discord.Embed(
+            title=f"{attacker.title()} attacks in melee",
+            description=f"**Hits** (melee always hits): **{result.damage}**{mark} damage",
+            colour=ROLL_COLOUR,
+        )
+        if result.default:
+            embed.set_footer(text="† a default: the rules source gives no number for alien melee damage.")
+        await interaction.response.send_message(embed=embed, ephemeral=private)
+        await self.bot.log_roll(interaction, result={"attacker": attacker, "damage": result.damage}, private=private)
+
+
+async def setup(bot: DiceBot) -> None:
+    """Load the cog."""
+    await bot.add_cog(Aliens(bot))
