@@ -107,7 +107,7 @@ class Characters(commands.GroupCog, group_name="character", group_description="Y
             first = await repository.active(guild_id=guild_id, user_id=interaction.user.id, rules=rules.key) is None
             if first:
                 await repository.set_active(record, user_id=interaction.user.id)
-        embed = sheet_embed(record, owner=interaction.user.display_name, active=first)
+        embed = sheet_embed(record, active=first)
         await interaction.response.send_message(
             content=f"Created **{record.name}**. Change numbers with `/character set` or `/character edit`.",
             embed=embed,
@@ -134,7 +134,7 @@ class Characters(commands.GroupCog, group_name="character", group_description="Y
             else:
                 record = await find(repository, interaction, character, owner_id=owner.id)
             active = record.id in await repository.active_ids(guild_id=guild_id, user_id=record.owner_id)
-        embed = sheet_embed(record, owner=_display(interaction, record.owner_id), active=active)
+        embed = sheet_embed(record, active=active)
         await interaction.response.send_message(embed=embed)
 
     async def _default(self, repository: CharacterRepository, guild_id: int, owner_id: int) -> CharacterRecord:
@@ -162,7 +162,7 @@ class Characters(commands.GroupCog, group_name="character", group_description="Y
             repository = CharacterRepository(session)
             found = await repository.summaries(guild_id=guild_id, owner_id=owner.id, limit=1000)
             active = await repository.active_ids(guild_id=guild_id, user_id=owner.id)
-        embed = list_embed(found, owner=_display(interaction, owner.id), active=active)
+        embed = list_embed(found, owner_id=owner.id, active=active)
         await interaction.response.send_message(embed=embed, ephemeral=True)
 
     @app_commands.command(name="use")
@@ -241,7 +241,7 @@ class Characters(commands.GroupCog, group_name="character", group_description="Y
             record = await find_own(repository, interaction, character)
             sheet = record.ruleset.add_weapon(record.sheet, " ".join(name.split()), details)
             record = await repository.save(record, sheet, now=self.bot.clock())
-        embed = sheet_embed(record, owner=interaction.user.display_name)
+        embed = sheet_embed(record)
         await interaction.response.send_message(content=f"Added **{name}**.", embed=embed, ephemeral=True)
 
     @weapon.command(name="remove")
@@ -432,9 +432,7 @@ class EditForm(discord.ui.Modal):
             sheet = rules.set_field(sheet, key, text_input.value)
         async with self.bot.database.write.begin() as session:
             record = await CharacterRepository(session).save(self.record, sheet, now=self.bot.clock())
-        await interaction.response.send_message(
-            embed=sheet_embed(record, owner=interaction.user.display_name), ephemeral=True
-        )
+        await interaction.response.send_message(embed=sheet_embed(record), ephemeral=True)
 
     async def on_error(self, interaction: Interaction, error: Exception) -> None:  # type: ignore[override]
         """Failures go through the same funnel as commands."""
@@ -451,18 +449,6 @@ def _show(value: Any) -> str:
     if isinstance(value, list | tuple):
         return ", ".join(map(str, value)) or "none"
     return "none" if value is None or value == "" else str(value)
-
-
-def _display(interaction: Interaction, user_id: int) -> str:
-    if user_id == interaction.user.id:
-        return interaction.user.display_name
-    member = interaction.guild.get_member(user_id) if interaction.guild else None
-    resolved = interaction.namespace.user if getattr(interaction.namespace, "user", None) else None
-    if member is not None:
-        return member.display_name
-    if resolved is not None and resolved.id == user_id:
-        return str(resolved.display_name)
-    return f"<@{user_id}>"
 
 
 async def setup(bot: DiceBot) -> None:

@@ -43,7 +43,8 @@ async def test_create_show_set_use_rename_delete(local: LocalDiscord, database: 
     shown = await local.command("character show", {"character": "vasquez"})
     assert not shown.ephemeral
     assert shown.embed["title"] == "Vasquez"
-    assert shown.embed["author"]["name"] == "AliensRL character of Player0001"
+    assert shown.embed["author"]["name"] == "AliensRL character"
+    assert shown.embed["description"] == f"of <@{ALICE}>"
     assert shown.embed["footer"]["text"] == f"#{number} · version 1 · active"
 
     changed = await local.command("character set", {"character": f"#{number}", "field": "rifle", "value": "3"})
@@ -117,7 +118,7 @@ async def test_characters_are_invisible_in_other_servers(local: LocalDiscord) ->
     shown = await local.command("character show", {"character": f"#{number}"}, actor=elsewhere)
     assert shown.embed["description"] == f"There is no character #{number} in this server."
     listing = await local.command("character list", actor=elsewhere)
-    assert listing.embed["description"].startswith("No characters yet")
+    assert listing.embed["description"] == f"<@{ALICE}> has no characters here yet. `/character create` makes one."
 
 
 async def test_names_are_unique_per_owner_and_ruleset_in_any_case(local: LocalDiscord) -> None:

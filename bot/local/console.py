@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import shlex
 import sys
 from collections.abc import AsyncIterator, Callable
@@ -26,6 +27,7 @@ from bot.local.payloads import APPLICATION_COMMAND, Actor, command_data, interac
 
 SUB_COMMAND, SUB_COMMAND_GROUP = 1, 2
 STRING, INTEGER, BOOLEAN, USER, CHANNEL, ROLE, MENTIONABLE, NUMBER, ATTACHMENT = 3, 4, 5, 6, 7, 8, 9, 10, 11
+MENTION = re.compile(r"<@!?(\d+)>")
 UPLOAD_LIMIT = 10 * 1024 * 1024  # the attachment_size_limit the double's interactions announce
 TRUE, FALSE = ("true", "yes", "on", "1"), ("false", "no", "off", "0")
 
@@ -214,8 +216,17 @@ def render_modal(modal: dict[str, Any]) -> list[str]:
     return out
 
 
+def _mentions(text: str) -> str:
+    # Discord shows a user mention as the user's name; the console's users are named after their ids.
+    return MENTION.sub(lambda m: "@" + Actor(user_id=m[1], guild_id=None, channel_id="0").name, text)
+
+
 def render_message(body: dict[str, Any]) -> list[str]:
-    """One message (content and embeds) as text."""
+    """One message (content and embeds) as text, user mentions shown as names."""
+    return [_mentions(line) for line in _message_lines(body)]
+
+
+def _message_lines(body: dict[str, Any]) -> list[str]:
     out = []
     if body.get("flags", 0) & EPHEMERAL:
         out.append("(only you can see this)")

@@ -15,11 +15,17 @@ SHEET_COLOUR = discord.Colour.dark_teal()
 MAX_SECTIONS = 20
 
 
-def sheet_embed(record: CharacterRecord, *, owner: str, active: bool = False) -> discord.Embed:
-    """The whole stat block, section by section, derived values included and explained."""
+def sheet_embed(record: CharacterRecord, *, active: bool = False) -> discord.Embed:
+    """The whole stat block, section by section, derived values included and explained.
+
+    The owner is a mention in the description: Discord shows it as their name (without notifying them),
+    which works for any member, cached or not.
+    """
     sheet = record.sheet
-    embed = discord.Embed(title=clip(record.name, TITLE_LIMIT), colour=SHEET_COLOUR)
-    embed.set_author(name=clip(f"{record.ruleset.title} character of {owner}", 256))
+    embed = discord.Embed(
+        title=clip(record.name, TITLE_LIMIT), description=f"of <@{record.owner_id}>", colour=SHEET_COLOUR
+    )
+    embed.set_author(name=f"{record.ruleset.title} character")
     sections = sheet.sections()
     derived = sheet.derived()
     if derived:
@@ -32,15 +38,15 @@ def sheet_embed(record: CharacterRecord, *, owner: str, active: bool = False) ->
     return embed
 
 
-def list_embed(summaries: Sequence[CharacterSummary], *, owner: str, active: Sequence[int]) -> discord.Embed:
+def list_embed(summaries: Sequence[CharacterSummary], *, owner_id: int, active: Sequence[int]) -> discord.Embed:
     """A user's characters in this server, by ruleset."""
-    embed = discord.Embed(title=clip(f"Characters of {owner}", TITLE_LIMIT), colour=ROLL_COLOUR)
+    embed = discord.Embed(title="Characters", description=f"of <@{owner_id}> in this server", colour=ROLL_COLOUR)
     for key, rules in RULESETS.items():
         names = [f"{s.name} (#{s.id}){' · active' if s.id in active else ''}" for s in summaries if s.ruleset == key]
         if names:
             embed.add_field(name=rules.title, value=clip("\n".join(names), FIELD_VALUE_LIMIT), inline=False)
     if not summaries:
-        embed.description = "No characters yet. `/character create` makes one."
+        embed.description = f"<@{owner_id}> has no characters here yet. `/character create` makes one."
     return embed
 
 

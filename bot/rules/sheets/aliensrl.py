@@ -52,7 +52,10 @@ class AliensSheet(Sheet):
     def sections(self) -> list[tuple[str, list[tuple[str, str]]]]:
         """Skills, condition and weapons."""
         skills = [(t.title(), f"{self.rank(t)} ({RANK_NAMES[self.rank(t)]})") for t in ("pistol", "rifle", "heavy")]
-        condition = [("Hit points", f"{self.hit_points} / {self.max_hit_points}"), ("Pain", f"-{self.pain}")]
+        condition = [
+            ("Hit points", f"{self.hit_points} / {self.max_hit_points}"),
+            ("Pain", f"-{self.pain}" if self.pain else "0"),
+        ]
         weapons = [
             (
                 w.name,
