@@ -137,13 +137,14 @@ class Aliens(commands.GroupCog, group_name="aliens", group_description="AliensRL
             dx: Squares to the target across (with dy; the distance is Angband's)
             dy: Squares to the target down (with dx)
             distance: Distance to the target in squares, instead of dx and dy
-            intervening: A being stands in the way (or on the stray square): it is missed on 6 in 10
+            intervening: A being stands in the shot's way: it is missed on 6 in 10
             pain: The pain on the status line, e.g. 3 for Pain (-3) (default: the character's)
             skill_rank: Quick mode: rank in the weapon's skill, 0 untrained to 4 master
             accuracy: Quick mode: the weapon's accuracy
             ammo_damage: Quick mode: the ammunition's damage (default 10, a proposed default)
             private: Show the result to you only
         """
+        rules.check_aim(dx, dy, distance)  # a bad aim is reported before anything is looked up
         shooter, name = await self.shooter(
             interaction,
             weapon=weapon,
@@ -183,13 +184,14 @@ class Aliens(commands.GroupCog, group_name="aliens", group_description="AliensRL
             dx: Squares to the target across (with dy; the distance is Angband's)
             dy: Squares to the target down (with dx)
             distance: Distance to the target in squares, instead of dx and dy
-            intervening: A being stands in the way (or on the stray square): it is missed on 6 in 10
+            intervening: A being stands in the shot's way: it is missed on 6 in 10
             pain: The pain on the status line, e.g. 3 for Pain (-3) (default: the character's)
             skill_rank: Quick mode: rank in the weapon's skill, 0 untrained to 4 master
             accuracy: Quick mode: the weapon's accuracy
             ammo_damage: Quick mode: the ammunition's damage (default 10, a proposed default)
             private: Show the result to you only
         """
+        rules.check_aim(dx, dy, distance)  # a bad aim is reported before anything is looked up
         shooter, name = await self.shooter(
             interaction,
             weapon=weapon,

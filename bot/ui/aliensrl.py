@@ -2,22 +2,24 @@
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 import discord
 
 from bot.rules import aliensrl as rules
 from bot.rules.aliensrl import Projectile, Shot, ShotOdds, Term
-from bot.ui.embeds import FIELD_VALUE_LIMIT, ROLL_COLOUR, TITLE_LIMIT, clip
+from bot.ui.embeds import EMBED_TOTAL_LIMIT, FIELD_VALUE_LIMIT, ROLL_COLOUR, TITLE_LIMIT, clip
 
 DEFAULT_MARK = "†"
 FOOTER = "† a default: the rules source does not give this number, so the bot proposes one (see README)."
-MAX_SHOT_FIELDS = 20
+COMPACT_LINES_PER_FIELD = 8
 
 
 def percent(chance: Fraction) -> str:
-    """A probability as a percentage with at most two decimals: 2%, 0.8%, 33.33%."""
-    text = f"{float(chance) * 100:.2f}".rstrip("0").rstrip(".")
+    """A probability as a percentage with at most two decimals, rounded half up exactly: 2%, 0.63%, 33.33%."""
+    hundredths = math.floor(chance * 10000 + Fraction(1, 2))
+    text = f"{hundredths // 100}.{hundredths % 100:02d}".rstrip("0").rstrip(".")
     return f"{text}%"
 
 
@@ -102,8 +104,23 @@ def steps(shot: Shot, p: Projectile) -> str:
     return "\n".join(lines)
 
 
+def compact_steps(p: Projectile) -> str:
+    """One projectile's rolls on one line, for weapons whose many shots would not fit in full."""
+    stray = f"strays by {p.stray_offset}" if p.stray_offset else "may stray" if p.may_stray else "no stray"
+    being = f" · d10 {p.intervening_face} {'missed' if p.intervening_missed else 'hit'}" if p.intervening_face else ""
+    mark = DEFAULT_MARK if p.band.default else ""
+    return f"d100 {p.face} → {p.band.rating}{mark} · quality {p.quality} → {p.damage} · {stray}{being}"
+
+
 def shot_embed(shot: Shot, *, shooter: str, weapon: str) -> discord.Embed:
-    """The answer to /aliens fire."""
+    """The answer to /aliens fire: every step of every shot, or one line per shot when that would not fit."""
+    embed = _shot_embed(shot, shooter=shooter, weapon=weapon, compact=False)
+    if len(embed) > EMBED_TOTAL_LIMIT:
+        embed = _shot_embed(shot, shooter=shooter, weapon=weapon, compact=True)
+    return embed
+
+
+def _shot_embed(shot: Shot, *, shooter: str, weapon: str, compact: bool) -> discord.Embed:
     many = len(shot.projectiles) > 1
     title = clip(f"{shooter} fires {weapon}" if weapon else f"{shooter} fires", TITLE_LIMIT)
     lines = [f"{f'Shot {i}: ' if many else ''}{outcome(shot, p)}" for i, p in enumerate(shot.projectiles, start=1)]
@@ -113,10 +130,16 @@ def shot_embed(shot: Shot, *, shooter: str, weapon: str) -> discord.Embed:
     aim = f"({shot.dx}, {shot.dy}), distance {shot.distance}" if shot.dx is not None else f"distance {shot.distance}"
     embed.add_field(name="Odds before the roll (each shot)", value=odds_line(shot.odds), inline=False)
     embed.add_field(name=f"Skill rating at {aim}", value=skill_text(shot.projectiles[0].terms), inline=False)
-    for i, p in enumerate(shot.projectiles[:MAX_SHOT_FIELDS], start=1):
-        embed.add_field(
-            name=f"Shot {i}" if many else "The shot", value=clip(steps(shot, p), FIELD_VALUE_LIMIT), inline=False
-        )
+    if compact:
+        lines = [f"{i}: {compact_steps(p)}" for i, p in enumerate(shot.projectiles, start=1)]
+        for start in range(0, len(lines), COMPACT_LINES_PER_FIELD):
+            chunk = "\n".join(lines[start : start + COMPACT_LINES_PER_FIELD])
+            name = "Shots" if start == 0 else "Shots (cont.)"
+            embed.add_field(name=name, value=clip(chunk, FIELD_VALUE_LIMIT), inline=False)
+    else:
+        for i, p in enumerate(shot.projectiles, start=1):
+            name = f"Shot {i}" if many else "The shot"
+            embed.add_field(name=name, value=clip(steps(shot, p), FIELD_VALUE_LIMIT), inline=False)
     embed.set_footer(text=FOOTER)
     return embed
 
@@ -138,7 +161,9 @@ def odds_embed(shot_odds: ShotOdds, *, title: str, skill: str, shots: int, dista
         where = ", ".join(
             f"{sum(1 for v in shot_odds.landing.values() if v == c)} squares at {percent(c)} each" for c in chances
         )
-        stray = f"May stray: {percent(shot_odds.may_stray)}; lands on {where} (around the aimed square)"
+        stray = f"May stray: {percent(shot_odds.may_stray)}; strays to {where} (around the aimed square)"
+        if shot_odds.expected_to_being:
+            stray += "; the being in the way may stop it first (4 in 10)"
     elif shot_odds.may_stray:
         stray = f"A bad roll ({percent(shot_odds.may_stray)}) could stray, but at distance {distance} < 5 none does"
     else:
