@@ -8,6 +8,7 @@ from discord.ext import commands
 
 from bot.client import DiceBot
 from bot.db.characters import CharacterRepository
+from bot.db.settings import SettingsRepository
 from bot.errors import UserError
 from bot.rules import aliensrl as rules
 from bot.rules.sheets.aliensrl import AliensSheet
@@ -54,6 +55,12 @@ class Aliens(commands.GroupCog, group_name="aliens", group_description="AliensRL
                 guild_id=interaction.guild_id, owner_id=interaction.user.id, text=current.lstrip("#"), rules=RULESET
             )
         return [app_commands.Choice(name=s.name, value=f"#{s.id}") for s in found]
+
+    async def ring(self, interaction: Interaction) -> rules.Ring:
+        """The server's reading of "two tiles away" (`/settings`; the reference's default elsewhere)."""
+        async with self.bot.database.read() as session:
+            current = await SettingsRepository(session).effective(interaction.guild_id)
+        return rules.Ring(current["aliensrl.ring"])
 
     async def shooter(
         self,
@@ -154,7 +161,8 @@ class Aliens(commands.GroupCog, group_name="aliens", group_description="AliensRL
             ammo_damage=ammo_damage,
             pain=pain,
         )
-        shot = rules.fire(shooter, self.bot.dice, dx=dx, dy=dy, distance=distance, intervening=intervening)
+        ring = await self.ring(interaction)
+        shot = rules.fire(shooter, self.bot.dice, dx=dx, dy=dy, distance=distance, intervening=intervening, ring=ring)
         embed = shot_embed(shot, shooter=name, weapon=shooter.weapon)
         await interaction.response.send_message(embed=embed, ephemeral=private)
         await self.bot.log_roll(interaction, result=shot.to_dict(), private=private)
@@ -203,7 +211,8 @@ class Aliens(commands.GroupCog, group_name="aliens", group_description="AliensRL
         )
         rules.check_shooter(shooter)
         dx, dy, d = rules.check_aim(dx, dy, distance)
-        chances = rules.odds(shooter, d, intervening=intervening)
+        ring = await self.ring(interaction)
+        chances = rules.odds(shooter, d, intervening=intervening, ring=ring)
         aim = f"({dx}, {dy}), distance {d}" if dx is not None else f"distance {d}"
         what = f"{name} with {shooter.weapon}" if shooter.weapon else name
         embed = odds_embed(

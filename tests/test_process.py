@@ -72,8 +72,9 @@ async def test_sync_registers_the_commands_globally(double: DiscordDouble, tmp_p
     )
     stdout, _ = await asyncio.wait_for(process.communicate(), 60)
     assert process.returncode == 0
-    assert stdout.decode().startswith("Registered 3 commands globally")
-    assert sorted(c["name"] for c in double.commands[None]) == ["aliens", "character", "roll"]
+    names = [c["name"] for c in double.commands[None]]
+    assert {"roll", "character", "aliens", "settings"} <= set(names)
+    assert stdout.decode().startswith(f"Registered {len(names)} commands globally")
 
 
 async def test_a_bad_setting_stops_the_start_with_a_reason(tmp_path: Path) -> None:

@@ -78,3 +78,15 @@ class ActiveCharacter(Base):
     user_id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
     ruleset: Mapped[str] = mapped_column(String(20), primary_key=True)
     character_id: Mapped[int] = mapped_column(ForeignKey("characters.id", ondelete="CASCADE"))
+
+
+class GuildSetting(Base):
+    """One rules setting of a server (a variant reading), as chosen by someone with Manage Server."""
+
+    __tablename__ = "guild_settings"
+
+    guild_id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    value: Mapped[str] = mapped_column(String(64))
+    updated_by: Mapped[int] = mapped_column(BigInteger)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))

@@ -94,7 +94,8 @@ def steps(shot: Shot, p: Projectile) -> str:
     elif p.stray_offset is None:
         lines.append(f"Stray: rating - skill = {difference} > 0, but at distance {shot.distance} < 5 it stays")
     else:
-        ring = "the 8 neighbours" if shot.distance < 9 else f"the squares two tiles away ({shot.ring}{DEFAULT_MARK})"
+        how = f"{shot.ring}{DEFAULT_MARK}" if shot.ring is rules.DEFAULT_RING else f"{shot.ring}, this server's setting"
+        ring = "the 8 neighbours" if shot.distance < 9 else f"the squares two tiles away ({how})"
         lines.append(
             f"Stray: rating - skill = {difference} > 0 at distance {shot.distance}: one of {ring} → {_landing(shot, p)}"
         )

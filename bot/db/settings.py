@@ -1,0 +1,34 @@
+"""Per-server rules settings as the store keeps them."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.db.models import GuildSetting
+from bot.rules.settings import effective
+
+
+class SettingsRepository:
+    """Reads and writes a server's settings inside the caller's session."""
+
+    def __init__(self, session: AsyncSession) -> None:
+        self.session = session
+
+    async def effective(self, guild_id: int | None) -> dict[str, str]:
+        """Every setting's value for a server (the defaults outside servers)."""
+        if guild_id is None:
+            return effective({})
+        rows = await self.session.scalars(select(GuildSetting).where(GuildSetting.guild_id == guild_id))
+        return effective({row.key: row.value for row in rows})
+
+    async def set(self, guild_id: int, key: str, value: str, *, user_id: int, now: datetime) -> None:
+        """Store one setting (the value is already checked)."""
+        row = await self.session.get(GuildSetting, (guild_id, key))
+        if row is None:
+            self.session.add(GuildSetting(guild_id=guild_id, key=key, value=value, updated_by=user_id, updated_at=now))
+        else:
+            row.value, row.updated_by, row.updated_at = value, user_id, now
+        await self.session.flush()

@@ -1,0 +1,71 @@
+"""The rules settings a server can change: where the references name a variant reading, a server picks one.
+
+Each setting has a fixed set of choices and a default (the reading the reference chose); its value is
+stored per server as the choice's text, and anything unknown falls back to the default, so removing a
+choice in a later version can never break a server.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from bot.errors import UserError
+from bot.rules.aliensrl import DEFAULT_RING, Ring
+
+
+class SettingError(UserError):
+    """An unknown setting, or a value it does not take."""
+
+    title = "Not a setting"
+
+
+@dataclass(frozen=True, slots=True)
+class Setting:
+    """A variant reading a server may choose."""
+
+    key: str
+    title: str
+    help: str
+    choices: Mapping[str, str]  # value -> what it means
+    default: str
+
+
+SETTINGS: dict[str, Setting] = {
+    s.key: s
+    for s in (
+        Setting(
+            key="aliensrl.ring",
+            title="AliensRL: where a far shot strays",
+            help="At distance 9 and more a stray shot lands on a square 'two tiles away' (aliensrl.md §9.6).",
+            choices={
+                Ring.CHEBYSHEV.value: "the 16 squares at Chebyshev distance 2 (the reference's reading)",
+                Ring.ANGBAND.value: "the 12 squares at Angband distance 2",
+                Ring.WITHIN_TWO.value: "the 24 squares within two",
+            },
+            default=DEFAULT_RING.value,
+        ),
+    )
+}
+
+
+def setting(key: str) -> Setting:
+    """The setting called `key`; the error lists them all."""
+    try:
+        return SETTINGS[key]
+    except KeyError:
+        raise SettingError(f"There is no setting `{key}`. Settings: {', '.join(SETTINGS)}.") from None
+
+
+def check(key: str, value: str) -> str:
+    """`value` if the setting takes it (any case); the error lists what it takes."""
+    spec = setting(key)
+    for choice in spec.choices:
+        if choice.lower() == value.strip().lower():
+            return choice
+    raise SettingError(f"`{key}` takes {', '.join(spec.choices)}; not `{value}`.")
+
+
+def effective(stored: Mapping[str, str]) -> dict[str, str]:
+    """Every setting's value for a server: what it chose where still valid, else the default."""
+    return {key: stored[key] if stored.get(key) in spec.choices else spec.default for key, spec in SETTINGS.items()}

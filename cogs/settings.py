@@ -1,0 +1,94 @@
+"""/settings: the rules variants a server uses; anyone may look, Manage Server may change them."""
+
+from __future__ import annotations
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.client import DiceBot
+from bot.db.settings import SettingsRepository
+from bot.errors import UserError
+from bot.rules import settings as rules_settings
+from bot.rules.settings import SETTINGS
+from bot.ui.characters import done_embed
+from bot.ui.embeds import ROLL_COLOUR, clip
+from cogs._shared import Interaction, can_moderate, guild_of
+
+
+@app_commands.guild_only()
+class Settings(commands.GroupCog, group_name="settings", group_description="This server's rules variants"):
+    """Per-server variant readings of the rules."""
+
+    def __init__(self, bot: DiceBot) -> None:
+        self.bot = bot
+        super().__init__()
+
+    async def keys(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
+        """Every setting, with its title."""
+        return [
+            app_commands.Choice(name=clip(f"{key}: {spec.title}", 100), value=key)
+            for key, spec in SETTINGS.items()
+            if current.lower() in key
+        ][:25]
+
+    async def values(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
+        """The choices of the chosen setting, with what each means."""
+        spec = SETTINGS.get(getattr(interaction.namespace, "setting", "") or "")
+        if spec is None:
+            return []
+        return [
+            app_commands.Choice(name=clip(f"{value}: {meaning}", 100), value=value)
+            for value, meaning in spec.choices.items()
+            if current.lower() in value
+        ][:25]
+
+    @app_commands.command(name="show")
+    async def show(self, interaction: Interaction) -> None:
+        """Show this server's rules settings and what each choice means."""
+        async with self.bot.database.read() as session:
+            current = await SettingsRepository(session).effective(guild_of(interaction))
+        embed = discord.Embed(title="Rules settings of this server", colour=ROLL_COLOUR)
+        for key, spec in SETTINGS.items():
+            value = current[key]
+            default = " (default)" if value == spec.default else ""
+            embed.add_field(
+                name=clip(spec.title, 256),
+                value=clip(f"`{key}` = **{value}**{default}: {spec.choices[value]}\n{spec.help}", 1024),
+                inline=False,
+            )
+        embed.set_footer(text="Members with Manage Server change them with /settings set.")
+        await interaction.response.send_message(embed=embed, ephemeral=True)
+
+    @app_commands.command(name="set")
+    @app_commands.autocomplete(setting=keys, value=values)
+    async def set_(
+        self,
+        interaction: Interaction,
+        setting: app_commands.Range[str, 1, 64],
+        value: app_commands.Range[str, 1, 64],
+    ) -> None:
+        """Change a rules setting of this server (needs Manage Server).
+
+        Args:
+            setting: Which setting (autocomplete lists them)
+            value: Its new value (autocomplete lists the choices)
+        """
+        guild_id = guild_of(interaction)
+        if not can_moderate(interaction):
+            raise UserError(
+                "Changing the rules of this server needs the Manage Server permission.", title="Not allowed"
+            )
+        spec = rules_settings.setting(setting)
+        value = rules_settings.check(spec.key, value)
+        async with self.bot.database.write.begin() as session:
+            await SettingsRepository(session).set(
+                guild_id, spec.key, value, user_id=interaction.user.id, now=self.bot.clock()
+            )
+        message = f"`{spec.key}` is now **{value}**: {spec.choices[value]}."
+        await interaction.response.send_message(embed=done_embed("Setting saved", message))
+
+
+async def setup(bot: DiceBot) -> None:
+    """Load the cog."""
+    await bot.add_cog(Settings(bot))

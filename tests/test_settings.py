@@ -1,0 +1,48 @@
+"""/settings: anyone may look, only Manage Server may change, and rolls follow the server's choice."""
+
+from __future__ import annotations
+
+from bot.local.driver import LocalDiscord
+from bot.local.payloads import MANAGER_PERMISSIONS, Actor
+from tests.dice_sources import ScriptedDice
+
+MOD = "200000000000000003"
+
+
+async def test_show_lists_every_setting_with_its_default(local: LocalDiscord) -> None:
+    shown = await local.command("settings show")
+    [field] = shown.embed["fields"]
+    assert field["name"] == "AliensRL: where a far shot strays"
+    assert field["value"].startswith("`aliensrl.ring` = **chebyshev** (default): the 16 squares")
+
+
+async def test_only_manage_server_changes_a_setting(local: LocalDiscord) -> None:
+    refused = await local.command("settings set", {"setting": "aliensrl.ring", "value": "angband"})
+    assert refused.ephemeral and refused.embed["description"].endswith("needs the Manage Server permission.")
+    moderator = local.as_user(MOD, permissions=MANAGER_PERMISSIONS)
+    bad = await local.command("settings set", {"setting": "aliensrl.ring", "value": "hexes"}, actor=moderator)
+    assert bad.embed["description"] == "`aliensrl.ring` takes chebyshev, angband, within-two; not `hexes`."
+    unknown = await local.command("settings set", {"setting": "dice.colour", "value": "red"}, actor=moderator)
+    assert unknown.embed["description"].startswith("There is no setting `dice.colour`.")
+    saved = await local.command("settings set", {"setting": "aliensrl.ring", "value": "Angband"}, actor=moderator)
+    assert saved.embed["description"] == "`aliensrl.ring` is now **angband**: the 12 squares at Angband distance 2."
+    assert "= **angband**: the 12" in (await local.command("settings show")).embed["fields"][0]["value"]
+
+
+async def test_aliens_strays_follow_the_server_ring(local: LocalDiscord) -> None:
+    moderator = local.as_user(MOD, permissions=MANAGER_PERMISSIONS)
+    await local.command("settings set", {"setting": "aliensrl.ring", "value": "angband"}, actor=moderator)
+    odds = await local.command("aliens odds", {"skill_rank": 0, "distance": 10})
+    assert "strays to 12 squares" in odds.embed["fields"][2]["value"]
+    local.bot.dice = ScriptedDice([99, 11])  # rating +4 strays; index 11 is the last of the 12 squares, (1, 2)
+    shot = await local.command("aliens fire", {"skill_rank": 0, "dx": 10, "dy": 0})
+    steps = shot.embed["fields"][2]["value"]
+    assert "two tiles away (angband, this server's setting) → (11, 2)" in steps
+
+
+async def test_settings_are_per_server(local: LocalDiscord) -> None:
+    moderator = local.as_user(MOD, permissions=MANAGER_PERMISSIONS)
+    await local.command("settings set", {"setting": "aliensrl.ring", "value": "within-two"}, actor=moderator)
+    elsewhere = Actor(user_id=MOD, guild_id="400000000000000001", channel_id="400000000000000002")
+    shown = await local.command("settings show", actor=elsewhere)
+    assert "**chebyshev** (default)" in shown.embed["fields"][0]["value"]
