@@ -11,8 +11,12 @@ MOD = "200000000000000003"
 
 async def test_show_lists_every_setting_with_its_default(local: LocalDiscord) -> None:
     shown = await local.command("settings show")
-    [field] = shown.embed["fields"]
-    assert field["name"] == "AliensRL: where a far shot strays"
+    field = shown.embed["fields"][0]
+    assert [f["name"] for f in shown.embed["fields"]] == [
+        "AliensRL: where a far shot strays",
+        "Star Frontiers: 96-00 always misses",
+        "Star Frontiers: the telescopic sight",
+    ]
     assert field["value"].startswith("`aliensrl.ring` = **chebyshev** (default): the 16 squares")
 
 

@@ -45,6 +45,26 @@ SETTINGS: dict[str, Setting] = {
             },
             default=DEFAULT_RING.value,
         ),
+        Setting(
+            key="sf.automatic_miss",
+            title="Star Frontiers: 96-00 always misses",
+            help="The Expanded rules make 96-00 an automatic miss; the Basic game has none (star_frontiers.md §3).",
+            choices={
+                "expanded": "96-00 always misses (the Expanded rules, the reference's reading)",
+                "basic": "no automatic miss (the Basic game)",
+            },
+            default="expanded",
+        ),
+        Setting(
+            key="sf.sight",
+            title="Star Frontiers: the telescopic sight",
+            help="A sight moves a shot one range class closer; whether short becomes point blank is open (§10 item 7).",
+            choices={
+                "to-point-blank": "short range becomes point blank too (the reference's reading)",
+                "to-short": "the sight moves medium to short at best",
+            },
+            default="to-point-blank",
+        ),
     )
 }
 

@@ -1,0 +1,1 @@
+"""Data tables for the rules core."""

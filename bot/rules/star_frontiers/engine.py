@@ -1,0 +1,423 @@
+"""Star Frontiers ranged and melee hit procedures, the d100 roll, knock-outs and damage (star_frontiers.md).
+
+The chance to hit is the sum of the procedure's steps; every step is recorded with its number and reason, even
+one that adds 0.
+
+Ranged hit procedure (§4):
+
+1. Base: RW = ½ DEX, rounded up (§1).
+2. Skill: +10 a level of the weapon's skill; a heavy weapon counts one level lower, -10 untrained (§2).
+3. Range: the distance's band on the weapon's own bands, each upper bound inclusive (§7, §10 item 17): point
+   blank 0, short -10, medium -20, long -40, extreme -80. A telescopic sight moves it one class closer, short to
+   point blank included unless the server's variant stops at medium to short (§10 item 7).
+4. Movement: the target's row (stationary +10, walking 0, running -10, dodging -20; instead, a running animal
+   -10/-20/-30 or a moving vehicle -10) plus the attacker's (walking 0, running -10, dodging -20; in a vehicle
+   -10, or -20 above 150 m/turn), added (§10 item 8).
+5. Careful aim +15, only standing still.
+6. Burst +20.
+7. Cover: soft -10, hard -20.
+8. Target size: tiny -10, small -5, medium 0, large +5, giant +10.
+9. Attacker wounded -10: current Stamina x 2 <= the STA score (§10 item 10).
+10. Target prone -5.
+11. Wrong hand -10; Vrusk are ambidextrous (§10 item 9).
+12. Two weapons -10, on both shots (§10 item 9).
+
+Melee hit procedure (§5), the fighters within 2 m:
+
+1. Base: MW = ½ the greater of STR and DEX, rounded up (§10 item 12).
+2. Skill: +10 a level of melee weapons, or of martial arts bare-handed.
+3. Weapon modifier (§8; every one is a proposed default).
+4. Helpless defender +20: from behind or unaware, or stunned; +20 once when both (§10 item 6).
+5. Battle rage +20: Yazirians only.
+6. Target encumbered +10.
+7. Attacker encumbered -10.
+8. Attacker wounded -10.
+9. Target defending instead of attacking -15.
+
+The roll (§3, §10 items 1-5):
+
+- d100, 00 = 100. 01-05 always hits. 96-00 always misses under the Expanded rules (`Variants.automatic_miss`,
+  the default; the Basic game has no automatic miss). Otherwise a roll at or under the chance hits. The chance
+  is never clamped: 120 hits 95% of the time under Expanded, -20 hits 5%.
+- Knock-outs need a hit and last d100 turns: any hit on 01-02 (shock, ranged and melee); a melee hit with a
+  blunt weapon or bare hands on a roll ending in 0, 00 included; bare-handed martial arts widen 01-02 to 01 to
+  05 + level (a secondary source).
+- Damage on a hit (§6): the weapon's dice; lasers 1d10 per SEU set before the roll; the sonic disruptor by the
+  band the target is really in (the sight changes the modifier, not the distance); a burst 5d10 + 1d10 per
+  target after the first, split evenly with the leftover lost; bare hands the fixed punching damage from STR.
+
+Dice are drawn in this order: the d100; on a hit the damage dice, left to right; on a knock-out the d100 of its
+turns.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from fractions import Fraction
+from typing import Final
+
+from bot.rules.dice import DiceSource
+from bot.rules.star_frontiers.model import (
+    AIM_BONUS,
+    ATTACKER_ENCUMBERED_PENALTY,
+    ATTACKER_MOVEMENT,
+    BATTLE_RAGE_BONUS,
+    BURST_BONUS,
+    BURST_DICE,
+    COVER,
+    DEFAULT_VARIANTS,
+    DEFENDING_PENALTY,
+    HELPLESS_BONUS,
+    PRONE_PENALTY,
+    RANGE_MODIFIER,
+    SIZE,
+    TARGET_ENCUMBERED_BONUS,
+    TARGET_MOVEMENT,
+    TWO_WEAPONS_PENALTY,
+    WOUNDED_PENALTY,
+    WRONG_HAND_PENALTY,
+    Attack,
+    MeleeAttack,
+    RangedAttack,
+    Step,
+    Variants,
+)
+from bot.rules.star_frontiers.tables import AttackError, Band, Dice
+
+AUTO_HIT_MAX: Final = 5  # 01-05 always hits (§3)
+AUTO_MISS_MIN: Final = 96  # 96-00 always misses under the Expanded rules (§3)
+SHOCK_MAX: Final = 2  # a hit on 01-02 knocks out (§3, §10 item 1)
+MARTIAL_ARTS_BASE: Final = 5  # bare-handed martial arts knock out on 01 to 05 + level (§3)
+KNOCKOUT_TURNS_DIE: Final = 100  # unconscious d100 turns
+
+
+# ----------------------------------------------------------------------------------------------------- steps
+
+
+def _flag(number: int, name: str, on: bool, value: int, yes: str, no: str = "no") -> Step:
+    return Step(number, name, value if on else 0, yes if on else no)
+
+
+def sighted(band: Band, variants: Variants) -> Band:
+    """§10 item 7: a telescopic sight moves the shot one range class closer (not below point blank)."""
+    order = list(Band)
+    closer = order[max(order.index(band) - 1, 0)]
+    if closer is Band.POINT_BLANK and not variants.sight_to_point_blank:
+        return band
+    return closer
+
+
+def _situational(number: int, modifier: int) -> tuple[Step, ...]:
+    # Not a rule of the procedure: what the referee adds, recorded after it only when there is one.
+    return (Step(number, "Situational", modifier, "given by the player or referee"),) if modifier else ()
+
+
+def ranged_steps(attack: RangedAttack, variants: Variants = DEFAULT_VARIANTS) -> tuple[Step, ...]:
+    """§4 steps 1-12, every one recorded (a step that does not apply adds 0), then any situational modifier."""
+    s, a, band = attack.situation, attack.attacker, attack.band
+    klass = sighted(band.band, variants) if s.sight else band.band
+    range_reason = band.text
+    if s.sight:
+        moved = f"moves it to {klass.label}" if klass is not band.band else "leaves it there under this server's rule"
+        range_reason += f"; the telescopic sight {moved}"
+    burst = f"10 rounds at {s.targets} target{'s' if s.targets > 1 else ''}"
+    if a.ambidextrous and s.wrong_hand:
+        wrong_hand = Step(11, "Wrong hand", 0, f"{(a.race or '').title()}s are ambidextrous: no penalty")
+    else:
+        wrong_hand = _flag(11, "Wrong hand", s.wrong_hand, WRONG_HAND_PENALTY, "firing with the wrong hand")
+    return (
+        a.base,
+        a.skill,
+        Step(3, "Range", RANGE_MODIFIER[klass], range_reason, default=band.default),
+        Step(4, "Target movement", *TARGET_MOVEMENT[s.target]),
+        Step(4, "Attacker movement", *ATTACKER_MOVEMENT[s.attacker]),
+        _flag(5, "Careful aim", s.aim, AIM_BONUS, "standing still and aiming"),
+        _flag(6, "Burst", s.burst, BURST_BONUS, burst),
+        Step(7, "Cover", *COVER[s.cover]),
+        Step(8, "Target size", SIZE[s.size], f"{s.size.value} target"),
+        _flag(9, "Attacker wounded", a.wounded, WOUNDED_PENALTY, a.wounded_reason, a.wounded_reason),
+        _flag(10, "Target prone", s.prone, PRONE_PENALTY, "target prone"),
+        wrong_hand,
+        _flag(12, "Two weapons", s.two_weapons, TWO_WEAPONS_PENALTY, "firing two weapons: -10 to both shots"),
+        *_situational(13, s.modifier),
+    )
+
+
+def melee_steps(attack: MeleeAttack) -> tuple[Step, ...]:
+    """§5 steps 1-9, every one recorded (a step that does not apply adds 0)."""
+    s, a, weapon = attack.situation, attack.attacker, attack.weapon
+    helpless = [why for on, why in ((s.unaware, "attacked from behind or unaware"), (s.stunned, "stunned")) if on]
+    helpless_reason = " and ".join(helpless) + (": +20 once (§10 item 6)" if len(helpless) > 1 else "")
+    return (
+        a.base,
+        a.skill,
+        Step(3, "Weapon modifier", weapon.modifier, weapon.name, default=weapon.is_default("modifier")),
+        _flag(4, "Helpless defender", bool(helpless), HELPLESS_BONUS, helpless_reason),
+        _flag(5, "Battle rage", s.battle_rage, BATTLE_RAGE_BONUS, "a Yazirian in battle rage"),
+        _flag(6, "Target encumbered", s.target_encumbered, TARGET_ENCUMBERED_BONUS, "target carries over half"),
+        _flag(
+            7,
+            "Attacker encumbered",
+            a.encumbered,
+            ATTACKER_ENCUMBERED_PENALTY,
+            a.encumbered_reason,
+            a.encumbered_reason,
+        ),
+        _flag(8, "Attacker wounded", a.wounded, WOUNDED_PENALTY, a.wounded_reason, a.wounded_reason),
+        _flag(9, "Target defending", s.defending, DEFENDING_PENALTY, "target defends instead of attacking"),
+        *_situational(10, s.modifier),
+    )
+
+
+def attack_steps(attack: Attack, variants: Variants = DEFAULT_VARIANTS) -> tuple[Step, ...]:
+    """The steps of whichever procedure the attack follows."""
+    return ranged_steps(attack, variants) if isinstance(attack, RangedAttack) else melee_steps(attack)
+
+
+# ------------------------------------------------------------------------------------------------- the roll
+
+
+class Decision(StrEnum):
+    """What decided the roll (§3)."""
+
+    AUTOMATIC_HIT = "automatic hit"
+    AUTOMATIC_MISS = "automatic miss"
+    HIT = "hit"
+    MISS = "miss"
+
+    @property
+    def hit(self) -> bool:
+        """Whether the attack hits."""
+        return self in (Decision.AUTOMATIC_HIT, Decision.HIT)
+
+
+def face_text(face: int) -> str:
+    """A d100 face as rolled: 01-99, and 00 for 100."""
+    return "00" if face == 100 else f"{face:02d}"
+
+
+def decide(face: int, chance: int, variants: Variants = DEFAULT_VARIANTS) -> Decision:
+    """§3: 01-05 always hits, 96-00 always misses (Expanded), otherwise at or under the chance hits."""
+    if face <= AUTO_HIT_MAX:
+        return Decision.AUTOMATIC_HIT
+    if variants.automatic_miss and face >= AUTO_MISS_MIN:
+        return Decision.AUTOMATIC_MISS
+    return Decision.HIT if face <= chance else Decision.MISS
+
+
+def decision_reason(face: int, chance: int, decision: Decision) -> str:
+    """Why the roll hit or missed, in words."""
+    shown = face_text(face)
+    return {
+        Decision.AUTOMATIC_HIT: f"{shown} is 01-05: always a hit (§3)",
+        Decision.AUTOMATIC_MISS: f"{shown} is 96-00: always a miss under the Expanded rules (§3)",
+        Decision.HIT: f"{shown} is at or under {chance}",
+        Decision.MISS: f"{shown} is over {chance}",
+    }[decision]
+
+
+class KnockoutRule(StrEnum):
+    """Which rule knocked the target out (§3)."""
+
+    SHOCK = "shock"  # any hit on 01-02
+    MARTIAL_ARTS = "martial arts"  # a bare-handed hit on 01 to 05 + level
+    BLUNT = "blunt"  # a blunt or bare-handed melee hit on a roll ending in 0
+
+
+def knockout_rule(face: int, *, hit: bool, blunt: bool = False, martial_arts: int = 0) -> KnockoutRule | None:
+    """§3 and §10 items 1, 4, 5: which knock-out rule a roll meets; none without a hit."""
+    if not hit:
+        return None
+    if face <= SHOCK_MAX:
+        return KnockoutRule.SHOCK
+    if martial_arts and face <= MARTIAL_ARTS_BASE + martial_arts:
+        return KnockoutRule.MARTIAL_ARTS
+    if blunt and face % 10 == 0:  # 00 is 100, which ends in 0
+        return KnockoutRule.BLUNT
+    return None
+
+
+def _knockout_inputs(attack: Attack) -> tuple[bool, int]:
+    if isinstance(attack, RangedAttack):
+        return False, 0  # blunt knock-outs are a melee rule
+    return attack.weapon.blunt, attack.attacker.martial_arts
+
+
+@dataclass(frozen=True, slots=True)
+class Knockout:
+    """The target is unconscious for `turns` (d100) turns."""
+
+    rule: KnockoutRule
+    reason: str
+    turns: int
+    default: bool = False  # rests on a proposed "blunt" entry of the weapon table
+
+
+@dataclass(frozen=True, slots=True)
+class DamagePlan:
+    """The damage dice a hit rolls, and between how many targets the total is split (a burst)."""
+
+    dice: Dice
+    targets: int
+    reason: str
+    default: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class DamageRoll:
+    """The damage dice rolled: faces, total, and each target's share (leftover points are lost)."""
+
+    plan: DamagePlan
+    faces: tuple[int, ...]
+    total: int
+    share: int
+    lost: int
+
+
+def damage_plan(attack: Attack) -> DamagePlan:
+    """§6: which dice a hit rolls with this weapon, situation and attacker."""
+    weapon = attack.weapon
+    if isinstance(attack, RangedAttack):
+        s = attack.situation
+        if s.burst:
+            burst = Dice(BURST_DICE.count + s.targets - 1, BURST_DICE.sides)
+            split = f", split {s.targets} ways, leftover lost" if s.targets > 1 else ""
+            return DamagePlan(burst, s.targets, f"burst: 5d10 + 1d10 for each target after the first{split}")
+        if weapon.band_damage:
+            band = attack.band.band
+            default = weapon.is_default(f"band_damage.{band.value}")
+            return DamagePlan(dict(weapon.band_damage)[band], 1, f"{band.label} band", default)
+    dice = weapon.damage
+    if dice is None:  # the attack's construction refuses this; kept for the type checker
+        raise AttackError(f"The **{weapon.name}** has no damage to roll.")
+    default = weapon.is_default("damage")
+    if isinstance(attack, RangedAttack) and weapon.per_seu:
+        seu = attack.situation.seu or 0
+        per_seu = Dice(dice.count * seu, dice.sides, dice.bonus * seu)
+        return DamagePlan(per_seu, 1, f"{dice} per SEU at {seu} SEU", default)
+    if weapon.punch:
+        reason = attack.attacker.punching_reason + (f" + {dice}" if dice.count or dice.bonus else "")
+        return DamagePlan(dice.plus(attack.attacker.punching_damage), 1, reason, default)
+    return DamagePlan(dice, 1, weapon.name, default)
+
+
+# ---------------------------------------------------------------------------------------------------- results
+
+
+@dataclass(frozen=True, slots=True)
+class AttackResult:
+    """A whole attack: every step, the chance, the d100, what decided it, the knock-out and the damage."""
+
+    attack: Attack
+    variants: Variants
+    steps: tuple[Step, ...]
+    chance: int
+    roll: int
+    decision: Decision
+    reason: str
+    knockout: Knockout | None
+    damage: DamageRoll | None
+
+    @property
+    def hit(self) -> bool:
+        """Whether the attack hit."""
+        return self.decision.hit
+
+    def to_dict(self) -> dict[str, object]:
+        """The attack, for the roll log."""
+        return {
+            "kind": "ranged" if isinstance(self.attack, RangedAttack) else "melee",
+            "weapon": self.attack.weapon.name,
+            "steps": [[s.number, s.name, s.value] for s in self.steps],
+            "chance": self.chance,
+            "d100": self.roll,
+            "decision": self.decision.value,
+            "knockout": None if self.knockout is None else [self.knockout.rule.value, self.knockout.turns],
+            "damage": None
+            if self.damage is None
+            else {"dice": str(self.damage.plan.dice), "faces": list(self.damage.faces), "share": self.damage.share},
+            "variants": {"automatic_miss": self.variants.automatic_miss, "sight": self.variants.sight_to_point_blank},
+        }
+
+
+def _resolve(attack: Attack, steps: tuple[Step, ...], rng: DiceSource, variants: Variants) -> AttackResult:
+    chance = sum(step.value for step in steps)
+    face = rng.randint(1, 100)
+    decision = decide(face, chance, variants)
+    damage = None
+    if decision.hit:
+        plan = damage_plan(attack)
+        faces = tuple(rng.randint(1, plan.dice.sides) for _ in range(plan.dice.count))
+        total = sum(faces) + plan.dice.bonus
+        damage = DamageRoll(plan, faces, total, total // plan.targets, total % plan.targets)
+    blunt, martial_arts = _knockout_inputs(attack)
+    rule = knockout_rule(face, hit=decision.hit, blunt=blunt, martial_arts=martial_arts)
+    knockout = None
+    if rule is not None:
+        top = MARTIAL_ARTS_BASE + martial_arts
+        reason = {
+            KnockoutRule.SHOCK: "a hit on 01-02 knocks the target out (§3)",
+            KnockoutRule.MARTIAL_ARTS: f"martial arts {martial_arts}: a hit on 01-{top:02d} knocks out",
+            KnockoutRule.BLUNT: "a blunt weapon's hit on a roll ending in 0 knocks out (§3)",
+        }[rule]
+        default = rule is KnockoutRule.BLUNT and attack.weapon.is_default("blunt")
+        knockout = Knockout(rule, reason, rng.randint(1, KNOCKOUT_TURNS_DIE), default)
+    return AttackResult(
+        attack, variants, steps, chance, face, decision, decision_reason(face, chance, decision), knockout, damage
+    )
+
+
+def shoot(attack: RangedAttack, rng: DiceSource, variants: Variants = DEFAULT_VARIANTS) -> AttackResult:
+    """§4 and §3: the ranged hit procedure, the d100, the knock-out and the damage."""
+    return _resolve(attack, ranged_steps(attack, variants), rng, variants)
+
+
+def melee(attack: MeleeAttack, rng: DiceSource, variants: Variants = DEFAULT_VARIANTS) -> AttackResult:
+    """§5 and §3: the melee hit procedure, the d100, the knock-out and the damage."""
+    return _resolve(attack, melee_steps(attack), rng, variants)
+
+
+# -------------------------------------------------------------------------------------------------------- odds
+
+
+@dataclass(frozen=True, slots=True)
+class Odds:
+    """Exact chances of an attack before it is rolled; damage is per target (a burst's share)."""
+
+    chance: int
+    hit: Fraction
+    knockout: Fraction
+    damage: DamagePlan
+    expected_damage_on_hit: Fraction
+    expected_damage: Fraction  # over every outcome: a miss counts 0
+
+
+def _mean_share(plan: DamagePlan) -> Fraction:
+    """E[floor(total / targets)] by convolving the dice (a burst's total is split, the leftover lost)."""
+    if plan.targets == 1:
+        return plan.dice.mean
+    ways = {plan.dice.bonus: 1}
+    for _ in range(plan.dice.count):
+        step: dict[int, int] = {}
+        for total, n in ways.items():
+            for face in range(1, plan.dice.sides + 1):
+                step[total + face] = step.get(total + face, 0) + n
+        ways = step
+    outcomes = plan.dice.sides**plan.dice.count
+    return Fraction(sum((total // plan.targets) * n for total, n in ways.items()), outcomes)
+
+
+def odds(attack: Attack, variants: Variants = DEFAULT_VARIANTS) -> Odds:
+    """Exact chances of a hit and of a knock-out over the 100 faces, and the expected damage (§3, §6)."""
+    chance = sum(step.value for step in attack_steps(attack, variants))
+    blunt, martial_arts = _knockout_inputs(attack)
+    hits = knockouts = 0
+    for face in range(1, 101):
+        if decide(face, chance, variants).hit:
+            hits += 1
+            knockouts += knockout_rule(face, hit=True, blunt=blunt, martial_arts=martial_arts) is not None
+    plan = damage_plan(attack)
+    on_hit = _mean_share(plan)
+    hit = Fraction(hits, 100)
+    return Odds(chance, hit, Fraction(knockouts, 100), plan, on_hit, hit * on_hit)

@@ -1,0 +1,108 @@
+"""Star Frontiers attacks and odds as embeds: the outcome and damage first, then every step, defaults marked †."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import discord
+
+from bot.rules import star_frontiers as sf
+from bot.ui.embeds import FIELD_VALUE_LIMIT, TITLE_LIMIT, clip
+
+DEFAULT_MARK = "†"
+DEFAULT_FOOTER = "† rests on a default: the rules source does not give this number, so the bot proposes one."
+HIT_COLOUR = discord.Colour.green()
+MISS_COLOUR = discord.Colour.dark_grey()
+KNOCKOUT_COLOUR = discord.Colour.gold()
+
+
+def percent(chance: Fraction) -> str:
+    """A probability with one decimal, as the odds line shows it."""
+    return f"{float(chance) * 100:.1f}%"
+
+
+def odds_line(odds: sf.Odds) -> str:
+    """The exact odds of the attack before it was rolled."""
+    return (
+        f"hit {percent(odds.hit)} · knock-out {percent(odds.knockout)} · "
+        f"expected damage {float(odds.expected_damage):.2f}"
+    )
+
+
+def steps_text(steps: tuple[sf.Step, ...], chance: int) -> str:
+    """Every step of the procedure: number, name, value, reason; then the chance."""
+    lines = [f"{s.number}. {s.name} **{s.value:+d}**{DEFAULT_MARK if s.default else ''}: {s.reason}" for s in steps]
+    lines.append(f"Chance to hit: **{chance}**")
+    return "\n".join(lines)
+
+
+def variants_text(variants: sf.Variants) -> str:
+    """The server's readings that affect a roll."""
+    miss = "96-00 always misses (Expanded)" if variants.automatic_miss else "no automatic miss (Basic)"
+    sight = "a sight reaches point blank" if variants.sight_to_point_blank else "a sight stops at short"
+    return f"This server: {miss}; {sight}. `/settings` changes them."
+
+
+def _uses_defaults(result: sf.AttackResult) -> bool:
+    return (
+        any(s.default for s in result.steps)
+        or (result.knockout is not None and result.knockout.default)
+        or (result.damage is not None and result.damage.plan.default)
+    )
+
+
+def attack_embed(result: sf.AttackResult, odds: sf.Odds, *, attacker: str) -> discord.Embed:
+    """The answer to /sf shoot and /sf melee."""
+    attack = result.attack
+    ranged = isinstance(attack, sf.RangedAttack)
+    weapon = attack.weapon.name
+    verb = f"shoots with the {weapon}" if ranged else f"attacks with {weapon}"
+    if weapon == sf.QUICK_WEAPON:
+        verb = "shoots" if ranged else "attacks in melee"
+    colour = HIT_COLOUR if result.hit else MISS_COLOUR
+    outcome = "**Hit**" if result.hit else "**Miss**"
+    lines = [f"{outcome}: {result.reason}"]
+    if result.knockout is not None:
+        colour = KNOCKOUT_COLOUR
+        mark = DEFAULT_MARK if result.knockout.default else ""
+        lines[0] = f"**Hit, knocked out for {result.knockout.turns} turns**{mark}: {result.knockout.reason}"
+    if result.damage is not None:
+        d = result.damage
+        plan_mark = DEFAULT_MARK if d.plan.default else ""
+        faces = ", ".join(map(str, d.faces))
+        rolled = f"{d.plan.dice}{plan_mark} ({faces})" if d.faces else f"{d.plan.dice}{plan_mark}"
+        bonus = f" + {d.plan.dice.bonus}" if d.faces and d.plan.dice.bonus else ""
+        if d.plan.targets > 1:
+            lines.append(
+                f"Damage {rolled}{bonus} = {d.total}, split between {d.plan.targets} targets: **{d.share}** each"
+                + (f" ({d.lost} lost)" if d.lost else "")
+            )
+        else:
+            lines.append(f"Damage {rolled}{bonus} = **{d.total}** ({d.plan.reason})")
+    embed = discord.Embed(title=clip(f"{attacker} {verb}", TITLE_LIMIT), description="\n".join(lines), colour=colour)
+    embed.add_field(name="Odds before the roll", value=odds_line(odds), inline=False)
+    embed.add_field(
+        name="Chance to hit", value=clip(steps_text(result.steps, result.chance), FIELD_VALUE_LIMIT), inline=False
+    )
+    roll = f"d100 **{sf.face_text(result.roll)}** → {result.decision.value}: {result.reason}"
+    embed.add_field(name="The roll", value=f"{roll}\n{variants_text(result.variants)}", inline=False)
+    if _uses_defaults(result):
+        embed.set_footer(text=DEFAULT_FOOTER)
+    return embed
+
+
+def odds_embed(odds: sf.Odds, steps: tuple[sf.Step, ...], *, title: str, variants: sf.Variants) -> discord.Embed:
+    """The answer to /sf odds."""
+    embed = discord.Embed(title=clip(title, TITLE_LIMIT), colour=discord.Colour.blurple())
+    embed.description = (
+        f"Chance **{odds.chance}** → hit **{percent(odds.hit)}**, knock-out **{percent(odds.knockout)}**\n"
+        f"Expected damage **{float(odds.expected_damage):.2f}** "
+        f"({float(odds.expected_damage_on_hit):.2f} on a hit, {odds.damage.dice}"
+        + (f" split between {odds.damage.targets}" if odds.damage.targets > 1 else "")
+        + ")"
+    )
+    embed.add_field(name="Chance to hit", value=clip(steps_text(steps, odds.chance), FIELD_VALUE_LIMIT), inline=False)
+    embed.add_field(name="Rules", value=variants_text(variants), inline=False)
+    if any(s.default for s in steps) or odds.damage.default:
+        embed.set_footer(text=DEFAULT_FOOTER)
+    return embed
