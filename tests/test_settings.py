@@ -2,21 +2,24 @@
 
 from __future__ import annotations
 
-from bot.local.driver import LocalDiscord
+from bot.local.driver import Exchange, LocalDiscord
 from bot.local.payloads import MANAGER_PERMISSIONS, Actor
+from bot.rules.settings import SETTINGS
 from tests.dice_sources import ScriptedDice
 
 MOD = "200000000000000003"
 
 
+def ring_field(exchange: Exchange) -> dict[str, str]:
+    [field] = [f for f in exchange.embed["fields"] if f["value"].startswith("`aliensrl.ring`")]
+    return field
+
+
 async def test_show_lists_every_setting_with_its_default(local: LocalDiscord) -> None:
     shown = await local.command("settings show")
-    field = shown.embed["fields"][0]
-    assert [f["name"] for f in shown.embed["fields"]] == [
-        "AliensRL: where a far shot strays",
-        "Star Frontiers: 96-00 always misses",
-        "Star Frontiers: the telescopic sight",
-    ]
+    names = [f["name"] for f in shown.embed["fields"]]
+    assert names == [spec.title for spec in SETTINGS.values()]
+    field = ring_field(shown)
     assert field["value"].startswith("`aliensrl.ring` = **chebyshev** (default): the 16 squares")
 
 
@@ -30,7 +33,7 @@ async def test_only_manage_server_changes_a_setting(local: LocalDiscord) -> None
     assert unknown.embed["description"].startswith("There is no setting `dice.colour`.")
     saved = await local.command("settings set", {"setting": "aliensrl.ring", "value": "Angband"}, actor=moderator)
     assert saved.embed["description"] == "`aliensrl.ring` is now **angband**: the 12 squares at Angband distance 2."
-    assert "= **angband**: the 12" in (await local.command("settings show")).embed["fields"][0]["value"]
+    assert "= **angband**: the 12" in ring_field(await local.command("settings show"))["value"]
 
 
 async def test_aliens_strays_follow_the_server_ring(local: LocalDiscord) -> None:
@@ -49,4 +52,4 @@ async def test_settings_are_per_server(local: LocalDiscord) -> None:
     await local.command("settings set", {"setting": "aliensrl.ring", "value": "within-two"}, actor=moderator)
     elsewhere = Actor(user_id=MOD, guild_id="400000000000000001", channel_id="400000000000000002")
     shown = await local.command("settings show", actor=elsewhere)
-    assert "**chebyshev** (default)" in shown.embed["fields"][0]["value"]
+    assert "**chebyshev** (default)" in ring_field(shown)["value"]

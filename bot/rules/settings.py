@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from bot.errors import UserError
 from bot.rules.aliensrl import DEFAULT_RING, Ring
+from bot.rules.dnd35 import DEFAULT_VARIANTS, ConfirmationRule, FinesseShieldRule, MultiplierRule
 
 
 class SettingError(UserError):
@@ -34,6 +35,36 @@ class Setting:
 SETTINGS: dict[str, Setting] = {
     s.key: s
     for s in (
+        Setting(
+            key="dnd35.multipliers",
+            title="D&D: stacked damage multipliers",
+            help="Two multipliers on one hit (a critical on a charge): how many damage rolls (dnd35.md §7, §13).",
+            choices={
+                MultiplierRule.SEED.value: "as many rolls as the multipliers add up to: x2 and x3 is 5 (the default)",
+                MultiplierRule.SRD.value: "1 + the sum of (m - 1) rolls: x2 and x3 is 4 (the SRD)",
+            },
+            default=DEFAULT_VARIANTS.multipliers.value,
+        ),
+        Setting(
+            key="dnd35.confirmation",
+            title="D&D: natural 20 and 1 on the confirmation roll",
+            help="Whether a natural 20 (1) on the confirmation roll always confirms (fails) (dnd35.md §6, §13).",
+            choices={
+                ConfirmationRule.SRD.value: "a natural 20 confirms and a natural 1 fails (the SRD, the default)",
+                ConfirmationRule.NWN.value: "only d20 + attack bonus against AC counts (Neverwinter Nights)",
+            },
+            default=DEFAULT_VARIANTS.confirmation.value,
+        ),
+        Setting(
+            key="dnd35.finesse_shield",
+            title="D&D: Weapon Finesse and a shield",
+            help="Whether a shield's armor check penalty applies to finessed attacks (dnd35.md §2, §13).",
+            choices={
+                FinesseShieldRule.SRD.value: "it applies (the SRD, the default)",
+                FinesseShieldRule.NWN.value: "it does not (Neverwinter Nights)",
+            },
+            default=DEFAULT_VARIANTS.finesse_shield.value,
+        ),
         Setting(
             key="aliensrl.ring",
             title="AliensRL: where a far shot strays",

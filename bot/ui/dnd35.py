@@ -1,0 +1,238 @@
+"""D&D 3.5 attacks as embeds: outcome and damage first (they must read well on a phone), then every step."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from fractions import Fraction
+
+import discord
+
+from bot.rules import dnd35 as dnd
+from bot.rules.dnd35.tables import threat_text
+from bot.ui.embeds import FIELD_VALUE_LIMIT, TITLE_LIMIT, clip
+
+COLOURS = {
+    dnd.Outcome.MISS: discord.Colour.dark_grey(),
+    dnd.Outcome.HIT: discord.Colour.green(),
+    dnd.Outcome.CRITICAL: discord.Colour.gold(),
+}
+BAR_WIDTH = 16
+MAX_CHART_ROWS = 16
+
+
+def pct(chance: Fraction) -> str:
+    """A chance with one decimal."""
+    return f"{float(chance) * 100:.1f}%"
+
+
+def odds_line(odds: dnd.AttackOdds) -> str:
+    """`Odds: hit 55.0% · crit 5.5% · avg 4.54`, computed before the roll."""
+    return f"Odds: hit {pct(odds.hit)} · crit {pct(odds.critical)} · avg {float(odds.expected_damage):.2f}"
+
+
+def signed(value: int) -> str:
+    """+3 / -2."""
+    return f"{value:+d}"
+
+
+def terms_text(terms: Sequence[dnd.Term]) -> str:
+    """Each named part of a bonus, with where it came from."""
+    return " ".join(f"{signed(t.value)} {t.name}" + (f" ({t.source})" if t.source else "") for t in terms) or "+0"
+
+
+def variants_text(variants: dnd.Variants) -> str:
+    """The server's readings that an attack's numbers depend on."""
+    multipliers = "multipliers add up (seed)" if variants.multipliers is dnd.MultiplierRule.SEED else "SRD multipliers"
+    confirmation = (
+        "natural 20/1 decide confirmation (SRD)"
+        if variants.confirmation is dnd.ConfirmationRule.SRD
+        else "NWN confirmation"
+    )
+    return f"{multipliers} · {confirmation} · /settings"
+
+
+def headline(result: dnd.AttackResult) -> str:
+    """The outcome and the damage, in one line."""
+    natural = " (natural 20)" if result.face == 20 else " (natural 1)" if result.face == 1 else ""
+    if result.critical:
+        return f"**Critical hit!** **{result.damage}** damage{natural}"
+    if result.hit:
+        threat = ", threat not confirmed" if result.threat else ""
+        return f"**Hit**: **{result.damage}** damage{natural}{threat}"
+    return f"**Miss**{natural}"
+
+
+def attack_roll_text(result: dnd.AttackResult) -> str:
+    """The d20, the attack bonus by its parts, the total against the AC, and why it hit or missed."""
+    attack = result.attack
+    target = attack.target
+    verdict = "hit" if result.hit else "miss"
+    if result.face == 20:
+        verdict += ": a natural 20 always hits"
+    elif result.face == 1:
+        verdict += ": a natural 1 always misses"
+    elif result.hit and result.total == target.ac:
+        verdict += ": equal to the AC hits"
+    lines = [
+        f"d20 **{result.face}** {signed(attack.attack_bonus)} = **{result.total}** "
+        f"vs {target.kind} {target.ac} → {verdict}",
+        f"Attack bonus {signed(attack.attack_bonus)} = {terms_text(attack.attack_terms)}",
+    ]
+    if target.explanation != "given":
+        lines.append(f"{target.kind[0].upper()}{target.kind[1:]} {target.explanation}")
+    return "\n".join(lines)
+
+
+def threat_text_of(result: dnd.AttackResult) -> str | None:
+    """The threat and its confirmation roll, when there was one."""
+    attack = result.attack
+    if not result.threat:
+        return None
+    head = f"{threat_text(attack.threat)} threat ({attack.threat_source})"
+    c = result.confirmation
+    if c is None:
+        return f"{head}: the target is immune to critical hits"
+    why = " (natural 20)" if c.automatic and c.face == 20 else " (natural 1)" if c.automatic and c.face == 1 else ""
+    verdict = "confirmed" if c.confirmed else "not confirmed"
+    roll = f"confirm d20 **{c.face}** {signed(attack.attack_bonus)} = {c.total} vs {attack.target.ac}"
+    return f"{head}: {roll} → {verdict}{why}"
+
+
+def damage_text(result: dnd.AttackResult) -> str | None:
+    """Each damage roll with its faces, the multiplier as extra rolls, precision, minimum 1, DR, energy."""
+    if not result.hit:
+        return None
+    attack = result.attack
+    lines = []
+    if result.multipliers:
+        multipliers = " and ".join(f"x{m.value} ({m.source})" for m in result.multipliers)
+        lines.append(f"{multipliers}: {result.roll_count} damage rolls")
+    bonus = attack.damage_bonus
+    for i, roll in enumerate(result.weapon_rolls, start=1):
+        faces = ", ".join(map(str, roll.faces))
+        dice = f"{attack.damage} ({faces})" if roll.faces else ""
+        lines.append(f"Roll {i}: {dice} {signed(bonus) if dice else bonus} = {roll.total}".replace("  ", " "))
+    if attack.damage_terms:
+        lines.append(f"Each roll's bonus {signed(bonus)} = {terms_text(attack.damage_terms)}")
+    for rider in result.precision:
+        lines.append(
+            f"{rider.label} {rider.dice} ({', '.join(map(str, rider.faces))}) = {rider.total}, never multiplied"
+        )
+    if result.minimum_applied:
+        lines.append(f"{result.physical} is less than 1: a hit deals at least 1")
+    dr = attack.target.dr
+    if dr is not None:
+        if result.dr_bypassed:
+            lines.append(f"DR {dr} bypassed by the weapon")
+        else:
+            lines.append(f"DR {dr}: -{result.dr_reduction}")
+    for rider in result.energy:
+        lines.append(
+            f"{rider.label} {rider.dice} ({', '.join(map(str, rider.faces))}) = {rider.total}, DR does not apply"
+        )
+    lines.append(f"Damage **{result.damage}**")
+    return "\n".join(lines)
+
+
+def attack_embed(result: dnd.AttackResult, odds: dnd.AttackOdds, *, attacker: str) -> discord.Embed:
+    """The answer to /dnd attack."""
+    attack = result.attack
+    embed = discord.Embed(
+        title=clip(f"{attacker}: {attack.label}", TITLE_LIMIT),
+        description=f"{headline(result)}\n{odds_line(odds)}",
+        colour=COLOURS[result.outcome],
+    )
+    embed.add_field(name="Attack roll", value=clip(attack_roll_text(result), FIELD_VALUE_LIMIT), inline=False)
+    threat = threat_text_of(result)
+    if threat:
+        embed.add_field(name="Threat", value=clip(threat, FIELD_VALUE_LIMIT), inline=False)
+    damage = damage_text(result)
+    if damage:
+        embed.add_field(name="Damage", value=clip(damage, FIELD_VALUE_LIMIT), inline=False)
+    notes = (*attack.notes, *attack.target.notes)
+    if notes:
+        embed.add_field(name="Notes", value=clip("\n".join(notes), FIELD_VALUE_LIMIT), inline=False)
+    embed.set_footer(text=variants_text(result.variants))
+    return embed
+
+
+def full_attack_embed(full: dnd.FullAttackResult, expected: Fraction, *, attacker: str, weapon: str) -> discord.Embed:
+    """The answer to /dnd full-attack: the total first, then each attack on its own."""
+    hits = sum(r.hit for r in full.results)
+    crits = sum(r.critical for r in full.results)
+    colour = COLOURS[dnd.Outcome.CRITICAL if crits else dnd.Outcome.HIT if hits else dnd.Outcome.MISS]
+    description = (
+        f"**{full.total_damage}** damage in total: {hits} of {len(full.results)} attacks hit"
+        + (f", {crits} critical" if crits else "")
+        + f"\nOdds: avg {float(expected):.2f} for the whole full attack"
+    )
+    embed = discord.Embed(
+        title=clip(f"{attacker}: full attack with {weapon}", TITLE_LIMIT), description=description, colour=colour
+    )
+    for i, result in enumerate(full.results[:20], start=1):
+        parts = [headline(result), attack_roll_text(result)]
+        if (threat := threat_text_of(result)) is not None:
+            parts.append(threat)
+        if (damage := damage_text(result)) is not None:
+            parts.append(damage)
+        name = f"{i}. {result.attack.label} ({signed(result.attack.attack_bonus)})"
+        embed.add_field(name=clip(name, 256), value=clip("\n".join(parts), FIELD_VALUE_LIMIT), inline=False)
+    embed.set_footer(text=variants_text(full.results[0].variants) if full.results else "")
+    return embed
+
+
+def chart(distribution: dict[int, Fraction]) -> str:
+    """The damage distribution as text bars, totals grouped into ranges when there are many.
+
+    0 (a miss, or DR taking everything) has a row of its own, so that misses never blur into small hits.
+    """
+    rows: list[tuple[str, Fraction]] = []
+    if distribution.get(0):
+        rows.append(("0", distribution[0]))
+    totals = sorted(t for t in distribution if t > 0)
+    low, high = (totals[0], totals[-1]) if totals else (1, 0)
+    width = max(1, -(-(high - low + 1) // MAX_CHART_ROWS))
+    start = low
+    while start <= high:
+        end = start + width - 1
+        chance = sum((distribution.get(t, Fraction(0)) for t in range(start, end + 1)), Fraction(0))
+        label = str(start) if width == 1 else f"{start}-{end}"
+        rows.append((label, chance))
+        start = end + 1
+    if not rows:
+        return "no damage"
+    top = max(c for _, c in rows)
+    pad = max(len(label) for label, _ in rows)
+    return "\n".join(
+        f"`{label:>{pad}} {pct(c):>6}` {'█' * round(BAR_WIDTH * c / top) if c else ''}" for label, c in rows
+    )
+
+
+def odds_embed(attack: dnd.Attack, odds: dnd.AttackOdds, *, attacker: str, variants: dnd.Variants) -> discord.Embed:
+    """The answer to /dnd odds: the outcome chances, the damage chart and the expected damage."""
+    embed = discord.Embed(title=clip(f"Odds: {attacker}, {attack.label}", TITLE_LIMIT), colour=discord.Colour.blurple())
+    embed.description = (
+        f"Hit **{pct(odds.hit)}** · threat **{pct(odds.threat)}** · confirmed critical **{pct(odds.critical)}** · "
+        f"miss {pct(odds.miss)}\nExpected damage **{float(odds.expected_damage):.2f}**"
+    )
+    embed.add_field(
+        name="The attack",
+        value=clip(
+            f"Attack bonus {signed(attack.attack_bonus)} = {terms_text(attack.attack_terms)}\n"
+            f"vs {attack.target.kind} {attack.target.ac}; damage {attack.damage} {signed(attack.damage_bonus)}, "
+            f"{threat_text(attack.threat)}/x{attack.critical_multiplier}",
+            FIELD_VALUE_LIMIT,
+        ),
+        inline=False,
+    )
+    embed.add_field(name="Damage (a miss counts as 0)", value=clip(chart(odds.damage), FIELD_VALUE_LIMIT), inline=False)
+    embed.set_footer(text=variants_text(variants))
+    return embed
+
+
+def ac_embed(name: str, sheet_ac: Sequence[tuple[str, int, str]]) -> discord.Embed:
+    """The answer to /dnd ac: normal, touch and flat-footed AC with every component."""
+    embed = discord.Embed(title=clip(f"Armor class of {name}", TITLE_LIMIT), colour=discord.Colour.blurple())
+    for label, value, explained in sheet_ac:
+        embed.add_field(name=f"{label}: {value}", value=clip(explained, FIELD_VALUE_LIMIT), inline=False)
+    return embed

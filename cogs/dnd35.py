@@ -1,0 +1,459 @@
+"""/dnd: D&D 3.5 / Neverwinter Nights attacks, full attacks, armor class and exact odds."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from discord import app_commands
+from discord.ext import commands
+
+from bot.client import DiceBot
+from bot.db.characters import CharacterRecord, CharacterRepository
+from bot.db.settings import SettingsRepository
+from bot.errors import UserError
+from bot.rules import dnd35 as dnd
+from bot.rules.sheets.dnd35 import DndSheet
+from bot.ui.dnd35 import ac_embed, attack_embed, full_attack_embed, odds_embed
+from bot.ui.embeds import clip
+from cogs._shared import Interaction, find, find_for_roll
+
+RULESET = "dnd35"
+TITLE = "D&D 3.5"
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    """The options `attack` and `odds` share, as typed."""
+
+    target_ac: int | None = None
+    target: str | None = None
+    touch: bool = False
+    flat_footed: bool = False
+    weapon: str | None = None
+    character: str | None = None
+    attack_number: int = 1
+    off_hand: bool = False
+    modifier: int = 0
+    damage_bonus: int = 0
+    multiplier: int | None = None
+    precision: str | None = None
+    dr: str | None = None
+    flanking: bool = False
+    sneak_attack: bool = False
+    distance: float | None = None
+    two_hands: bool = False
+    attack_bonus: int | None = None
+    damage: str | None = None
+    crit: str | None = None
+
+    @property
+    def quick(self) -> bool:
+        """Quick mode: the numbers are given, no character."""
+        return self.attack_bonus is not None or self.damage is not None or self.crit is not None
+
+    def situation(self) -> dnd.Situation:
+        """What only the table knows about this attack."""
+        return dnd.Situation(
+            modifier=self.modifier,
+            damage_bonus=self.damage_bonus,
+            multipliers=(self.multiplier,) if self.multiplier else (),
+            precision=dnd.parse_dice(self.precision) if self.precision else (),
+            sneak_attack=self.sneak_attack,
+            flanking=self.flanking,
+            distance=self.distance,
+            two_hands=self.two_hands,
+        )
+
+
+class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN attacks, armor class and odds"):
+    """D&D 3.5 attacks exactly as the reference writes them, every step shown."""
+
+    def __init__(self, bot: DiceBot) -> None:
+        self.bot = bot
+        super().__init__()
+
+    # -- autocomplete ------------------------------------------------------------------------------------
+    async def weapons(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
+        """The character's weapons first, then the SRD table."""
+        names: list[str] = []
+        if interaction.guild_id is not None and getattr(interaction.namespace, "attack_bonus", None) is None:
+            async with self.bot.database.read() as session:
+                try:
+                    record = await find_for_roll(
+                        CharacterRepository(session), interaction, interaction.namespace.character, RULESET, TITLE
+                    )
+                    assert isinstance(record.sheet, DndSheet)
+                    names = [w.name for w in record.sheet.weapons]
+                except UserError:
+                    pass
+        taken = {n.casefold() for n in names}
+        names += [n for n in dnd.weapon_names() if n.casefold() not in taken]
+        return [app_commands.Choice(name=n, value=n) for n in names if current.lower() in n.lower()][:25]
+
+    async def characters(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
+        """Your D&D characters."""
+        return await self._characters(interaction, current, owner_id=interaction.user.id)
+
+    async def anyones(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
+        """D&D characters of anyone in this server (a monster the game master keeps, say)."""
+        return await self._characters(interaction, current, owner_id=None)
+
+    async def _characters(
+        self, interaction: Interaction, current: str, *, owner_id: int | None
+    ) -> list[app_commands.Choice[str]]:
+        if interaction.guild_id is None:
+            return []
+        async with self.bot.database.read() as session:
+            found = await CharacterRepository(session).summaries(
+                guild_id=interaction.guild_id, owner_id=owner_id, text=current.lstrip("#"), rules=RULESET
+            )
+        return [app_commands.Choice(name=clip(f"{s.name} (#{s.id})", 100), value=f"#{s.id}") for s in found]
+
+    # -- shared --------------------------------------------------------------------------------------------
+    async def variants(self, interaction: Interaction) -> dnd.Variants:
+        """The server's readings (`/settings`)."""
+        async with self.bot.database.read() as session:
+            current = await SettingsRepository(session).effective(interaction.guild_id)
+        return dnd.Variants(
+            multipliers=dnd.MultiplierRule(current["dnd35.multipliers"]),
+            confirmation=dnd.ConfirmationRule(current["dnd35.confirmation"]),
+            finesse_shield=dnd.FinesseShieldRule(current["dnd35.finesse_shield"]),
+        )
+
+    async def target(self, interaction: Interaction, options: Options) -> dnd.Target:
+        """The defender: a character here (its AC computed), or the AC given."""
+        if (options.target is None) == (options.target_ac is None):
+            raise UserError(
+                "Give the defender as `target_ac` (a number) or `target` (a character here), one of them.",
+                title="Attack what?",
+            )
+        if options.target_ac is not None:
+            kind = " ".join(w for w, on in (("flat-footed", options.flat_footed), ("touch", options.touch)) if on)
+            return dnd.target_ac(
+                options.target_ac, dr=options.dr, denied_dex=options.flat_footed, kind=f"{kind} AC".strip()
+            )
+        async with self.bot.database.read() as session:
+            record = await find(CharacterRepository(session), interaction, options.target)  # type: ignore[arg-type]
+        if not isinstance(record.sheet, DndSheet):
+            raise UserError(f"**{record.name}** is a {record.ruleset.title} character, not {TITLE}.")
+        return dnd.target_sheet(record.sheet, touch=options.touch, flat_footed=options.flat_footed, dr=options.dr)
+
+    async def attacker(self, interaction: Interaction, text: str | None) -> CharacterRecord:
+        """The attacking character: named, or your active one."""
+        async with self.bot.database.read() as session:
+            return await find_for_roll(CharacterRepository(session), interaction, text, RULESET, TITLE)
+
+    async def build(self, interaction: Interaction, options: Options, variants: dnd.Variants) -> tuple[dnd.Attack, str]:
+        """One attack from quick-mode numbers or from a character, and who makes it."""
+        target = await self.target(interaction, options)
+        situation = options.situation()
+        if options.quick:
+            if options.attack_bonus is None or options.damage is None:
+                raise UserError(
+                    "Quick mode needs `attack_bonus` and `damage` (e.g. 1d8+4); `crit` defaults to 20/x2.",
+                    title="Quick mode",
+                )
+            if options.character is not None or options.weapon is not None:
+                raise UserError(
+                    "Quick mode takes no `character` or `weapon`: use one or the other.", title="Quick mode"
+                )
+            attack = dnd.quick_attack(
+                options.attack_bonus,
+                options.damage,
+                target,
+                situation,
+                crit=options.crit or "20/x2",
+                attack_number=options.attack_number,
+                off_hand=options.off_hand,
+                label=f"attack {options.damage}",
+            )
+            return attack, interaction.user.display_name
+        record = await self.attacker(interaction, options.character)
+        sheet = record.sheet
+        assert isinstance(sheet, DndSheet)
+        weapon = options.weapon or _only_weapon(record, sheet)
+        two_weapon = None
+        if options.off_hand:
+            used = dnd.effective_weapon(dnd.find_weapon(sheet, weapon), size=sheet.size)
+            two_weapon = dnd.two_weapon_situation(light_off_hand=used.light, feat=sheet.two_weapon_fighting)
+        attack = dnd.character_attack(
+            sheet,
+            weapon,
+            target,
+            situation,
+            attack_number=options.attack_number,
+            off_hand=options.off_hand,
+            two_weapon=two_weapon,
+            variants=variants,
+        )
+        return attack, record.name
+
+    # -- commands ----------------------------------------------------------------------------------------
+    @app_commands.command(name="attack")
+    @app_commands.autocomplete(weapon=weapons, character=characters, target=anyones)
+    async def attack(
+        self,
+        interaction: Interaction,
+        target_ac: app_commands.Range[int, -50, 200] | None = None,
+        target: app_commands.Range[str, 1, 40] | None = None,
+        touch: bool = False,
+        flat_footed: bool = False,
+        weapon: app_commands.Range[str, 1, 40] | None = None,
+        character: app_commands.Range[str, 1, 40] | None = None,
+        attack_number: app_commands.Range[int, 1, 8] = 1,
+        off_hand: bool = False,
+        modifier: app_commands.Range[int, -100, 100] = 0,
+        damage_bonus: app_commands.Range[int, -100, 100] = 0,
+        multiplier: app_commands.Range[int, 2, 6] | None = None,
+        precision: app_commands.Range[str, 1, 30] | None = None,
+        dr: app_commands.Range[str, 1, 40] | None = None,
+        flanking: bool = False,
+        sneak_attack: bool = False,
+        distance: app_commands.Range[float, 0, 10000] | None = None,
+        two_hands: bool = False,
+        attack_bonus: app_commands.Range[int, -100, 200] | None = None,
+        damage: app_commands.Range[str, 1, 30] | None = None,
+        crit: app_commands.Range[str, 1, 20] | None = None,
+        private: bool = False,
+    ) -> None:
+        """One attack: d20 + attack bonus against AC, threat and confirmation, damage, every step.
+
+        Args:
+            target_ac: The AC that applies (already touch or flat-footed if the attack is)
+            target: Or a character here: its AC is computed (touch, flat-footed, Uncanny Dodge)
+            touch: A touch attack: no armor, shield or natural armor
+            flat_footed: The defender is flat-footed (loses Dex and dodge bonuses)
+            weapon: The character's weapon or one from the SRD table
+            character: Who attacks (default: your active D&D character)
+            attack_number: 1 = the first iterative attack, 2 = the one at -5, ...
+            off_hand: An off-hand attack (half Str, the two-weapon penalty)
+            modifier: A situational attack modifier
+            damage_bonus: Extra flat damage on each damage roll
+            multiplier: A situational damage multiplier, e.g. 2 for a charge with a lance
+            precision: Precision dice never multiplied, e.g. 3d6 sneak attack
+            dr: The defender's damage reduction, e.g. 5/magic, 10/-, 5/silver and good
+            flanking: Flanking the defender (+2 in melee; allows sneak attack)
+            sneak_attack: Add the character's sneak attack dice
+            distance: Feet to the target, for a ranged attack's range penalty
+            two_hands: A one-handed weapon held in two hands (1.5x Str)
+            attack_bonus: Quick mode: the whole attack bonus
+            damage: Quick mode: damage of one roll, e.g. 1d8+4
+            crit: Quick mode: threat range and multiplier, e.g. 19-20/x2 (default 20/x2)
+            private: Show the result to you only
+        """
+        options = Options(
+            target_ac,
+            target,
+            touch,
+            flat_footed,
+            weapon,
+            character,
+            attack_number,
+            off_hand,
+            modifier,
+            damage_bonus,
+            multiplier,
+            precision,
+            dr,
+            flanking,
+            sneak_attack,
+            distance,
+            two_hands,
+            attack_bonus,
+            damage,
+            crit,
+        )
+        variants = await self.variants(interaction)
+        built, name = await self.build(interaction, options, variants)
+        chances = dnd.odds(built, variants=variants)
+        result = dnd.resolve(built, self.bot.dice, variants=variants)
+        await interaction.response.send_message(embed=attack_embed(result, chances, attacker=name), ephemeral=private)
+        await self.bot.log_roll(interaction, result=result.to_dict(), private=private)
+
+    @app_commands.command(name="odds")
+    @app_commands.autocomplete(weapon=weapons, character=characters, target=anyones)
+    async def odds(
+        self,
+        interaction: Interaction,
+        target_ac: app_commands.Range[int, -50, 200] | None = None,
+        target: app_commands.Range[str, 1, 40] | None = None,
+        touch: bool = False,
+        flat_footed: bool = False,
+        weapon: app_commands.Range[str, 1, 40] | None = None,
+        character: app_commands.Range[str, 1, 40] | None = None,
+        attack_number: app_commands.Range[int, 1, 8] = 1,
+        off_hand: bool = False,
+        modifier: app_commands.Range[int, -100, 100] = 0,
+        damage_bonus: app_commands.Range[int, -100, 100] = 0,
+        multiplier: app_commands.Range[int, 2, 6] | None = None,
+        precision: app_commands.Range[str, 1, 30] | None = None,
+        dr: app_commands.Range[str, 1, 40] | None = None,
+        flanking: bool = False,
+        sneak_attack: bool = False,
+        distance: app_commands.Range[float, 0, 10000] | None = None,
+        two_hands: bool = False,
+        attack_bonus: app_commands.Range[int, -100, 200] | None = None,
+        damage: app_commands.Range[str, 1, 30] | None = None,
+        crit: app_commands.Range[str, 1, 20] | None = None,
+        private: bool = False,
+    ) -> None:
+        """The exact odds of an attack, rolling nothing: hit, threat, critical, each damage total.
+
+        Args:
+            target_ac: The AC that applies (already touch or flat-footed if the attack is)
+            target: Or a character here: its AC is computed (touch, flat-footed, Uncanny Dodge)
+            touch: A touch attack: no armor, shield or natural armor
+            flat_footed: The defender is flat-footed (loses Dex and dodge bonuses)
+            weapon: The character's weapon or one from the SRD table
+            character: Who attacks (default: your active D&D character)
+            attack_number: 1 = the first iterative attack, 2 = the one at -5, ...
+            off_hand: An off-hand attack (half Str, the two-weapon penalty)
+            modifier: A situational attack modifier
+            damage_bonus: Extra flat damage on each damage roll
+            multiplier: A situational damage multiplier, e.g. 2 for a charge with a lance
+            precision: Precision dice never multiplied, e.g. 3d6 sneak attack
+            dr: The defender's damage reduction, e.g. 5/magic, 10/-, 5/silver and good
+            flanking: Flanking the defender (+2 in melee; allows sneak attack)
+            sneak_attack: Add the character's sneak attack dice
+            distance: Feet to the target, for a ranged attack's range penalty
+            two_hands: A one-handed weapon held in two hands (1.5x Str)
+            attack_bonus: Quick mode: the whole attack bonus
+            damage: Quick mode: damage of one roll, e.g. 1d8+4
+            crit: Quick mode: threat range and multiplier, e.g. 19-20/x2 (default 20/x2)
+            private: Show the result to you only
+        """
+        options = Options(
+            target_ac,
+            target,
+            touch,
+            flat_footed,
+            weapon,
+            character,
+            attack_number,
+            off_hand,
+            modifier,
+            damage_bonus,
+            multiplier,
+            precision,
+            dr,
+            flanking,
+            sneak_attack,
+            distance,
+            two_hands,
+            attack_bonus,
+            damage,
+            crit,
+        )
+        variants = await self.variants(interaction)
+        built, name = await self.build(interaction, options, variants)
+        chances = dnd.odds(built, variants=variants)
+        embed = odds_embed(built, chances, attacker=name, variants=variants)
+        await interaction.response.send_message(embed=embed, ephemeral=private)
+
+    @app_commands.command(name="full-attack")
+    @app_commands.autocomplete(weapon=weapons, off_hand_weapon=weapons, character=characters, target=anyones)
+    async def full_attack(
+        self,
+        interaction: Interaction,
+        target_ac: app_commands.Range[int, -50, 200] | None = None,
+        target: app_commands.Range[str, 1, 40] | None = None,
+        touch: bool = False,
+        flat_footed: bool = False,
+        weapon: app_commands.Range[str, 1, 40] | None = None,
+        off_hand_weapon: app_commands.Range[str, 1, 40] | None = None,
+        character: app_commands.Range[str, 1, 40] | None = None,
+        modifier: app_commands.Range[int, -100, 100] = 0,
+        damage_bonus: app_commands.Range[int, -100, 100] = 0,
+        precision: app_commands.Range[str, 1, 30] | None = None,
+        dr: app_commands.Range[str, 1, 40] | None = None,
+        flanking: bool = False,
+        two_hands: bool = False,
+        private: bool = False,
+    ) -> None:
+        """Every attack the base attack bonus gives, and off-hand attacks with two weapons; then the total.
+
+        Args:
+            target_ac: The AC that applies (already touch or flat-footed if the attacks are)
+            target: Or a character here: its AC is computed
+            touch: Touch attacks
+            flat_footed: The defender is flat-footed
+            weapon: The primary weapon (the character's or from the SRD table)
+            off_hand_weapon: A second weapon: adds off-hand attacks with the two-weapon penalties
+            character: Who attacks (default: your active D&D character)
+            modifier: A situational modifier to every attack
+            damage_bonus: Extra flat damage on each damage roll
+            precision: Precision dice on every hit, e.g. 1d6
+            dr: The defender's damage reduction, e.g. 5/magic
+            flanking: Flanking the defender
+            two_hands: The primary weapon in two hands (1.5x Str)
+            private: Show the result to you only
+        """
+        options = Options(
+            target_ac=target_ac,
+            target=target,
+            touch=touch,
+            flat_footed=flat_footed,
+            weapon=weapon,
+            character=character,
+            modifier=modifier,
+            damage_bonus=damage_bonus,
+            precision=precision,
+            dr=dr,
+            flanking=flanking,
+            two_hands=two_hands,
+        )
+        variants = await self.variants(interaction)
+        defender = await self.target(interaction, options)
+        record = await self.attacker(interaction, character)
+        sheet = record.sheet
+        assert isinstance(sheet, DndSheet)
+        primary = weapon or _only_weapon(record, sheet)
+        attacks = dnd.full_attack(
+            sheet, primary, defender, options.situation(), off_hand_weapon=off_hand_weapon, variants=variants
+        )
+        expected = sum((dnd.odds(a, variants=variants).expected_damage for a in attacks), start=0)
+        full = dnd.resolve_all(attacks, self.bot.dice, variants=variants)
+        embed = full_attack_embed(full, expected, attacker=record.name, weapon=primary)  # type: ignore[arg-type]
+        await interaction.response.send_message(embed=embed, ephemeral=private)
+        await self.bot.log_roll(
+            interaction,
+            result={"attacks": [r.to_dict() for r in full.results], "total": full.total_damage},
+            private=private,
+        )
+
+    @app_commands.command(name="ac")
+    @app_commands.autocomplete(character=anyones)
+    async def ac(self, interaction: Interaction, character: app_commands.Range[str, 1, 40] | None = None) -> None:
+        """Normal, touch and flat-footed armor class with every component named.
+
+        Args:
+            character: Whose AC (default: your active D&D character; #number for anyone's here)
+        """
+        record = await self.attacker(interaction, character)
+        sheet = record.sheet
+        assert isinstance(sheet, DndSheet)
+        rows = [
+            (label, sheet.ac(touch=touch, flat_footed=flat), sheet.ac_explained(touch=touch, flat_footed=flat))
+            for label, touch, flat in (
+                ("AC", False, False),
+                ("Touch AC", True, False),
+                ("Flat-footed AC", False, True),
+                ("Flat-footed touch AC", True, True),
+            )
+        ]
+        embed = ac_embed(record.name, rows)
+        if sheet.uncanny_dodge:
+            embed.set_footer(text="Uncanny Dodge: keeps its Dex bonus while flat-footed.")
+        await interaction.response.send_message(embed=embed)
+
+
+def _only_weapon(record: CharacterRecord, sheet: DndSheet) -> str:
+    if len(sheet.weapons) == 1:
+        return sheet.weapons[0].name
+    names = ", ".join(w.name for w in sheet.weapons) or "none"
+    raise UserError(f"Which weapon? **{record.name}** carries {names}; name one (or one from the SRD table).")
+
+
+async def setup(bot: DiceBot) -> None:
+    """Load the cog."""
+    await bot.add_cog(Dnd(bot))
