@@ -480,8 +480,15 @@ def _race(text: str | None) -> Race | None:
 
 
 def _only_weapon(record: CharacterRecord, sheet: SfSheet, *, melee: bool) -> str:
-    if len(sheet.weapons) == 1:
-        return sheet.weapons[0].name
+    fitting = []
+    for weapon in sheet.weapons:
+        try:
+            if sf.character_weapon(sheet, weapon.name).melee == melee:
+                fitting.append(weapon.name)
+        except sf.AttackError:
+            continue  # a weapon that cannot be used as it stands is never the default
+    if len(fitting) == 1:
+        return fitting[0]
     names = ", ".join(w.name for w in sheet.weapons) or "none"
     raise UserError(f"Which weapon? **{record.name}** carries {names}; name one (or one from the table).")
 

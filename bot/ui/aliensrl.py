@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import math
 from fractions import Fraction
 
 import discord
 
 from bot.rules import aliensrl as rules
 from bot.rules.aliensrl import Projectile, Shot, ShotOdds, Term
-from bot.ui.embeds import EMBED_TOTAL_LIMIT, FIELD_VALUE_LIMIT, ROLL_COLOUR, TITLE_LIMIT, clip
+from bot.ui.embeds import EMBED_TOTAL_LIMIT, FIELD_VALUE_LIMIT, ROLL_COLOUR, TITLE_LIMIT, clip, fixed
 
 DEFAULT_MARK = "†"
 FOOTER = "† a default: the rules source does not give this number, so the bot proposes one (see README)."
@@ -18,9 +17,7 @@ COMPACT_LINES_PER_FIELD = 8
 
 def percent(chance: Fraction) -> str:
     """A probability as a percentage with at most two decimals, rounded half up exactly: 2%, 0.63%, 33.33%."""
-    hundredths = math.floor(chance * 10000 + Fraction(1, 2))
-    text = f"{hundredths // 100}.{hundredths % 100:02d}".rstrip("0").rstrip(".")
-    return f"{text}%"
+    return fixed(chance * 100, 2).rstrip("0").rstrip(".") + "%"
 
 
 def signed(value: int) -> str:
@@ -56,8 +53,8 @@ def odds_line(o: ShotOdds) -> str:
     """The exact odds of one projectile, as shown before every roll."""
     return (
         f"critical {percent(o.critical)}, full damage {percent(o.full)}, may stray {percent(o.may_stray)}, "
-        f"expected damage to the target {float(o.expected_to_target):.2f}"
-        + (f", to the being in the way {float(o.expected_to_being):.2f}" if o.expected_to_being else "")
+        f"expected damage to the target {fixed(o.expected_to_target, 2)}"
+        + (f", to the being in the way {fixed(o.expected_to_being, 2)}" if o.expected_to_being else "")
     )
 
 
@@ -170,12 +167,12 @@ def odds_embed(shot_odds: ShotOdds, *, title: str, skill: str, shots: int, dista
     else:
         stray = "Cannot stray: the skill rating is at least every roll rating"
     embed.add_field(name="Strays", value=stray, inline=False)
-    expected = float(shot_odds.expected_to_target)
-    value = f"**{expected:.2f}** to the target per shot"
+    expected = shot_odds.expected_to_target
+    value = f"**{fixed(expected, 2)}** to the target per shot"
     if shots > 1:
-        value += f", **{expected * shots:.2f}** for all {shots} shots"
+        value += f", **{fixed(expected * shots, 2)}** for all {shots} shots"
     if shot_odds.expected_to_being:
-        value += f"; {float(shot_odds.expected_to_being):.2f} per shot to the being in the way"
+        value += f"; {fixed(shot_odds.expected_to_being, 2)} per shot to the being in the way"
     value += f"; reaches the target {percent(shot_odds.on_target)}"
     embed.add_field(name="Expected damage", value=value, inline=False)
     embed.set_footer(text=FOOTER)

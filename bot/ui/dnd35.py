@@ -9,7 +9,7 @@ import discord
 
 from bot.rules import dnd35 as dnd
 from bot.rules.dnd35.tables import threat_text
-from bot.ui.embeds import FIELD_VALUE_LIMIT, TITLE_LIMIT, clip
+from bot.ui.embeds import FIELD_VALUE_LIMIT, TITLE_LIMIT, clip, fixed, percent
 
 COLOURS = {
     dnd.Outcome.MISS: discord.Colour.dark_grey(),
@@ -20,14 +20,9 @@ BAR_WIDTH = 16
 MAX_CHART_ROWS = 16
 
 
-def pct(chance: Fraction) -> str:
-    """A chance with one decimal."""
-    return f"{float(chance) * 100:.1f}%"
-
-
 def odds_line(odds: dnd.AttackOdds) -> str:
     """`Odds: hit 55.0% · crit 5.5% · avg 4.54`, computed before the roll."""
-    return f"Odds: hit {pct(odds.hit)} · crit {pct(odds.critical)} · avg {float(odds.expected_damage):.2f}"
+    return f"Odds: hit {percent(odds.hit)} · crit {percent(odds.critical)} · avg {fixed(odds.expected_damage, 2)}"
 
 
 def signed(value: int) -> str:
@@ -164,7 +159,7 @@ def full_attack_embed(full: dnd.FullAttackResult, expected: Fraction, *, attacke
     description = (
         f"**{full.total_damage}** damage in total: {hits} of {len(full.results)} attacks hit"
         + (f", {crits} critical" if crits else "")
-        + f"\nOdds: avg {float(expected):.2f} for the whole full attack"
+        + f"\nOdds: avg {fixed(expected, 2)} for the whole full attack"
     )
     embed = discord.Embed(
         title=clip(f"{attacker}: full attack with {weapon}", TITLE_LIMIT), description=description, colour=colour
@@ -204,7 +199,7 @@ def chart(distribution: dict[int, Fraction]) -> str:
     top = max(c for _, c in rows)
     pad = max(len(label) for label, _ in rows)
     return "\n".join(
-        f"`{label:>{pad}} {pct(c):>6}` {'█' * round(BAR_WIDTH * c / top) if c else ''}" for label, c in rows
+        f"`{label:>{pad}} {percent(c):>6}` {'█' * round(BAR_WIDTH * c / top) if c else ''}" for label, c in rows
     )
 
 
@@ -212,8 +207,9 @@ def odds_embed(attack: dnd.Attack, odds: dnd.AttackOdds, *, attacker: str, varia
     """The answer to /dnd odds: the outcome chances, the damage chart and the expected damage."""
     embed = discord.Embed(title=clip(f"Odds: {attacker}, {attack.label}", TITLE_LIMIT), colour=discord.Colour.blurple())
     embed.description = (
-        f"Hit **{pct(odds.hit)}** · threat **{pct(odds.threat)}** · confirmed critical **{pct(odds.critical)}** · "
-        f"miss {pct(odds.miss)}\nExpected damage **{float(odds.expected_damage):.2f}**"
+        f"Hit **{percent(odds.hit)}** · threat **{percent(odds.threat)}** · "
+        f"confirmed critical **{percent(odds.critical)}** · miss {percent(odds.miss)}\n"
+        f"Expected damage **{fixed(odds.expected_damage, 2)}**"
     )
     embed.add_field(
         name="The attack",

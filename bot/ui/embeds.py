@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import math
+from fractions import Fraction
+
 import discord
 
 # Discord's documented embed limits.
@@ -14,6 +17,20 @@ EMBED_TOTAL_LIMIT = 6000
 
 ERROR_COLOUR = discord.Colour.red()
 ROLL_COLOUR = discord.Colour.blurple()
+
+
+def fixed(value: Fraction, places: int) -> str:
+    """An exact number with `places` decimals, halves rounded up: 5.225 -> "5.23" (float() would say 5.22)."""
+    scale = 10**places
+    scaled = math.floor(value * scale + Fraction(1, 2))
+    sign = "-" if scaled < 0 else ""
+    whole, part = divmod(abs(scaled), scale)
+    return f"{sign}{whole}.{part:0{places}d}" if places else f"{sign}{whole}"
+
+
+def percent(chance: Fraction, places: int = 1) -> str:
+    """A probability as a percentage with `places` decimals, exactly rounded: 55.0%."""
+    return fixed(chance * 100, places) + "%"
 
 
 def clip(text: str, limit: int) -> str:

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from fractions import Fraction
-
 import discord
 
 from bot.rules import star_frontiers as sf
-from bot.ui.embeds import FIELD_VALUE_LIMIT, TITLE_LIMIT, clip
+from bot.ui.embeds import FIELD_VALUE_LIMIT, TITLE_LIMIT, clip, fixed, percent
 
 DEFAULT_MARK = "†"
 DEFAULT_FOOTER = "† rests on a default: the rules source does not give this number, so the bot proposes one."
@@ -16,16 +14,11 @@ MISS_COLOUR = discord.Colour.dark_grey()
 KNOCKOUT_COLOUR = discord.Colour.gold()
 
 
-def percent(chance: Fraction) -> str:
-    """A probability with one decimal, as the odds line shows it."""
-    return f"{float(chance) * 100:.1f}%"
-
-
 def odds_line(odds: sf.Odds) -> str:
     """The exact odds of the attack before it was rolled."""
     return (
         f"hit {percent(odds.hit)} · knock-out {percent(odds.knockout)} · "
-        f"expected damage {float(odds.expected_damage):.2f}"
+        f"expected damage {fixed(odds.expected_damage, 2)}"
     )
 
 
@@ -96,8 +89,8 @@ def odds_embed(odds: sf.Odds, steps: tuple[sf.Step, ...], *, title: str, variant
     embed = discord.Embed(title=clip(title, TITLE_LIMIT), colour=discord.Colour.blurple())
     embed.description = (
         f"Chance **{odds.chance}** → hit **{percent(odds.hit)}**, knock-out **{percent(odds.knockout)}**\n"
-        f"Expected damage **{float(odds.expected_damage):.2f}** "
-        f"({float(odds.expected_damage_on_hit):.2f} on a hit, {odds.damage.dice}"
+        f"Expected damage **{fixed(odds.expected_damage, 2)}** "
+        f"({fixed(odds.expected_damage_on_hit, 2)} on a hit, {odds.damage.dice}"
         + (f" split between {odds.damage.targets}" if odds.damage.targets > 1 else "")
         + ")"
     )

@@ -119,7 +119,12 @@ def ranged_steps(attack: RangedAttack, variants: Variants = DEFAULT_VARIANTS) ->
     klass = sighted(band.band, variants) if s.sight else band.band
     range_reason = band.text
     if s.sight:
-        moved = f"moves it to {klass.label}" if klass is not band.band else "leaves it there under this server's rule"
+        if klass is not band.band:
+            moved = f"moves it to {klass.label}"
+        elif band.band is Band.POINT_BLANK:
+            moved = "has nothing closer to move it to"
+        else:
+            moved = "leaves it there under this server's rule"
         range_reason += f"; the telescopic sight {moved}"
     burst = f"10 rounds at {s.targets} target{'s' if s.targets > 1 else ''}"
     if a.ambidextrous and s.wrong_hand:

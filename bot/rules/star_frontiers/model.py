@@ -331,7 +331,8 @@ def _quick_attacker(
     return Attacker(
         name=name,
         base=Step(1, "Base", score, "MW given" if melee else "RW given"),
-        skill=Step(2, "Skill", bonus, skill_reason("skill", level, heavy=heavy)),
+        # Quick mode names no skill: "skill level 2", and for level 0 plainly "untrained", never "no skill skill".
+        skill=Step(2, "Skill", bonus, skill_reason("skill", level, heavy=heavy) if level or heavy else "untrained"),
         wounded=wounded,
         wounded_reason="given as wounded" if wounded else "not wounded",
         encumbered=encumbered,
