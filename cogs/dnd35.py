@@ -175,7 +175,10 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
         two_weapon = None
         if options.off_hand:
             used = dnd.effective_weapon(dnd.find_weapon(sheet, weapon), size=sheet.size)
-            two_weapon = dnd.two_weapon_situation(light_off_hand=used.light, feat=sheet.two_weapon_fighting)
+            # §4: a double weapon's off-hand end counts as a light weapon.
+            two_weapon = dnd.two_weapon_situation(
+                light_off_hand=used.light or used.double, feat=sheet.two_weapon_fighting
+            )
         attack = dnd.character_attack(
             sheet,
             weapon,
@@ -226,7 +229,7 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
             weapon: The character's weapon or one from the SRD table
             character: Who attacks (default: your active D&D character)
             attack_number: 1 = the first iterative attack, 2 = the one at -5, ...
-            off_hand: An off-hand attack (half Str, the two-weapon penalty)
+            off_hand: An off-hand attack (with a character: half Str and the two-weapon penalty)
             modifier: A situational attack modifier
             damage_bonus: Extra flat damage on each damage roll
             multiplier: A situational damage multiplier, e.g. 2 for a charge with a lance
@@ -307,7 +310,7 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
             weapon: The character's weapon or one from the SRD table
             character: Who attacks (default: your active D&D character)
             attack_number: 1 = the first iterative attack, 2 = the one at -5, ...
-            off_hand: An off-hand attack (half Str, the two-weapon penalty)
+            off_hand: An off-hand attack (with a character: half Str and the two-weapon penalty)
             modifier: A situational attack modifier
             damage_bonus: Extra flat damage on each damage roll
             multiplier: A situational damage multiplier, e.g. 2 for a charge with a lance

@@ -144,7 +144,8 @@ def attack_embed(result: dnd.AttackResult, odds: dnd.AttackOdds, *, attacker: st
     damage = damage_text(result)
     if damage:
         embed.add_field(name="Damage", value=clip(damage, FIELD_VALUE_LIMIT), inline=False)
-    notes = (*attack.notes, *attack.target.notes)
+    # The engine copies the target's notes into the attack's; show each once.
+    notes = tuple(dict.fromkeys((*attack.notes, *attack.target.notes)))
     if notes:
         embed.add_field(name="Notes", value=clip("\n".join(notes), FIELD_VALUE_LIMIT), inline=False)
     embed.set_footer(text=variants_text(result.variants))
