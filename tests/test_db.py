@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy import text
@@ -12,6 +13,7 @@ from sqlalchemy import text
 from bot.db.engine import Database, open_database
 from bot.db.migrate import current_revision, head_revision, upgrade
 from bot.db.models import Base
+from tests.conftest import POSTGRES
 
 
 async def test_migrations_match_the_models(database: Database) -> None:
@@ -32,6 +34,7 @@ async def test_upgrade_creates_the_folder_and_is_idempotent(tmp_path: Path) -> N
     assert (tmp_path / "new" / "folder" / "bot.db").exists()
 
 
+@pytest.mark.skipif(POSTGRES, reason="SQLite's journal mode")
 async def test_sqlite_runs_in_wal_mode(database: Database) -> None:
     async with database.read() as session:
         assert (await session.execute(text("PRAGMA journal_mode"))).scalar() == "wal"
@@ -44,7 +47,9 @@ async def test_concurrent_read_modify_write_loses_nothing(database: Database) ->
 
     async def bump() -> None:
         async with database.write.begin() as session:
-            value = (await session.execute(text("SELECT value FROM counter"))).scalar_one()
+            # SQLite's writers hold the lock from BEGIN IMMEDIATE; PostgreSQL's lock the rows they read.
+            lock = " FOR UPDATE" if session.bind.dialect.name == "postgresql" else ""
+            value = (await session.execute(text("SELECT value FROM counter" + lock))).scalar_one()
             await asyncio.sleep(0.002)  # another writer gets every chance to interleave
             await session.execute(text("UPDATE counter SET value = :v"), {"v": value + 1})
 
