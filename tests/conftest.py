@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import os
 import random
+import tempfile
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
 from datetime import UTC, datetime
@@ -40,14 +41,16 @@ def _with_database(admin_url: str, name: str) -> str:
 
 
 @pytest.fixture(scope="session")
-def postgres_admin_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def postgres_admin_url() -> Iterator[str]:
     """An admin URL of a PostgreSQL server with a migrated template database."""
     url = os.environ.get("TEST_POSTGRES_URL")
     server = None
     if not url:
         import pgserver  # only the PostgreSQL run needs it
 
-        server = pgserver.get_server(tmp_path_factory.mktemp("pg"), cleanup_mode="stop")
+        # Not under pytest's basetemp: another pytest run on the machine rotates (deletes) old basetemps,
+        # and the server's data folder would go with them.
+        server = pgserver.get_server(tempfile.mkdtemp(prefix="dicebot-pg-"), cleanup_mode="delete")
         url = server.get_uri().replace("postgresql://", "postgresql+asyncpg://", 1)
 
     async def make_template() -> None:
