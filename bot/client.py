@@ -14,6 +14,7 @@ from discord.ext import commands
 import cogs
 from bot.config import Settings
 from bot.db.engine import Database
+from bot.db.fair import FairRepository, SessionDice
 from bot.db.rolls import RollRepository
 from bot.rules.dice import DiceSource
 from bot.tree import BotTree, given_options
@@ -76,10 +77,31 @@ class DiceBot(commands.Bot):
             synced = await self.tree.sync(guild=guild)
             log.info("Synced %d commands to the dev server %s", len(synced), guild.id)
 
+    async def dice_for(self, interaction: discord.Interaction[Any]) -> DiceSource:
+        """The dice of one roll: a fair session's next roll when one runs in the channel, else the bot's own."""
+        if interaction.channel_id is None:
+            return self.dice
+        async with self.database.read() as session:
+            running = await FairRepository(session).open(interaction.channel_id)
+        if running is None:
+            return self.dice
+        async with self.database.write.begin() as session:
+            taken = await FairRepository(session).take_roll(interaction.channel_id)
+        return self.dice if taken is None else SessionDice(*taken)
+
     async def log_roll(
-        self, interaction: discord.Interaction[Any], *, result: dict[str, Any], private: bool = False
+        self,
+        interaction: discord.Interaction[Any],
+        *,
+        result: dict[str, Any],
+        private: bool = False,
+        dice: DiceSource | None = None,
     ) -> int:
-        """Write one roll to the roll log, with the command and options exactly as the user gave them."""
+        """Write one roll to the roll log, with the command and options exactly as the user gave them.
+
+        A roll of a fair session also records its session, roll number and every draw, for `/fair verify`.
+        """
+        fair = dice if isinstance(dice, SessionDice) else None
         command = interaction.command.qualified_name if interaction.command else "?"
         async with self.database.write.begin() as session:
             return await RollRepository(session).add(
@@ -92,4 +114,7 @@ class DiceBot(commands.Bot):
                 result=result,
                 private=private,
                 created_at=self.clock(),
+                fair_session_id=fair.session.id if fair else None,
+                fair_roll=fair.roll_number if fair else None,
+                draws=[list(d) for d in fair.draws] if fair else None,
             )

@@ -6,8 +6,10 @@ import discord
 
 from bot.client import DiceBot
 from bot.db.characters import CharacterError, CharacterRecord, CharacterRepository
+from bot.db.fair import SessionDice
 from bot.errors import UserError
-from bot.ui.embeds import clip
+from bot.rules.dice import DiceSource
+from bot.ui.embeds import clip, stamp_fair
 
 Interaction = discord.Interaction[DiceBot]
 
@@ -93,3 +95,10 @@ async def find_for_roll(
             title="Which character?",
         )
     return active
+
+
+def stamp(embed: discord.Embed, dice: DiceSource) -> discord.Embed:
+    """Mark an answer rolled with a fair session's dice with its roll number and the commitment."""
+    if isinstance(dice, SessionDice):
+        stamp_fair(embed, dice.roll_number, dice.session.commitment)
+    return embed

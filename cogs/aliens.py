@@ -14,7 +14,7 @@ from bot.rules import aliensrl as rules
 from bot.rules.sheets.aliensrl import AliensSheet
 from bot.ui.aliensrl import odds_embed, shot_embed, skill_text
 from bot.ui.embeds import ROLL_COLOUR, clip
-from cogs._shared import Interaction, find_for_roll
+from cogs._shared import Interaction, find_for_roll, stamp
 
 RULESET = "aliensrl"
 TITLE = "AliensRL"
@@ -162,10 +162,11 @@ class Aliens(commands.GroupCog, group_name="aliens", group_description="AliensRL
             pain=pain,
         )
         ring = await self.ring(interaction)
-        shot = rules.fire(shooter, self.bot.dice, dx=dx, dy=dy, distance=distance, intervening=intervening, ring=ring)
-        embed = shot_embed(shot, shooter=name, weapon=shooter.weapon)
+        dice = await self.bot.dice_for(interaction)
+        shot = rules.fire(shooter, dice, dx=dx, dy=dy, distance=distance, intervening=intervening, ring=ring)
+        embed = stamp(shot_embed(shot, shooter=name, weapon=shooter.weapon), dice)
         await interaction.response.send_message(embed=embed, ephemeral=private)
-        await self.bot.log_roll(interaction, result=shot.to_dict(), private=private)
+        await self.bot.log_roll(interaction, result=shot.to_dict(), private=private, dice=dice)
 
     @app_commands.command(name="odds")
     @app_commands.autocomplete(weapon=weapons, character=characters)

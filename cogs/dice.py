@@ -8,6 +8,7 @@ from discord.ext import commands
 from bot.client import DiceBot
 from bot.rules import dice
 from bot.ui.dice import roll_embed
+from cogs._shared import stamp
 
 
 class Dice(commands.Cog):
@@ -31,10 +32,11 @@ class Dice(commands.Cog):
             label: What the roll is for, shown as its title
             private: Show the result to you only
         """
-        result = dice.roll(expression, self.bot.dice)
+        source = await self.bot.dice_for(interaction)
+        result = dice.roll(expression, source)
         embed = roll_embed(result, roller=interaction.user.display_name, typed=expression, label=label)
-        await interaction.response.send_message(embed=embed, ephemeral=private)
-        await self.bot.log_roll(interaction, result=result.to_dict(), private=private)
+        await interaction.response.send_message(embed=stamp(embed, source), ephemeral=private)
+        await self.bot.log_roll(interaction, result=result.to_dict(), private=private, dice=source)
 
 
 async def setup(bot: DiceBot) -> None:

@@ -15,7 +15,7 @@ from bot.rules import dnd35 as dnd
 from bot.rules.sheets.dnd35 import DndSheet
 from bot.ui.dnd35 import ac_embed, attack_embed, full_attack_embed, odds_embed
 from bot.ui.embeds import clip
-from cogs._shared import Interaction, find, find_for_roll
+from cogs._shared import Interaction, find, find_for_roll, stamp
 
 RULESET = "dnd35"
 TITLE = "D&D 3.5"
@@ -269,9 +269,11 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
         variants = await self.variants(interaction)
         built, name = await self.build(interaction, options, variants)
         chances = dnd.odds(built, variants=variants)
-        result = dnd.resolve(built, self.bot.dice, variants=variants)
-        await interaction.response.send_message(embed=attack_embed(result, chances, attacker=name), ephemeral=private)
-        await self.bot.log_roll(interaction, result=result.to_dict(), private=private)
+        dice = await self.bot.dice_for(interaction)
+        result = dnd.resolve(built, dice, variants=variants)
+        embed = stamp(attack_embed(result, chances, attacker=name), dice)
+        await interaction.response.send_message(embed=embed, ephemeral=private)
+        await self.bot.log_roll(interaction, result=result.to_dict(), private=private, dice=dice)
 
     @app_commands.command(name="odds")
     @app_commands.autocomplete(weapon=weapons, character=characters, target=anyones)
@@ -415,8 +417,9 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
             sheet, primary, defender, options.situation(), off_hand_weapon=off_hand_weapon, variants=variants
         )
         expected = sum((dnd.odds(a, variants=variants).expected_damage for a in attacks), start=0)
-        full = dnd.resolve_all(attacks, self.bot.dice, variants=variants)
-        embed = full_attack_embed(full, expected, attacker=record.name, weapon=primary)  # type: ignore[arg-type]
+        dice = await self.bot.dice_for(interaction)
+        full = dnd.resolve_all(attacks, dice, variants=variants)
+        embed = stamp(full_attack_embed(full, expected, attacker=record.name, weapon=primary), dice)  # type: ignore[arg-type]
         await interaction.response.send_message(embed=embed, ephemeral=private)
         await self.bot.log_roll(
             interaction,

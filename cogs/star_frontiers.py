@@ -15,7 +15,7 @@ from bot.rules import star_frontiers as sf
 from bot.rules.sheets.star_frontiers import SfSheet
 from bot.ui.embeds import clip
 from bot.ui.star_frontiers import attack_embed, odds_embed
-from cogs._shared import Interaction, find, find_for_roll
+from cogs._shared import Interaction, find, find_for_roll, stamp
 
 RULESET = "sf"
 TITLE = "Star Frontiers"
@@ -235,9 +235,11 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
         )
         variants = await self.variants(interaction)
         odds = sf.odds(attack, variants)
-        result = sf.shoot(attack, self.bot.dice, variants)
-        await interaction.response.send_message(embed=attack_embed(result, odds, attacker=name), ephemeral=private)
-        await self.bot.log_roll(interaction, result=result.to_dict(), private=private)
+        dice = await self.bot.dice_for(interaction)
+        result = sf.shoot(attack, dice, variants)
+        embed = stamp(attack_embed(result, odds, attacker=name), dice)
+        await interaction.response.send_message(embed=embed, ephemeral=private)
+        await self.bot.log_roll(interaction, result=result.to_dict(), private=private, dice=dice)
 
     async def melee_attack(
         self,
@@ -358,9 +360,11 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
         )
         variants = await self.variants(interaction)
         odds = sf.odds(attack, variants)
-        result = sf.melee(attack, self.bot.dice, variants)
-        await interaction.response.send_message(embed=attack_embed(result, odds, attacker=name), ephemeral=private)
-        await self.bot.log_roll(interaction, result=result.to_dict(), private=private)
+        dice = await self.bot.dice_for(interaction)
+        result = sf.melee(attack, dice, variants)
+        embed = stamp(attack_embed(result, odds, attacker=name), dice)
+        await interaction.response.send_message(embed=embed, ephemeral=private)
+        await self.bot.log_roll(interaction, result=result.to_dict(), private=private, dice=dice)
 
     @app_commands.command(name="odds")
     @app_commands.autocomplete(weapon=weapons, character=characters)

@@ -44,6 +44,10 @@ class RollLog(Base):
     result: Mapped[dict[str, Any]] = mapped_column(JSON)
     private: Mapped[bool]
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    # Set when the roll came from a fair session: which one, its roll number, and every draw (a, b, face).
+    fair_session_id: Mapped[int | None] = mapped_column(ForeignKey("fair_sessions.id"))
+    fair_roll: Mapped[int | None]
+    draws: Mapped[list[list[int]] | None] = mapped_column(JSON)
 
 
 class Character(Base):
@@ -90,3 +94,21 @@ class GuildSetting(Base):
     value: Mapped[str] = mapped_column(String(64))
     updated_by: Mapped[int] = mapped_column(BigInteger)
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class FairSession(Base):
+    """A provably fair session of a channel: the seed stays secret until it is revealed."""
+
+    __tablename__ = "fair_sessions"
+    __table_args__ = (Index("ix_fair_sessions_channel", "channel_id", "id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    guild_id: Mapped[int | None] = mapped_column(BigInteger)
+    channel_id: Mapped[int] = mapped_column(BigInteger)
+    # Unique: a seed, once drawn (and above all once revealed), never keys another session.
+    commitment: Mapped[str] = mapped_column(String(64), unique=True)
+    seed: Mapped[str] = mapped_column(String(64))
+    next_roll: Mapped[int]
+    started_by: Mapped[int] = mapped_column(BigInteger)
+    started_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    revealed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))

@@ -61,6 +61,9 @@ class RollRepository:
         result: dict[str, Any],
         private: bool,
         created_at: datetime,
+        fair_session_id: int | None = None,
+        fair_roll: int | None = None,
+        draws: list[list[int]] | None = None,
     ) -> int:
         """Log one roll and return its number in the log."""
         row = RollLog(
@@ -73,6 +76,9 @@ class RollRepository:
             result=result,
             private=private,
             created_at=created_at,
+            fair_session_id=fair_session_id,
+            fair_roll=fair_roll,
+            draws=draws,
         )
         self.session.add(row)
         await self.session.flush()

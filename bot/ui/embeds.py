@@ -43,3 +43,13 @@ def error_embed(title: str, message: str) -> discord.Embed:
     return discord.Embed(
         title=clip(title, TITLE_LIMIT), description=clip(message, DESCRIPTION_LIMIT), colour=ERROR_COLOUR
     )
+
+
+def stamp_fair(embed: discord.Embed, roll_number: int | None, commitment: str | None) -> discord.Embed:
+    """Add a fair roll's number and its session's commitment to the footer, so it can be verified later."""
+    if roll_number is None or commitment is None:
+        return embed
+    note = f"Fair roll #{roll_number} · commitment {commitment[:16]}… · /fair verify after the reveal"
+    text = f"{embed.footer.text}\n{note}" if embed.footer and embed.footer.text else note
+    embed.set_footer(text=clip(text, FOOTER_LIMIT))
+    return embed

@@ -1,0 +1,137 @@
+"""Provably fair sessions as the store keeps them: one open session per channel, roll numbers in order."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.db.models import FairSession, RollLog
+from bot.errors import UserError
+from bot.rules.fair import FairDice, seed_from_hex
+
+
+class FairSessionError(UserError):
+    """A fair-session command that does not fit the channel's state."""
+
+    title = "Fair dice"
+
+
+@dataclass(frozen=True, slots=True)
+class Session:
+    """A fair session; `seed` is only ever shown once `revealed_at` is set."""
+
+    id: int
+    channel_id: int
+    commitment: str
+    seed: str
+    next_roll: int
+    started_by: int
+    started_at: datetime
+    revealed_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class FairRoll:
+    """A logged roll of a fair session: its number and draws."""
+
+    roll_number: int
+    command: str
+    user_id: int
+    draws: list[list[int]]
+
+
+def _session(row: FairSession) -> Session:
+    return Session(
+        row.id,
+        row.channel_id,
+        row.commitment,
+        row.seed,
+        row.next_roll,
+        row.started_by,
+        row.started_at,
+        row.revealed_at,
+    )
+
+
+class FairRepository:
+    """Reads and writes fair sessions inside the caller's session (the caller owns the transaction)."""
+
+    def __init__(self, session: AsyncSession) -> None:
+        self.session = session
+
+    async def _open_row(self, channel_id: int, *, lock: bool) -> FairSession | None:
+        query = select(FairSession).where(FairSession.channel_id == channel_id, FairSession.revealed_at.is_(None))
+        if lock:
+            query = query.with_for_update()
+        return (await self.session.scalars(query.order_by(FairSession.id.desc()))).first()
+
+    async def open(self, channel_id: int) -> Session | None:
+        """The channel's running session, if any."""
+        row = await self._open_row(channel_id, lock=False)
+        return _session(row) if row is not None else None
+
+    async def start(
+        self, *, guild_id: int | None, channel_id: int, seed: str, commitment: str, user_id: int, now: datetime
+    ) -> Session:
+        """Begin a session; refuses while one runs in the channel."""
+        if await self._open_row(channel_id, lock=True) is not None:
+            raise FairSessionError("A fair session already runs in this channel: `/fair reveal` ends it first.")
+        row = FairSession(
+            guild_id=guild_id,
+            channel_id=channel_id,
+            commitment=commitment,
+            seed=seed,
+            next_roll=1,
+            started_by=user_id,
+            started_at=now,
+            revealed_at=None,
+        )
+        self.session.add(row)
+        await self.session.flush()
+        return _session(row)
+
+    async def take_roll(self, channel_id: int) -> tuple[Session, int] | None:
+        """The running session and the next roll number, which is used up (rows locked on PostgreSQL)."""
+        row = await self._open_row(channel_id, lock=True)
+        if row is None:
+            return None
+        number = row.next_roll
+        row.next_roll = number + 1
+        await self.session.flush()
+        return _session(row), number
+
+    async def reveal(self, channel_id: int, *, now: datetime) -> Session:
+        """End the channel's session and make its seed public."""
+        row = await self._open_row(channel_id, lock=True)
+        if row is None:
+            raise FairSessionError("No fair session runs in this channel: `/fair start` begins one.")
+        row.revealed_at = now
+        await self.session.flush()
+        return _session(row)
+
+    async def latest(self, channel_id: int) -> Session | None:
+        """The channel's newest session, running or revealed."""
+        query = select(FairSession).where(FairSession.channel_id == channel_id).order_by(FairSession.id.desc())
+        row = (await self.session.scalars(query)).first()
+        return _session(row) if row is not None else None
+
+    async def roll(self, session_id: int, roll_number: int) -> FairRoll | None:
+        """A logged roll of a session by its number."""
+        query = select(RollLog).where(RollLog.fair_session_id == session_id, RollLog.fair_roll == roll_number)
+        row = (await self.session.scalars(query)).first()
+        if row is None:
+            return None
+        return FairRoll(roll_number, row.command, row.user_id, row.draws or [])
+
+
+class SessionDice(FairDice):
+    """The dice of one roll of a fair session: the session's generator, and which session and roll it is."""
+
+    __slots__ = ("session",)
+
+    def __init__(self, session: Session, roll_number: int) -> None:
+        super().__init__(seed_from_hex(session.seed), roll_number)
+        self.session = session

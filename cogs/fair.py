@@ -1,0 +1,115 @@
+"""/fair: provably fair dice for a channel: commit to a secret seed, roll from it, reveal it, verify any roll."""
+
+from __future__ import annotations
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.client import DiceBot
+from bot.db.fair import FairRepository, FairSessionError
+from bot.rules import fair
+from bot.ui.embeds import clip
+from cogs._shared import Interaction, can_moderate
+
+FAIR_COLOUR = discord.Colour.teal()
+
+
+class Fair(commands.GroupCog, group_name="fair", group_description="Provably fair dice for this channel"):
+    """Dice nobody, the bot included, can bend: the seed is fixed before the first roll and shown after the last."""
+
+    def __init__(self, bot: DiceBot) -> None:
+        self.bot = bot
+        super().__init__()
+
+    def _channel(self, interaction: Interaction) -> int:
+        if interaction.channel_id is None:
+            raise FairSessionError("Fair sessions belong to a channel.")
+        return interaction.channel_id
+
+    @app_commands.command(name="start")
+    async def start(self, interaction: Interaction) -> None:
+        """Start a fair session here: every roll in this channel then comes from a committed secret seed."""
+        channel_id = self._channel(interaction)
+        seed = fair.new_seed()
+        async with self.bot.database.write.begin() as session:
+            started = await FairRepository(session).start(
+                guild_id=interaction.guild_id,
+                channel_id=channel_id,
+                seed=seed.hex(),
+                commitment=fair.commitment(seed),
+                user_id=interaction.user.id,
+                now=self.bot.clock(),
+            )
+        embed = discord.Embed(
+            title="Fair dice: session started",
+            description=(
+                f"Commitment (SHA-256 of the secret seed):\n`{started.commitment}`\n"
+                "Every die rolled in this channel now comes from that seed and the roll's number. "
+                "`/fair reveal` shows the seed; then anyone can check any roll with `/fair verify` or the "
+                "script in the README."
+            ),
+            colour=FAIR_COLOUR,
+        )
+        await interaction.response.send_message(embed=embed)
+
+    @app_commands.command(name="reveal")
+    async def reveal(self, interaction: Interaction) -> None:
+        """End this channel's fair session and show its seed (who started it, or Manage Server)."""
+        channel_id = self._channel(interaction)
+        async with self.bot.database.write.begin() as session:
+            repository = FairRepository(session)
+            running = await repository.open(channel_id)
+            if running is not None and running.started_by != interaction.user.id and not can_moderate(interaction):
+                raise FairSessionError(
+                    f"Only <@{running.started_by}>, who started it, or someone with Manage Server can reveal it."
+                )
+            revealed = await repository.reveal(channel_id, now=self.bot.clock())
+        rolls = revealed.next_roll - 1
+        embed = discord.Embed(
+            title="Fair dice: seed revealed",
+            description=(
+                f"Seed: `{revealed.seed}`\nCommitment: `{revealed.commitment}`\n"
+                f"{rolls} roll{'s' if rolls != 1 else ''} were made. `/fair verify roll:N` checks any of them; "
+                "this seed is never used again."
+            ),
+            colour=FAIR_COLOUR,
+        )
+        await interaction.response.send_message(embed=embed)
+
+    @app_commands.command(name="verify")
+    async def verify(self, interaction: Interaction, roll: app_commands.Range[int, 1, 1_000_000]) -> None:
+        """Recompute a roll of this channel's last revealed session from its seed and the log.
+
+        Args:
+            roll: The fair roll number shown under the roll
+        """
+        channel_id = self._channel(interaction)
+        async with self.bot.database.read() as session:
+            repository = FairRepository(session)
+            latest = await repository.latest(channel_id)
+            if latest is None:
+                raise FairSessionError("This channel has had no fair session.")
+            if latest.revealed_at is None:
+                raise FairSessionError("The seed is still secret: rolls can be checked after `/fair reveal`.")
+            logged = await repository.roll(latest.id, roll)
+        if logged is None:
+            raise FairSessionError(f"The session has no roll #{roll}; it made {latest.next_roll - 1}.")
+        draws = [(a, b, face) for a, b, face in logged.draws]
+        result = fair.verify(latest.seed, latest.commitment, roll, draws)
+        faces = ", ".join(str(d[2]) for d in draws) or "none"
+        embed = discord.Embed(
+            title=f"Fair roll #{roll}: {'verified' if result.ok else 'does NOT match'}",
+            description=clip(
+                f"`/{logged.command}` by <@{logged.user_id}>: {len(draws)} dice, faces {faces}\n{result.reason}",
+                4000,
+            ),
+            colour=discord.Colour.green() if result.ok else discord.Colour.red(),
+        )
+        embed.set_footer(text=f"Seed {latest.seed[:16]}… · commitment {latest.commitment[:16]}…")
+        await interaction.response.send_message(embed=embed)
+
+
+async def setup(bot: DiceBot) -> None:
+    """Load the cog."""
+    await bot.add_cog(Fair(bot))
