@@ -96,6 +96,8 @@ class DiceBot(commands.Bot):
         result: dict[str, Any],
         private: bool = False,
         dice: DiceSource | None = None,
+        message_id: int | None = None,
+        summary: str | None = None,
     ) -> int:
         """Write one roll to the roll log, with the command and options exactly as the user gave them.
 
@@ -117,4 +119,6 @@ class DiceBot(commands.Bot):
                 fair_session_id=fair.session.id if fair else None,
                 fair_roll=fair.roll_number if fair else None,
                 draws=[list(d) for d in fair.draws] if fair else None,
+                message_id=message_id,
+                summary=summary,
             )

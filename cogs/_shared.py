@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import discord
 
 from bot.client import DiceBot
@@ -102,3 +104,32 @@ def stamp(embed: discord.Embed, dice: DiceSource) -> discord.Embed:
     if isinstance(dice, SessionDice):
         stamp_fair(embed, dice.roll_number, dice.session.commitment)
     return embed
+
+
+def summary_of(embed: discord.Embed) -> str:
+    """The first line of an answer, without Markdown emphasis, for /history."""
+    line = (embed.description or embed.title or "").split("\n", 1)[0]
+    return clip(line.replace("**", "").replace("~~", ""), 200)
+
+
+async def answer_roll(
+    bot: DiceBot,
+    interaction: Interaction,
+    embed: discord.Embed,
+    *,
+    result: dict[str, Any],
+    private: bool,
+    dice: DiceSource | None = None,
+) -> None:
+    """Answer a roll and log it: the fair-session stamp, the message it landed in, its first line."""
+    if dice is not None:
+        stamp(embed, dice)
+    sent = await interaction.response.send_message(embed=embed, ephemeral=private)
+    await bot.log_roll(
+        interaction,
+        result=result,
+        private=private,
+        dice=dice,
+        message_id=sent.message_id,
+        summary=summary_of(embed),
+    )

@@ -14,7 +14,7 @@ from bot.rules import aliensrl as rules
 from bot.rules.sheets.aliensrl import AliensSheet
 from bot.ui.aliensrl import odds_embed, shot_embed, skill_text
 from bot.ui.embeds import ROLL_COLOUR, clip
-from cogs._shared import Interaction, find_for_roll, stamp
+from cogs._shared import Interaction, answer_roll, find_for_roll
 
 RULESET = "aliensrl"
 TITLE = "AliensRL"
@@ -164,9 +164,8 @@ class Aliens(commands.GroupCog, group_name="aliens", group_description="AliensRL
         ring = await self.ring(interaction)
         dice = await self.bot.dice_for(interaction)
         shot = rules.fire(shooter, dice, dx=dx, dy=dy, distance=distance, intervening=intervening, ring=ring)
-        embed = stamp(shot_embed(shot, shooter=name, weapon=shooter.weapon), dice)
-        await interaction.response.send_message(embed=embed, ephemeral=private)
-        await self.bot.log_roll(interaction, result=shot.to_dict(), private=private, dice=dice)
+        embed = shot_embed(shot, shooter=name, weapon=shooter.weapon)
+        await answer_roll(self.bot, interaction, embed, result=shot.to_dict(), private=private, dice=dice)
 
     @app_commands.command(name="odds")
     @app_commands.autocomplete(weapon=weapons, character=characters)
@@ -250,8 +249,8 @@ class Aliens(commands.GroupCog, group_name="aliens", group_description="AliensRL
         )
         if result.default:
             embed.set_footer(text="† a default: the rules source gives no number for alien melee damage.")
-        await interaction.response.send_message(embed=embed, ephemeral=private)
-        await self.bot.log_roll(interaction, result={"attacker": attacker, "damage": result.damage}, private=private)
+        outcome = {"attacker": attacker, "damage": result.damage}
+        await answer_roll(self.bot, interaction, embed, result=outcome, private=private)
 
 
 async def setup(bot: DiceBot) -> None:

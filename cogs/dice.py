@@ -8,7 +8,7 @@ from discord.ext import commands
 from bot.client import DiceBot
 from bot.rules import dice
 from bot.ui.dice import roll_embed
-from cogs._shared import stamp
+from cogs._shared import answer_roll
 
 
 class Dice(commands.Cog):
@@ -35,8 +35,7 @@ class Dice(commands.Cog):
         source = await self.bot.dice_for(interaction)
         result = dice.roll(expression, source)
         embed = roll_embed(result, roller=interaction.user.display_name, typed=expression, label=label)
-        await interaction.response.send_message(embed=stamp(embed, source), ephemeral=private)
-        await self.bot.log_roll(interaction, result=result.to_dict(), private=private, dice=source)
+        await answer_roll(self.bot, interaction, embed, result=result.to_dict(), private=private, dice=source)
 
 
 async def setup(bot: DiceBot) -> None:

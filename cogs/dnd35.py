@@ -15,7 +15,7 @@ from bot.rules import dnd35 as dnd
 from bot.rules.sheets.dnd35 import DndSheet
 from bot.ui.dnd35 import ac_embed, attack_embed, full_attack_embed, odds_embed
 from bot.ui.embeds import clip
-from cogs._shared import Interaction, find, find_for_roll, stamp
+from cogs._shared import Interaction, answer_roll, find, find_for_roll
 
 RULESET = "dnd35"
 TITLE = "D&D 3.5"
@@ -271,9 +271,8 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
         chances = dnd.odds(built, variants=variants)
         dice = await self.bot.dice_for(interaction)
         result = dnd.resolve(built, dice, variants=variants)
-        embed = stamp(attack_embed(result, chances, attacker=name), dice)
-        await interaction.response.send_message(embed=embed, ephemeral=private)
-        await self.bot.log_roll(interaction, result=result.to_dict(), private=private, dice=dice)
+        embed = attack_embed(result, chances, attacker=name)
+        await answer_roll(self.bot, interaction, embed, result=result.to_dict(), private=private, dice=dice)
 
     @app_commands.command(name="odds")
     @app_commands.autocomplete(weapon=weapons, character=characters, target=anyones)
@@ -419,13 +418,9 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
         expected = sum((dnd.odds(a, variants=variants).expected_damage for a in attacks), start=0)
         dice = await self.bot.dice_for(interaction)
         full = dnd.resolve_all(attacks, dice, variants=variants)
-        embed = stamp(full_attack_embed(full, expected, attacker=record.name, weapon=primary), dice)  # type: ignore[arg-type]
-        await interaction.response.send_message(embed=embed, ephemeral=private)
-        await self.bot.log_roll(
-            interaction,
-            result={"attacks": [r.to_dict() for r in full.results], "total": full.total_damage},
-            private=private,
-        )
+        embed = full_attack_embed(full, expected, attacker=record.name, weapon=primary)  # type: ignore[arg-type]
+        outcome = {"attacks": [r.to_dict() for r in full.results], "total": full.total_damage}
+        await answer_roll(self.bot, interaction, embed, result=outcome, private=private, dice=dice)
 
     @app_commands.command(name="ac")
     @app_commands.autocomplete(character=anyones)

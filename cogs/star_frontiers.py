@@ -15,7 +15,7 @@ from bot.rules import star_frontiers as sf
 from bot.rules.sheets.star_frontiers import SfSheet
 from bot.ui.embeds import clip
 from bot.ui.star_frontiers import attack_embed, odds_embed
-from cogs._shared import Interaction, find, find_for_roll, stamp
+from cogs._shared import Interaction, answer_roll, find, find_for_roll
 
 RULESET = "sf"
 TITLE = "Star Frontiers"
@@ -237,9 +237,8 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
         odds = sf.odds(attack, variants)
         dice = await self.bot.dice_for(interaction)
         result = sf.shoot(attack, dice, variants)
-        embed = stamp(attack_embed(result, odds, attacker=name), dice)
-        await interaction.response.send_message(embed=embed, ephemeral=private)
-        await self.bot.log_roll(interaction, result=result.to_dict(), private=private, dice=dice)
+        embed = attack_embed(result, odds, attacker=name)
+        await answer_roll(self.bot, interaction, embed, result=result.to_dict(), private=private, dice=dice)
 
     async def melee_attack(
         self,
@@ -362,9 +361,8 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
         odds = sf.odds(attack, variants)
         dice = await self.bot.dice_for(interaction)
         result = sf.melee(attack, dice, variants)
-        embed = stamp(attack_embed(result, odds, attacker=name), dice)
-        await interaction.response.send_message(embed=embed, ephemeral=private)
-        await self.bot.log_roll(interaction, result=result.to_dict(), private=private, dice=dice)
+        embed = attack_embed(result, odds, attacker=name)
+        await answer_roll(self.bot, interaction, embed, result=result.to_dict(), private=private, dice=dice)
 
     @app_commands.command(name="odds")
     @app_commands.autocomplete(weapon=weapons, character=characters)

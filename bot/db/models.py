@@ -48,6 +48,9 @@ class RollLog(Base):
     fair_session_id: Mapped[int | None] = mapped_column(ForeignKey("fair_sessions.id"))
     fair_roll: Mapped[int | None]
     draws: Mapped[list[list[int]] | None] = mapped_column(JSON)
+    # The answer's message (for a link back to it) and its first line, for /history.
+    message_id: Mapped[int | None] = mapped_column(BigInteger)
+    summary: Mapped[str | None] = mapped_column(String(200))
 
 
 class Character(Base):

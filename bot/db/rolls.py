@@ -26,6 +26,9 @@ class LoggedRoll:
     result: dict[str, Any]
     private: bool
     created_at: datetime
+    message_id: int | None = None
+    summary: str | None = None
+    fair_roll: int | None = None
 
 
 def _record(row: RollLog) -> LoggedRoll:
@@ -40,6 +43,9 @@ def _record(row: RollLog) -> LoggedRoll:
         result=row.result,
         private=row.private,
         created_at=row.created_at,
+        message_id=row.message_id,
+        summary=row.summary,
+        fair_roll=row.fair_roll,
     )
 
 
@@ -64,6 +70,8 @@ class RollRepository:
         fair_session_id: int | None = None,
         fair_roll: int | None = None,
         draws: list[list[int]] | None = None,
+        message_id: int | None = None,
+        summary: str | None = None,
     ) -> int:
         """Log one roll and return its number in the log."""
         row = RollLog(
@@ -79,14 +87,17 @@ class RollRepository:
             fair_session_id=fair_session_id,
             fair_roll=fair_roll,
             draws=draws,
+            message_id=message_id,
+            summary=summary,
         )
         self.session.add(row)
         await self.session.flush()
         return row.id
 
-    async def recent(self, *, channel_id: int, limit: int = 10) -> list[LoggedRoll]:
-        """The latest rolls made in a channel, newest first."""
-        rows = await self.session.scalars(
-            select(RollLog).where(RollLog.channel_id == channel_id).order_by(RollLog.id.desc()).limit(limit)
-        )
+    async def recent(self, *, channel_id: int, user_id: int | None = None, limit: int = 10) -> list[LoggedRoll]:
+        """The latest public rolls made in a channel (by one user, if given), newest first."""
+        query = select(RollLog).where(RollLog.channel_id == channel_id, RollLog.private.is_(False))
+        if user_id is not None:
+            query = query.where(RollLog.user_id == user_id)
+        rows = await self.session.scalars(query.order_by(RollLog.id.desc()).limit(limit))
         return [_record(row) for row in rows]
