@@ -98,13 +98,15 @@ class DiceBot(commands.Bot):
         dice: DiceSource | None = None,
         message_id: int | None = None,
         summary: str | None = None,
+        command: str | None = None,
     ) -> int:
         """Write one roll to the roll log, with the command and options exactly as the user gave them.
 
         A roll of a fair session also records its session, roll number and every draw, for `/fair verify`.
         """
         fair = dice if isinstance(dice, SessionDice) else None
-        command = interaction.command.qualified_name if interaction.command else "?"
+        if command is None:
+            command = interaction.command.qualified_name if interaction.command else "?"
         async with self.database.write.begin() as session:
             return await RollRepository(session).add(
                 interaction_id=interaction.id,

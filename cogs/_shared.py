@@ -120,11 +120,16 @@ async def answer_roll(
     result: dict[str, Any],
     private: bool,
     dice: DiceSource | None = None,
+    view: discord.ui.View | None = None,
+    command: str | None = None,
 ) -> None:
     """Answer a roll and log it: the fair-session stamp, the message it landed in, its first line."""
     if dice is not None:
         stamp(embed, dice)
-    sent = await interaction.response.send_message(embed=embed, ephemeral=private)
+    if view is not None and view.children:
+        sent = await interaction.response.send_message(embed=embed, ephemeral=private, view=view)
+    else:
+        sent = await interaction.response.send_message(embed=embed, ephemeral=private)
     await bot.log_roll(
         interaction,
         result=result,
@@ -132,4 +137,5 @@ async def answer_roll(
         dice=dice,
         message_id=sent.message_id,
         summary=summary_of(embed),
+        command=command,
     )

@@ -114,3 +114,28 @@ async def test_roll_over_the_gateway(connected: LocalDiscord) -> None:
     exchange = await connected.command("roll", {"expression": "3d6"})
     assert exchange.embed["description"].startswith("3d6 (")
     assert connected.double.identify_count == 1
+
+
+async def test_roll_again_rolls_the_same_expression_for_whoever_presses_it(
+    local: LocalDiscord, database: Database
+) -> None:
+    local.bot.dice = ScriptedDice([2, 5, 6, 6])
+    first = await local.command("roll", {"expression": "2d6+1", "label": "damage"})
+    [row] = local.original(first)["components"]
+    assert row["components"][0]["custom_id"] == "roll:again:2d6+1"
+    again = await local.click(local.original(first), "roll:again:2d6+1", actor=local.as_user("200000000000000002"))
+    assert again.response["type"] == 4  # a new answer, the first one stays as it was
+    assert again.embed["author"]["name"] == "Player0002 rolls"
+    assert again.embed["description"] == "2d6 (6, 6) + 1 = **13**"
+    async with database.read() as session:
+        rows = (await session.scalars(select(RollLog).order_by(RollLog.id))).all()
+    assert [r.command for r in rows] == ["roll", "roll"]
+    assert rows[1].user_id == 200000000000000002
+
+
+async def test_no_roll_again_button_for_private_or_overlong_rolls(local: LocalDiscord) -> None:
+    private = await local.command("roll", {"expression": "1d6", "private": True})
+    assert not private.messages[0].get("components")
+    long = "+".join(["1d4"] * 25)  # 99 characters: with the prefix past Discord's 100 for a custom id
+    overlong = await local.command("roll", {"expression": long})
+    assert not overlong.messages[0].get("components")
