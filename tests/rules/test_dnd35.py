@@ -61,6 +61,7 @@ from bot.rules.dnd35 import (
 )
 from bot.rules.sheets.dnd35 import DndSheet, DndWeapon
 from tests.dice_sources import ScriptedDice
+from tests.stats import chi2_sf
 
 SRD = Variants()
 SRD_MULTIPLIERS = Variants(multipliers=MultiplierRule.SRD)
@@ -1181,51 +1182,6 @@ def test_heavy_attacks_are_counted_not_enumerated() -> None:
 
 # ---------------------------------------------------------------------------------------------------------
 # Sampling: 100,000 attacks through `resolve` against the exact odds.
-
-
-def chi2_sf(x: float, df: int) -> float:
-    """P(X >= x) for a chi-square with df degrees of freedom: the regularized upper incomplete gamma Q(df/2, x/2).
-
-    Series for the lower function when x < a + 1, Lentz's continued fraction otherwise (Numerical Recipes §6.2).
-    """
-    a, z = df / 2, x / 2
-    if z <= 0:
-        return 1.0
-    prefix = math.exp(-z + a * math.log(z) - math.lgamma(a))
-    if z < a + 1:
-        term = total = 1 / a
-        n = a
-        while abs(term) > abs(total) * 1e-16:
-            n += 1
-            term *= z / n
-            total += term
-        return max(0.0, 1 - prefix * total)
-    tiny = 1e-300
-    b = z + 1 - a
-    c, d = 1 / tiny, 1 / b
-    h = d
-    for i in range(1, 10_000):
-        an = -i * (i - a)
-        b += 2
-        d = an * d + b
-        d = tiny if abs(d) < tiny else d
-        c = b + an / c
-        c = tiny if abs(c) < tiny else c
-        d = 1 / d
-        delta = d * c
-        h *= delta
-        if abs(delta - 1) < 1e-16:
-            break
-    return prefix * h
-
-
-def test_chi2_sf_against_closed_forms_and_the_table() -> None:
-    for x in (0.5, 1.0, 3.841458820694124, 10.0, 23.928, 40.0, 80.0):
-        assert chi2_sf(x, 1) == pytest.approx(math.erfc(math.sqrt(x / 2)), rel=1e-9)
-        assert chi2_sf(x, 2) == pytest.approx(math.exp(-x / 2), rel=1e-9)
-    # Upper-tail 0.001 critical values from the NIST/SEMATECH e-Handbook of Statistical Methods, table 1.3.6.7.4.
-    for df, critical in [(4, 18.467), (10, 29.588), (16, 39.252), (30, 59.703)]:
-        assert chi2_sf(critical, df) == pytest.approx(0.001, rel=1e-3)
 
 
 def p_value(observed: Counter[Any], expected: dict[Any, Fraction], n: int) -> float:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import ast
 import hashlib
 import hmac
-import math
 import subprocess
 import sys
 from collections import Counter
@@ -33,6 +32,7 @@ from bot.rules.fair import (
     seed_from_hex,
     verify,
 )
+from tests.stats import chi2_sf
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 
@@ -232,43 +232,6 @@ def test_a_rejected_draw_is_redrawn_with_the_next_attempt(monkeypatch: pytest.Mo
 # Uniformity: 60,000 d6.
 
 
-def chi2_sf(x: float, df: int) -> float:
-    """P(X >= x) for a chi-square with df degrees of freedom: the regularized upper incomplete gamma Q(df/2, x/2).
-
-    Series for the lower function when x < a + 1, Lentz's continued fraction otherwise (Numerical Recipes §6.2).
-    Copied from tests/rules/test_aliensrl.py.
-    """
-    a, z = df / 2, x / 2
-    if z <= 0:
-        return 1.0
-    prefix = math.exp(-z + a * math.log(z) - math.lgamma(a))
-    if z < a + 1:
-        term = total = 1 / a
-        n = a
-        while abs(term) > abs(total) * 1e-16:
-            n += 1
-            term *= z / n
-            total += term
-        return max(0.0, 1 - prefix * total)
-    tiny = 1e-300
-    b = z + 1 - a
-    c, d = 1 / tiny, 1 / b
-    h = d
-    for i in range(1, 10_000):
-        an = -i * (i - a)
-        b += 2
-        d = an * d + b
-        d = tiny if abs(d) < tiny else d
-        c = b + an / c
-        c = tiny if abs(c) < tiny else c
-        d = 1 / d
-        delta = d * c
-        h *= delta
-        if abs(delta - 1) < 1e-16:
-            break
-    return prefix * h
-
-
 def uniform_p_value(counts: Counter[object], cells: list[object]) -> float:
     n = sum(counts.values())
     expected = n / len(cells)
@@ -277,12 +240,6 @@ def uniform_p_value(counts: Counter[object], cells: list[object]) -> float:
 
 
 THRESHOLD = 1e-6
-
-
-def test_chi2_sf_against_closed_forms() -> None:
-    for x in (0.5, 3.841458820694124, 23.928, 80.0):
-        assert chi2_sf(x, 2) == pytest.approx(math.exp(-x / 2), rel=1e-9)
-    assert chi2_sf(20.515, 5) == pytest.approx(0.001, rel=1e-3)  # NIST table 1.3.6.7.4
 
 
 def test_60000_d6_are_uniform_and_consecutive_pairs_independent() -> None:
