@@ -9,6 +9,7 @@ import discord
 from bot.client import DiceBot
 from bot.db.characters import CharacterError, CharacterRecord, CharacterRepository
 from bot.db.fair import SessionDice
+from bot.db.settings import SettingsRepository
 from bot.errors import UserError
 from bot.rules.dice import DiceSource
 from bot.ui.embeds import clip, stamp_fair
@@ -122,10 +123,18 @@ async def answer_roll(
     dice: DiceSource | None = None,
     view: discord.ui.View | None = None,
     command: str | None = None,
+    hidden: bool = False,
 ) -> None:
-    """Answer a roll and log it: the fair-session stamp, the message it landed in, its first line."""
+    """Answer a roll and log it: the fair-session stamp, the message it landed in, its first line.
+
+    A hidden roll goes in full to the server's GM channel; the channel it was made in only learns that it
+    was made (and its fair roll number, so it can be verified after the reveal). It is logged as private.
+    """
     if dice is not None:
         stamp(embed, dice)
+    if hidden:
+        await answer_hidden(bot, interaction, embed, result=result, dice=dice, command=command)
+        return
     if view is not None and view.children:
         sent = await interaction.response.send_message(embed=embed, ephemeral=private, view=view)
     else:
@@ -139,3 +148,42 @@ async def answer_roll(
         summary=summary_of(embed),
         command=command,
     )
+
+
+async def answer_hidden(
+    bot: DiceBot,
+    interaction: Interaction,
+    embed: discord.Embed,
+    *,
+    result: dict[str, Any],
+    dice: DiceSource | None,
+    command: str | None,
+) -> None:
+    """Send a roll's full answer to the GM channel and a notice where it was made."""
+    async with bot.database.read() as session:
+        gm_channel = await SettingsRepository(session).gm_channel(interaction.guild_id)
+    if gm_channel is None:
+        raise UserError(
+            "This server has no GM channel for hidden rolls: someone with Manage Server sets one with "
+            "`/settings gm-channel`.",
+            title="No GM channel",
+        )
+    embed.set_author(name=clip(f"Hidden roll by {interaction.user.display_name} in #{_channel_name(interaction)}", 256))
+    fair = f" (fair roll #{dice.roll_number})" if isinstance(dice, SessionDice) else ""
+    notice = discord.Embed(description=f"{interaction.user.mention} made a hidden roll{fair}.")
+    await interaction.response.send_message(embed=notice)
+    sent = await bot.get_partial_messageable(gm_channel).send(embed=embed)
+    await bot.log_roll(
+        interaction,
+        result=result,
+        private=True,
+        dice=dice,
+        message_id=sent.id,
+        summary=summary_of(embed),
+        command=command,
+    )
+
+
+def _channel_name(interaction: Interaction) -> str:
+    channel = interaction.channel
+    return getattr(channel, "name", None) or str(interaction.channel_id)

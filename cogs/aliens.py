@@ -135,6 +135,7 @@ class Aliens(commands.GroupCog, group_name="aliens", group_description="AliensRL
         accuracy: app_commands.Range[int, -20, 20] | None = None,
         ammo_damage: app_commands.Range[int, 1, 1000] | None = None,
         private: bool = False,
+        hidden: bool = False,
     ) -> None:
         """Fire a ranged weapon: d100 roll rating, skill rating, quality, damage and strays, step by step.
 
@@ -150,6 +151,7 @@ class Aliens(commands.GroupCog, group_name="aliens", group_description="AliensRL
             accuracy: Quick mode: the weapon's accuracy
             ammo_damage: Quick mode: the ammunition's damage (default 10, a proposed default)
             private: Show the result to you only
+            hidden: Send the result to the GM channel; this channel only sees that you rolled
         """
         rules.check_aim(dx, dy, distance)  # a bad aim is reported before anything is looked up
         shooter, name = await self.shooter(
@@ -165,7 +167,9 @@ class Aliens(commands.GroupCog, group_name="aliens", group_description="AliensRL
         dice = await self.bot.dice_for(interaction)
         shot = rules.fire(shooter, dice, dx=dx, dy=dy, distance=distance, intervening=intervening, ring=ring)
         embed = shot_embed(shot, shooter=name, weapon=shooter.weapon)
-        await answer_roll(self.bot, interaction, embed, result=shot.to_dict(), private=private, dice=dice)
+        await answer_roll(
+            self.bot, interaction, embed, result=shot.to_dict(), private=private, dice=dice, hidden=hidden
+        )
 
     @app_commands.command(name="odds")
     @app_commands.autocomplete(weapon=weapons, character=characters)

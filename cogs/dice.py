@@ -29,6 +29,7 @@ class Dice(commands.Cog):
         expression: app_commands.Range[str, 1, dice.MAX_EXPRESSION_LENGTH],
         label: app_commands.Range[str, 1, 100] | None = None,
         private: bool = False,
+        hidden: bool = False,
     ) -> None:
         """Roll dice: 4d6kh3, 1d20+5, d20adv, 3d6!, 2d6r1, (1d8+2)*2, d%.
 
@@ -36,22 +37,37 @@ class Dice(commands.Cog):
             expression: NdM, d%, + - * ( ), kh/kl/dh/dl N keep or drop, ! explode, r/ro reroll, adv/dis on a d20
             label: What the roll is for, shown as its title
             private: Show the result to you only
+            hidden: Send the result to the GM channel; this channel only sees that you rolled
         """
-        await roll_and_answer(self.bot, interaction, expression, label=label, private=private)
+        await roll_and_answer(self.bot, interaction, expression, label=label, private=private, hidden=hidden)
 
 
 async def roll_and_answer(
-    bot: DiceBot, interaction: Interaction[Any], expression: str, *, label: str | None, private: bool
+    bot: DiceBot,
+    interaction: Interaction[Any],
+    expression: str,
+    *,
+    label: str | None,
+    private: bool,
+    hidden: bool = False,
 ) -> None:
     """Roll an expression for whoever asked, answer with every die and a Roll again button, and log it."""
     source = await bot.dice_for(interaction)
     result = dice.roll(expression, source)
     embed = roll_embed(result, roller=interaction.user.display_name, typed=expression, label=label)
     view = discord.ui.View(timeout=None)
-    if len(RollAgain.custom_id_for(expression)) <= CUSTOM_ID_LIMIT and not private:
+    if len(RollAgain.custom_id_for(expression)) <= CUSTOM_ID_LIMIT and not (private or hidden):
         view.add_item(RollAgain(expression))
     await answer_roll(
-        bot, interaction, embed, result=result.to_dict(), private=private, dice=source, view=view, command="roll"
+        bot,
+        interaction,
+        embed,
+        result=result.to_dict(),
+        private=private,
+        dice=source,
+        view=view,
+        command="roll",
+        hidden=hidden,
     )
 
 

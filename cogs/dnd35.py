@@ -218,6 +218,7 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
         damage: app_commands.Range[str, 1, 30] | None = None,
         crit: app_commands.Range[str, 1, 20] | None = None,
         private: bool = False,
+        hidden: bool = False,
     ) -> None:
         """One attack: d20 + attack bonus against AC, threat and confirmation, damage, every step.
 
@@ -243,6 +244,7 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
             damage: Quick mode: damage of one roll, e.g. 1d8+4
             crit: Quick mode: threat range and multiplier, e.g. 19-20/x2 (default 20/x2)
             private: Show the result to you only
+            hidden: Send the result to the GM channel; this channel only sees that you rolled
         """
         options = Options(
             target_ac=target_ac,
@@ -272,7 +274,9 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
         dice = await self.bot.dice_for(interaction)
         result = dnd.resolve(built, dice, variants=variants)
         embed = attack_embed(result, chances, attacker=name)
-        await answer_roll(self.bot, interaction, embed, result=result.to_dict(), private=private, dice=dice)
+        await answer_roll(
+            self.bot, interaction, embed, result=result.to_dict(), private=private, dice=dice, hidden=hidden
+        )
 
     @app_commands.command(name="odds")
     @app_commands.autocomplete(weapon=weapons, character=characters, target=anyones)
@@ -373,6 +377,7 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
         flanking: bool = False,
         two_hands: bool = False,
         private: bool = False,
+        hidden: bool = False,
     ) -> None:
         """Every attack the base attack bonus gives, and off-hand attacks with two weapons; then the total.
 
@@ -391,6 +396,7 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
             flanking: Flanking the defender
             two_hands: The primary weapon in two hands (1.5x Str)
             private: Show the result to you only
+            hidden: Send the result to the GM channel; this channel only sees that you rolled
         """
         options = Options(
             target_ac=target_ac,
@@ -420,7 +426,7 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
         full = dnd.resolve_all(attacks, dice, variants=variants)
         embed = full_attack_embed(full, expected, attacker=record.name, weapon=primary)  # type: ignore[arg-type]
         outcome = {"attacks": [r.to_dict() for r in full.results], "total": full.total_damage}
-        await answer_roll(self.bot, interaction, embed, result=outcome, private=private, dice=dice)
+        await answer_roll(self.bot, interaction, embed, result=outcome, private=private, dice=dice, hidden=hidden)
 
     @app_commands.command(name="ac")
     @app_commands.autocomplete(character=anyones)

@@ -7,13 +7,15 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.client import DiceBot
-from bot.db.settings import SettingsRepository
+from bot.db.settings import GM_CHANNEL, SettingsRepository
 from bot.errors import UserError
 from bot.rules import settings as rules_settings
 from bot.rules.settings import SETTINGS
 from bot.ui.characters import done_embed
 from bot.ui.embeds import ROLL_COLOUR, clip
 from cogs._shared import Interaction, can_moderate, guild_of
+
+TEXT_CHANNELS = (discord.ChannelType.text, discord.ChannelType.news, discord.ChannelType.private_thread)
 
 
 @app_commands.guild_only()
@@ -87,6 +89,25 @@ class Settings(commands.GroupCog, group_name="settings", group_description="This
             )
         message = f"`{spec.key}` is now **{value}**: {spec.choices[value]}."
         await interaction.response.send_message(embed=done_embed("Setting saved", message))
+
+    @app_commands.command(name="gm-channel")
+    async def gm_channel(self, interaction: Interaction, channel: app_commands.AppCommandChannel) -> None:
+        """Name the channel hidden rolls go to (needs Manage Server).
+
+        Args:
+            channel: The game master's channel
+        """
+        guild_id = guild_of(interaction)
+        if not can_moderate(interaction):
+            raise UserError("Choosing the GM channel needs the Manage Server permission.", title="Not allowed")
+        if channel.type not in TEXT_CHANNELS:
+            raise UserError(f"{channel.mention} is not a text channel: hidden rolls need one to be posted in.")
+        async with self.bot.database.write.begin() as session:
+            await SettingsRepository(session).set(
+                guild_id, GM_CHANNEL, str(channel.id), user_id=interaction.user.id, now=self.bot.clock()
+            )
+        message = f"Hidden rolls (`hidden:true` on any roll) now go to {channel.mention}."
+        await interaction.response.send_message(embed=done_embed("GM channel saved", message))
 
 
 async def setup(bot: DiceBot) -> None:

@@ -175,6 +175,7 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
         wounded: bool = False,
         heavy: bool = False,
         private: bool = False,
+        hidden: bool = False,
     ) -> None:
         """Shoot: the 12-step ranged procedure, the d100, knock-out and damage, step by step.
 
@@ -203,6 +204,7 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
             wounded: Quick mode: the attacker is wounded (-10)
             heavy: Quick mode: a heavy weapon (skill counts one level lower)
             private: Show the result to you only
+            hidden: Send the result to the GM channel; this channel only sees that you rolled
         """
         situation = sf.RangedSituation(
             target=sf.TargetMovement(target_movement),
@@ -238,7 +240,9 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
         dice = await self.bot.dice_for(interaction)
         result = sf.shoot(attack, dice, variants)
         embed = attack_embed(result, odds, attacker=name)
-        await answer_roll(self.bot, interaction, embed, result=result.to_dict(), private=private, dice=dice)
+        await answer_roll(
+            self.bot, interaction, embed, result=result.to_dict(), private=private, dice=dice, hidden=hidden
+        )
 
     async def melee_attack(
         self,
@@ -315,6 +319,7 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
         race: str | None = None,
         wounded: bool = False,
         private: bool = False,
+        hidden: bool = False,
     ) -> None:
         """Melee: the 9-step procedure, the d100, knock-out and damage, step by step.
 
@@ -335,6 +340,7 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
             race: Quick mode: the race (battle rage is for Yazirians)
             wounded: Quick mode: the attacker is wounded (-10)
             private: Show the result to you only
+            hidden: Send the result to the GM channel; this channel only sees that you rolled
         """
         situation = sf.MeleeSituation(
             unaware=helpless == "unaware",
@@ -362,7 +368,9 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
         dice = await self.bot.dice_for(interaction)
         result = sf.melee(attack, dice, variants)
         embed = attack_embed(result, odds, attacker=name)
-        await answer_roll(self.bot, interaction, embed, result=result.to_dict(), private=private, dice=dice)
+        await answer_roll(
+            self.bot, interaction, embed, result=result.to_dict(), private=private, dice=dice, hidden=hidden
+        )
 
     @app_commands.command(name="odds")
     @app_commands.autocomplete(weapon=weapons, character=characters)

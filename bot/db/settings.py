@@ -10,6 +10,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.db.models import GuildSetting
 from bot.rules.settings import effective
 
+# Kept beside the rules settings, but not one of them: its value is a channel, not a choice.
+GM_CHANNEL = "gm_channel"
+
 
 class SettingsRepository:
     """Reads and writes a server's settings inside the caller's session."""
@@ -23,6 +26,13 @@ class SettingsRepository:
             return effective({})
         rows = await self.session.scalars(select(GuildSetting).where(GuildSetting.guild_id == guild_id))
         return effective({row.key: row.value for row in rows})
+
+    async def gm_channel(self, guild_id: int | None) -> int | None:
+        """The channel hidden rolls go to, if the server named one."""
+        if guild_id is None:
+            return None
+        row = await self.session.get(GuildSetting, (guild_id, GM_CHANNEL))
+        return int(row.value) if row is not None else None
 
     async def set(self, guild_id: int, key: str, value: str, *, user_id: int, now: datetime) -> None:
         """Store one setting (the value is already checked)."""

@@ -1,0 +1,76 @@
+"""Hidden rolls: the full result goes to the GM channel, the table sees only that a roll was made."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bot.local.double import Captured
+from bot.local.driver import Exchange, LocalDiscord
+from bot.local.payloads import MANAGER_PERMISSIONS
+from tests.dice_sources import ScriptedDice
+
+GM_CHANNEL = "300000000000000077"
+MOD = "200000000000000003"
+
+
+async def set_gm_channel(local: LocalDiscord, *, permissions: str = MANAGER_PERMISSIONS) -> Exchange:
+    channel: dict[str, Any] = {
+        "id": GM_CHANNEL,
+        "type": 0,
+        "name": "gm-screen",
+        "guild_id": local.actor.guild_id,
+        "permissions": permissions,
+        "parent_id": None,
+    }
+    options = [{"name": "channel", "type": 7, "value": GM_CHANNEL}]
+    return await local.command(
+        "settings gm-channel",
+        options,
+        actor=local.as_user(MOD, permissions=permissions),
+        resolved={"channels": {GM_CHANNEL: channel}},
+    )
+
+
+def gm_post(local: LocalDiscord) -> Captured:
+    """The message the bot posted in the GM channel (it carries no interaction token)."""
+    [posted] = [r for r in local.double.requests if r.method == "POST" and r.path == f"/channels/{GM_CHANNEL}/messages"]
+    assert posted.status == 200  # the double checked it against Discord's limits
+    return posted
+
+
+async def test_a_hidden_roll_goes_to_the_gm_channel(local: LocalDiscord) -> None:
+    saved = await set_gm_channel(local)
+    assert saved.embed["description"] == f"Hidden rolls (`hidden:true` on any roll) now go to <#{GM_CHANNEL}>."
+    local.bot.dice = ScriptedDice([17])
+    exchange = await local.command("roll", {"expression": "1d20+3", "hidden": True})
+    [notice] = exchange.requests
+    posted = gm_post(local)
+    assert notice.body["data"]["embeds"][0]["description"] == f"<@{local.actor.user_id}> made a hidden roll."
+    assert "components" not in notice.body["data"] or not notice.body["data"]["components"]
+    embed = posted.body["embeds"][0]
+    assert embed["description"] == "1d20 (17) + 3 = **20**"
+    assert embed["author"]["name"].startswith("Hidden roll by Player0001")
+    history = await local.command("history")
+    assert history.embed["description"] == "No public rolls here yet."  # hidden rolls are never listed
+
+
+async def test_a_hidden_attack_of_a_fair_session_shows_its_roll_number(local: LocalDiscord) -> None:
+    await set_gm_channel(local)
+    await local.command("fair start")
+    exchange = await local.command("dnd attack", {"attack_bonus": 4, "damage": "1d8", "target_ac": 14, "hidden": True})
+    [notice] = exchange.requests
+    posted = gm_post(local)
+    assert notice.body["data"]["embeds"][0]["description"].endswith("made a hidden roll (fair roll #1).")
+    assert "Fair roll #1" in posted.body["embeds"][0]["footer"]["text"]
+
+
+async def test_hidden_without_a_gm_channel_is_refused(local: LocalDiscord) -> None:
+    exchange = await local.command(
+        "sf shoot", {"score": 30, "skill": 1, "damage": "2d10", "range": "short", "hidden": True}
+    )
+    assert exchange.ephemeral and exchange.embed["title"] == "No GM channel"
+
+
+async def test_only_manage_server_names_the_gm_channel(local: LocalDiscord) -> None:
+    refused = await set_gm_channel(local, permissions="2248473465835073")
+    assert refused.ephemeral and refused.embed["title"] == "Not allowed"
