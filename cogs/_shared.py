@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import discord
+from discord import app_commands
 
 from bot.client import DiceBot
 from bot.db.characters import CharacterError, CharacterRecord, CharacterRepository
@@ -187,3 +188,19 @@ async def answer_hidden(
 def _channel_name(interaction: Interaction) -> str:
     channel = interaction.channel
     return getattr(channel, "name", None) or str(interaction.channel_id)
+
+
+async def character_choices(
+    bot: DiceBot, interaction: Interaction, current: str, *, rules: str, anyone: bool = False
+) -> list[app_commands.Choice[str]]:
+    """Autocomplete: characters of a ruleset whose name contains what was typed, yours or anyone's here."""
+    if interaction.guild_id is None:
+        return []
+    async with bot.database.read() as session:
+        found = await CharacterRepository(session).summaries(
+            guild_id=interaction.guild_id,
+            owner_id=None if anyone else interaction.user.id,
+            text=current.lstrip("#"),
+            rules=rules,
+        )
+    return [app_commands.Choice(name=clip(f"{s.name} (#{s.id})", 100), value=f"#{s.id}") for s in found]

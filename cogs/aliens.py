@@ -14,7 +14,7 @@ from bot.rules import aliensrl as rules
 from bot.rules.sheets.aliensrl import AliensSheet
 from bot.ui.aliensrl import odds_embed, shot_embed, skill_text
 from bot.ui.embeds import ROLL_COLOUR, clip
-from cogs._shared import Interaction, answer_roll, find_for_roll
+from cogs._shared import Interaction, answer_roll, character_choices, find_for_roll
 
 RULESET = "aliensrl"
 TITLE = "AliensRL"
@@ -48,13 +48,7 @@ class Aliens(commands.GroupCog, group_name="aliens", group_description="AliensRL
 
     async def characters(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
         """Your AliensRL characters."""
-        if interaction.guild_id is None:
-            return []
-        async with self.bot.database.read() as session:
-            found = await CharacterRepository(session).summaries(
-                guild_id=interaction.guild_id, owner_id=interaction.user.id, text=current.lstrip("#"), rules=RULESET
-            )
-        return [app_commands.Choice(name=s.name, value=f"#{s.id}") for s in found]
+        return await character_choices(self.bot, interaction, current, rules=RULESET)
 
     async def ring(self, interaction: Interaction) -> rules.Ring:
         """The server's reading of "two tiles away" (`/settings`; the reference's default elsewhere)."""

@@ -14,8 +14,7 @@ from bot.errors import UserError
 from bot.rules import dnd35 as dnd
 from bot.rules.sheets.dnd35 import DndSheet
 from bot.ui.dnd35 import ac_embed, attack_embed, full_attack_embed, odds_embed
-from bot.ui.embeds import clip
-from cogs._shared import Interaction, answer_roll, find, find_for_roll
+from cogs._shared import Interaction, answer_roll, character_choices, find, find_for_roll
 
 RULESET = "dnd35"
 TITLE = "D&D 3.5"
@@ -92,22 +91,11 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
 
     async def characters(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
         """Your D&D characters."""
-        return await self._characters(interaction, current, owner_id=interaction.user.id)
+        return await character_choices(self.bot, interaction, current, rules=RULESET)
 
     async def anyones(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
         """D&D characters of anyone in this server (a monster the game master keeps, say)."""
-        return await self._characters(interaction, current, owner_id=None)
-
-    async def _characters(
-        self, interaction: Interaction, current: str, *, owner_id: int | None
-    ) -> list[app_commands.Choice[str]]:
-        if interaction.guild_id is None:
-            return []
-        async with self.bot.database.read() as session:
-            found = await CharacterRepository(session).summaries(
-                guild_id=interaction.guild_id, owner_id=owner_id, text=current.lstrip("#"), rules=RULESET
-            )
-        return [app_commands.Choice(name=clip(f"{s.name} (#{s.id})", 100), value=f"#{s.id}") for s in found]
+        return await character_choices(self.bot, interaction, current, rules=RULESET, anyone=True)
 
     # -- shared --------------------------------------------------------------------------------------------
     async def variants(self, interaction: Interaction) -> dnd.Variants:

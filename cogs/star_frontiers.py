@@ -13,9 +13,8 @@ from bot.db.settings import SettingsRepository
 from bot.errors import UserError
 from bot.rules import star_frontiers as sf
 from bot.rules.sheets.star_frontiers import SfSheet
-from bot.ui.embeds import clip
 from bot.ui.star_frontiers import attack_embed, odds_embed
-from cogs._shared import Interaction, answer_roll, find, find_for_roll
+from cogs._shared import Interaction, answer_roll, character_choices, find, find_for_roll
 
 RULESET = "sf"
 TITLE = "Star Frontiers"
@@ -59,23 +58,11 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
 
     async def characters(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
         """Your Star Frontiers characters."""
-        if interaction.guild_id is None:
-            return []
-        async with self.bot.database.read() as session:
-            found = await CharacterRepository(session).summaries(
-                guild_id=interaction.guild_id, owner_id=interaction.user.id, text=current.lstrip("#"), rules=RULESET
-            )
-        return [app_commands.Choice(name=s.name, value=f"#{s.id}") for s in found]
+        return await character_choices(self.bot, interaction, current, rules=RULESET)
 
     async def targets(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
         """Star Frontiers characters of anyone in this server (for their encumbrance)."""
-        if interaction.guild_id is None:
-            return []
-        async with self.bot.database.read() as session:
-            found = await CharacterRepository(session).summaries(
-                guild_id=interaction.guild_id, owner_id=None, text=current.lstrip("#"), rules=RULESET
-            )
-        return [app_commands.Choice(name=clip(f"{s.name} (#{s.id})", 100), value=f"#{s.id}") for s in found]
+        return await character_choices(self.bot, interaction, current, rules=RULESET, anyone=True)
 
     # -- shared --------------------------------------------------------------------------------------------
     async def variants(self, interaction: Interaction) -> sf.Variants:
