@@ -173,7 +173,14 @@ async def answer_hidden(
     fair = f" (fair roll #{dice.roll_number})" if isinstance(dice, SessionDice) else ""
     notice = discord.Embed(description=f"{interaction.user.mention} made a hidden roll{fair}.")
     await interaction.response.send_message(embed=notice)
-    sent = await bot.get_partial_messageable(gm_channel).send(embed=embed)
+    try:
+        sent = await bot.get_partial_messageable(gm_channel).send(embed=embed)
+    except (discord.Forbidden, discord.NotFound):
+        raise UserError(
+            f"The roll was made, but I cannot post in <#{gm_channel}>: give me Send Messages and Embed Links "
+            "there, or name another channel with `/settings gm-channel`.",
+            title="GM channel unreachable",
+        ) from None
     await bot.log_roll(
         interaction,
         result=result,

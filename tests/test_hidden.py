@@ -74,3 +74,12 @@ async def test_hidden_without_a_gm_channel_is_refused(local: LocalDiscord) -> No
 async def test_only_manage_server_names_the_gm_channel(local: LocalDiscord) -> None:
     refused = await set_gm_channel(local, permissions="2248473465835073")
     assert refused.ephemeral and refused.embed["title"] == "Not allowed"
+
+
+async def test_an_unreachable_gm_channel_is_explained(local: LocalDiscord) -> None:
+    await set_gm_channel(local)
+    local.double.inject("POST", f"/channels/{GM_CHANNEL}/messages", 403, {"message": "Missing Access", "code": 50001})
+    exchange = await local.command("roll", {"expression": "1d6", "hidden": True})
+    followup = exchange.requests[-1]
+    assert followup.path.startswith("/webhooks/") and followup.body["flags"] & 64
+    assert followup.body["embeds"][0]["title"] == "GM channel unreachable"
