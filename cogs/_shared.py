@@ -241,3 +241,15 @@ async def character_choices(
             rules=rules,
         )
     return [app_commands.Choice(name=clip(f"{s.name} (#{s.id})", 100), value=f"#{s.id}") for s in found]
+
+
+async def any_character_choices(bot: DiceBot, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
+    """Autocomplete: characters of any ruleset in this server, of the user chosen in the `user` option if any."""
+    if interaction.guild_id is None:
+        return []
+    user = getattr(interaction.namespace, "user", None)
+    async with bot.database.read() as session:
+        found = await CharacterRepository(session).summaries(
+            guild_id=interaction.guild_id, owner_id=user.id if user else None, text=current.lstrip("#")
+        )
+    return [app_commands.Choice(name=clip(f"{s.name} (#{s.id})", 100), value=f"#{s.id}") for s in found]
