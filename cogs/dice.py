@@ -100,6 +100,10 @@ class RollAgain(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"roll:
         """Rebuild the button from a click."""
         return cls(match["expression"])
 
+    async def interaction_check(self, interaction: Interaction[Any]) -> bool:
+        """A press counts against the presser's rate limit, as a command would."""
+        return bool(await interaction.client.tree.admit(interaction))
+
     async def callback(self, interaction: Interaction[Any]) -> None:
         """Roll the expression again as a new answer; failures go through the error funnel."""
         try:
