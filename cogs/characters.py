@@ -343,7 +343,12 @@ class Characters(commands.GroupCog, group_name="character", group_description="Y
                 title="File too large",
             )
         await interaction.response.defer(ephemeral=True, thinking=True)
-        raw = await file.read()
+        try:
+            raw = await file.read()
+        except discord.HTTPException:
+            raise UserError(
+                "Discord could not hand me the file (it may have expired): upload it again.", title="Upload failed"
+            ) from None
         characters = parse_export(raw[: MAX_IMPORT_BYTES + 1])
         async with self.bot.database.read() as session:
             owned = await CharacterRepository(session).owned(guild_id=guild_id, owner_id=interaction.user.id)

@@ -74,7 +74,8 @@ async def roll_and_answer(
 CUSTOM_ID_LIMIT = 100  # Discord's limit on a component's custom id
 
 
-class RollAgain(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"roll:again:(?P<expression>.+)"):
+# (?s): an expression may hold a line break, and a button whose id the template does not match is never answered.
+class RollAgain(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"roll:again:(?P<expression>(?s:.+))"):
     """A button under a /roll answer that rolls the same expression again, for whoever presses it.
 
     The expression lives in the button's custom id, so the button keeps working after the bot restarts.
