@@ -120,7 +120,8 @@ async def run_console(settings: Settings, args: argparse.Namespace) -> int:
     ids = Snowflakes(SEEDED_EPOCH_MS) if seeded else Snowflakes()
     actor = Actor(user_id=args.user, guild_id=args.guild, channel_id=DEFAULT_CHANNEL)
     # The console registers its commands with the double itself; a dev server sync would only add noise.
-    settings = replace(settings, dev_guild_id=None)
+    # Its one typist is no crowd to protect Discord from, and a script would only trip the rate limit.
+    settings = replace(settings, dev_guild_id=None, rate_limit=None)
     interactive = sys.stdin.isatty() and not args.json
     try:
         async with local_discord(

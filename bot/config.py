@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from bot.errors import UserError
 
 DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///data/bot.db"
+DEFAULT_RATE_LIMIT = "10/10"
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
 
@@ -18,8 +19,34 @@ class SettingsError(UserError):
 
 
 @dataclass(frozen=True, slots=True)
+class RateLimit:
+    """At most `commands` commands and button presses per user in any `seconds`."""
+
+    commands: int
+    seconds: int
+
+    @classmethod
+    def parse(cls, text: str) -> RateLimit | None:
+        """`RATE_LIMIT` as written: "10/10" (commands/seconds), or "0" for no limit."""
+        if text == "0":
+            return None
+        commands, _, seconds = text.partition("/")
+        if not (
+            commands.isdecimal() and seconds.isdecimal() and 1 <= int(commands) <= 1000 and 1 <= int(seconds) <= 3600
+        ):
+            raise SettingsError(
+                f"RATE_LIMIT must be COMMANDS/SECONDS (1-1000 commands in 1-3600 seconds, e.g. "
+                f"{DEFAULT_RATE_LIMIT}) or 0 for no limit, not {text!r}."
+            )
+        return cls(int(commands), int(seconds))
+
+
+@dataclass(frozen=True, slots=True)
 class Settings:
-    """Everything the bot reads from its environment. The token is kept out of `repr` (and so of logs)."""
+    """Everything the bot reads from its environment. The token is kept out of `repr` (and so of logs).
+
+    Built directly, as tests and benchmarks do, there is no rate limit; from the environment it is on by default.
+    """
 
     token: str | None = field(default=None, repr=False)
     database_url: str = DEFAULT_DATABASE_URL
@@ -27,6 +54,7 @@ class Settings:
     log_level: str = "INFO"
     api_base: str | None = None
     gateway_url: str | None = None
+    rate_limit: RateLimit | None = None
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> Settings:
@@ -49,4 +77,5 @@ class Settings:
             log_level=level,
             api_base=get("DISCORD_API_BASE"),
             gateway_url=get("DISCORD_GATEWAY_URL"),
+            rate_limit=RateLimit.parse(get("RATE_LIMIT") or DEFAULT_RATE_LIMIT),
         )

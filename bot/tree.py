@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import logging
+from collections import OrderedDict, deque
+from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Any, cast
 
 import discord
 from discord import app_commands
 
+from bot.config import RateLimit
 from bot.errors import UserError
 from bot.ui.embeds import error_embed
 
@@ -103,8 +107,90 @@ async def report(interaction: discord.Interaction[Any], error: BaseException) ->
         log.warning("Could not tell the user about an error in /%s", command, exc_info=True)
 
 
+class RateLimiter:
+    """A sliding window per user: at most `limit.commands` admitted in any `limit.seconds`.
+
+    Memory stays flat: users are kept in order of their last interaction, and those idle for a whole window
+    are dropped from the front on every call, so only the users of the last window are held, each with at most
+    `limit.commands` timestamps. Refused attempts are not recorded, so waiting always helps.
+    """
+
+    def __init__(self, limit: RateLimit, clock: Callable[[], datetime]) -> None:
+        self.limit = limit
+        self.clock = clock
+        self._recent: OrderedDict[int, deque[float]] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._recent)
+
+    def admit(self, user_id: int) -> datetime | None:
+        """Count one interaction of the user: None if it may go ahead, else when the user may try again."""
+        now = self.clock().timestamp()
+        window = self.limit.seconds
+        while self._recent:
+            idle, stamps = next(iter(self._recent.items()))
+            if now - stamps[-1] < window:
+                break
+            del self._recent[idle]
+        stamps = self._recent.setdefault(user_id, deque(maxlen=self.limit.commands))
+        self._recent.move_to_end(user_id)
+        while stamps and now - stamps[0] >= window:
+            stamps.popleft()
+        if len(stamps) >= self.limit.commands:
+            return datetime.fromtimestamp(stamps[0] + window, UTC)
+        stamps.append(now)
+        return None
+
+
 class BotTree(app_commands.CommandTree[Any]):
-    """Routes every failure of a slash command to `report`."""
+    """Routes every failure of a slash command to `report`, and holds each user to the rate limit."""
+
+    def __init__(self, client: discord.Client, **options: Any) -> None:
+        super().__init__(client, **options)
+        # Built on first use: the bot makes its tree before it has stored its settings and clock.
+        self._limiter: RateLimiter | None = None
+
+    @property
+    def limiter(self) -> RateLimiter | None:
+        """The rate limit of the bot's settings, or None when it has none."""
+        if self._limiter is None:
+            limit = getattr(getattr(self.client, "settings", None), "rate_limit", None)
+            if limit is not None:
+                self._limiter = RateLimiter(limit, self.client.clock)
+        return self._limiter
+
+    async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
+        """Every command counts against its user's rate limit; autocomplete does not.
+
+        Suggestions come with every keystroke (Discord debounces them), are cheap reads, and refusing them
+        would only leave the menu empty, so they neither count nor are refused.
+        """
+        if interaction.type is discord.InteractionType.autocomplete:
+            return True
+        return await self.admit(interaction)
+
+    async def admit(self, interaction: discord.Interaction[Any]) -> bool:
+        """Count a command or button press against the user's rate limit; over it, say when they can roll again.
+
+        Button presses bypass the tree in discord.py, so components call this from their own `interaction_check`.
+        """
+        limiter = self.limiter
+        if limiter is None:
+            return True
+        again = limiter.admit(interaction.user.id)
+        if again is None:
+            return True
+        limit = limiter.limit
+        embed = error_embed(
+            "Slow down",
+            f"That is more than {limit.commands} commands in {limit.seconds} seconds. "
+            f"You can roll again {discord.utils.format_dt(again, 'R')}.",
+        )
+        try:
+            await interaction.response.send_message(embed=embed, ephemeral=True)
+        except discord.HTTPException:
+            log.warning("Could not tell user %s about the rate limit", interaction.user.id, exc_info=True)
+        return False
 
     async def on_error(self, interaction: discord.Interaction[Any], error: app_commands.AppCommandError) -> None:
         """Report the failure to the user (and the log, if it is a bug)."""

@@ -87,6 +87,10 @@ class RollAgain(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"again
         """Rebuild the button from a click."""
         return cls(int(match["id"]))
 
+    async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
+        """A press counts against the presser's rate limit, as a command would."""
+        return bool(await interaction.client.tree.admit(interaction))
+
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         """Replay the roll; failures go through the error funnel."""
         try:
@@ -124,6 +128,10 @@ class Details(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"details
     ) -> Details:
         """Rebuild the button from a click."""
         return cls(int(match["id"]), match["show"])
+
+    async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
+        """A press counts against the presser's rate limit, as a command would."""
+        return bool(await interaction.client.tree.admit(interaction))
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         """Edit the message to the other form (or show the details privately to someone else)."""

@@ -51,7 +51,8 @@ async def find(
     guild_id = guild_of(interaction)
     owner_id = interaction.user.id if owner_id is None else owner_id
     text = text.strip()
-    if text.startswith("#") and text[1:].isdigit():
+    # isdecimal, not isdigit: "²" is a digit that int() refuses.
+    if text.startswith("#") and text[1:].isdecimal():
         record = await repository.get(int(text[1:]), guild_id=guild_id, for_update=for_update)
         if record is None:
             raise CharacterError(f"There is no character {text} in this server.", title="No such character")

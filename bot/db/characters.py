@@ -17,6 +17,8 @@ from bot.rules.sheets import Ruleset, Sheet, ruleset
 from bot.rules.sheets.base import name_key
 
 MAX_CHARACTERS_PER_USER = 50
+# Character numbers live in a 32-bit column on PostgreSQL: a larger `#N` names nothing, and must not reach a query.
+MAX_CHARACTER_ID = 2**31 - 1
 
 
 class CharacterError(UserError):
@@ -118,6 +120,8 @@ class CharacterRepository:
 
     async def get(self, character_id: int, *, guild_id: int, for_update: bool = False) -> CharacterRecord | None:
         """A character of this server by its number; `for_update` locks the row where the database can."""
+        if not 1 <= character_id <= MAX_CHARACTER_ID:
+            return None
         query = select(Character).where(Character.id == character_id, Character.guild_id == guild_id)
         if for_update:
             query = query.with_for_update()
