@@ -10,8 +10,10 @@ from typing import Any, cast
 
 import discord
 from discord import app_commands
+from sqlalchemy import exc as sa_exc
 
 from bot.config import RateLimit
+from bot.deadline import DEFER_AFTER, PatientResponse, watch
 from bot.errors import UserError
 from bot.ui.embeds import error_embed
 
@@ -19,6 +21,10 @@ log = logging.getLogger(__name__)
 
 UNKNOWN_INTERACTION = 10062
 ALREADY_ACKNOWLEDGED = 40060
+DATABASE_DOWN = (
+    "I can't reach my database right now, so whatever needed it did not happen (nothing was half-saved). "
+    "Please try again in a minute."
+)
 APOLOGY = (
     "Something went wrong on our side and the command did not finish. It has been logged; "
     "please try again, and tell the bot's maintainers if it keeps happening."
@@ -34,10 +40,20 @@ def unwrap(error: BaseException) -> BaseException:
     return error
 
 
+def database_down(error: BaseException) -> bool:
+    """Whether an error means the database cannot be reached (rather than a bug in a query)."""
+    if isinstance(error, sa_exc.OperationalError | sa_exc.InterfaceError | sa_exc.TimeoutError | ConnectionError):
+        return True
+    # A DBAPI error with no statement happened while connecting (a database refusing connections, say).
+    return isinstance(error, sa_exc.DBAPIError) and (error.connection_invalidated or error.statement is None)
+
+
 def describe(error: BaseException) -> tuple[str, str] | None:
-    """The title and message for an error the user can fix, or None for a bug."""
+    """The title and message for an error the user can fix (or wait out), or None for a bug."""
     if isinstance(error, UserError):
         return error.title, error.message
+    if database_down(error):
+        return "Database unavailable", DATABASE_DOWN
     if isinstance(error, app_commands.TransformerError):
         return "Bad option", f"`{error.value}` is not a valid value here."
     if isinstance(error, app_commands.MissingPermissions):
@@ -87,6 +103,8 @@ async def report(interaction: discord.Interaction[Any], error: BaseException) ->
         # Too late to answer at all: Discord has dropped the interaction and shows the user a failure.
         log.warning("/%s missed Discord's 3-second deadline for a first response", command)
         return
+    if database_down(cause):
+        log.warning("/%s: the database is unavailable: %s", command, cause)
     if known is None:
         log.error("Unhandled error in /%s with options %s", command, given_options(interaction), exc_info=cause)
     if interaction.type is discord.InteractionType.autocomplete:
@@ -99,7 +117,10 @@ async def report(interaction: discord.Interaction[Any], error: BaseException) ->
     try:
         # A 40060 means Discord has the first response even though discord.py does not know it.
         answered = isinstance(cause, discord.HTTPException) and cause.code == ALREADY_ACKNOWLEDGED
-        if answered or interaction.response.is_done():
+        response = interaction.response
+        if isinstance(response, PatientResponse) and response.deferred:
+            await response.send_message(embed=embed, ephemeral=True)  # replaces or removes the thinking message
+        elif answered or response.is_done():
             await interaction.followup.send(embed=embed, ephemeral=True)
         else:
             await interaction.response.send_message(embed=embed, ephemeral=True)
@@ -149,6 +170,7 @@ class BotTree(app_commands.CommandTree[Any]):
         super().__init__(client, **options)
         # Built on first use: the bot makes its tree before it has stored its settings and clock.
         self._limiter: RateLimiter | None = None
+        self.defer_after = DEFER_AFTER  # a command silent this long is deferred (bot.deadline)
 
     @property
     def limiter(self) -> RateLimiter | None:
@@ -167,7 +189,10 @@ class BotTree(app_commands.CommandTree[Any]):
         """
         if interaction.type is discord.InteractionType.autocomplete:
             return True
-        return await self.admit(interaction)
+        if not await self.admit(interaction):
+            return False
+        watch(interaction, self.defer_after)
+        return True
 
     async def admit(self, interaction: discord.Interaction[Any]) -> bool:
         """Count a command or button press against the user's rate limit; over it, say when they can roll again.

@@ -16,6 +16,7 @@ from discord.ext import commands
 
 from bot.client import DiceBot
 from bot.db.characters import CharacterError, CharacterRecord, CharacterRepository
+from bot.deadline import FORM_COMMAND
 from bot.errors import UserError
 from bot.rules.sheets import RULESETS
 from bot.rules.sheets.base import allowed, character_name
@@ -207,7 +208,7 @@ class Characters(commands.GroupCog, group_name="character", group_description="Y
         message = f"**{record.name}**: `{field}` {_show(before)} → {_show(after)}"
         await interaction.response.send_message(embed=done_embed("Saved", message), ephemeral=True)
 
-    @app_commands.command(name="edit")
+    @app_commands.command(name="edit", extras={FORM_COMMAND: True})
     @app_commands.autocomplete(character=own_characters)
     async def edit(self, interaction: Interaction, character: str) -> None:
         """Change a character's core numbers in a form.
