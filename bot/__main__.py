@@ -20,7 +20,7 @@ from dataclasses import replace
 import discord
 from dotenv import load_dotenv
 
-from bot.client import DiceBot
+from bot.client import DiceBot, ShardedDiceBot
 from bot.config import Settings, SettingsError
 from bot.db.engine import Database, open_database
 from bot.db.migrate import SchemaMismatch, check_schema, upgrade
@@ -85,8 +85,11 @@ async def run_bot(settings: Settings, token: str) -> int:
     """Connect to Discord (or to whatever DISCORD_API_BASE / DISCORD_GATEWAY_URL name) until stopped."""
     point_discord_at(settings.api_base, settings.gateway_url)
     database = await prepare_database(settings)
+    if settings.sharded:
+        log.info("Running shards %s of %d", ",".join(map(str, settings.shard_ids)), settings.shard_count)
+    kind = ShardedDiceBot if settings.sharded else DiceBot
     try:
-        async with DiceBot(settings=settings, database=database, dice=random.SystemRandom()) as bot:
+        async with kind(settings=settings, database=database, dice=random.SystemRandom()) as bot:
             # `docker stop` sends SIGTERM: close the gateway and the database cleanly instead of dying mid-write.
             asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, lambda: asyncio.ensure_future(bot.close()))
             await bot.start(token)

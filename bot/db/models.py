@@ -115,3 +115,15 @@ class FairSession(Base):
     started_by: Mapped[int] = mapped_column(BigInteger)
     started_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     revealed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class IdentifyBucket(Base):
+    """When a shard of any process last sent IDENTIFY in one of Discord's buckets (shard id % max_concurrency).
+
+    Its row lock is what spaces IDENTIFYs across processes: Discord allows one per bucket every 5 seconds.
+    """
+
+    __tablename__ = "identify_buckets"
+
+    bucket: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    identified_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
