@@ -126,8 +126,8 @@ async def test_each_shard_gets_only_its_own_guilds_and_interactions(
                     with contextlib.suppress(Exception):
                         await asyncio.wait_for(runner, 10)
     identifies = [frame for frame in double.gateway_log if frame["op"] == 2]
-    assert [frame["d"]["shard"] for frame in identifies] == [[0, 2], [1, 2]]
+    assert sorted(frame["d"]["shard"] for frame in identifies) == [[0, 2], [1, 2]]
     if POSTGRES:
         # Both are their process's first IDENTIFY, which discord.py alone would not space; the row lock does.
-        assert identifies[1]["_t"] - identifies[0]["_t"] >= 0.2 - 0.02
+        assert identifies[1]["_t"] - identifies[0]["_t"] >= 0.2
     assert [r.path for r in double.requests if r.path == "/gateway/bot"] == (["/gateway/bot"] * 2 if POSTGRES else [])

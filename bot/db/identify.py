@@ -12,6 +12,9 @@ from bot.db.engine import Database
 from bot.db.models import IdentifyBucket
 
 NEVER = datetime(2015, 1, 1, tzinfo=UTC)
+# The stamp is taken just before the IDENTIFY leaves, but the commit and the send still lie between them:
+# this much more keeps two IDENTIFYs of a bucket at least the interval apart as Discord sees them.
+MARGIN = 0.1
 
 
 async def claim_identify(database: Database, bucket: int, interval: float) -> float:
@@ -27,7 +30,7 @@ async def claim_identify(database: Database, bucket: int, interval: float) -> fl
         locked = select(IdentifyBucket.identified_at).where(IdentifyBucket.bucket == bucket).with_for_update()
         last: datetime = (await session.execute(locked)).scalar_one()
         now: datetime = (await session.execute(select(func.clock_timestamp()))).scalar_one()
-        wait = max((last + timedelta(seconds=interval) - now).total_seconds(), 0.0)
+        wait = max((last + timedelta(seconds=interval + MARGIN) - now).total_seconds(), 0.0)
         if wait:
             await asyncio.sleep(wait)
         stamp = (
