@@ -21,7 +21,7 @@ import json
 import logging
 import time
 import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -123,6 +123,8 @@ class DiscordDouble:
         # Set by the first IDENTIFY that names a shard; events are routed by it from then on.
         self.shard_count: int | None = None
         self.requests: list[Captured] = []
+        # Called with every request as it is recorded, for callers that wait on many at once.
+        self.listeners: list[Callable[[Captured], None]] = []
         self.commands: dict[str | None, list[dict[str, Any]]] = {}
         self.messages: dict[str, dict[str, Any]] = {}
         self.faults: list[Fault] = []
@@ -297,6 +299,8 @@ class DiscordDouble:
 
     async def _record(self, captured: Captured, status: int) -> None:
         captured.status = status
+        for listener in self.listeners:
+            listener(captured)
         async with self._changed:
             self.requests.append(captured)
             self._changed.notify_all()
