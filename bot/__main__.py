@@ -4,6 +4,7 @@ python -m bot                 connect to Discord (the console without a token); 
 python -m bot console         the offline console: slash commands typed in a terminal
 python -m bot sync            register the commands with Discord for every server (a deploy step)
 python -m bot migrate         bring the database to the newest schema and stop
+python -m bot verify FILE     check an exported fair-session log offline (no database, no token)
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import random
 import signal
 import sys
 from dataclasses import replace
+from pathlib import Path
 
 import discord
 from dotenv import load_dotenv
@@ -28,6 +30,7 @@ from bot.local import console
 from bot.local.double import point_discord_at
 from bot.local.driver import DEFAULT_CHANNEL, DEFAULT_GUILD, DEFAULT_USER, local_discord
 from bot.local.payloads import Actor, Snowflakes
+from bot.rules.fair_log import FairLogError, check_log, parse_log
 
 log = logging.getLogger("bot")
 
@@ -47,6 +50,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     offline.add_argument("--guild", default=DEFAULT_GUILD, help="the server id commands come from")
     commands.add_parser("sync", help="register the slash commands with Discord globally")
     commands.add_parser("migrate", help="bring the database to the newest schema")
+    verify = commands.add_parser("verify", help="check a fair session's exported log offline, no database or token")
+    verify.add_argument("file", help="the log /fair reveal or /fair log attached; - reads standard input")
+    verify.add_argument("--roll", type=int, help="check only this roll number")
     args = parser.parse_args(argv)
     for name in ("user", "guild"):
         if not getattr(args, name, "0").isdigit():
@@ -148,10 +154,29 @@ async def run_console(settings: Settings, args: argparse.Namespace) -> int:
     return 0
 
 
+def run_verify(args: argparse.Namespace) -> int:
+    """Check a fair session's log: 0 when every roll matches, 1 when anything does not, 2 for an unreadable file."""
+    try:
+        raw = sys.stdin.buffer.read() if args.file == "-" else Path(args.file).read_bytes()
+        checked = check_log(parse_log(raw), roll=args.roll)
+    except OSError as error:
+        print(f"Can't read {args.file}: {error.strerror or error}.", file=sys.stderr)
+        return 2
+    except FairLogError as error:
+        name = "standard input" if args.file == "-" else args.file
+        print(f"{name}: {error.title}: {error.message}", file=sys.stderr)
+        return 2
+    print("\n".join(checked.lines))
+    return 0 if checked.ok else 1
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the process exit code."""
     load_dotenv()
     args = parse_args(argv)
+    if args.command == "verify":
+        # Offline and self-contained: no settings, database or token, so a player can run it anywhere.
+        return run_verify(args)
     try:
         settings = Settings.from_env(os.environ)
     except SettingsError as error:

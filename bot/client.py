@@ -22,7 +22,7 @@ from bot.db.fair import FairRepository, SessionDice
 from bot.db.identify import claim_identify
 from bot.db.rolls import RollRepository
 from bot.rules.dice import DiceSource
-from bot.tree import BotTree, given_options
+from bot.tree import BotTree, command_name, given_options
 
 log = logging.getLogger(__name__)
 
@@ -110,14 +110,19 @@ class DiceBot(commands.Bot):
         message_id: int | None = None,
         summary: str | None = None,
         command: str | None = None,
+        character_id: int | None = None,
+        ruleset: str | None = None,
+        luck: dict[str, list[float]] | None = None,
+        details: dict[str, Any] | None = None,
     ) -> int:
         """Write one roll to the roll log, with the command and options exactly as the user gave them.
 
-        A roll of a fair session also records its session, roll number and every draw, for `/fair verify`.
+        A roll of a fair session also records its session, roll number and every draw, for `/fair verify`;
+        `luck` is what /stats sums, `details` the full answer behind a compact one.
         """
         fair = dice if isinstance(dice, SessionDice) else None
         if command is None:
-            command = interaction.command.qualified_name if interaction.command else "?"
+            command = command_name(interaction)
         async with self.database.write.begin() as session:
             return await RollRepository(session).add(
                 interaction_id=interaction.id,
@@ -134,6 +139,10 @@ class DiceBot(commands.Bot):
                 draws=[list(d) for d in fair.draws] if fair else None,
                 message_id=message_id,
                 summary=summary,
+                character_id=character_id,
+                ruleset=ruleset,
+                luck=luck,
+                details=details,
             )
 
 

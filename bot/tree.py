@@ -51,11 +51,23 @@ def describe(error: BaseException) -> tuple[str, str] | None:
 
 
 def given_options(interaction: discord.Interaction[Any]) -> dict[str, Any]:
-    """The options of a slash command as typed, subcommand levels flattened away."""
+    """The options of a slash command as typed, subcommand levels flattened away.
+
+    A command run again by a button or a saved roll carries the options it runs with in its extras.
+    """
+    if "options" in interaction.extras:
+        return dict(interaction.extras["options"])
     options: list[dict[str, Any]] = cast(dict[str, Any], interaction.data or {}).get("options", [])
     while options and options[0].get("type") in (1, 2):
         options = options[0].get("options", [])
     return {option["name"]: option.get("value") for option in options}
+
+
+def command_name(interaction: discord.Interaction[Any]) -> str:
+    """The command an interaction runs: its own, or the one a button or a saved roll runs again."""
+    if "command" in interaction.extras:
+        return str(interaction.extras["command"])
+    return interaction.command.qualified_name if interaction.command else "?"
 
 
 async def report(interaction: discord.Interaction[Any], error: BaseException) -> None:
@@ -66,7 +78,7 @@ async def report(interaction: discord.Interaction[Any], error: BaseException) ->
     """
     cause = unwrap(error)
     known = describe(cause)
-    command = interaction.command.qualified_name if interaction.command else "?"
+    command = command_name(interaction)
     if isinstance(cause, discord.NotFound) and cause.code == UNKNOWN_INTERACTION:
         # Too late to answer at all: Discord has dropped the interaction and shows the user a failure.
         log.warning("/%s missed Discord's 3-second deadline for a first response", command)

@@ -11,7 +11,7 @@ from sqlalchemy import delete, func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot.db.models import ActiveCharacter, Character, RollLog
+from bot.db.models import ActiveCharacter, Character, Macro, RollLog
 from bot.errors import UserError
 from bot.rules.sheets import Ruleset, Sheet, ruleset
 from bot.rules.sheets.base import name_key
@@ -191,7 +191,10 @@ class CharacterRepository:
         await self.session.execute(delete(Character).where(Character.id == record.id))
 
     async def forget(self, *, guild_id: int, user_id: int) -> tuple[int, int]:
-        """Delete everything the bot keeps of a user in a server: characters, choices, rolls. Returns counts."""
+        """Delete everything the bot keeps of a user in a server: characters, choices, saved rolls, rolls.
+
+        Returns how many characters and logged rolls went.
+        """
         ids = select(Character.id).where(Character.guild_id == guild_id, Character.owner_id == user_id)
         await self.session.execute(
             delete(ActiveCharacter).where(
@@ -205,6 +208,7 @@ class CharacterRepository:
         rolls = await self.session.execute(
             delete(RollLog).where(RollLog.guild_id == guild_id, RollLog.user_id == user_id)
         )
+        await self.session.execute(delete(Macro).where(Macro.guild_id == guild_id, Macro.user_id == user_id))
         return characters.rowcount, rolls.rowcount  # type: ignore[attr-defined]
 
     async def set_active(self, record: CharacterRecord, *, user_id: int) -> None:

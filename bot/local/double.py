@@ -80,6 +80,7 @@ class _Issued:
     acked: bool = False
     loading: bool = False
     shard: int | None = None
+    message_id: str | None = None  # the message a clicked component sits on: a type-7 answer edits it
 
 
 def _json(payload: Any, status: int = 200, headers: dict[str, str] | None = None) -> web.Response:
@@ -215,7 +216,9 @@ class DiscordDouble:
 
     def track(self, payload: dict[str, Any]) -> None:
         """Start the response clock of an interaction the double is about to deliver."""
-        issued = _Issued(token=payload["token"], t0=time.monotonic())
+        issued = _Issued(
+            token=payload["token"], t0=time.monotonic(), message_id=(payload.get("message") or {}).get("id")
+        )
         self._issued[payload["id"]] = issued
         self._by_token[payload["token"]] = issued
 
@@ -405,7 +408,14 @@ class DiscordDouble:
             "response_message_ephemeral": bool(data.get("flags", 0) & EPHEMERAL),
         }
         response: dict[str, Any] = {"interaction": answer}
-        if kind in (CHANNEL_MESSAGE, DEFERRED_MESSAGE, UPDATE_MESSAGE):
+        edited = self._clicked(issued) if kind == UPDATE_MESSAGE else None
+        if edited is not None:
+            # UPDATE_MESSAGE edits the message the clicked component is on, in place.
+            edited.update({k: data[k] for k in ("content", "embeds", "components", "flags") if k in data})
+            answer["response_message_id"] = edited["id"]
+            self.messages["@original:" + token] = edited
+            response["resource"] = {"type": kind, "message": edited}
+        elif kind in (CHANNEL_MESSAGE, DEFERRED_MESSAGE, UPDATE_MESSAGE):
             message = self._message(data, token=token)
             answer["response_message_id"] = message["id"]
             self.messages["@original:" + token] = message
@@ -413,6 +423,12 @@ class DiscordDouble:
         elif kind in (AUTOCOMPLETE_RESULT, MODAL, DEFERRED_UPDATE):
             response["resource"] = {"type": kind}
         return 200, response
+
+    def _clicked(self, issued: _Issued | None) -> dict[str, Any] | None:
+        """The stored message a component interaction was made on, if the double has it."""
+        if issued is None or issued.message_id is None:
+            return None
+        return next((m for m in self.messages.values() if m.get("id") == issued.message_id), None)
 
     def _webhook(self, method: str, parts: list[str], body: dict[str, Any]) -> tuple[int, Any]:
         token = parts[2]
