@@ -1,6 +1,6 @@
 """`python -m bot`: the composition root. Settings, logging, database, dice and bot are built here only.
 
-python -m bot                 migrate the database, then connect to Discord (the console without a token)
+python -m bot                 connect to Discord (the console without a token); migrates only one SQLite process
 python -m bot console         the offline console: slash commands typed in a terminal
 python -m bot sync            register the commands with Discord for every server (a deploy step)
 python -m bot migrate         bring the database to the newest schema and stop
@@ -22,10 +22,10 @@ from pathlib import Path
 import discord
 from dotenv import load_dotenv
 
-from bot.client import DiceBot
+from bot.client import DiceBot, ShardedDiceBot
 from bot.config import Settings, SettingsError
 from bot.db.engine import Database, open_database
-from bot.db.migrate import upgrade
+from bot.db.migrate import SchemaMismatch, check_schema, upgrade
 from bot.local import console
 from bot.local.double import point_discord_at
 from bot.local.driver import DEFAULT_CHANNEL, DEFAULT_GUILD, DEFAULT_USER, local_discord
@@ -61,16 +61,29 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 
 def setup_logging(level: str) -> None:
-    """Log to standard error; discord.py's own chatter only from WARNING unless DEBUG is asked for."""
+    """Log to standard error; discord.py's and Alembic's own chatter only from WARNING unless DEBUG is asked for."""
     discord.utils.setup_logging(level=getattr(logging, level), root=True)
     if level != "DEBUG":
         logging.getLogger("discord").setLevel(logging.WARNING)
+        logging.getLogger("alembic").setLevel(logging.WARNING)
 
 
-async def prepare_database(settings: Settings) -> Database:
-    """Open the database and migrate it to the newest schema."""
+async def prepare_database(settings: Settings, *, migrate: bool | None = None) -> Database:
+    """Open the database; refuse it (SchemaMismatch) unless its schema is this code's, or migrate it.
+
+    A single process on SQLite migrates at start, so that a fresh clone just runs. A bot on PostgreSQL may be
+    many processes: there migrating is one deploy step (`python -m bot migrate`), never a race between them.
+    """
     database = open_database(settings.database_url)
-    await upgrade(database)
+    if migrate is None:
+        migrate = database.engine.dialect.name == "sqlite" and not settings.sharded
+    try:
+        await check_schema(database, older_ok=migrate)
+        if migrate:
+            await upgrade(database)
+    except BaseException:
+        await database.dispose()
+        raise
     return database
 
 
@@ -78,8 +91,11 @@ async def run_bot(settings: Settings, token: str) -> int:
     """Connect to Discord (or to whatever DISCORD_API_BASE / DISCORD_GATEWAY_URL name) until stopped."""
     point_discord_at(settings.api_base, settings.gateway_url)
     database = await prepare_database(settings)
+    if settings.sharded:
+        log.info("Running shards %s of %d", ",".join(map(str, settings.shard_ids)), settings.shard_count)
+    kind = ShardedDiceBot if settings.sharded else DiceBot
     try:
-        async with DiceBot(settings=settings, database=database, dice=random.SystemRandom()) as bot:
+        async with kind(settings=settings, database=database, dice=random.SystemRandom()) as bot:
             # `docker stop` sends SIGTERM: close the gateway and the database cleanly instead of dying mid-write.
             asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, lambda: asyncio.ensure_future(bot.close()))
             await bot.start(token)
@@ -107,7 +123,7 @@ async def run_sync(settings: Settings, token: str) -> int:
 
 async def run_migrate(settings: Settings) -> int:
     """Migrate and stop."""
-    database = await prepare_database(settings)
+    database = await prepare_database(settings, migrate=True)
     await database.dispose()
     return 0
 
@@ -167,6 +183,15 @@ def main(argv: list[str] | None = None) -> int:
     except SettingsError as error:
         print(f"{error.title}: {error.message}", file=sys.stderr)
         return 2
+    try:
+        return run(settings, args)
+    except SchemaMismatch as error:
+        print(error.message, file=sys.stderr)
+        return 3
+
+
+def run(settings: Settings, args: argparse.Namespace) -> int:
+    """Run the command the arguments name with these settings."""
     command = args.command or "run"
     if command == "console" or (command == "run" and settings.token is None):
         setup_logging(max(settings.log_level, "WARNING", key=logging.getLevelName))

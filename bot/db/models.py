@@ -141,3 +141,15 @@ class Macro(Base):
     command: Mapped[str] = mapped_column(String(100))
     line: Mapped[str] = mapped_column(String(1000))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class IdentifyBucket(Base):
+    """When a shard of any process last sent IDENTIFY in one of Discord's buckets (shard id % max_concurrency).
+
+    Its row lock is what spaces IDENTIFYs across processes: Discord allows one per bucket every 5 seconds.
+    """
+
+    __tablename__ = "identify_buckets"
+
+    bucket: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    identified_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
