@@ -70,6 +70,14 @@ def describe(error: BaseException) -> tuple[str, str] | None:
     return None
 
 
+def scrub(options: list[dict[str, Any]]) -> None:
+    """Replace NUL characters in typed text, in place: no text ever needs one, and PostgreSQL refuses them."""
+    for option in options:
+        if isinstance(option.get("value"), str):
+            option["value"] = option["value"].replace("\x00", "\ufffd")
+        scrub(option.get("options", []))
+
+
 def given_options(interaction: discord.Interaction[Any]) -> dict[str, Any]:
     """The options of a slash command as typed, subcommand levels flattened away.
 
@@ -187,6 +195,7 @@ class BotTree(app_commands.CommandTree[Any]):
         Suggestions come with every keystroke (Discord debounces them), are cheap reads, and refusing them
         would only leave the menu empty, so they neither count nor are refused.
         """
+        scrub(cast(dict[str, Any], interaction.data or {}).get("options", []))
         if interaction.type is discord.InteractionType.autocomplete:
             return True
         if not await self.admit(interaction):

@@ -78,3 +78,12 @@ async def test_the_double_enforces_the_three_second_deadline(
     assert [r.getMessage() for r in caplog.records if r.name == "bot.tree"] == [
         "/slow missed Discord's 3-second deadline for a first response"
     ]
+
+
+async def test_nul_characters_in_typed_text_are_harmless(local: LocalDiscord, caplog: pytest.LogCaptureFixture) -> None:
+    """PostgreSQL refuses text with NUL in it; typed text never reaches a query with one (fuzzing found this)."""
+    shown = await local.command("character weapon remove", {"character": "\x00", "name": "0"})
+    assert shown.ephemeral and shown.embed["title"] == "No such character", shown.embed
+    suggested = await local.autocomplete("dnd attack", {"character": "a\x00b"}, "character")
+    assert suggested.choices == []
+    assert "Unhandled error" not in caplog.text and "Ignoring exception" not in caplog.text
