@@ -14,21 +14,29 @@ import collections
 import contextlib
 import fnmatch
 import random
+import re
+import signal
+import sqlite3
+import sys
 import time
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 import pytest_asyncio
+from sqlalchemy import select
 
 from bot.client import DiceBot
 from bot.config import Settings
-from bot.db.engine import Database
+from bot.db.engine import Database, open_database
+from bot.db.models import Character
 from bot.local.double import DEFERRED_MESSAGE, Captured, DiscordDouble
 from bot.local.driver import Exchange, LocalDiscord, local_discord
-from bot.local.payloads import APPLICATION_COMMAND, command_data, interaction
-from tests.conftest import FIXED_TIME
+from bot.local.payloads import APPLICATION_COMMAND, Actor, command_data, interaction
+from tests.conftest import FIXED_TIME, POSTGRES
 from tests.dice_sources import ScriptedDice
+from tests.shards import GUILDS, OWNER, Shards, embed_of, environment, fresh_database, version_of
 from tests.test_hidden import GM_CHANNEL, set_gm_channel
 
 HEARTBEAT_MS = 100  # discord.py looks for a silent gateway once per heartbeat: short, so a zombie is seen soon
@@ -262,3 +270,138 @@ async def test_a_resume_of_an_unknown_session_identifies_again(online: LocalDisc
     assert double.resume_count == 1
     await asyncio.wait_for(online.bot.wait_until_ready(), 10)
     await still_answers(online)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Process: `kill -9` in the middle of a burst of character edits.
+
+CHARACTERS = 8
+EDITS_EACH = 25  # 200 edits in all
+KILL_AFTER = 80  # acknowledged edits before the process is killed
+SAVED = re.compile(r"\*\*(?P<name>[^*]+)\*\*: `bab` (?P<before>\d+) → (?P<after>\d+)")
+
+
+async def start_bot(double: DiscordDouble, database_url: str, folder: Path, log: str) -> asyncio.subprocess.Process:
+    # A file, not a pipe: a pipe nobody reads would stall the bot once full.
+    with open(folder / log, "wb") as output:  # noqa: ASYNC230 - opened once, before the process starts
+        return await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "bot", env=environment(double, database_url), cwd=folder, stderr=output
+        )
+
+
+def saved_bab(request: Captured) -> tuple[str, int] | None:
+    """The character and `bab` of a "Saved" answer the double accepted (first response or followup)."""
+    if request.status != 200 or request.method not in ("POST", "PATCH") or not isinstance(request.body, dict):
+        return None
+    message = request.body.get("data") or {} if request.path.endswith("/callback") else request.body
+    embeds = message.get("embeds") or [{}]
+    found = SAVED.fullmatch(embeds[0].get("description", "")) if embeds[0].get("title") == "Saved" else None
+    return (found["name"], int(found["after"])) if found else None
+
+
+def acknowledged(double: DiscordDouble) -> dict[str, int]:
+    """Per character name, the last `bab` value the bot told its user it saved."""
+    last: dict[str, int] = {}
+    for name, bab in filter(None, map(saved_bab, double.requests)):
+        last[name] = max(last.get(name, 0), bab)
+    return last
+
+
+async def edit_chain(double: DiscordDouble, character: int) -> None:
+    """Set one character's `bab` to 1, 2, ... in turn, each edit sent once the previous one was answered.
+
+    One edit in flight per character (many characters at once) makes every outcome checkable: edit k is
+    applied exactly when the character's version reached 1 + k, and then its `bab` is k.
+    """
+    actor = Actor(user_id=OWNER, guild_id=GUILDS[0][0], channel_id=GUILDS[0][1])
+    for k in range(1, EDITS_EACH + 1):
+        options = {"character": f"#{character}", "field": "bab", "value": str(k)}
+        raw = [{"name": name, "type": 3, "value": value} for name, value in options.items()]
+        payload = interaction(double.ids, actor, APPLICATION_COMMAND, command_data("character set", raw))
+        await double.dispatch("INTERACTION_CREATE", payload)
+        # The "Saved" may come as the first response or, after a defer, as the followup.
+        token = payload["token"]
+        await double.wait_until(lambda: any(token in r.path and saved_bab(r) for r in double.requests), timeout=30)  # noqa: B023
+
+
+async def rows(database_url: str) -> dict[str, tuple[int, int]]:
+    """Per character name, its stored version and `bab`, read directly from the database."""
+    database = open_database(database_url)
+    try:
+        async with database.read() as session:
+            found = (await session.execute(select(Character.name, Character.version, Character.sheet))).all()
+    finally:
+        await database.dispose()
+    return {name: (version, sheet.get("bab", 0)) for name, version, sheet in found}
+
+
+@contextlib.asynccontextmanager
+async def bot_database(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[str]:
+    if POSTGRES:
+        async with fresh_database(request.getfixturevalue("postgres_admin_url")) as url:
+            yield url
+    else:
+        yield f"sqlite+aiosqlite:///{tmp_path}/bot.db"
+
+
+async def test_kill_9_during_a_burst_of_edits_loses_no_acknowledged_edit(
+    request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    async with bot_database(request, tmp_path) as url, DiscordDouble(guilds=GUILDS[:1]) as double:
+        first = await start_bot(double, url, tmp_path, "first.log")
+        shards = Shards(double, [first])
+        chains: list[asyncio.Task[None]] = []
+        try:
+            await double.wait_until(lambda: double.connected, timeout=60)
+            characters = {}
+            for n in range(CHARACTERS):
+                created = await shards.send(0, "character create", {"ruleset": "dnd35", "name": f"Hero{n}"})
+                characters[f"Hero{n}"] = version_of(created)[0]
+            chains = [asyncio.create_task(edit_chain(double, c)) for c in characters.values()]
+            await double.wait_until(lambda: sum(acknowledged(double).values()) >= KILL_AFTER, timeout=60)
+            first.kill()  # SIGKILL: no shutdown, transactions in flight die with the process
+            await first.wait()
+        finally:
+            if first.returncode is None:
+                first.kill()
+                await first.wait()
+            for chain in chains:
+                chain.cancel()
+            outcomes = await asyncio.gather(*chains, return_exceptions=True)
+        # Each chain ran until the kill or to its end: none stopped on an edit the bot refused.
+        assert [o for o in outcomes if o is not None and not isinstance(o, asyncio.CancelledError)] == []
+        assert first.returncode == -signal.SIGKILL
+        acked = acknowledged(double)
+        assert KILL_AFTER <= sum(acked.values()) < CHARACTERS * EDITS_EACH, "the kill missed the burst"
+
+        if not POSTGRES:
+            with contextlib.closing(sqlite3.connect(tmp_path / "bot.db")) as db:
+                assert db.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+                assert db.execute("PRAGMA foreign_key_check").fetchall() == []
+        stored = await rows(url)
+        print(f"killed after {sum(acked.values())} acknowledged edits; acknowledged {acked}; stored {stored}")  # noqa: T201
+        for name in characters:
+            version, bab = stored[name]
+            # Edits are sequential per character: bab is the last one applied, and each one bumped the version.
+            assert version == 1 + bab, (name, version, bab)
+            # Every acknowledged edit is there; at most the one in flight at the kill is there unacknowledged.
+            assert acked.get(name, 0) <= bab <= acked.get(name, 0) + 1, (name, acked.get(name), bab)
+
+        second = await start_bot(double, url, tmp_path, "second.log")
+        shards = Shards(double, [second])
+        try:
+            await double.wait_until(lambda: double.identify_count == 2 and double.connected, timeout=60)
+            for name, character in characters.items():
+                shown = await shards.send(0, "character show", {"character": f"#{character}"})
+                assert version_of(shown) == (character, stored[name][0])
+                again = await shards.send(
+                    0, "character set", {"character": f"#{character}", "field": "bab", "value": "60"}
+                )
+                assert embed_of(again)["title"] == "Saved"
+        finally:
+            second.send_signal(signal.SIGTERM)
+            await asyncio.wait_for(second.wait(), 30)
+        assert second.returncode == 0, (tmp_path / "second.log").read_text()[-3000:]
+        assert {name: version for name, (version, _) in (await rows(url)).items()} == {
+            name: version + 1 for name, (version, _) in stored.items()
+        }
