@@ -36,7 +36,7 @@ from bot.local.driver import Exchange, LocalDiscord, local_discord
 from bot.local.payloads import APPLICATION_COMMAND, Actor, command_data, interaction
 from tests.conftest import FIXED_TIME, POSTGRES
 from tests.dice_sources import ScriptedDice
-from tests.shards import GUILDS, OWNER, Shards, embed_of, environment, fresh_database, version_of
+from tests.shards import GUILDS, OWNER, Shards, deploy_step, embed_of, environment, fresh_database, version_of
 from tests.test_hidden import GM_CHANNEL, set_gm_channel
 
 HEARTBEAT_MS = 100  # discord.py looks for a silent gateway once per heartbeat: short, so a zombie is seen soon
@@ -335,24 +335,32 @@ async def rows(database_url: str) -> dict[str, tuple[int, int]]:
     return {name: (version, sheet.get("bab", 0)) for name, version, sheet in found}
 
 
-@contextlib.asynccontextmanager
-async def bot_database(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[str]:
-    if POSTGRES:
-        async with fresh_database(request.getfixturevalue("postgres_admin_url")) as url:
-            yield url
-    else:
+@pytest.fixture
+def postgres_url(request: pytest.FixtureRequest) -> str | None:
+    """The suite's PostgreSQL server under TEST_DATABASE=postgres (started outside the event loop), else None."""
+    return str(request.getfixturevalue("postgres_admin_url")) if POSTGRES else None
+
+
+@pytest_asyncio.fixture
+async def bot_database(postgres_url: str | None, tmp_path: Path) -> AsyncIterator[str]:
+    """An empty database for a bot process, which migrates it on start."""
+    if postgres_url is None:
         yield f"sqlite+aiosqlite:///{tmp_path}/bot.db"
+        return
+    async with fresh_database(postgres_url) as url:
+        yield url
 
 
-async def test_kill_9_during_a_burst_of_edits_loses_no_acknowledged_edit(
-    request: pytest.FixtureRequest, tmp_path: Path
-) -> None:
-    async with bot_database(request, tmp_path) as url, DiscordDouble(guilds=GUILDS[:1]) as double:
+async def test_kill_9_during_a_burst_of_edits_loses_no_acknowledged_edit(bot_database: str, tmp_path: Path) -> None:
+    url = bot_database
+    async with DiscordDouble(guilds=GUILDS[:1]) as double:
+        await deploy_step(environment(double, url), tmp_path, "migrate")  # as the deployment does (compose.yaml)
         first = await start_bot(double, url, tmp_path, "first.log")
         shards = Shards(double, [first])
         chains: list[asyncio.Task[None]] = []
         try:
-            await double.wait_until(lambda: double.connected, timeout=60)
+            await double.wait_until(lambda: double.connected or first.returncode is not None, timeout=60)
+            assert first.returncode is None, (tmp_path / "first.log").read_text()[-3000:]
             characters = {}
             for n in range(CHARACTERS):
                 created = await shards.send(0, "character create", {"ruleset": "dnd35", "name": f"Hero{n}"})
