@@ -49,12 +49,16 @@ class PatientResponse(discord.InteractionResponse[Any]):
             if self.is_done():
                 return
             ephemeral = bool(getattr(self._parent.namespace, "private", False))
+            first = not self.attempted
             self.attempted = True
             try:
                 await super().defer(thinking=True, ephemeral=ephemeral)
-            except discord.HTTPException:
-                log.warning("Could not defer a slow interaction", exc_info=True)
-                return
+            except discord.HTTPException as error:
+                if not first or error.code != ALREADY_ACKNOWLEDGED:
+                    log.warning("Could not defer a slow interaction", exc_info=True)
+                    return
+                # As in `_first_answer`: the defer landed, only Discord's reply to it was lost.
+                self._response_type = discord.InteractionResponseType.deferred_channel_message
             self.deferred_ephemeral = ephemeral
             log.info("Deferred /%s: it took longer than %.1f s", self._command_name, DEFER_AFTER)
 

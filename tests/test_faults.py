@@ -176,6 +176,18 @@ async def test_a_callback_whose_answer_is_lost_is_answered_once(online: LocalDis
     assert "1d6" in history.embed["description"]
 
 
+async def test_a_defer_whose_answer_is_lost_still_leads_to_the_answer(online: LocalDiscord) -> None:
+    """The watchdog's defer lands but its reply is a 5xx: the answer still replaces the thinking message."""
+    online.bot.tree.defer_after = 0.0  # type: ignore[attr-defined]  # the watchdog defers at once
+    fault(online.double, 502, "POST", CALLBACK, applied=True)
+    exchange = await online.command("roll", {"expression": "1d6+1"})
+    callbacks = [r for r in exchange.requests if r.path.endswith("/callback")]
+    assert [(r.status, r.body["type"]) for r in callbacks] == [(502, DEFERRED_MESSAGE), (400, DEFERRED_MESSAGE)]
+    [followup] = [r for r in exchange.requests if "/webhooks/" in r.path and r.method == "POST"]
+    assert followup.body["embeds"][0]["description"].startswith("1d6 (")  # the answer, not an apology
+    assert online.original(exchange)["embeds"][0]["description"].startswith("1d6 (")
+
+
 # ---------------------------------------------------------------------------------------------------------
 # Gateway: the connection drops, is moved, is invalidated or goes silent.
 
