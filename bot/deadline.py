@@ -20,6 +20,7 @@ import discord
 log = logging.getLogger(__name__)
 
 DEFER_AFTER = 2.0  # seconds: a second of margin before Discord's 3 for the defer to arrive
+ALREADY_ACKNOWLEDGED = 40060  # Discord's code for a second initial response
 FORM_COMMAND = "opens_form"  # extras key of a command whose first answer may be a form: forms cannot follow a defer
 
 
@@ -37,6 +38,7 @@ class PatientResponse(discord.InteractionResponse[Any]):
         super().__init__(parent)
         self.lock = asyncio.Lock()
         self.deferred_ephemeral: bool | None = None  # set when the watchdog deferred
+        self.attempted = False  # an initial response has been sent (whether or not its answer came back)
         self.followed = False  # the thinking message has been replaced by an answer
         self.watchdog: asyncio.TimerHandle | None = None
         self.deferring: asyncio.Task[None] | None = None
@@ -47,15 +49,18 @@ class PatientResponse(discord.InteractionResponse[Any]):
             if self.is_done():
                 return
             ephemeral = bool(getattr(self._parent.namespace, "private", False))
+            first = not self.attempted
+            self.attempted = True
             try:
                 await super().defer(thinking=True, ephemeral=ephemeral)
-            except discord.HTTPException:
-                log.warning("Could not defer a slow interaction", exc_info=True)
-                return
+            except discord.HTTPException as error:
+                if not first or error.code != ALREADY_ACKNOWLEDGED:
+                    log.warning("Could not defer a slow interaction", exc_info=True)
+                    return
+                # As in `_first_answer`: the defer landed, only Discord's reply to it was lost.
+                self._response_type = discord.InteractionResponseType.deferred_channel_message
             self.deferred_ephemeral = ephemeral
-            log.info(
-                "Deferred /%s: it took longer than %.1f s", getattr(self._parent.command, "name", "?"), DEFER_AFTER
-            )
+            log.info("Deferred /%s: it took longer than %.1f s", self._command_name, DEFER_AFTER)
 
     async def send_message(self, *args: Any, ephemeral: bool = False, **kwargs: Any) -> Any:
         """Answer; after the watchdog's defer, as the followup that replaces the thinking message."""
@@ -63,7 +68,7 @@ class PatientResponse(discord.InteractionResponse[Any]):
             self.watchdog.cancel()
         async with self.lock:
             if self.deferred_ephemeral is None:
-                return await super().send_message(*args, ephemeral=ephemeral, **kwargs)
+                return await self._first_answer(*args, ephemeral=ephemeral, **kwargs)
             if ephemeral and not self.deferred_ephemeral and not self.followed:
                 # A public "thinking…" cannot turn private: remove it and answer privately.
                 await self._parent.delete_original_response()
@@ -71,6 +76,29 @@ class PatientResponse(discord.InteractionResponse[Any]):
             sent = await self._parent.followup.send(*args, ephemeral=ephemeral, wait=True, **kwargs)
             self.followed = True
             return Followed(sent.id)
+
+    async def _first_answer(self, *args: Any, **kwargs: Any) -> Any:
+        """The initial response, which may have landed although its answer was lost.
+
+        On a 5xx discord.py sends the callback again; if Discord had taken the first one (the error came from
+        a proxy after it), the repeat is refused with 40060. Nothing else has answered this interaction, so
+        that answer is ours: carry on with the message it made instead of failing a command that succeeded.
+        """
+        first = not self.attempted
+        self.attempted = True
+        try:
+            return await super().send_message(*args, **kwargs)
+        except discord.HTTPException as error:
+            if not first or error.code != ALREADY_ACKNOWLEDGED:
+                raise
+        self._response_type = discord.InteractionResponseType.channel_message
+        original = await self._parent.original_response()
+        log.warning("The answer to /%s arrived although Discord's reply to it was lost", self._command_name)
+        return Followed(original.id)
+
+    @property
+    def _command_name(self) -> str:
+        return getattr(self._parent.command, "name", "?")
 
     @property
     def deferred(self) -> bool:

@@ -13,14 +13,13 @@ from discord import app_commands
 from sqlalchemy import exc as sa_exc
 
 from bot.config import RateLimit
-from bot.deadline import DEFER_AFTER, PatientResponse, watch
+from bot.deadline import ALREADY_ACKNOWLEDGED, DEFER_AFTER, PatientResponse, watch
 from bot.errors import UserError
 from bot.ui.embeds import error_embed
 
 log = logging.getLogger(__name__)
 
 UNKNOWN_INTERACTION = 10062
-ALREADY_ACKNOWLEDGED = 40060
 DATABASE_DOWN = (
     "I can't reach my database right now, so whatever needed it did not happen (nothing was half-saved). "
     "Please try again in a minute."

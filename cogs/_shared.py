@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,6 +22,10 @@ from bot.ui.embeds import clip, compact, stamp_fair
 from cogs._replay import roll_view
 
 Interaction = discord.Interaction[DiceBot]
+
+log = logging.getLogger(__name__)
+
+GM_POST_TRIES = 3
 
 
 class NotYours(CharacterError):
@@ -202,11 +208,17 @@ async def answer_hidden(
     notice = discord.Embed(description=f"{interaction.user.mention} made a hidden roll{fair}.")
     await interaction.response.send_message(embed=notice, view=roll_view(interaction.id, details=None))
     try:
-        sent = await bot.get_partial_messageable(gm_channel).send(embed=embed)
+        sent = await post_to_gm(bot, gm_channel, embed, nonce=interaction.id)
     except (discord.Forbidden, discord.NotFound):
         raise UserError(
             f"The roll was made, but I cannot post in <#{gm_channel}>: give me Send Messages and Embed Links "
             "there, or name another channel with `/settings gm-channel`.",
+            title="GM channel unreachable",
+        ) from None
+    except discord.DiscordServerError:
+        raise UserError(
+            f"The roll was made, but Discord kept failing to take it in <#{gm_channel}>, so the GM has not seen "
+            "it. Please roll again in a minute.",
             title="GM channel unreachable",
         ) from None
     await bot.log_roll(
@@ -221,6 +233,26 @@ async def answer_hidden(
         ruleset=rolled.ruleset,
         luck=rolled.luck,
     )
+
+
+async def post_to_gm(bot: DiceBot, channel_id: int, embed: discord.Embed, *, nonce: int) -> discord.Message:
+    """Post a hidden roll in the GM channel, once, through Discord's server errors.
+
+    discord.py retries a channel message on 500, 502, 504 and 524 but not on 503, and the table has already
+    been told the roll was made, so the bot tries again itself. The nonce (the interaction's id, enforced) makes
+    Discord answer a repeat with the message it already made, so an attempt whose answer was lost after the
+    message was posted does not post it twice.
+    """
+    channel = bot.get_partial_messageable(channel_id)
+    for attempt in range(GM_POST_TRIES):
+        try:
+            return await channel.send(embed=embed, nonce=nonce)
+        except discord.DiscordServerError as error:
+            if attempt == GM_POST_TRIES - 1:
+                raise
+            log.warning("Posting a hidden roll in channel %s failed with %s; trying again", channel_id, error.status)
+            await asyncio.sleep(1 + 2 * attempt)  # discord.py's own backoff for server errors
+    raise AssertionError("unreachable")
 
 
 def _channel_name(interaction: Interaction) -> str:

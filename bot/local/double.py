@@ -6,6 +6,10 @@ Discord's rules to them: the 3-second first-response deadline (then 404 / 10062)
 per interaction (then 400 / 40060), the 15-minute token lifetime, and the documented limits of command
 syncs and messages (400 / 50035). Faults (429 with `retry_after`, 5xx) can be queued per route.
 
+The gateway keeps each session's events, so a bot that RESUMEs after a dropped connection gets the ones
+it missed, in order, then RESUMED; a RESUME of a session the double invalidated (op 9 with d=false) or
+never issued is answered with op 9 d=false, as Discord does.
+
 Sharded bots connect once per shard, each IDENTIFY naming `shard: [id, count]`, from one process or many.
 Like Discord, the double then sends a guild and its interactions only to the connection of the shard that
 owns the guild, `(guild_id >> 22) % count` (shard 0 for anything outside a server), and records on each
@@ -21,6 +25,7 @@ import json
 import logging
 import time
 import zlib
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -71,6 +76,8 @@ class Fault:
     body: Any
     headers: dict[str, str] = field(default_factory=dict)
     times: int = 1
+    # The request takes effect and only its answer is lost, as when a proxy fails after Discord acted.
+    applied: bool = False
 
 
 @dataclass
@@ -81,6 +88,17 @@ class _Issued:
     loading: bool = False
     shard: int | None = None
     message_id: str | None = None  # the message a clicked component sits on: a type-7 answer edits it
+
+
+@dataclass
+class _Session:
+    """A gateway session: its shard, its sequence and the events sent in it, for replay on RESUME."""
+
+    id: str
+    shard: int | None
+    seq: int = 0
+    sent: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=10_000))
+    valid: bool = True
 
 
 def _json(payload: Any, status: int = 200, headers: dict[str, str] | None = None) -> web.Response:
@@ -137,13 +155,15 @@ class DiscordDouble:
         self.identified = asyncio.Event()
         self.identify_count = 0
         self.resume_count = 0
+        self.replayed = 0  # events sent again to a bot that resumed after missing them
+        self.close_codes: list[int | None] = []  # how each gateway connection ended, whichever side closed it
         self.port = 0
         self._issued: dict[str, _Issued] = {}
         self._by_token: dict[str, _Issued] = {}
         self._sockets: dict[int | None, web.WebSocketResponse] = {}
         self._compress: dict[int | None, Any] = {}
-        self._seq: dict[int | None, int] = {}
-        self._session_shard: dict[str, int | None] = {}
+        self._sessions: dict[str, _Session] = {}
+        self._current: dict[int | None, _Session] = {}  # the latest session of each shard
         self._ready_shards: set[int] = set()
         self._changed = asyncio.Condition()
         self._runner: web.AppRunner | None = None
@@ -187,17 +207,40 @@ class DiscordDouble:
 
     # -- faults and waiting ----------------------------------------------------------------------------------
     def inject(
-        self, method: str, pattern: str, status: int, body: Any = None, *, headers: dict[str, str] | None = None
+        self,
+        method: str,
+        pattern: str,
+        status: int,
+        body: Any = None,
+        *,
+        headers: dict[str, str] | None = None,
+        times: int = 1,
+        applied: bool = False,
     ) -> Fault:
-        """Answer the next request matching `method` and the path glob with this status and body."""
-        fault = Fault(method.upper(), pattern, status, body, headers or {})
+        """Answer the next `times` requests matching `method` and the path glob with this status and body.
+
+        With `applied`, each request is carried out first and only its answer replaced.
+        """
+        fault = Fault(method.upper(), pattern, status, body, headers or {}, times, applied)
         self.faults.append(fault)
         return fault
 
-    def inject_429(self, method: str, pattern: str, retry_after: float = 0.05) -> Fault:
-        """A rate limit; discord.py retries a 429 only when it carries a `Via` header (else: a ban)."""
-        body = {"message": "You are being rate limited.", "retry_after": retry_after, "global": False}
-        headers = {"Via": "1.1 google", "Retry-After": str(retry_after), "X-RateLimit-Scope": "user"}
+    def inject_429(self, method: str, pattern: str, retry_after: float = 0.05, *, scope: str = "user") -> Fault:
+        """A rate limit of a route (`scope` "user") or of the whole bot ("global"), with Discord's headers.
+
+        discord.py retries a 429 only when it carries a `Via` header (else: a Cloudflare ban).
+        """
+        is_global = scope == "global"
+        body = {"message": "You are being rate limited.", "retry_after": retry_after, "global": is_global}
+        headers = {"Via": "1.1 google", "Retry-After": str(retry_after), "X-RateLimit-Scope": scope}
+        if is_global:
+            headers["X-RateLimit-Global"] = "true"
+        else:
+            headers |= {
+                "X-RateLimit-Limit": "5",
+                "X-RateLimit-Remaining": "0",
+                "X-RateLimit-Reset-After": str(retry_after),
+            }
         return self.inject(method, pattern, 429, body, headers=headers)
 
     async def wait_for(self, method: str, pattern: str, *, count: int = 1, timeout: float = 5.0) -> list[Captured]:
@@ -210,9 +253,17 @@ class DiscordDouble:
                 if r.method == method.upper() and fnmatch.fnmatchcase(r.path, pattern) and 200 <= r.status < 300
             ]
 
-        async with self._changed:
-            await asyncio.wait_for(self._changed.wait_for(lambda: len(matching()) >= count), timeout)
+        await self.wait_until(lambda: len(matching()) >= count, timeout=timeout)
         return matching()
+
+    async def wait_until(self, predicate: Callable[[], bool], *, timeout: float = 5.0) -> None:
+        """Wait until `predicate()` holds; it is checked whenever a request or a gateway frame arrives."""
+        async with self._changed:
+            await asyncio.wait_for(self._changed.wait_for(predicate), timeout)
+
+    async def _notify(self) -> None:
+        async with self._changed:
+            self._changed.notify_all()
 
     def track(self, payload: dict[str, Any]) -> None:
         """Start the response clock of an interaction the double is about to deliver."""
@@ -259,6 +310,8 @@ class DiscordDouble:
         for fault in self.faults:
             if fault.times > 0 and fault.method == request.method and fnmatch.fnmatchcase(path, fault.pattern):
                 fault.times -= 1
+                if fault.applied:
+                    self._route(request.method, path, captured)
                 await self._record(captured, fault.status)
                 return _json(fault.body, fault.status, fault.headers)
 
@@ -365,9 +418,16 @@ class DiscordDouble:
         if parts[0] == "webhooks" and len(parts) >= 3:
             return self._webhook(method, parts, body if isinstance(body, dict) else {})
         if method == "POST" and parts[0] == "channels" and parts[-1] == "messages":
-            if self.strict and (errors := validate_message(body if isinstance(body, dict) else {})):
+            body = body if isinstance(body, dict) else {}
+            if self.strict and (errors := validate_message(body)):
                 return 400, _form_error(errors)
-            return 200, self._message(body if isinstance(body, dict) else {}, channel_id=parts[1])
+            if body.get("enforce_nonce") and body.get("nonce") is not None:
+                # Discord answers a repeated nonce of the same author with the message it already made.
+                key = f"@nonce:{parts[1]}:{body['nonce']}"
+                if key not in self.messages:
+                    self.messages[key] = self._message(body, channel_id=parts[1])
+                return 200, self.messages[key]
+            return 200, self._message(body, channel_id=parts[1])
         return 404, {"message": "404: Not Found", "code": 0}
 
     def _commands(self, method: str, parts: list[str], body: Any) -> tuple[int, Any]:
@@ -476,8 +536,10 @@ class DiscordDouble:
             await ws.send_str(data)
 
     def _shard_key(self, shard: int | None) -> int | None:
-        if shard is None and None not in self._sockets:
-            return next(iter(self._sockets))
+        if shard is None and None not in self._sockets and None not in self._current:
+            # A sharded bot, addressed without a shard: its first one.
+            named = [key for key in (*self._sockets, *self._current) if key is not None and key >= 0]
+            return named[0] if named else None
         return shard
 
     def shard_of(self, data: dict[str, Any]) -> int | None:
@@ -499,29 +561,50 @@ class DiscordDouble:
 
     @property
     def connected(self) -> bool:
-        """Whether any bot holds a gateway connection."""
-        return bool(self._sockets)
+        """Whether any bot holds a gateway connection that has identified or resumed."""
+        return any(key is None or key >= 0 for key in self._sockets)
 
     async def dispatch(self, event: str, data: dict[str, Any], *, shard: int | None = None) -> None:
-        """Send a DISPATCH frame (op 0), e.g. INTERACTION_CREATE, to the shard that owns it (or to `shard`)."""
+        """Send a DISPATCH frame (op 0), e.g. INTERACTION_CREATE, to the shard that owns it (or to `shard`).
+
+        While the shard is disconnected with a session it may resume, the event is kept for the RESUME.
+        """
         key = self._shard_key(self.shard_of(data) if shard is None else shard)
-        if key not in self._sockets:
+        session = self._current.get(key)
+        if session is None or (key not in self._sockets and not session.valid):
             raise LookupError(f"shard {key} is not connected to the double")
-        self._seq[key] = self._seq.get(key, 0) + 1
+        session.seq += 1
         if event == "INTERACTION_CREATE":
             self.track(data)
             self._issued[data["id"]].shard = key
-        frame = {"op": 0, "t": event, "s": self._seq[key], "d": data}
-        await self._send_ws(self._sockets[key], self._compress.get(key), frame)
+        frame = {"op": 0, "t": event, "s": session.seq, "d": data}
+        session.sent.append(frame)
+        ws = self._sockets.get(key)
+        if ws is not None and not ws.closed:
+            with contextlib.suppress(ConnectionResetError):  # closing under us: the frame waits for a RESUME
+                await self._send_ws(ws, self._compress.get(key), frame)
 
     async def send_op(self, op: int, d: Any = None, *, shard: int | None = None) -> None:
         """A raw opcode: 7 RECONNECT, 9 INVALID_SESSION (d = resumable), 1 HEARTBEAT request."""
         key = self._shard_key(shard)
+        if op == 9 and not d and key in self._current:
+            self._current[key].valid = False  # a later RESUME of it is refused
         await self._send_ws(self._sockets[key], self._compress.get(key), {"op": op, "d": d, "s": None, "t": None})
 
+    def forget_sessions(self) -> None:
+        """Invalidate every session, as Discord does after a long outage: a RESUME then gets op 9 d=false."""
+        for session in self._sessions.values():
+            session.valid = False
+
     async def close_gateway(self, code: int, *, shard: int | None = None) -> None:
-        """Close a shard's connection with a gateway close code (4000 lets the bot resume)."""
-        await self._sockets[self._shard_key(shard)].close(code=code, message=b"closed by the double")
+        """Close a shard's connection with a gateway close code (4000 lets the bot resume).
+
+        From this call on the shard counts as disconnected: its events wait for a RESUME.
+        """
+        key = self._shard_key(shard)
+        ws = self._sockets.pop(key)
+        self._compress.pop(key, None)
+        await ws.close(code=code, message=b"closed by the double")
 
     async def _gateway(self, request: web.Request) -> web.WebSocketResponse:
         ws = web.WebSocketResponse(max_msg_size=0)
@@ -541,7 +624,7 @@ class DiscordDouble:
                 self.gateway_log.append({**frame, "_t": time.monotonic()})
                 op, d = frame.get("op"), frame.get("d")
                 if op == 1:
-                    if self.ack_heartbeats:
+                    if self.ack_heartbeats and not ws.closed:
                         await self._send_ws(ws, compressor, {"op": 11, "d": None})
                 elif op == 2:
                     self.identify_count += 1
@@ -555,17 +638,40 @@ class DiscordDouble:
                     if shard_id is not None:
                         self.shard_count = shard_count
                     key = self._rekey(key, shard_id)
-                    self._seq[key] = 0
                     await self._ready(key, d, shard_count)
                 elif op == 6:
                     self.resume_count += 1
-                    key = self._rekey(key, self._session_shard.get(d.get("session_id")))
-                    await self.dispatch("RESUMED", {}, shard=key)
+                    key = await self._resume(ws, key, d)
+                await self._notify()
         finally:
+            self.close_codes.append(ws.close_code)
             for k, v in list(self._sockets.items()):
                 if v is ws:
                     del self._sockets[k]
+                    self._compress.pop(k, None)
+            await self._notify()
         return ws
+
+    async def _resume(self, ws: web.WebSocketResponse, key: int | None, resume: dict[str, Any]) -> int | None:
+        """Continue a session on a new connection: the events after the bot's `seq`, then RESUMED."""
+        session = self._sessions.get(resume.get("session_id") or "")
+        seq = resume.get("seq") or 0
+        if session is None or not session.valid or resume.get("token") != self.token or seq > session.seq:
+            await self._send_ws(ws, self._compress.get(key), {"op": 9, "d": False, "s": None, "t": None})
+            return key
+        missed = [frame for frame in session.sent if frame["s"] > seq]
+        if session.sent and session.sent[0]["s"] > seq + 1:
+            # Older than what is kept: Discord would not resume this either.
+            session.valid = False
+            await self._send_ws(ws, self._compress.get(key), {"op": 9, "d": False, "s": None, "t": None})
+            return key
+        key = self._rekey(key, session.shard)
+        self._current[key] = session
+        for frame in missed:
+            await self._send_ws(ws, self._compress.get(key), frame)
+        self.replayed += len(missed)
+        await self.dispatch("RESUMED", {}, shard=key)
+        return key
 
     def _rekey(self, old: int | None, new: int | None) -> int | None:
         self._sockets[new] = self._sockets.pop(old)
@@ -575,7 +681,10 @@ class DiscordDouble:
     async def _ready(self, shard: int | None, identify: dict[str, Any], shard_count: int) -> None:
         mine = [g for g in self.guilds if (int(g["id"]) >> 22) % shard_count == (shard or 0)]
         session_id = f"session-{shard}-{self.ids()}"
-        self._session_shard[session_id] = shard
+        old = self._current.get(shard)
+        if old is not None:
+            old.valid = False  # a new IDENTIFY ends the shard's previous session
+        self._sessions[session_id] = self._current[shard] = _Session(session_id, shard)
         ready = {
             "v": 10,
             "user": BOT_USER,

@@ -231,15 +231,17 @@ async def local_discord(
     ids: Snowflakes | None = None,
     actor: Actor | None = None,
     sync: bool = True,
+    heartbeat_interval_ms: int = 41250,
 ) -> AsyncIterator[LocalDiscord]:
     """A double on loopback with a real bot logged in (and connected over the gateway if `connect`).
 
     `sync` registers the commands with the double as `python -m bot sync` would, so the double checks
-    them against Discord's limits and the console can read their schema.
+    them against Discord's limits and the console can read their schema. A short `heartbeat_interval_ms`
+    makes gateway fault tests quick (discord.py checks for a silent gateway once per heartbeat).
     """
     actor = actor or Actor(user_id=DEFAULT_USER, guild_id=DEFAULT_GUILD, channel_id=DEFAULT_CHANNEL)
     guilds = [(actor.guild_id, actor.channel_id)] if actor.guild_id else []
-    async with DiscordDouble(guilds=guilds, ids=ids) as double:
+    async with DiscordDouble(guilds=guilds, ids=ids, heartbeat_interval_ms=heartbeat_interval_ms) as double:
         with discord_pointed_at(double.api_base, double.gateway_url):
             bot = make_bot()
             async with bot:
