@@ -82,3 +82,18 @@ async def test_only_a_single_sqlite_process_migrates_at_start(tmp_path: Path) ->
     database = await prepare_database(Settings(database_url=url))
     assert await current_revision(database) == head_revision()
     await database.dispose()
+
+
+@pytest.mark.skipif(POSTGRES, reason="PostgreSQL writers lock rows, not the database: there is no queue")
+async def test_sqlite_writers_are_served_in_arrival_order(database: Database) -> None:
+    """Writers queue in this process before SQLite's lock, so none starves behind luckier pollers."""
+    served: list[int] = []
+
+    async def writer(number: int) -> None:
+        async with database.write.begin() as session:
+            await session.execute(text("SELECT 1"))
+            await asyncio.sleep(0.001)  # hold the write lock across an await, as real writers do
+            served.append(number)
+
+    await asyncio.gather(*(writer(n) for n in range(30)))
+    assert served == list(range(30))

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,13 +20,36 @@ log = logging.getLogger(__name__)
 BUSY_TIMEOUT_MS = 5000
 
 
+class Writers:
+    """Write transactions: `async with database.write.begin() as session:` commits, or rolls back on error.
+
+    On SQLite one writer runs at a time anyway (BEGIN IMMEDIATE); writers of this process also queue on an
+    asyncio lock first, which serves them in arrival order (SQLite's busy handler polls, so waiting writers
+    would otherwise win the lock by luck, and some starve) and about three times faster.
+    """
+
+    def __init__(self, sessions: async_sessionmaker[AsyncSession], *, queue: bool) -> None:
+        self.sessions = sessions
+        self._lock = asyncio.Lock() if queue else None
+
+    @asynccontextmanager
+    async def begin(self) -> AsyncIterator[AsyncSession]:
+        """A session in a write transaction, committed when the block ends without an error."""
+        if self._lock is None:
+            async with self.sessions.begin() as session:
+                yield session
+            return
+        async with self._lock, self.sessions.begin() as session:
+            yield session
+
+
 @dataclass(frozen=True, slots=True)
 class Database:
     """The engine plus a session factory for reads and one for writes (one session per unit of work)."""
 
     engine: AsyncEngine
     read: async_sessionmaker[AsyncSession]
-    write: async_sessionmaker[AsyncSession]
+    write: Writers
 
     async def dispose(self) -> None:
         """Close every pooled connection."""
@@ -41,12 +67,14 @@ def open_database(url: str) -> Database:
     """Build the engine for `url`. Nothing connects until the first session is used."""
     ensure_sqlite_directory(url)
     engine = create_async_engine(url, pool_pre_ping=not url.startswith("sqlite"))
-    if engine.dialect.name == "sqlite":
+    sqlite = engine.dialect.name == "sqlite"
+    if sqlite:
         _configure_sqlite(engine)
+    writers = async_sessionmaker(engine.execution_options(immediate=True), expire_on_commit=False)
     return Database(
         engine=engine,
         read=async_sessionmaker(engine, expire_on_commit=False),
-        write=async_sessionmaker(engine.execution_options(immediate=True), expire_on_commit=False),
+        write=Writers(writers, queue=sqlite),
     )
 
 
