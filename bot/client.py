@@ -10,6 +10,7 @@ from typing import Any
 
 import discord
 from discord.ext import commands
+from sqlalchemy.ext.asyncio import AsyncSession
 
 import cogs
 from bot.config import Settings
@@ -77,12 +78,18 @@ class DiceBot(commands.Bot):
             synced = await self.tree.sync(guild=guild)
             log.info("Synced %d commands to the dev server %s", len(synced), guild.id)
 
-    async def dice_for(self, interaction: discord.Interaction[Any]) -> DiceSource:
-        """The dice of one roll: a fair session's next roll when one runs in the channel, else the bot's own."""
+    async def dice_for(self, interaction: discord.Interaction[Any], reading: AsyncSession | None = None) -> DiceSource:
+        """The dice of one roll: a fair session's next roll when one runs in the channel, else the bot's own.
+
+        A command that reads other things first passes its `reading` session, saving a transaction of its own.
+        """
         if interaction.channel_id is None:
             return self.dice
-        async with self.database.read() as session:
-            running = await FairRepository(session).open(interaction.channel_id)
+        if reading is not None:
+            running = await FairRepository(reading).open(interaction.channel_id)
+        else:
+            async with self.database.read() as session:
+                running = await FairRepository(session).open(interaction.channel_id)
         if running is None:
             return self.dice
         async with self.database.write.begin() as session:

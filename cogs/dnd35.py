@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from discord import app_commands
 from discord.ext import commands
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.client import DiceBot
 from bot.db.characters import CharacterRecord, CharacterRepository
@@ -98,17 +99,16 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
         return await character_choices(self.bot, interaction, current, rules=RULESET, anyone=True)
 
     # -- shared --------------------------------------------------------------------------------------------
-    async def variants(self, interaction: Interaction) -> dnd.Variants:
+    async def variants(self, interaction: Interaction, session: AsyncSession) -> dnd.Variants:
         """The server's readings (`/settings`)."""
-        async with self.bot.database.read() as session:
-            current = await SettingsRepository(session).effective(interaction.guild_id)
+        current = await SettingsRepository(session).effective(interaction.guild_id)
         return dnd.Variants(
             multipliers=dnd.MultiplierRule(current["dnd35.multipliers"]),
             confirmation=dnd.ConfirmationRule(current["dnd35.confirmation"]),
             finesse_shield=dnd.FinesseShieldRule(current["dnd35.finesse_shield"]),
         )
 
-    async def target(self, interaction: Interaction, options: Options) -> dnd.Target:
+    async def target(self, interaction: Interaction, options: Options, session: AsyncSession) -> dnd.Target:
         """The defender: a character here (its AC computed), or the AC given."""
         if (options.target is None) == (options.target_ac is None):
             raise UserError(
@@ -120,20 +120,20 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
             return dnd.target_ac(
                 options.target_ac, dr=options.dr, denied_dex=options.flat_footed, kind=f"{kind} AC".strip()
             )
-        async with self.bot.database.read() as session:
-            record = await find(CharacterRepository(session), interaction, options.target)  # type: ignore[arg-type]
+        record = await find(CharacterRepository(session), interaction, options.target)  # type: ignore[arg-type]
         if not isinstance(record.sheet, DndSheet):
             raise UserError(f"**{record.name}** is a {record.ruleset.title} character, not {TITLE}.")
         return dnd.target_sheet(record.sheet, touch=options.touch, flat_footed=options.flat_footed, dr=options.dr)
 
-    async def attacker(self, interaction: Interaction, text: str | None) -> CharacterRecord:
+    async def attacker(self, interaction: Interaction, text: str | None, session: AsyncSession) -> CharacterRecord:
         """The attacking character: named, or your active one."""
-        async with self.bot.database.read() as session:
-            return await find_for_roll(CharacterRepository(session), interaction, text, RULESET, TITLE)
+        return await find_for_roll(CharacterRepository(session), interaction, text, RULESET, TITLE)
 
-    async def build(self, interaction: Interaction, options: Options, variants: dnd.Variants) -> tuple[dnd.Attack, str]:
+    async def build(
+        self, interaction: Interaction, options: Options, variants: dnd.Variants, session: AsyncSession
+    ) -> tuple[dnd.Attack, str]:
         """One attack from quick-mode numbers or from a character, and who makes it."""
-        target = await self.target(interaction, options)
+        target = await self.target(interaction, options, session)
         situation = options.situation()
         if options.quick:
             if options.attack_bonus is None or options.damage is None:
@@ -156,7 +156,7 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
                 label=f"attack {options.damage}",
             )
             return attack, interaction.user.display_name
-        record = await self.attacker(interaction, options.character)
+        record = await self.attacker(interaction, options.character, session)
         sheet = record.sheet
         assert isinstance(sheet, DndSheet)
         weapon = options.weapon or _only_weapon(record, sheet)
@@ -256,10 +256,13 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
             damage=damage,
             crit=crit,
         )
-        variants = await self.variants(interaction)
-        built, name = await self.build(interaction, options, variants)
-        chances = dnd.odds(built, variants=variants)
-        dice = await self.bot.dice_for(interaction)
+        # One read transaction for everything the attack reads: each transaction costs round trips. The dice
+        # come last, once nothing can fail any more, so that a fair session never skips a roll number.
+        async with self.bot.database.read() as session:
+            variants = await self.variants(interaction, session)
+            built, name = await self.build(interaction, options, variants, session)
+            chances = dnd.odds(built, variants=variants)
+            dice = await self.bot.dice_for(interaction, session)
         result = dnd.resolve(built, dice, variants=variants)
         embed = attack_embed(result, chances, attacker=name)
         await answer_roll(
@@ -340,8 +343,9 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
             damage=damage,
             crit=crit,
         )
-        variants = await self.variants(interaction)
-        built, name = await self.build(interaction, options, variants)
+        async with self.bot.database.read() as session:
+            variants = await self.variants(interaction, session)
+            built, name = await self.build(interaction, options, variants, session)
         chances = dnd.odds(built, variants=variants)
         embed = odds_embed(built, chances, attacker=name, variants=variants)
         await interaction.response.send_message(embed=embed, ephemeral=private)
@@ -400,17 +404,18 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
             flanking=flanking,
             two_hands=two_hands,
         )
-        variants = await self.variants(interaction)
-        defender = await self.target(interaction, options)
-        record = await self.attacker(interaction, character)
-        sheet = record.sheet
-        assert isinstance(sheet, DndSheet)
-        primary = weapon or _only_weapon(record, sheet)
-        attacks = dnd.full_attack(
-            sheet, primary, defender, options.situation(), off_hand_weapon=off_hand_weapon, variants=variants
-        )
-        expected = sum((dnd.odds(a, variants=variants).expected_damage for a in attacks), start=0)
-        dice = await self.bot.dice_for(interaction)
+        async with self.bot.database.read() as session:
+            variants = await self.variants(interaction, session)
+            defender = await self.target(interaction, options, session)
+            record = await self.attacker(interaction, character, session)
+            sheet = record.sheet
+            assert isinstance(sheet, DndSheet)
+            primary = weapon or _only_weapon(record, sheet)
+            attacks = dnd.full_attack(
+                sheet, primary, defender, options.situation(), off_hand_weapon=off_hand_weapon, variants=variants
+            )
+            expected = sum((dnd.odds(a, variants=variants).expected_damage for a in attacks), start=0)
+            dice = await self.bot.dice_for(interaction, session)
         full = dnd.resolve_all(attacks, dice, variants=variants)
         embed = full_attack_embed(full, expected, attacker=record.name, weapon=primary)  # type: ignore[arg-type]
         outcome = {"attacks": [r.to_dict() for r in full.results], "total": full.total_damage}
@@ -424,7 +429,8 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
         Args:
             character: Whose AC (default: your active D&D character; #number for anyone's here)
         """
-        record = await self.attacker(interaction, character)
+        async with self.bot.database.read() as session:
+            record = await self.attacker(interaction, character, session)
         sheet = record.sheet
         assert isinstance(sheet, DndSheet)
         rows = [
