@@ -110,6 +110,10 @@ def rows(figures: dict[str, Any]) -> list[tuple[str, str, str, str, str]]:
         out.append(("memory", f"VmRSS after {second:,}", f"{memory[f'after_{second}_kib'] / 1024:.1f} MiB", "", ""))
         growth = memory["growth_percent"]
         out.append(("memory", f"growth {first:,} -> {second:,}", f"{growth:+.1f}%", "< 5%", _verdict(growth < 5)))
+    if "core_seconds" in figures:
+        out.append(("time", "core section", f"{figures['core_seconds']:.0f} s", "", ""))
+    for section, seconds in process.get("seconds", {}).items():
+        out.append(("time", f"{section} section", f"{seconds:.0f} s", "", ""))
     if "bot_log_errors" in process:
         errors = process["bot_log_errors"]
         out.append(("process", "unhandled errors in the bot's log", str(errors), "0", _verdict(errors == 0)))
@@ -140,6 +144,7 @@ def main() -> None:
     }
     if "core" in args.only:
         figures["core"] = bench_peer.run(2_000 if args.quick else 20_000)
+        figures["core_seconds"] = round(time.monotonic() - started, 1)
     process_sections = {s for s in args.only if s != "core"}
     if process_sections:
         figures["process"] = asyncio.run(bench_process.run(args.quick, process_sections))

@@ -46,6 +46,7 @@ from tests.perf.harness import (
     HISTORY,
     PING,
     ROLL,
+    ROOT,
     BotProcess,
     LoadDouble,
     history_of,
@@ -314,17 +315,31 @@ async def run(quick: bool, sections: set[str]) -> dict[str, Any]:
         path = folder / "bench.db"
         database_url = f"sqlite+aiosqlite:///{path}"
         await seed_users(database_url, USERS)
+        seconds = figures["seconds"] = {}
         async with LoadDouble() as double:
+            started = time.monotonic()
             async with running_bot(double, database_url, folder) as bot:
                 empty = await sequential_latency(double, sizes.sequential)
                 if "load" in sections:
                     figures["load"] = await bench_load(bot, double, sizes)
-                figures["bot_log_errors"] = bot.log_count("Unhandled error")
+            seconds["load"] = round(time.monotonic() - started, 1)
             if "memory" in sections:
+                started = time.monotonic()
                 async with running_bot(double, database_url, folder) as bot:
                     figures["memory"] = await bench_memory(bot, double, sizes)
+                seconds["memory"] = round(time.monotonic() - started, 1)
             if "scale" in sections:
+                started = time.monotonic()
                 figures["scale"] = await bench_scale(double, folder, database_url, path, sizes, empty)
+                seconds["scale"] = round(time.monotonic() - started, 1)
+        # Every bot process of the run wrote to this log; a copy stays in .bench/ (git-ignored) to read.
+        log = (folder / "bot.log").read_text(errors="replace")
+        kept = ROOT / ".bench" / "last-bot.log"
+        kept.parent.mkdir(exist_ok=True)
+        kept.write_text(log)
+        figures["bot_log"] = str(kept)
+        figures["bot_log_errors"] = log.count("Unhandled error")
+        figures["bot_log_deadline_warnings"] = log.count("missed Discord's 3-second deadline")
     return figures
 
 

@@ -185,14 +185,20 @@ class BotProcess:
     def log_tail(self, size: int = 3000) -> str:
         return self.log_path.read_text(errors="replace")[-size:]
 
-    def log_count(self, text: str) -> int:
-        return self.log_path.read_text(errors="replace").count(text)
+    def _bot_pids(self) -> list[int]:
+        assert self.process is not None
+        pid = self.process.pid
+        if not os.environ.get("BENCH_WRAP"):
+            return [pid]
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+        return [int(c) for c in children] or [pid]
 
     async def stop(self) -> None:
         if self.process is None or self.process.returncode is not None:
             return
-        # A profiler given in BENCH_WRAP writes its report on SIGINT; the bot itself stops cleanly on SIGTERM.
-        self.process.send_signal(signal.SIGINT if os.environ.get("BENCH_WRAP") else signal.SIGTERM)
+        # Under BENCH_WRAP the bot is the profiler's child: stop the bot, and the profiler writes its report.
+        for target in self._bot_pids():
+            os.kill(target, signal.SIGTERM)
         try:
             await asyncio.wait_for(self.process.wait(), 30)
         except TimeoutError:
