@@ -16,7 +16,7 @@ import cogs
 from bot.config import Settings
 from bot.db.engine import Database
 from bot.db.fair import FairRepository, SessionDice
-from bot.db.rolls import RollRepository
+from bot.db.rolls import RollLogWriter
 from bot.rules.dice import DiceSource
 from bot.tree import BotTree, given_options
 
@@ -66,6 +66,7 @@ class DiceBot(commands.Bot):
         self.database = database
         self.dice = dice
         self.clock = clock
+        self.roll_log = RollLogWriter(database.write)
 
     async def setup_hook(self) -> None:
         """Load every cog (a broken one stops the start), then sync the commands to the dev server if set."""
@@ -106,7 +107,7 @@ class DiceBot(commands.Bot):
         message_id: int | None = None,
         summary: str | None = None,
         command: str | None = None,
-    ) -> int:
+    ) -> None:
         """Write one roll to the roll log, with the command and options exactly as the user gave them.
 
         A roll of a fair session also records its session, roll number and every draw, for `/fair verify`.
@@ -114,20 +115,19 @@ class DiceBot(commands.Bot):
         fair = dice if isinstance(dice, SessionDice) else None
         if command is None:
             command = interaction.command.qualified_name if interaction.command else "?"
-        async with self.database.write.begin() as session:
-            return await RollRepository(session).add(
-                interaction_id=interaction.id,
-                guild_id=interaction.guild_id,
-                channel_id=interaction.channel_id,
-                user_id=interaction.user.id,
-                command=command,
-                inputs=given_options(interaction),
-                result=result,
-                private=private,
-                created_at=self.clock(),
-                fair_session_id=fair.session.id if fair else None,
-                fair_roll=fair.roll_number if fair else None,
-                draws=[list(d) for d in fair.draws] if fair else None,
-                message_id=message_id,
-                summary=summary,
-            )
+        await self.roll_log.add(
+            interaction_id=interaction.id,
+            guild_id=interaction.guild_id,
+            channel_id=interaction.channel_id,
+            user_id=interaction.user.id,
+            command=command,
+            inputs=given_options(interaction),
+            result=result,
+            private=private,
+            created_at=self.clock(),
+            fair_session_id=fair.session.id if fair else None,
+            fair_roll=fair.roll_number if fair else None,
+            draws=[list(d) for d in fair.draws] if fair else None,
+            message_id=message_id,
+            summary=summary,
+        )
