@@ -57,7 +57,7 @@ def rows(figures: dict[str, Any]) -> list[tuple[str, str, str, str, str]]:
             out.append(
                 (
                     "load",
-                    f"{name}: {run['sent']} sent, /s answered",
+                    f"{name}: {run['sent']} sent, responses/s",
                     f"{run['throughput_per_s']:.0f}/s",
                     "",
                     "",

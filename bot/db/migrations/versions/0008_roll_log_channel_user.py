@@ -3,10 +3,10 @@
 With 1,000,000 logged rolls the benchmark measured /history user: four times slower than on an empty
 log (tests/perf); with this index it reads that user's rows of the channel only.
 
-Numbered 0007 while 0006 may be in review elsewhere: whichever lands second points its down_revision at
-the other.
+Numbered 0008: main has its own 0006 and 0007 by now. On this branch it follows 0005; merged with main,
+its down_revision becomes "0007".
 
-Revision ID: 0007
+Revision ID: 0008
 Revises: 0005
 Create Date: 2026-11-30
 """
@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 from alembic import op
 
-revision: str = "0007"
+revision: str = "0008"
 down_revision: str | None = "0005"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
