@@ -1,4 +1,5 @@
-# The bot in a container: slim Python, a non-root user, the SQLite database on the /data volume.
+# The bot in a container: slim Python, a non-root user, the SQLite database on the /data volume (or PostgreSQL,
+# whose driver it includes: compose.yaml).
 FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
@@ -11,7 +12,7 @@ WORKDIR /app
 
 # Dependencies first, so this layer is reused while only the code changes.
 COPY pyproject.toml README.md ./
-RUN mkdir bot cogs && touch bot/__init__.py cogs/__init__.py && pip install . && pip uninstall -y rules-dice-bot
+RUN mkdir bot cogs && touch bot/__init__.py cogs/__init__.py && pip install ".[postgres]" && pip uninstall -y rules-dice-bot
 COPY bot/ bot/
 COPY cogs/ cogs/
 RUN pip install --no-deps .

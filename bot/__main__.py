@@ -1,9 +1,10 @@
 """`python -m bot`: the composition root. Settings, logging, database, dice and bot are built here only.
 
-python -m bot                 migrate the database, then connect to Discord (the console without a token)
+python -m bot                 connect to Discord (the console without a token); migrates only one SQLite process
 python -m bot console         the offline console: slash commands typed in a terminal
 python -m bot sync            register the commands with Discord for every server (a deploy step)
 python -m bot migrate         bring the database to the newest schema and stop
+python -m bot verify FILE     check an exported fair-session log offline (no database, no token)
 """
 
 from __future__ import annotations
@@ -16,18 +17,20 @@ import random
 import signal
 import sys
 from dataclasses import replace
+from pathlib import Path
 
 import discord
 from dotenv import load_dotenv
 
-from bot.client import DiceBot
+from bot.client import DiceBot, ShardedDiceBot
 from bot.config import Settings, SettingsError
 from bot.db.engine import Database, open_database
-from bot.db.migrate import upgrade
+from bot.db.migrate import SchemaMismatch, check_schema, upgrade
 from bot.local import console
 from bot.local.double import point_discord_at
 from bot.local.driver import DEFAULT_CHANNEL, DEFAULT_GUILD, DEFAULT_USER, local_discord
 from bot.local.payloads import Actor, Snowflakes
+from bot.rules.fair_log import FairLogError, check_log, parse_log
 
 log = logging.getLogger("bot")
 
@@ -47,6 +50,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     offline.add_argument("--guild", default=DEFAULT_GUILD, help="the server id commands come from")
     commands.add_parser("sync", help="register the slash commands with Discord globally")
     commands.add_parser("migrate", help="bring the database to the newest schema")
+    verify = commands.add_parser("verify", help="check a fair session's exported log offline, no database or token")
+    verify.add_argument("file", help="the log /fair reveal or /fair log attached; - reads standard input")
+    verify.add_argument("--roll", type=int, help="check only this roll number")
     args = parser.parse_args(argv)
     for name in ("user", "guild"):
         if not getattr(args, name, "0").isdigit():
@@ -55,16 +61,29 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 
 def setup_logging(level: str) -> None:
-    """Log to standard error; discord.py's own chatter only from WARNING unless DEBUG is asked for."""
+    """Log to standard error; discord.py's and Alembic's own chatter only from WARNING unless DEBUG is asked for."""
     discord.utils.setup_logging(level=getattr(logging, level), root=True)
     if level != "DEBUG":
         logging.getLogger("discord").setLevel(logging.WARNING)
+        logging.getLogger("alembic").setLevel(logging.WARNING)
 
 
-async def prepare_database(settings: Settings) -> Database:
-    """Open the database and migrate it to the newest schema."""
+async def prepare_database(settings: Settings, *, migrate: bool | None = None) -> Database:
+    """Open the database; refuse it (SchemaMismatch) unless its schema is this code's, or migrate it.
+
+    A single process on SQLite migrates at start, so that a fresh clone just runs. A bot on PostgreSQL may be
+    many processes: there migrating is one deploy step (`python -m bot migrate`), never a race between them.
+    """
     database = open_database(settings.database_url)
-    await upgrade(database)
+    if migrate is None:
+        migrate = database.engine.dialect.name == "sqlite" and not settings.sharded
+    try:
+        await check_schema(database, older_ok=migrate)
+        if migrate:
+            await upgrade(database)
+    except BaseException:
+        await database.dispose()
+        raise
     return database
 
 
@@ -72,8 +91,11 @@ async def run_bot(settings: Settings, token: str) -> int:
     """Connect to Discord (or to whatever DISCORD_API_BASE / DISCORD_GATEWAY_URL name) until stopped."""
     point_discord_at(settings.api_base, settings.gateway_url)
     database = await prepare_database(settings)
+    if settings.sharded:
+        log.info("Running shards %s of %d", ",".join(map(str, settings.shard_ids)), settings.shard_count)
+    kind = ShardedDiceBot if settings.sharded else DiceBot
     try:
-        async with DiceBot(settings=settings, database=database, dice=random.SystemRandom()) as bot:
+        async with kind(settings=settings, database=database, dice=random.SystemRandom()) as bot:
             # `docker stop` sends SIGTERM: close the gateway and the database cleanly instead of dying mid-write.
             asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, lambda: asyncio.ensure_future(bot.close()))
             await bot.start(token)
@@ -101,7 +123,7 @@ async def run_sync(settings: Settings, token: str) -> int:
 
 async def run_migrate(settings: Settings) -> int:
     """Migrate and stop."""
-    database = await prepare_database(settings)
+    database = await prepare_database(settings, migrate=True)
     await database.dispose()
     return 0
 
@@ -114,7 +136,8 @@ async def run_console(settings: Settings, args: argparse.Namespace) -> int:
     ids = Snowflakes(SEEDED_EPOCH_MS) if seeded else Snowflakes()
     actor = Actor(user_id=args.user, guild_id=args.guild, channel_id=DEFAULT_CHANNEL)
     # The console registers its commands with the double itself; a dev server sync would only add noise.
-    settings = replace(settings, dev_guild_id=None)
+    # Its one typist is no crowd to protect Discord from, and a script would only trip the rate limit.
+    settings = replace(settings, dev_guild_id=None, rate_limit=None)
     interactive = sys.stdin.isatty() and not args.json
     try:
         async with local_discord(
@@ -132,15 +155,43 @@ async def run_console(settings: Settings, args: argparse.Namespace) -> int:
     return 0
 
 
+def run_verify(args: argparse.Namespace) -> int:
+    """Check a fair session's log: 0 when every roll matches, 1 when anything does not, 2 for an unreadable file."""
+    try:
+        raw = sys.stdin.buffer.read() if args.file == "-" else Path(args.file).read_bytes()
+        checked = check_log(parse_log(raw), roll=args.roll)
+    except OSError as error:
+        print(f"Can't read {args.file}: {error.strerror or error}.", file=sys.stderr)
+        return 2
+    except FairLogError as error:
+        name = "standard input" if args.file == "-" else args.file
+        print(f"{name}: {error.title}: {error.message}", file=sys.stderr)
+        return 2
+    print("\n".join(checked.lines))
+    return 0 if checked.ok else 1
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the process exit code."""
     load_dotenv()
     args = parse_args(argv)
+    if args.command == "verify":
+        # Offline and self-contained: no settings, database or token, so a player can run it anywhere.
+        return run_verify(args)
     try:
         settings = Settings.from_env(os.environ)
     except SettingsError as error:
         print(f"{error.title}: {error.message}", file=sys.stderr)
         return 2
+    try:
+        return run(settings, args)
+    except SchemaMismatch as error:
+        print(error.message, file=sys.stderr)
+        return 3
+
+
+def run(settings: Settings, args: argparse.Namespace) -> int:
+    """Run the command the arguments name with these settings."""
     command = args.command or "run"
     if command == "console" or (command == "run" and settings.token is None):
         setup_logging(max(settings.log_level, "WARNING", key=logging.getLevelName))

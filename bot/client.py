@@ -1,4 +1,8 @@
-"""The bot: holds its settings, database and dice source, loads every cog, syncs the dev server."""
+"""The bot: holds its settings, database and dice source, loads every cog, syncs the dev server.
+
+`ShardedDiceBot` is the same bot over some shards of many (discord.py's own sharding), for processes that
+share one PostgreSQL database.
+"""
 
 from __future__ import annotations
 
@@ -16,9 +20,10 @@ import cogs
 from bot.config import Settings
 from bot.db.engine import Database
 from bot.db.fair import FairRepository, SessionDice
+from bot.db.identify import claim_identify
 from bot.db.rolls import RollLogWriter
 from bot.rules.dice import DiceSource
-from bot.tree import BotTree, given_options
+from bot.tree import BotTree, command_name, given_options
 
 log = logging.getLogger(__name__)
 
@@ -73,7 +78,13 @@ class DiceBot(commands.Bot):
         for name in extensions():
             await self.load_extension(name)
         log.info("Loaded %d extensions", len(extensions()))
-        if self.settings.dev_guild_id is not None:
+        if self.settings.dev_guild_id is not None and self.settings.sharded:
+            # Every shard process would overwrite the same commands at once; one deploy step does it instead.
+            log.info(
+                "Not syncing the dev server %s: a sharded process never syncs (`python -m bot sync` does)",
+                self.settings.dev_guild_id,
+            )
+        elif self.settings.dev_guild_id is not None:
             guild = discord.Object(self.settings.dev_guild_id)
             self.tree.copy_global_to(guild=guild)
             synced = await self.tree.sync(guild=guild)
@@ -107,14 +118,19 @@ class DiceBot(commands.Bot):
         message_id: int | None = None,
         summary: str | None = None,
         command: str | None = None,
+        character_id: int | None = None,
+        ruleset: str | None = None,
+        luck: dict[str, list[float]] | None = None,
+        details: dict[str, Any] | None = None,
     ) -> None:
         """Write one roll to the roll log, with the command and options exactly as the user gave them.
 
-        A roll of a fair session also records its session, roll number and every draw, for `/fair verify`.
+        A roll of a fair session also records its session, roll number and every draw, for `/fair verify`;
+        `luck` is what /stats sums, `details` the full answer behind a compact one.
         """
         fair = dice if isinstance(dice, SessionDice) else None
         if command is None:
-            command = interaction.command.qualified_name if interaction.command else "?"
+            command = command_name(interaction)
         await self.roll_log.add(
             interaction_id=interaction.id,
             guild_id=interaction.guild_id,
@@ -130,4 +146,55 @@ class DiceBot(commands.Bot):
             draws=[list(d) for d in fair.draws] if fair else None,
             message_id=message_id,
             summary=summary,
+            character_id=character_id,
+            ruleset=ruleset,
+            luck=luck,
+            details=details,
         )
+
+
+class ShardedDiceBot(DiceBot, commands.AutoShardedBot):
+    """The bot over the shards `settings.shard_ids` of `settings.shard_count`, as discord.py's AutoShardedBot.
+
+    Processes with disjoint shard ranges share one PostgreSQL database, which also spaces their IDENTIFYs.
+    """
+
+    def __init__(
+        self,
+        *,
+        settings: Settings,
+        database: Database,
+        dice: DiceSource,
+        clock: Callable[[], datetime] = utc_now,
+        **options: Any,
+    ) -> None:
+        super().__init__(
+            settings=settings,
+            database=database,
+            dice=dice,
+            clock=clock,
+            shard_count=settings.shard_count,
+            shard_ids=list(settings.shard_ids),
+            **options,
+        )
+        self.max_concurrency: int | None = None
+
+    async def before_identify_hook(self, shard_id: int | None, *, initial: bool = False) -> None:
+        """Wait for this shard's identify bucket across every process sharing the PostgreSQL database.
+
+        discord.py's own hook spaces the IDENTIFYs of one process only, by 5 seconds; on SQLite (one machine,
+        so presumably one process) that is kept.
+        """
+        if self.database.engine.dialect.name != "postgresql":
+            await super().before_identify_hook(shard_id, initial=initial)
+            return
+        if self.max_concurrency is None:
+            # With shard_count given, discord.py never asks /gateway/bot; the bucket size comes from there.
+            try:
+                self.max_concurrency = (await self.fetch_session_start_limits()).max_concurrency
+            except discord.DiscordException:
+                log.warning("No session start limits from Discord; identifying one shard at a time")
+                self.max_concurrency = 1
+        bucket = (shard_id or 0) % self.max_concurrency
+        waited = await claim_identify(self.database, bucket, self.settings.identify_interval)
+        log.info("Shard %s identifies (bucket %d of %d, waited %.2f s)", shard_id, bucket, self.max_concurrency, waited)

@@ -8,7 +8,10 @@ from dataclasses import dataclass, field
 from bot.errors import UserError
 
 DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///data/bot.db"
+DEFAULT_RATE_LIMIT = "10/10"
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+# Discord allows `max_concurrency` IDENTIFYs per 5 seconds; only tests have a reason to shorten this.
+IDENTIFY_INTERVAL = 5.0
 
 
 class SettingsError(UserError):
@@ -18,8 +21,34 @@ class SettingsError(UserError):
 
 
 @dataclass(frozen=True, slots=True)
+class RateLimit:
+    """At most `commands` commands and button presses per user in any `seconds`."""
+
+    commands: int
+    seconds: int
+
+    @classmethod
+    def parse(cls, text: str) -> RateLimit | None:
+        """`RATE_LIMIT` as written: "10/10" (commands/seconds), or "0" for no limit."""
+        if text == "0":
+            return None
+        commands, _, seconds = text.partition("/")
+        if not (
+            commands.isdecimal() and seconds.isdecimal() and 1 <= int(commands) <= 1000 and 1 <= int(seconds) <= 3600
+        ):
+            raise SettingsError(
+                f"RATE_LIMIT must be COMMANDS/SECONDS (1-1000 commands in 1-3600 seconds, e.g. "
+                f"{DEFAULT_RATE_LIMIT}) or 0 for no limit, not {text!r}."
+            )
+        return cls(int(commands), int(seconds))
+
+
+@dataclass(frozen=True, slots=True)
 class Settings:
-    """Everything the bot reads from its environment. The token is kept out of `repr` (and so of logs)."""
+    """Everything the bot reads from its environment. The token is kept out of `repr` (and so of logs).
+
+    Built directly, as tests and benchmarks do, there is no rate limit; from the environment it is on by default.
+    """
 
     token: str | None = field(default=None, repr=False)
     database_url: str = DEFAULT_DATABASE_URL
@@ -27,6 +56,16 @@ class Settings:
     log_level: str = "INFO"
     api_base: str | None = None
     gateway_url: str | None = None
+    rate_limit: RateLimit | None = None
+    # Sharded when shard_count is set: this process runs the shards `shard_ids` of `shard_count`.
+    shard_count: int | None = None
+    shard_ids: tuple[int, ...] = ()
+    identify_interval: float = IDENTIFY_INTERVAL
+
+    @property
+    def sharded(self) -> bool:
+        """Whether this process runs as some of the shards of a bot (discord.py's AutoShardedBot)."""
+        return self.shard_count is not None
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> Settings:
@@ -42,6 +81,12 @@ class Settings:
         guild = get("DEV_GUILD_ID")
         if guild is not None and not guild.isdigit():
             raise SettingsError(f"DEV_GUILD_ID must be a server id (digits only), not {guild!r}.")
+        shard_count, shard_ids = _shards(get("SHARD_COUNT"), get("SHARD_IDS"))
+        interval = get("IDENTIFY_INTERVAL") or str(IDENTIFY_INTERVAL)
+        if not interval.replace(".", "", 1).isdigit() or not 0 < float(interval) <= 60:
+            raise SettingsError(
+                f"IDENTIFY_INTERVAL must be seconds, above 0 and at most 60 (Discord's: 5), not {interval!r}."
+            )
         return cls(
             token=get("DISCORD_TOKEN"),
             database_url=get("DATABASE_URL") or DEFAULT_DATABASE_URL,
@@ -49,4 +94,32 @@ class Settings:
             log_level=level,
             api_base=get("DISCORD_API_BASE"),
             gateway_url=get("DISCORD_GATEWAY_URL"),
+            rate_limit=RateLimit.parse(get("RATE_LIMIT") or DEFAULT_RATE_LIMIT),
+            shard_count=shard_count,
+            shard_ids=shard_ids,
+            identify_interval=float(interval),
         )
+
+
+def _shards(count: str | None, ids: str | None) -> tuple[int | None, tuple[int, ...]]:
+    """SHARD_COUNT and SHARD_IDS ("0,1", "0-3" or both mixed, "0-1,4"); without SHARD_IDS, every shard."""
+    if count is None:
+        if ids is not None:
+            raise SettingsError("SHARD_IDS needs SHARD_COUNT, the number of shards of the whole bot.")
+        return None, ()
+    if not count.isdigit() or int(count) < 1:
+        raise SettingsError(f"SHARD_COUNT must be a whole number of shards, 1 or more, not {count!r}.")
+    total = int(count)
+    if ids is None:
+        return total, tuple(range(total))
+    chosen: list[int] = []
+    for part in ids.split(","):
+        low, dash, high = part.strip().partition("-")
+        if not low.isdigit() or (dash and not high.isdigit()) or (dash and int(high) < int(low)):
+            raise SettingsError(f"SHARD_IDS must list shard numbers or ranges such as 0,1 or 0-3, not {ids!r}.")
+        chosen.extend(range(int(low), int(high if dash else low) + 1))
+    if len(set(chosen)) != len(chosen):
+        raise SettingsError(f"SHARD_IDS names a shard twice: {ids!r}.")
+    if outside := [i for i in chosen if i >= total]:
+        raise SettingsError(f"SHARD_IDS {ids!r} names shard {outside[0]}, but shards are 0 to {total - 1}.")
+    return total, tuple(sorted(chosen))

@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import logging
+from collections import OrderedDict, deque
+from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Any, cast
 
 import discord
 from discord import app_commands
+from sqlalchemy import exc as sa_exc
 
+from bot.config import RateLimit
+from bot.deadline import DEFER_AFTER, PatientResponse, watch
 from bot.errors import UserError
 from bot.ui.embeds import error_embed
 
@@ -15,6 +21,10 @@ log = logging.getLogger(__name__)
 
 UNKNOWN_INTERACTION = 10062
 ALREADY_ACKNOWLEDGED = 40060
+DATABASE_DOWN = (
+    "I can't reach my database right now, so whatever needed it did not happen (nothing was half-saved). "
+    "Please try again in a minute."
+)
 APOLOGY = (
     "Something went wrong on our side and the command did not finish. It has been logged; "
     "please try again, and tell the bot's maintainers if it keeps happening."
@@ -30,10 +40,20 @@ def unwrap(error: BaseException) -> BaseException:
     return error
 
 
+def database_down(error: BaseException) -> bool:
+    """Whether an error means the database cannot be reached (rather than a bug in a query)."""
+    if isinstance(error, sa_exc.OperationalError | sa_exc.InterfaceError | sa_exc.TimeoutError | ConnectionError):
+        return True
+    # A DBAPI error with no statement happened while connecting (a database refusing connections, say).
+    return isinstance(error, sa_exc.DBAPIError) and (error.connection_invalidated or error.statement is None)
+
+
 def describe(error: BaseException) -> tuple[str, str] | None:
-    """The title and message for an error the user can fix, or None for a bug."""
+    """The title and message for an error the user can fix (or wait out), or None for a bug."""
     if isinstance(error, UserError):
         return error.title, error.message
+    if database_down(error):
+        return "Database unavailable", DATABASE_DOWN
     if isinstance(error, app_commands.TransformerError):
         return "Bad option", f"`{error.value}` is not a valid value here."
     if isinstance(error, app_commands.MissingPermissions):
@@ -51,11 +71,23 @@ def describe(error: BaseException) -> tuple[str, str] | None:
 
 
 def given_options(interaction: discord.Interaction[Any]) -> dict[str, Any]:
-    """The options of a slash command as typed, subcommand levels flattened away."""
+    """The options of a slash command as typed, subcommand levels flattened away.
+
+    A command run again by a button or a saved roll carries the options it runs with in its extras.
+    """
+    if "options" in interaction.extras:
+        return dict(interaction.extras["options"])
     options: list[dict[str, Any]] = cast(dict[str, Any], interaction.data or {}).get("options", [])
     while options and options[0].get("type") in (1, 2):
         options = options[0].get("options", [])
     return {option["name"]: option.get("value") for option in options}
+
+
+def command_name(interaction: discord.Interaction[Any]) -> str:
+    """The command an interaction runs: its own, or the one a button or a saved roll runs again."""
+    if "command" in interaction.extras:
+        return str(interaction.extras["command"])
+    return interaction.command.qualified_name if interaction.command else "?"
 
 
 async def report(interaction: discord.Interaction[Any], error: BaseException) -> None:
@@ -66,11 +98,13 @@ async def report(interaction: discord.Interaction[Any], error: BaseException) ->
     """
     cause = unwrap(error)
     known = describe(cause)
-    command = interaction.command.qualified_name if interaction.command else "?"
+    command = command_name(interaction)
     if isinstance(cause, discord.NotFound) and cause.code == UNKNOWN_INTERACTION:
         # Too late to answer at all: Discord has dropped the interaction and shows the user a failure.
         log.warning("/%s missed Discord's 3-second deadline for a first response", command)
         return
+    if database_down(cause):
+        log.warning("/%s: the database is unavailable: %s", command, cause)
     if known is None:
         log.error("Unhandled error in /%s with options %s", command, given_options(interaction), exc_info=cause)
     if interaction.type is discord.InteractionType.autocomplete:
@@ -83,7 +117,10 @@ async def report(interaction: discord.Interaction[Any], error: BaseException) ->
     try:
         # A 40060 means Discord has the first response even though discord.py does not know it.
         answered = isinstance(cause, discord.HTTPException) and cause.code == ALREADY_ACKNOWLEDGED
-        if answered or interaction.response.is_done():
+        response = interaction.response
+        if isinstance(response, PatientResponse) and response.deferred:
+            await response.send_message(embed=embed, ephemeral=True)  # replaces or removes the thinking message
+        elif answered or response.is_done():
             await interaction.followup.send(embed=embed, ephemeral=True)
         else:
             await interaction.response.send_message(embed=embed, ephemeral=True)
@@ -91,8 +128,94 @@ async def report(interaction: discord.Interaction[Any], error: BaseException) ->
         log.warning("Could not tell the user about an error in /%s", command, exc_info=True)
 
 
+class RateLimiter:
+    """A sliding window per user: at most `limit.commands` admitted in any `limit.seconds`.
+
+    Memory stays flat: users are kept in order of their last interaction, and those idle for a whole window
+    are dropped from the front on every call, so only the users of the last window are held, each with at most
+    `limit.commands` timestamps. Refused attempts are not recorded, so waiting always helps.
+    """
+
+    def __init__(self, limit: RateLimit, clock: Callable[[], datetime]) -> None:
+        self.limit = limit
+        self.clock = clock
+        self._recent: OrderedDict[int, deque[float]] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._recent)
+
+    def admit(self, user_id: int) -> datetime | None:
+        """Count one interaction of the user: None if it may go ahead, else when the user may try again."""
+        now = self.clock().timestamp()
+        window = self.limit.seconds
+        while self._recent:
+            idle, stamps = next(iter(self._recent.items()))
+            if now - stamps[-1] < window:
+                break
+            del self._recent[idle]
+        stamps = self._recent.setdefault(user_id, deque(maxlen=self.limit.commands))
+        self._recent.move_to_end(user_id)
+        while stamps and now - stamps[0] >= window:
+            stamps.popleft()
+        if len(stamps) >= self.limit.commands:
+            return datetime.fromtimestamp(stamps[0] + window, UTC)
+        stamps.append(now)
+        return None
+
+
 class BotTree(app_commands.CommandTree[Any]):
-    """Routes every failure of a slash command to `report`."""
+    """Routes every failure of a slash command to `report`, and holds each user to the rate limit."""
+
+    def __init__(self, client: discord.Client, **options: Any) -> None:
+        super().__init__(client, **options)
+        # Built on first use: the bot makes its tree before it has stored its settings and clock.
+        self._limiter: RateLimiter | None = None
+        self.defer_after = DEFER_AFTER  # a command silent this long is deferred (bot.deadline)
+
+    @property
+    def limiter(self) -> RateLimiter | None:
+        """The rate limit of the bot's settings, or None when it has none."""
+        if self._limiter is None:
+            limit = getattr(getattr(self.client, "settings", None), "rate_limit", None)
+            if limit is not None:
+                self._limiter = RateLimiter(limit, self.client.clock)
+        return self._limiter
+
+    async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
+        """Every command counts against its user's rate limit; autocomplete does not.
+
+        Suggestions come with every keystroke (Discord debounces them), are cheap reads, and refusing them
+        would only leave the menu empty, so they neither count nor are refused.
+        """
+        if interaction.type is discord.InteractionType.autocomplete:
+            return True
+        if not await self.admit(interaction):
+            return False
+        watch(interaction, self.defer_after)
+        return True
+
+    async def admit(self, interaction: discord.Interaction[Any]) -> bool:
+        """Count a command or button press against the user's rate limit; over it, say when they can roll again.
+
+        Button presses bypass the tree in discord.py, so components call this from their own `interaction_check`.
+        """
+        limiter = self.limiter
+        if limiter is None:
+            return True
+        again = limiter.admit(interaction.user.id)
+        if again is None:
+            return True
+        limit = limiter.limit
+        embed = error_embed(
+            "Slow down",
+            f"That is more than {limit.commands} commands in {limit.seconds} seconds. "
+            f"You can roll again {discord.utils.format_dt(again, 'R')}.",
+        )
+        try:
+            await interaction.response.send_message(embed=embed, ephemeral=True)
+        except discord.HTTPException:
+            log.warning("Could not tell user %s about the rate limit", interaction.user.id, exc_info=True)
+        return False
 
     async def on_error(self, interaction: discord.Interaction[Any], error: app_commands.AppCommandError) -> None:
         """Report the failure to the user (and the log, if it is a bug)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import discord
@@ -13,7 +14,10 @@ from bot.db.fair import SessionDice
 from bot.db.settings import SettingsRepository
 from bot.errors import UserError
 from bot.rules.dice import DiceSource
-from bot.ui.embeds import clip, stamp_fair
+from bot.rules.luck import Luck
+from bot.rules.settings import ANSWERS
+from bot.ui.embeds import clip, compact, stamp_fair
+from cogs._replay import roll_view
 
 Interaction = discord.Interaction[DiceBot]
 
@@ -47,7 +51,8 @@ async def find(
     guild_id = guild_of(interaction)
     owner_id = interaction.user.id if owner_id is None else owner_id
     text = text.strip()
-    if text.startswith("#") and text[1:].isdigit():
+    # isdecimal, not isdigit: "²" is a digit that int() refuses.
+    if text.startswith("#") and text[1:].isdecimal():
         record = await repository.get(int(text[1:]), guild_id=guild_id, for_update=for_update)
         if record is None:
             raise CharacterError(f"There is no character {text} in this server.", title="No such character")
@@ -114,6 +119,15 @@ def summary_of(embed: discord.Embed) -> str:
     return clip(line.replace("**", "").replace("~~", ""), 200)
 
 
+@dataclass(frozen=True, slots=True)
+class Rolled:
+    """What the roll log keeps of a roll besides its result: the character, its ruleset and its luck."""
+
+    character_id: int | None = None
+    ruleset: str | None = None
+    luck: Luck | None = None
+
+
 async def answer_roll(
     bot: DiceBot,
     interaction: Interaction,
@@ -122,24 +136,27 @@ async def answer_roll(
     result: dict[str, Any],
     private: bool,
     dice: DiceSource | None = None,
-    view: discord.ui.View | None = None,
     command: str | None = None,
     hidden: bool = False,
+    rolled: Rolled = Rolled(),
 ) -> None:
     """Answer a roll and log it: the fair-session stamp, the message it landed in, its first line.
 
-    A hidden roll goes in full to the server's GM channel; the channel it was made in only learns that it
-    was made (and its fair roll number, so it can be verified after the reveal). It is logged as private.
+    The channel sees the compact answer (the outcome and the odds) with a Details button for the full
+    breakdown, which the log keeps, and a Roll again button. A hidden roll goes in full to the server's GM
+    channel; the channel it was made in only learns that it was made (and its fair roll number, so it can be
+    verified after the reveal). It is logged as private.
     """
     if dice is not None:
         stamp(embed, dice)
     if hidden:
-        await answer_hidden(bot, interaction, embed, result=result, dice=dice, command=command)
+        await answer_hidden(bot, interaction, embed, result=result, dice=dice, command=command, rolled=rolled)
         return
-    if view is not None and view.children:
-        sent = await interaction.response.send_message(embed=embed, ephemeral=private, view=view)
-    else:
-        sent = await interaction.response.send_message(embed=embed, ephemeral=private)
+    short = compact(embed)
+    full_first = short is None or await _answers(bot, interaction) == "full"
+    view = roll_view(interaction.id, details=None if short is None else ("short" if full_first else "full"))
+    shown = embed if full_first or short is None else short
+    sent = await interaction.response.send_message(embed=shown, ephemeral=private, view=view)
     await bot.log_roll(
         interaction,
         result=result,
@@ -148,7 +165,17 @@ async def answer_roll(
         message_id=sent.message_id,
         summary=summary_of(embed),
         command=command,
+        character_id=rolled.character_id,
+        ruleset=rolled.ruleset,
+        luck=rolled.luck,
+        details=dict(embed.to_dict()) if short else None,
     )
+
+
+async def _answers(bot: DiceBot, interaction: Interaction) -> str:
+    """How this server's roll answers start: "compact" or "full" (`/settings`)."""
+    async with bot.database.read() as session:
+        return (await SettingsRepository(session).effective(interaction.guild_id))[ANSWERS]
 
 
 async def answer_hidden(
@@ -159,8 +186,9 @@ async def answer_hidden(
     result: dict[str, Any],
     dice: DiceSource | None,
     command: str | None,
+    rolled: Rolled,
 ) -> None:
-    """Send a roll's full answer to the GM channel and a notice where it was made."""
+    """Send a roll's full answer to the GM channel and a notice (with Roll again) where it was made."""
     async with bot.database.read() as session:
         gm_channel = await SettingsRepository(session).gm_channel(interaction.guild_id)
     if gm_channel is None:
@@ -172,7 +200,7 @@ async def answer_hidden(
     embed.set_author(name=clip(f"Hidden roll by {interaction.user.display_name} in #{_channel_name(interaction)}", 256))
     fair = f" (fair roll #{dice.roll_number})" if isinstance(dice, SessionDice) else ""
     notice = discord.Embed(description=f"{interaction.user.mention} made a hidden roll{fair}.")
-    await interaction.response.send_message(embed=notice)
+    await interaction.response.send_message(embed=notice, view=roll_view(interaction.id, details=None))
     try:
         sent = await bot.get_partial_messageable(gm_channel).send(embed=embed)
     except (discord.Forbidden, discord.NotFound):
@@ -189,6 +217,9 @@ async def answer_hidden(
         message_id=sent.id,
         summary=summary_of(embed),
         command=command,
+        character_id=rolled.character_id,
+        ruleset=rolled.ruleset,
+        luck=rolled.luck,
     )
 
 
@@ -209,5 +240,17 @@ async def character_choices(
             owner_id=None if anyone else interaction.user.id,
             text=current.lstrip("#"),
             rules=rules,
+        )
+    return [app_commands.Choice(name=clip(f"{s.name} (#{s.id})", 100), value=f"#{s.id}") for s in found]
+
+
+async def any_character_choices(bot: DiceBot, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
+    """Autocomplete: characters of any ruleset in this server, of the user chosen in the `user` option if any."""
+    if interaction.guild_id is None:
+        return []
+    user = getattr(interaction.namespace, "user", None)
+    async with bot.database.read() as session:
+        found = await CharacterRepository(session).summaries(
+            guild_id=interaction.guild_id, owner_id=user.id if user else None, text=current.lstrip("#")
         )
     return [app_commands.Choice(name=clip(f"{s.name} (#{s.id})", 100), value=f"#{s.id}") for s in found]

@@ -11,10 +11,12 @@ from bot.db.characters import CharacterRepository
 from bot.db.settings import SettingsRepository
 from bot.errors import UserError
 from bot.rules import aliensrl as rules
+from bot.rules import luck
 from bot.rules.sheets.aliensrl import AliensSheet
 from bot.ui.aliensrl import odds_embed, shot_embed, skill_text
 from bot.ui.embeds import ROLL_COLOUR, clip
-from cogs._shared import Interaction, answer_roll, character_choices, find_for_roll
+from cogs._replay import ROLLS
+from cogs._shared import Interaction, Rolled, answer_roll, character_choices, find_for_roll
 
 RULESET = "aliensrl"
 TITLE = "AliensRL"
@@ -66,8 +68,8 @@ class Aliens(commands.GroupCog, group_name="aliens", group_description="AliensRL
         accuracy: int | None,
         ammo_damage: int | None,
         pain: int | None,
-    ) -> tuple[rules.Shooter, str]:
-        """The shooter from quick-mode numbers, or from a character and one of its weapons; and their name."""
+    ) -> tuple[rules.Shooter, str, int | None]:
+        """The shooter from quick-mode numbers, or from a character and one of its weapons; their name and id."""
         quick = skill_rank is not None or accuracy is not None or ammo_damage is not None
         if quick:
             if character is not None or weapon is not None:
@@ -82,7 +84,7 @@ class Aliens(commands.GroupCog, group_name="aliens", group_description="AliensRL
                 accuracy=accuracy or 0,
                 ammo_damage=rules.DEFAULT_AMMO_DAMAGE if ammo_damage is None else ammo_damage,
             )
-            return shooter, interaction.user.display_name
+            return shooter, interaction.user.display_name, None
         async with self.bot.database.read() as session:
             record = await find_for_roll(CharacterRepository(session), interaction, character, RULESET, TITLE)
         sheet = record.sheet
@@ -111,9 +113,9 @@ class Aliens(commands.GroupCog, group_name="aliens", group_description="AliensRL
             shots=chosen.shots,
             weapon=chosen.name,
         )
-        return shooter, record.name
+        return shooter, record.name, record.id
 
-    @app_commands.command(name="fire")
+    @app_commands.command(name="fire", extras=ROLLS)
     @app_commands.autocomplete(weapon=weapons, character=characters)
     async def fire(
         self,
@@ -148,7 +150,7 @@ class Aliens(commands.GroupCog, group_name="aliens", group_description="AliensRL
             hidden: Send the result to the GM channel; this channel only sees that you rolled
         """
         rules.check_aim(dx, dy, distance)  # a bad aim is reported before anything is looked up
-        shooter, name = await self.shooter(
+        shooter, name, character_id = await self.shooter(
             interaction,
             weapon=weapon,
             character=character,
@@ -162,7 +164,14 @@ class Aliens(commands.GroupCog, group_name="aliens", group_description="AliensRL
         shot = rules.fire(shooter, dice, dx=dx, dy=dy, distance=distance, intervening=intervening, ring=ring)
         embed = shot_embed(shot, shooter=name, weapon=shooter.weapon)
         await answer_roll(
-            self.bot, interaction, embed, result=shot.to_dict(), private=private, dice=dice, hidden=hidden
+            self.bot,
+            interaction,
+            embed,
+            result=shot.to_dict(),
+            private=private,
+            dice=dice,
+            hidden=hidden,
+            rolled=Rolled(character_id, RULESET, luck.aliens_shot(shot)),
         )
 
     @app_commands.command(name="odds")
@@ -198,7 +207,7 @@ class Aliens(commands.GroupCog, group_name="aliens", group_description="AliensRL
             private: Show the result to you only
         """
         rules.check_aim(dx, dy, distance)  # a bad aim is reported before anything is looked up
-        shooter, name = await self.shooter(
+        shooter, name, _ = await self.shooter(
             interaction,
             weapon=weapon,
             character=character,
@@ -222,7 +231,7 @@ class Aliens(commands.GroupCog, group_name="aliens", group_description="AliensRL
         )
         await interaction.response.send_message(embed=embed, ephemeral=private)
 
-    @app_commands.command(name="melee")
+    @app_commands.command(name="melee", extras=ROLLS)
     @app_commands.choices(attacker=[app_commands.Choice(name=a.title(), value=a) for a in rules.ALIEN_MELEE_DAMAGE])
     async def melee(
         self,
@@ -248,7 +257,7 @@ class Aliens(commands.GroupCog, group_name="aliens", group_description="AliensRL
         if result.default:
             embed.set_footer(text="† a default: the rules source gives no number for alien melee damage.")
         outcome = {"attacker": attacker, "damage": result.damage}
-        await answer_roll(self.bot, interaction, embed, result=outcome, private=private)
+        await answer_roll(self.bot, interaction, embed, result=outcome, private=private, rolled=Rolled(ruleset=RULESET))
 
 
 async def setup(bot: DiceBot) -> None:

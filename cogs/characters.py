@@ -16,16 +16,18 @@ from discord.ext import commands
 
 from bot.client import DiceBot
 from bot.db.characters import CharacterError, CharacterRecord, CharacterRepository
+from bot.deadline import FORM_COMMAND
 from bot.errors import UserError
 from bot.rules.sheets import RULESETS
 from bot.rules.sheets.base import allowed, character_name
 from bot.rules.sheets.transfer import MAX_IMPORT_BYTES, ImportPlan, Portable, dump_export, parse_export
 from bot.tree import report
 from bot.ui.characters import done_embed, list_embed, sheet_embed
-from bot.ui.embeds import clip
+from bot.ui.embeds import clip, error_embed
 from bot.ui.views import Confirm
 from cogs._shared import Interaction, NotYours, can_moderate, find, find_own, guild_of
 
+EDIT_TIMEOUT = 15 * 60.0  # as long as Discord lets the bot answer the interaction that opened the form
 RULESET_CHOICES = [app_commands.Choice(name=r.title, value=r.key) for r in RULESETS.values()]
 
 
@@ -206,7 +208,7 @@ class Characters(commands.GroupCog, group_name="character", group_description="Y
         message = f"**{record.name}**: `{field}` {_show(before)} → {_show(after)}"
         await interaction.response.send_message(embed=done_embed("Saved", message), ephemeral=True)
 
-    @app_commands.command(name="edit")
+    @app_commands.command(name="edit", extras={FORM_COMMAND: True})
     @app_commands.autocomplete(character=own_characters)
     async def edit(self, interaction: Interaction, character: str) -> None:
         """Change a character's core numbers in a form.
@@ -218,7 +220,7 @@ class Characters(commands.GroupCog, group_name="character", group_description="Y
             record = await find(CharacterRepository(session), interaction, character)
         if record.owner_id != interaction.user.id:
             raise NotYours(f"**{record.name}** belongs to <@{record.owner_id}>; only they can change it.")
-        await interaction.response.send_modal(EditForm(self.bot, record))
+        await interaction.response.send_modal(EditForm(self.bot, record, opened=interaction))
 
     @weapon.command(name="add")
     @app_commands.autocomplete(character=own_characters)
@@ -343,7 +345,12 @@ class Characters(commands.GroupCog, group_name="character", group_description="Y
                 title="File too large",
             )
         await interaction.response.defer(ephemeral=True, thinking=True)
-        raw = await file.read()
+        try:
+            raw = await file.read()
+        except discord.HTTPException:
+            raise UserError(
+                "Discord could not hand me the file (it may have expired): upload it again.", title="Upload failed"
+            ) from None
         characters = parse_export(raw[: MAX_IMPORT_BYTES + 1])
         async with self.bot.database.read() as session:
             owned = await CharacterRepository(session).owned(guild_id=guild_id, owner_id=interaction.user.id)
@@ -406,10 +413,16 @@ async def apply_import(
 class EditForm(discord.ui.Modal):
     """The core numbers of a character in one form; saved only if nobody changed it meanwhile."""
 
-    def __init__(self, bot: DiceBot, record: CharacterRecord) -> None:
-        super().__init__(title=clip(f"Edit {record.name}", 45), custom_id="character-edit")
+    def __init__(self, bot: DiceBot, record: CharacterRecord, *, opened: Interaction) -> None:
+        # discord.py keeps open forms by custom id alone: with one fixed id, whoever opened a form last received
+        # every submission, and another user's numbers were saved into their character. So one id per opening,
+        # and a timeout, so that forms closed without submitting do not pile up.
+        super().__init__(
+            title=clip(f"Edit {record.name}", 45), custom_id=f"character-edit:{opened.id}", timeout=EDIT_TIMEOUT
+        )
         self.bot = bot
         self.record = record
+        self.user_id = opened.user.id
         self.inputs: dict[str, discord.ui.TextInput[EditForm]] = {}
         for key in record.ruleset.sheet.core:
             current = getattr(record.sheet, key)
@@ -423,6 +436,14 @@ class EditForm(discord.ui.Modal):
             )
             self.inputs[key] = text_input
             self.add_item(text_input)
+
+    async def interaction_check(self, interaction: Interaction) -> bool:  # type: ignore[override]
+        """Only the user the form was shown to can submit it."""
+        if interaction.user.id == self.user_id:
+            return True
+        embed = error_embed("Not your form", "Only the person who opened this form can submit it.")
+        await interaction.response.send_message(embed=embed, ephemeral=True)
+        return False
 
     async def on_submit(self, interaction: Interaction) -> None:  # type: ignore[override]
         """Validate every field, then save against the version the form was opened at."""

@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
-import discord
 from discord import Interaction, app_commands
 from discord.ext import commands
 
 from bot.client import DiceBot
-from bot.rules import dice
-from bot.tree import report
+from bot.rules import dice, luck
 from bot.ui.dice import roll_embed
-from cogs._shared import answer_roll
+from cogs._replay import ROLLS, Details, RollAgain
+from cogs._shared import Rolled, answer_roll
 
 
 class Dice(commands.Cog):
@@ -22,7 +20,7 @@ class Dice(commands.Cog):
     def __init__(self, bot: DiceBot) -> None:
         self.bot = bot
 
-    @app_commands.command(name="roll")
+    @app_commands.command(name="roll", extras=ROLLS)
     async def roll(
         self,
         interaction: Interaction[DiceBot],
@@ -51,13 +49,11 @@ async def roll_and_answer(
     private: bool,
     hidden: bool = False,
 ) -> None:
-    """Roll an expression for whoever asked, answer with every die and a Roll again button, and log it."""
+    """Roll an expression for whoever asked, answer with every die, and log it with its d20 tally."""
     source = await bot.dice_for(interaction)
-    result = dice.roll(expression, source)
+    counted = luck.CountingDice(source)
+    result = dice.roll(expression, counted)
     embed = roll_embed(result, roller=interaction.user.display_name, typed=expression, label=label)
-    view = discord.ui.View(timeout=None)
-    if len(RollAgain.custom_id_for(expression)) <= CUSTOM_ID_LIMIT and not (private or hidden):
-        view.add_item(RollAgain(expression))
     await answer_roll(
         bot,
         interaction,
@@ -65,50 +61,12 @@ async def roll_and_answer(
         result=result.to_dict(),
         private=private,
         dice=source,
-        view=view,
-        command="roll",
         hidden=hidden,
+        rolled=Rolled(luck=counted.d20_luck() or None),
     )
 
 
-CUSTOM_ID_LIMIT = 100  # Discord's limit on a component's custom id
-
-
-class RollAgain(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"roll:again:(?P<expression>.+)"):
-    """A button under a /roll answer that rolls the same expression again, for whoever presses it.
-
-    The expression lives in the button's custom id, so the button keeps working after the bot restarts.
-    """
-
-    def __init__(self, expression: str) -> None:
-        super().__init__(
-            discord.ui.Button(
-                label="Roll again", style=discord.ButtonStyle.secondary, custom_id=self.custom_id_for(expression)
-            )
-        )
-        self.expression = expression
-
-    @staticmethod
-    def custom_id_for(expression: str) -> str:
-        """The button's custom id: the expression, prefixed."""
-        return f"roll:again:{expression}"
-
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
-    ) -> RollAgain:
-        """Rebuild the button from a click."""
-        return cls(match["expression"])
-
-    async def callback(self, interaction: Interaction[Any]) -> None:
-        """Roll the expression again as a new answer; failures go through the error funnel."""
-        try:
-            await roll_and_answer(interaction.client, interaction, self.expression, label=None, private=False)
-        except Exception as error:
-            await report(interaction, error)
-
-
 async def setup(bot: DiceBot) -> None:
-    """Load the cog and the button that outlives it."""
-    bot.add_dynamic_items(RollAgain)
+    """Load the cog, and the buttons under every roll (they outlive any one answer)."""
+    bot.add_dynamic_items(RollAgain, Details)
     await bot.add_cog(Dice(bot))

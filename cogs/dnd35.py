@@ -13,9 +13,11 @@ from bot.db.characters import CharacterRecord, CharacterRepository
 from bot.db.settings import SettingsRepository
 from bot.errors import UserError
 from bot.rules import dnd35 as dnd
+from bot.rules import luck
 from bot.rules.sheets.dnd35 import DndSheet
 from bot.ui.dnd35 import ac_embed, attack_embed, full_attack_embed, odds_embed
-from cogs._shared import Interaction, answer_roll, character_choices, find, find_for_roll
+from cogs._replay import ROLLS
+from cogs._shared import Interaction, Rolled, answer_roll, character_choices, find, find_for_roll
 
 RULESET = "dnd35"
 TITLE = "D&D 3.5"
@@ -131,8 +133,8 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
 
     async def build(
         self, interaction: Interaction, options: Options, variants: dnd.Variants, session: AsyncSession
-    ) -> tuple[dnd.Attack, str]:
-        """One attack from quick-mode numbers or from a character, and who makes it."""
+    ) -> tuple[dnd.Attack, str, int | None]:
+        """One attack from quick-mode numbers or from a character, who makes it, and the character's id."""
         target = await self.target(interaction, options, session)
         situation = options.situation()
         if options.quick:
@@ -155,7 +157,7 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
                 off_hand=options.off_hand,
                 label=f"attack {options.damage}",
             )
-            return attack, interaction.user.display_name
+            return attack, interaction.user.display_name, None
         record = await self.attacker(interaction, options.character, session)
         sheet = record.sheet
         assert isinstance(sheet, DndSheet)
@@ -177,10 +179,10 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
             two_weapon=two_weapon,
             variants=variants,
         )
-        return attack, record.name
+        return attack, record.name, record.id
 
     # -- commands ----------------------------------------------------------------------------------------
-    @app_commands.command(name="attack")
+    @app_commands.command(name="attack", extras=ROLLS)
     @app_commands.autocomplete(weapon=weapons, character=characters, target=anyones)
     async def attack(
         self,
@@ -260,13 +262,23 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
         # come last, once nothing can fail any more, so that a fair session never skips a roll number.
         async with self.bot.database.read() as session:
             variants = await self.variants(interaction, session)
-            built, name = await self.build(interaction, options, variants, session)
+            built, name, character_id = await self.build(interaction, options, variants, session)
             chances = dnd.odds(built, variants=variants)
             dice = await self.bot.dice_for(interaction, session)
-        result = dnd.resolve(built, dice, variants=variants)
+        counted = luck.CountingDice(dice)
+        result = dnd.resolve(built, counted, variants=variants)
         embed = attack_embed(result, chances, attacker=name)
+        tally = luck.add(luck.dnd_attack(result, chances), counted.d20_luck())
+        rolled = Rolled(character_id, RULESET, tally)
         await answer_roll(
-            self.bot, interaction, embed, result=result.to_dict(), private=private, dice=dice, hidden=hidden
+            self.bot,
+            interaction,
+            embed,
+            result=result.to_dict(),
+            private=private,
+            dice=dice,
+            hidden=hidden,
+            rolled=rolled,
         )
 
     @app_commands.command(name="odds")
@@ -345,12 +357,12 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
         )
         async with self.bot.database.read() as session:
             variants = await self.variants(interaction, session)
-            built, name = await self.build(interaction, options, variants, session)
+            built, name, _ = await self.build(interaction, options, variants, session)
         chances = dnd.odds(built, variants=variants)
         embed = odds_embed(built, chances, attacker=name, variants=variants)
         await interaction.response.send_message(embed=embed, ephemeral=private)
 
-    @app_commands.command(name="full-attack")
+    @app_commands.command(name="full-attack", extras=ROLLS)
     @app_commands.autocomplete(weapon=weapons, off_hand_weapon=weapons, character=characters, target=anyones)
     async def full_attack(
         self,
@@ -414,12 +426,26 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
             attacks = dnd.full_attack(
                 sheet, primary, defender, options.situation(), off_hand_weapon=off_hand_weapon, variants=variants
             )
-            expected = sum((dnd.odds(a, variants=variants).expected_damage for a in attacks), start=0)
+            chances = [dnd.odds(a, variants=variants) for a in attacks]
+            expected = sum((c.expected_damage for c in chances), start=0)
             dice = await self.bot.dice_for(interaction, session)
-        full = dnd.resolve_all(attacks, dice, variants=variants)
+        counted = luck.CountingDice(dice)
+        full = dnd.resolve_all(attacks, counted, variants=variants)
         embed = full_attack_embed(full, expected, attacker=record.name, weapon=primary)  # type: ignore[arg-type]
         outcome = {"attacks": [r.to_dict() for r in full.results], "total": full.total_damage}
-        await answer_roll(self.bot, interaction, embed, result=outcome, private=private, dice=dice, hidden=hidden)
+        tally = counted.d20_luck()
+        for result, odds in zip(full.results, chances, strict=False):
+            luck.add(tally, luck.dnd_attack(result, odds))
+        await answer_roll(
+            self.bot,
+            interaction,
+            embed,
+            result=outcome,
+            private=private,
+            dice=dice,
+            hidden=hidden,
+            rolled=Rolled(record.id, RULESET, tally),
+        )
 
     @app_commands.command(name="ac")
     @app_commands.autocomplete(character=anyones)

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import io
+import string
+
 import discord
 from discord import app_commands
 from discord.ext import commands
 
 from bot.client import DiceBot
 from bot.db.fair import FairRepository, FairSessionError
-from bot.rules import fair
+from bot.rules import fair, fair_log
+from bot.rules.fair_log import FairLog
 from bot.ui.embeds import clip
 from cogs._shared import Interaction, can_moderate
 
@@ -65,17 +69,59 @@ class Fair(commands.GroupCog, group_name="fair", group_description="Provably fai
                     f"Only <@{running.started_by}>, who started it, or someone with Manage Server can reveal it."
                 )
             revealed = await repository.reveal(channel_id, now=self.bot.clock())
+        # Read once the reveal is committed, so the write lock is not held while a long log is read.
+        async with self.bot.database.read() as session:
+            log = await FairRepository(session).log(revealed)
+        file, note = log_file(interaction, log)
         rolls = revealed.next_roll - 1
         embed = discord.Embed(
             title="Fair dice: seed revealed",
             description=(
                 f"Seed: `{revealed.seed}`\nCommitment: `{revealed.commitment}`\n"
                 f"{rolls} roll{'s' if rolls != 1 else ''} were made. `/fair verify roll:N` checks any of them; "
-                "this seed is never used again."
+                f"this seed is never used again.\n{note}"
             ),
             colour=FAIR_COLOUR,
         )
-        await interaction.response.send_message(embed=embed)
+        if file is None:
+            await interaction.response.send_message(embed=embed)
+        else:
+            await interaction.response.send_message(embed=embed, file=file)
+
+    @app_commands.command(name="log")
+    async def download_log(
+        self, interaction: Interaction, session: app_commands.Range[str, 8, 64] | None = None
+    ) -> None:
+        """Download this channel's last revealed fair session as a file, to check every roll yourself.
+
+        Args:
+            session: The first digits (8 or more) of a revealed session's commitment; default: the latest here
+        """
+        channel_id = self._channel(interaction)
+        prefix = (session or "").strip().lower()
+        if not set(prefix) <= set(string.hexdigits):
+            raise FairSessionError("A commitment is written in hex: the digits 0-9 and the letters a-f.")
+        async with self.bot.database.read() as db:
+            repository = FairRepository(db)
+            revealed = await repository.latest_revealed(channel_id, prefix=prefix)
+            if revealed is None:
+                which = f"whose commitment starts with `{prefix}`" if prefix else "yet"
+                raise FairSessionError(f"This channel has no revealed fair session {which}.")
+            log = await repository.log(revealed)
+        file, note = log_file(interaction, log)
+        rolls = len(log.rolls)
+        embed = discord.Embed(
+            title="Fair dice: session log",
+            description=(
+                f"Commitment: `{log.commitment}`\nSeed: `{log.seed}`\n"
+                f"{rolls} logged roll{'s' if rolls != 1 else ''}.\n{note}"
+            ),
+            colour=FAIR_COLOUR,
+        )
+        if file is None:
+            await interaction.response.send_message(embed=embed, ephemeral=True)
+        else:
+            await interaction.response.send_message(embed=embed, file=file, ephemeral=True)
 
     @app_commands.command(name="verify")
     async def verify(self, interaction: Interaction, roll: app_commands.Range[int, 1, 1_000_000]) -> None:
@@ -108,6 +154,26 @@ class Fair(commands.GroupCog, group_name="fair", group_description="Provably fai
         )
         embed.set_footer(text=f"Seed {latest.seed[:16]}… · commitment {latest.commitment[:16]}…")
         await interaction.response.send_message(embed=embed)
+
+
+def log_file(interaction: Interaction, log: FairLog) -> tuple[discord.File | None, str]:
+    """A session's log as an attachment and a line about it, or no file and why: too large for Discord."""
+    data = fair_log.dump_log(log)
+    limit = interaction.filesize_limit
+    if len(data) > limit:
+        return None, (
+            f"The log is {_size(len(data))}, more than the {_size(limit)} Discord lets me attach here, so "
+            "it is not attached; `/fair verify roll:N` still checks any roll."
+        )
+    name = fair_log.filename(log.commitment)
+    return discord.File(io.BytesIO(data), filename=name), (
+        f"The attached `{name}` logs every roll: `python -m bot verify {name}`, or the README's script, checks "
+        "them all offline."
+    )
+
+
+def _size(size: int) -> str:
+    return f"{size / 1024 / 1024:.1f} MB" if size >= 1024 * 1024 else f"{-(-size // 1024)} KB"
 
 
 async def setup(bot: DiceBot) -> None:

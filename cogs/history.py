@@ -7,9 +7,10 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.client import DiceBot
+from bot.db.characters import CharacterRepository
 from bot.db.rolls import LoggedRoll, RollRepository
 from bot.ui.embeds import DESCRIPTION_LIMIT, ROLL_COLOUR, clip
-from cogs._shared import Interaction
+from cogs._shared import Interaction, any_character_choices, find
 
 
 def line(roll: LoggedRoll, guild_id: int | None) -> str:
@@ -29,28 +30,44 @@ class History(commands.Cog):
     def __init__(self, bot: DiceBot) -> None:
         self.bot = bot
 
+    async def characters(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
+        """Characters of this server (of the chosen user, if one is)."""
+        return await any_character_choices(self.bot, interaction, current)
+
     @app_commands.command(name="history")
+    @app_commands.autocomplete(character=characters)
     async def history(
         self,
         interaction: Interaction,
         user: discord.User | None = None,
+        character: app_commands.Range[str, 1, 40] | None = None,
         count: app_commands.Range[int, 1, 25] = 10,
     ) -> None:
         """The latest public rolls in this channel, newest first, each with a link to its answer.
 
         Args:
             user: Only this user's rolls
+            character: Only the rolls made with this character (yours by name, anyone's by #number)
             count: How many (1 to 25, default 10)
         """
         if interaction.channel_id is None:
             raise app_commands.NoPrivateMessage()
+        title = f"Latest rolls of {user.display_name}" if user else "Latest rolls in this channel"
         async with self.bot.database.read() as session:
+            character_id = None
+            if character is not None:
+                record = await find(
+                    CharacterRepository(session), interaction, character, owner_id=user.id if user else None
+                )
+                character_id, title = record.id, f"Latest rolls with {record.name}"
             rolls = await RollRepository(session).recent(
-                channel_id=interaction.channel_id, user_id=user.id if user else None, limit=count
+                channel_id=interaction.channel_id,
+                user_id=user.id if user else None,
+                character_id=character_id,
+                limit=count,
             )
         lines = [line(roll, interaction.guild_id) for roll in rolls]
         description = "\n".join(lines) if lines else "No public rolls here yet."
-        title = f"Latest rolls of {user.display_name}" if user else "Latest rolls in this channel"
         embed = discord.Embed(title=title, description=clip(description, DESCRIPTION_LIMIT), colour=ROLL_COLOUR)
         embed.set_footer(text="Private rolls are never listed.")
         await interaction.response.send_message(embed=embed, ephemeral=True)

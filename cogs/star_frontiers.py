@@ -11,10 +11,12 @@ from bot.client import DiceBot
 from bot.db.characters import CharacterRecord, CharacterRepository
 from bot.db.settings import SettingsRepository
 from bot.errors import UserError
+from bot.rules import luck
 from bot.rules import star_frontiers as sf
 from bot.rules.sheets.star_frontiers import SfSheet
 from bot.ui.star_frontiers import attack_embed, odds_embed
-from cogs._shared import Interaction, answer_roll, character_choices, find, find_for_roll
+from cogs._replay import ROLLS
+from cogs._shared import Interaction, Rolled, answer_roll, character_choices, find, find_for_roll
 
 RULESET = "sf"
 TITLE = "Star Frontiers"
@@ -95,7 +97,7 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
         race: str | None,
         wounded: bool,
         heavy: bool,
-    ) -> tuple[sf.RangedAttack, str]:
+    ) -> tuple[sf.RangedAttack, str, int | None]:
         """A shot from quick-mode numbers, or from a character and one of its (or the table's) weapons."""
         if (distance is None) == (range is None):
             raise UserError(
@@ -115,17 +117,17 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
             attack = sf.quick_ranged(
                 score, skill, damage, sf.Band(range), situation, heavy=heavy, wounded=wounded, race=_race(race)
             )
-            return attack, interaction.user.display_name
+            return attack, interaction.user.display_name, None
         record = await self.character(interaction, character)
         sheet = record.sheet
         assert isinstance(sheet, SfSheet)
         chosen = weapon or _only_weapon(record, sheet, melee=False)
         if distance is None:
             raise UserError("A character's shot takes the `distance` in metres; its weapon's bands give the range.")
-        return sf.ranged_attack(sheet, chosen, distance, situation, name=record.name), record.name
+        return sf.ranged_attack(sheet, chosen, distance, situation, name=record.name), record.name, record.id
 
     # -- commands ----------------------------------------------------------------------------------------
-    @app_commands.command(name="shoot")
+    @app_commands.command(name="shoot", extras=ROLLS)
     @app_commands.autocomplete(weapon=weapons, character=characters)
     @app_commands.choices(
         range=BANDS,
@@ -208,7 +210,7 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
             seu=seu,
             modifier=modifier,
         )
-        attack, name = await self.ranged(
+        attack, name, character_id = await self.ranged(
             interaction,
             weapon=weapon,
             character=character,
@@ -228,7 +230,14 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
         result = sf.shoot(attack, dice, variants)
         embed = attack_embed(result, odds, attacker=name)
         await answer_roll(
-            self.bot, interaction, embed, result=result.to_dict(), private=private, dice=dice, hidden=hidden
+            self.bot,
+            interaction,
+            embed,
+            result=result.to_dict(),
+            private=private,
+            dice=dice,
+            hidden=hidden,
+            rolled=Rolled(character_id, RULESET, luck.sf_attack(result, odds)),
         )
 
     async def melee_attack(
@@ -245,7 +254,7 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
         blunt: bool,
         race: str | None,
         wounded: bool,
-    ) -> tuple[sf.MeleeAttack, str]:
+    ) -> tuple[sf.MeleeAttack, str, int | None]:
         """A melee attack from quick-mode numbers or from a character."""
         if score is not None or skill is not None or damage is not None:
             if score is None or skill is None or damage is None:
@@ -267,12 +276,12 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
                 wounded=wounded,
                 race=_race(race),
             )
-            return attack, interaction.user.display_name
+            return attack, interaction.user.display_name, None
         record = await self.character(interaction, character)
         sheet = record.sheet
         assert isinstance(sheet, SfSheet)
         chosen = weapon or "Bare hands"
-        return sf.melee_attack(sheet, chosen, situation, name=record.name), record.name
+        return sf.melee_attack(sheet, chosen, situation, name=record.name), record.name, record.id
 
     async def target_encumbered(self, interaction: Interaction, target: str | None, given: bool) -> bool:
         """Whether the target is encumbered: from its character when one is named, else as given."""
@@ -284,7 +293,7 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
             raise UserError(f"**{record.name}** is a {record.ruleset.title} character, not {TITLE}.")
         return record.sheet.encumbered
 
-    @app_commands.command(name="melee")
+    @app_commands.command(name="melee", extras=ROLLS)
     @app_commands.autocomplete(weapon=weapons, character=characters, target=targets)
     @app_commands.choices(helpless=HELPLESS, race=RACES)
     async def melee(
@@ -337,7 +346,7 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
             defending=target_defending,
             modifier=modifier,
         )
-        attack, name = await self.melee_attack(
+        attack, name, character_id = await self.melee_attack(
             interaction,
             weapon=weapon,
             character=character,
@@ -356,7 +365,14 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
         result = sf.melee(attack, dice, variants)
         embed = attack_embed(result, odds, attacker=name)
         await answer_roll(
-            self.bot, interaction, embed, result=result.to_dict(), private=private, dice=dice, hidden=hidden
+            self.bot,
+            interaction,
+            embed,
+            result=result.to_dict(),
+            private=private,
+            dice=dice,
+            hidden=hidden,
+            rolled=Rolled(character_id, RULESET, luck.sf_attack(result, odds)),
         )
 
     @app_commands.command(name="odds")
@@ -429,7 +445,7 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
                 size=sf.Size(target_size),
                 modifier=modifier,
             )
-            attack, name = await self.ranged(
+            attack, name, _ = await self.ranged(
                 interaction,
                 weapon=weapon,
                 character=character,
@@ -451,7 +467,7 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
                 defending=target_defending,
                 modifier=modifier,
             )
-            attack, name = await self.melee_attack(
+            attack, name, _ = await self.melee_attack(
                 interaction,
                 weapon=weapon,
                 character=character,

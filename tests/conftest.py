@@ -27,7 +27,7 @@ from bot.config import Settings
 from bot.db.engine import Database, open_database
 from bot.db.migrate import upgrade
 from bot.local.driver import LocalDiscord, local_discord
-from bot.local.payloads import Snowflakes
+from bot.local.payloads import MANAGER_PERMISSIONS, Snowflakes
 
 FIXED_TIME = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 
@@ -121,3 +121,11 @@ async def connected(make_bot: Callable[[], DiceBot]) -> AsyncIterator[LocalDisco
     """The bot connected to the double's gateway; interactions arrive over the websocket."""
     async with local_discord(make_bot, connect=True) as driver:
         yield driver
+
+
+@pytest_asyncio.fixture
+async def full_answers(local: LocalDiscord) -> None:
+    """Roll answers in the test server start with the full breakdown, for tests that read every step."""
+    moderator = local.as_user("200000000000000099", permissions=MANAGER_PERMISSIONS)
+    saved = await local.command("settings set", {"setting": "rolls.answers", "value": "full"}, actor=moderator)
+    assert saved.embed["title"] == "Setting saved", saved.embed

@@ -19,6 +19,9 @@ from bot.db.models import RollLog
 from bot.local.driver import Exchange, LocalDiscord
 from tests.dice_sources import NoDice, ScriptedDice
 
+# These tests read every step: the server shows full answers (the compact default is tested in test_buttons).
+pytestmark = pytest.mark.usefixtures("full_answers")
+
 RED = 0xE74C3C
 BLURPLE = 0x5865F2
 DAGGER = "†"

@@ -14,6 +14,8 @@ def test_defaults_when_nothing_is_set() -> None:
     assert settings.dev_guild_id is None
     assert settings.log_level == "INFO"
     assert settings.api_base is None and settings.gateway_url is None
+    assert not settings.sharded and settings.shard_ids == ()
+    assert settings.identify_interval == 5.0
 
 
 def test_every_setting_is_read() -> None:
@@ -34,7 +36,9 @@ def test_every_setting_is_read() -> None:
     assert "secret-token-value" not in str(settings)
 
 
-@pytest.mark.parametrize(("name", "value"), [("DEV_GUILD_ID", "abc"), ("LOG_LEVEL", "LOUD")])
+@pytest.mark.parametrize(
+    ("name", "value"), [("DEV_GUILD_ID", "abc"), ("LOG_LEVEL", "LOUD"), ("IDENTIFY_INTERVAL", "0")]
+)
 def test_bad_values_are_refused_with_a_reason(name: str, value: str) -> None:
     with pytest.raises(SettingsError, match=name):
         Settings.from_env({name: value})
@@ -51,5 +55,36 @@ def test_env_example_lists_every_setting() -> None:
         "LOG_LEVEL",
         "DISCORD_API_BASE",
         "DISCORD_GATEWAY_URL",
+        "SHARD_COUNT",
+        "SHARD_IDS",
+        "IDENTIFY_INTERVAL",
     ):
         assert f"\n{name}=" in example
+
+
+@pytest.mark.parametrize(
+    ("count", "ids", "expected"),
+    [("2", "", (0, 1)), ("2", "1", (1,)), ("8", "0-3", (0, 1, 2, 3)), ("8", "6, 0-1,4", (0, 1, 4, 6))],
+)
+def test_shards_are_read_as_lists_and_ranges(count: str, ids: str, expected: tuple[int, ...]) -> None:
+    settings = Settings.from_env({"SHARD_COUNT": count, "SHARD_IDS": ids})
+    assert settings.sharded and settings.shard_count == int(count)
+    assert settings.shard_ids == expected
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        ({"SHARD_IDS": "0"}, "SHARD_IDS needs SHARD_COUNT"),
+        ({"SHARD_COUNT": "0"}, "SHARD_COUNT must be a whole number of shards, 1 or more, not '0'"),
+        ({"SHARD_COUNT": "two"}, "SHARD_COUNT must be"),
+        ({"SHARD_COUNT": "2", "SHARD_IDS": "0;1"}, "SHARD_IDS must list shard numbers or ranges"),
+        ({"SHARD_COUNT": "4", "SHARD_IDS": "3-1"}, "SHARD_IDS must list shard numbers or ranges"),
+        ({"SHARD_COUNT": "4", "SHARD_IDS": "0-2,2"}, "names a shard twice"),
+        ({"SHARD_COUNT": "2", "SHARD_IDS": "1-2"}, "names shard 2, but shards are 0 to 1"),
+        ({"IDENTIFY_INTERVAL": "soon"}, "IDENTIFY_INTERVAL must be seconds"),
+    ],
+)
+def test_bad_shards_are_refused_with_a_reason(env: dict[str, str], message: str) -> None:
+    with pytest.raises(SettingsError, match=message):
+        Settings.from_env(env)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.local.console import ConsoleError, parse_line
+from bot.commandline import CommandLineError, parse_line
 
 SCRIPT = """\
 /roll expression:4d6kh3 label:"Strength score"
@@ -116,5 +116,5 @@ def test_lines_are_checked_as_discord_client_checks_them() -> None:
     ],
 )
 def test_unusable_lines_say_why(line: str, message: str) -> None:
-    with pytest.raises(ConsoleError, match=message.replace("(", r"\(").replace("/", "/")):
+    with pytest.raises(CommandLineError, match=message.replace("(", r"\(").replace("/", "/")):
         parse_line(line, COMMANDS)

@@ -11,8 +11,10 @@ from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy import func, select, text
 
+from bot.__main__ import prepare_database
+from bot.config import Settings
 from bot.db.engine import Database, open_database
-from bot.db.migrate import current_revision, head_revision, upgrade
+from bot.db.migrate import SchemaMismatch, current_revision, head_revision, upgrade
 from bot.db.models import Base, RollLog
 from bot.db.rolls import RollLogWriter
 from tests.conftest import POSTGRES
@@ -85,3 +87,27 @@ async def test_the_roll_log_writer_commits_a_burst_and_fails_only_the_bad_roll(d
     assert [type(o).__name__ for o in outcomes if o is not None] == ["IntegrityError"]
     async with database.read() as session:
         assert (await session.execute(select(func.count()).select_from(RollLog))).scalar() == 30
+
+
+async def test_a_schema_newer_than_the_code_is_refused_even_by_migrate(tmp_path: Path) -> None:
+    settings = Settings(database_url=f"sqlite+aiosqlite:///{tmp_path}/bot.db")
+    database = await prepare_database(settings)
+    async with database.engine.begin() as connection:
+        await connection.execute(text("UPDATE alembic_version SET version_num = '0099'"))
+    await database.dispose()
+    newer = f"The database schema is at 0099, newer than this bot's {head_revision()}: run the bot version that"
+    for migrate in (None, True):
+        with pytest.raises(SchemaMismatch, match=newer):
+            await prepare_database(settings, migrate=migrate)
+
+
+async def test_only_a_single_sqlite_process_migrates_at_start(tmp_path: Path) -> None:
+    url = f"sqlite+aiosqlite:///{tmp_path}/bot.db"
+    with pytest.raises(SchemaMismatch) as refused:
+        await prepare_database(Settings(database_url=url, shard_count=1, shard_ids=(0,)))
+    assert refused.value.message == (
+        f"The database has no schema yet, this bot needs {head_revision()}: run `python -m bot migrate`."
+    )
+    database = await prepare_database(Settings(database_url=url))
+    assert await current_revision(database) == head_revision()
+    await database.dispose()

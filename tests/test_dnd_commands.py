@@ -20,6 +20,9 @@ from bot.local.driver import Exchange, LocalDiscord
 from bot.local.payloads import MANAGER_PERMISSIONS
 from tests.dice_sources import NoDice, ScriptedDice
 
+# These tests read every step: the server shows full answers (the compact default is tested in test_buttons).
+pytestmark = pytest.mark.usefixtures("full_answers")
+
 RED = 0xE74C3C
 GREY = 0x607D8B  # a miss
 GREEN = 0x2ECC71  # a hit

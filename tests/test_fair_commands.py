@@ -4,16 +4,26 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
+import pytest
 from sqlalchemy import select, update
 
+from bot.__main__ import main
 from bot.db.engine import Database
 from bot.db.models import RollLog
-from bot.local.driver import LocalDiscord
+from bot.local import payloads
+from bot.local.driver import Exchange, LocalDiscord
 from bot.local.payloads import MANAGER_PERMISSIONS, Actor
+from bot.rules.fair_log import check_log, filename, parse_log
 from tests.dice_sources import NoDice, ScriptedDice
 
 BOB = "200000000000000002"
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def independent_faces(seed_hex: str, roll_number: int, sides: list[int]) -> list[int]:
@@ -128,3 +138,157 @@ async def test_a_new_session_never_reuses_a_seed(local: LocalDiscord) -> None:
     await local.command("fair reveal")
     second = await start(local)
     assert first != second
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The exported log: attached by /fair reveal, downloaded by /fair log, checked by `python -m bot verify`.
+
+STRANGER = Actor(user_id="200000000000000009", guild_id="300000000000000001", channel_id="300000000000000099")
+
+
+async def played_session(local: LocalDiscord) -> tuple[str, Exchange]:
+    """/fair start, rolls by three commands and two users (one private, one mistyped), /fair reveal."""
+    local.bot.dice = NoDice()
+    commitment = await start(local)
+    await local.command("roll", {"expression": "3d6", "label": "Strength"})
+    await local.command("dnd attack", {"attack_bonus": 5, "damage": "1d8+3", "target_ac": 15}, actor=local.as_user(BOB))
+    await local.command("roll", {"expression": "1d20+"})  # refused, but its roll number is used up
+    await local.command("roll", {"expression": "1d20", "private": True}, actor=local.as_user(BOB))
+    return commitment, await local.command("fair reveal")
+
+
+def verify(capsys: pytest.CaptureFixture[str], path: Path, *extra: str) -> tuple[int, list[str], str]:
+    """`python -m bot verify` in this process: exit code, printed lines, error output."""
+    code = main(["verify", str(path), *extra])
+    out, err = capsys.readouterr()
+    return code, out.splitlines(), err
+
+
+async def test_reveal_attaches_a_log_that_verifies_offline(
+    local: LocalDiscord, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    commitment, revealed = await played_session(local)
+    name = filename(commitment)
+    assert list(revealed.files) == [name]
+    assert f"The attached `{name}` logs every roll" in revealed.embed["description"]
+    log = parse_log(revealed.files[name])
+    assert (log.commitment, log.last_roll, [r.roll for r in log.rolls]) == (commitment, 4, [1, 2, 4])
+    strength, attack, private = log.rolls
+    faces = ", ".join(str(face) for _, _, face in strength.draws)
+    assert (strength.command, strength.options) == ("roll", {"expression": "3d6", "label": "Strength"})
+    assert strength.summary is not None and strength.summary.startswith(f"3d6 ({faces}) = ")
+    assert [(a, b) for a, b, _ in strength.draws] == [(1, 6)] * 3
+    assert attack.command == "dnd attack" and attack.user_id == int(BOB)
+    assert attack.options == {"attack_bonus": 5, "damage": "1d8+3", "target_ac": 15}
+    assert attack.draws[0][:2] == (1, 20)  # the attack roll; damage dice follow on a hit
+    # A private roll's draws are published, to be checked; what it was for stays private.
+    assert private.private and private.options is None and private.summary is None and len(private.draws) == 1
+    assert check_log(log).ok
+
+    path = tmp_path / name
+    path.write_bytes(revealed.files[name])
+    code, lines, _ = verify(capsys, path)
+    assert code == 0
+    assert lines[1] == "commitment: ok, the seed's SHA-256 is the commitment"
+    assert f"roll 1: ok, 3 dice: {faces}" in lines
+    assert "not logged: roll 3 (a command that failed before it answered uses up its number)" in lines
+    assert lines[-1] == "summary: ok: 3 rolls checked, every face follows from the committed seed."
+
+    document = json.loads(path.read_bytes())
+    _, b, face = document["rolls"][1]["draws"][0]
+    document["rolls"][1]["draws"][0][2] = face % b + 1
+    path.write_text(json.dumps(document))
+    code, lines, _ = verify(capsys, path)
+    assert code == 1
+    assert f"roll 2: MISMATCH draw 1: the seed gives {face}, the log says {face % b + 1}" in lines
+    assert lines[-1] == "summary: MISMATCH: 1 of 3 rolls checked does not match the seed."
+
+    document["rolls"][1]["draws"][0][2] = face
+    document["session"]["seed"] = "00" * 32
+    path.write_text(json.dumps(document))
+    code, lines, _ = verify(capsys, path)
+    assert code == 1
+    assert lines[1].startswith("commitment: MISMATCH: the seed's SHA-256 is ")
+    assert lines[-1].startswith("summary: MISMATCH: the seed is not the one committed to")
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b'{"format": "rules-dice-bot/fair-session", "vers', "Can't read that log: That file is not JSON"),
+        (b"\x00\x01garbage", "Can't read that log: That file is not JSON"),
+        (b"{}", "Can't read that log: That JSON is not a fair-session log"),
+        (None, "Can't read "),
+    ],
+)
+def test_an_unreadable_file_exits_2_with_a_message(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: bytes | None, message: str
+) -> None:
+    path = tmp_path / "log.json"
+    if content is not None:
+        path.write_bytes(content)
+    code, lines, err = verify(capsys, path)
+    assert (code, lines) == (2, [])
+    assert message in err and "Traceback" not in err
+
+
+async def test_verify_runs_as_a_process_without_database_or_token(local: LocalDiscord, tmp_path: Path) -> None:
+    commitment, revealed = await played_session(local)
+    data = revealed.files[filename(commitment)]
+    # Settings that would stop the bot itself: verify must not read them.
+    env = {**os.environ, "DATABASE_URL": "nonsense://", "DISCORD_TOKEN": "", "LOG_LEVEL": "LOUD"}
+    env.pop("PYTHONPATH", None)
+
+    def run(*args: str, stdin: bytes) -> subprocess.CompletedProcess[bytes]:
+        command = [sys.executable, "-m", "bot", "verify", *args]
+        return subprocess.run(command, input=stdin, capture_output=True, env=env, cwd=ROOT, timeout=60, check=False)
+
+    ok = run("-", "--roll", "2", stdin=data)
+    assert ok.returncode == 0, ok.stderr
+    assert ok.stdout.decode().splitlines()[-2].startswith("roll 2: ok, ")
+    cut = run("-", stdin=data[: len(data) // 2])
+    assert cut.returncode == 2
+    assert cut.stderr.decode().strip() == (
+        "standard input: Can't read that log: That file is not JSON (cut short, or not a log at all)."
+    )
+
+
+async def test_fair_log_downloads_this_channels_sessions_only(local: LocalDiscord) -> None:
+    commitment, revealed = await played_session(local)
+    seed = revealed.embed["description"].split("`")[1]
+    again = await local.command("fair log")
+    assert again.ephemeral and again.embed["title"] == "Fair dice: session log"
+    assert again.files == revealed.files
+    named = await local.command("fair log", {"session": commitment[:8].upper()})
+    assert named.files == revealed.files
+
+    # Another channel learns nothing: no file, no seed, and no more of the commitment than it typed itself.
+    for typed in ("", commitment[:8], commitment):
+        elsewhere = await local.command("fair log", {"session": typed} if typed else None, actor=STRANGER)
+        assert elsewhere.ephemeral and elsewhere.files == {}
+        text = json.dumps(elsewhere.messages)
+        assert seed not in text and (typed == commitment or commitment not in text)
+        assert elsewhere.embed["description"].startswith("This channel has no revealed fair session")
+
+
+async def test_fair_log_refuses_what_it_cannot_show(local: LocalDiscord) -> None:
+    nothing = await local.command("fair log")
+    assert nothing.embed["description"] == "This channel has no revealed fair session yet."
+    commitment = await start(local)
+    await local.command("roll", {"expression": "1d6"})
+    running = await local.command("fair log", {"session": commitment[:8]})
+    assert running.files == {} and commitment[:8] in running.embed["description"]
+    not_hex = await local.command("fair log", {"session": "not-a-hex"})
+    assert not_hex.embed["description"].startswith("A commitment is written in hex")
+
+
+async def test_a_log_too_large_to_attach_is_said_so(local: LocalDiscord) -> None:
+    await start(local)
+    await local.command("roll", {"expression": "100d6"})
+    data = payloads.command_data("fair reveal", [])
+    payload = payloads.interaction(local.ids, local.actor, payloads.APPLICATION_COMMAND, data)
+    payload["attachment_size_limit"] = 1024  # Discord announces the limit with every interaction
+    revealed = await local.send(payload)
+    assert revealed.files == {}
+    assert revealed.embed["title"] == "Fair dice: seed revealed"
+    assert "KB, more than the 1 KB Discord lets me attach here, so it is not attached" in revealed.embed["description"]

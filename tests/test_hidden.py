@@ -46,7 +46,8 @@ async def test_a_hidden_roll_goes_to_the_gm_channel(local: LocalDiscord) -> None
     [notice] = exchange.requests
     posted = gm_post(local)
     assert notice.body["data"]["embeds"][0]["description"] == f"<@{local.actor.user_id}> made a hidden roll."
-    assert "components" not in notice.body["data"] or not notice.body["data"]["components"]
+    [row] = notice.body["data"]["components"]  # Roll again only: the notice has no details to show
+    assert [b["label"] for b in row["components"]] == ["Roll again"]
     embed = posted.body["embeds"][0]
     assert embed["description"] == "1d20 (17) + 3 = **20**"
     assert embed["author"]["name"].startswith("Hidden roll by Player0001")

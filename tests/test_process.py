@@ -10,7 +10,10 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest_asyncio
+from alembic import command
 
+from bot.db.engine import open_database
+from bot.db.migrate import alembic_config, head_revision
 from bot.local.double import DiscordDouble
 from bot.local.payloads import APPLICATION_COMMAND, Actor, Snowflakes, command_data, interaction
 
@@ -90,3 +93,23 @@ async def test_a_bad_setting_stops_the_start_with_a_reason(tmp_path: Path) -> No
     _, stderr = await asyncio.wait_for(process.communicate(), 60)
     assert process.returncode == 2
     assert stderr.decode().strip() == "Bad setting: DEV_GUILD_ID must be a server id (digits only), not 'my-server'."
+
+
+async def test_a_sharded_process_refuses_an_old_schema_and_says_what_to_run(tmp_path: Path) -> None:
+    database = open_database(f"sqlite+aiosqlite:///{tmp_path}/bot.db")
+    async with database.engine.begin() as connection:
+        await connection.run_sync(lambda sync: command.upgrade(alembic_config(sync), "0004"))
+    await database.dispose()
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "bot",
+        env={**os.environ, "DISCORD_TOKEN": "unused", "DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path}/bot.db"}
+        | {"SHARD_COUNT": "2", "SHARD_IDS": "1"},
+        cwd=tmp_path,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    _, stderr = await asyncio.wait_for(process.communicate(), 60)
+    assert process.returncode == 3
+    expected = f"The database schema is at 0004, this bot needs {head_revision()}: run `python -m bot migrate`."
+    assert stderr.decode().strip() == expected  # one line, nothing else

@@ -116,26 +116,31 @@ async def test_roll_over_the_gateway(connected: LocalDiscord) -> None:
     assert connected.double.identify_count == 1
 
 
-async def test_roll_again_rolls_the_same_expression_for_whoever_presses_it(
+async def test_roll_again_rolls_the_same_expression_for_the_roller_only(
     local: LocalDiscord, database: Database
 ) -> None:
     local.bot.dice = ScriptedDice([2, 5, 6, 6])
     first = await local.command("roll", {"expression": "2d6+1", "label": "damage"})
     [row] = local.original(first)["components"]
-    assert row["components"][0]["custom_id"] == "roll:again:2d6+1"
-    again = await local.click(local.original(first), "roll:again:2d6+1", actor=local.as_user("200000000000000002"))
+    again_id = f"again:{first.payload['id']}"
+    assert [b["custom_id"] for b in row["components"]] == [again_id]  # one line: nothing more to detail
+    stranger = await local.click(local.original(first), again_id, actor=local.as_user("200000000000000002"))
+    assert stranger.ephemeral and stranger.embed["title"] == "Not your roll"
+    again = await local.click(local.original(first), again_id)
     assert again.response["type"] == 4  # a new answer, the first one stays as it was
-    assert again.embed["author"]["name"] == "Player0002 rolls"
+    assert again.embed["title"] == "damage"
     assert again.embed["description"] == "2d6 (6, 6) + 1 = **13**"
     async with database.read() as session:
         rows = (await session.scalars(select(RollLog).order_by(RollLog.id))).all()
-    assert [r.command for r in rows] == ["roll", "roll"]
-    assert rows[1].user_id == 200000000000000002
+    assert [(r.command, r.inputs) for r in rows] == [("roll", {"expression": "2d6+1", "label": "damage"})] * 2
+    assert rows[1].interaction_id == int(again.payload["id"])
 
 
-async def test_no_roll_again_button_for_private_or_overlong_rolls(local: LocalDiscord) -> None:
+async def test_roll_again_works_on_private_and_long_rolls(local: LocalDiscord) -> None:
     private = await local.command("roll", {"expression": "1d6", "private": True})
-    assert not private.messages[0].get("components")
-    long = "+".join(["1d4"] * 25)  # 99 characters: with the prefix past Discord's 100 for a custom id
-    overlong = await local.command("roll", {"expression": long})
-    assert not overlong.messages[0].get("components")
+    again = await local.click(local.original(private), f"again:{private.payload['id']}")
+    assert again.ephemeral and again.embed["description"].startswith("1d6 (")
+    long = "+".join(["1d4"] * 50)  # the expression no longer has to fit in the button's custom id
+    first = await local.command("roll", {"expression": long})
+    repeated = await local.click(local.original(first), f"again:{first.payload['id']}")
+    assert repeated.embed["description"].startswith("1d4 (")

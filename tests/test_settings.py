@@ -38,6 +38,7 @@ async def test_only_manage_server_changes_a_setting(local: LocalDiscord) -> None
 
 async def test_aliens_strays_follow_the_server_ring(local: LocalDiscord) -> None:
     moderator = local.as_user(MOD, permissions=MANAGER_PERMISSIONS)
+    await local.command("settings set", {"setting": "rolls.answers", "value": "full"}, actor=moderator)
     await local.command("settings set", {"setting": "aliensrl.ring", "value": "angband"}, actor=moderator)
     odds = await local.command("aliens odds", {"skill_rank": 0, "distance": 10})
     assert "strays to 12 squares" in odds.embed["fields"][2]["value"]

@@ -11,12 +11,14 @@ from sqlalchemy import delete, func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot.db.models import ActiveCharacter, Character, RollLog
+from bot.db.models import ActiveCharacter, Character, Macro, RollLog
 from bot.errors import UserError
 from bot.rules.sheets import Ruleset, Sheet, ruleset
 from bot.rules.sheets.base import name_key
 
 MAX_CHARACTERS_PER_USER = 50
+# Character numbers live in a 32-bit column on PostgreSQL: a larger `#N` names nothing, and must not reach a query.
+MAX_CHARACTER_ID = 2**31 - 1
 
 
 class CharacterError(UserError):
@@ -118,6 +120,8 @@ class CharacterRepository:
 
     async def get(self, character_id: int, *, guild_id: int, for_update: bool = False) -> CharacterRecord | None:
         """A character of this server by its number; `for_update` locks the row where the database can."""
+        if not 1 <= character_id <= MAX_CHARACTER_ID:
+            return None
         query = select(Character).where(Character.id == character_id, Character.guild_id == guild_id)
         if for_update:
             query = query.with_for_update()
@@ -191,7 +195,10 @@ class CharacterRepository:
         await self.session.execute(delete(Character).where(Character.id == record.id))
 
     async def forget(self, *, guild_id: int, user_id: int) -> tuple[int, int]:
-        """Delete everything the bot keeps of a user in a server: characters, choices, rolls. Returns counts."""
+        """Delete everything the bot keeps of a user in a server: characters, choices, saved rolls, rolls.
+
+        Returns how many characters and logged rolls went.
+        """
         ids = select(Character.id).where(Character.guild_id == guild_id, Character.owner_id == user_id)
         await self.session.execute(
             delete(ActiveCharacter).where(
@@ -205,6 +212,7 @@ class CharacterRepository:
         rolls = await self.session.execute(
             delete(RollLog).where(RollLog.guild_id == guild_id, RollLog.user_id == user_id)
         )
+        await self.session.execute(delete(Macro).where(Macro.guild_id == guild_id, Macro.user_id == user_id))
         return characters.rowcount, rolls.rowcount  # type: ignore[attr-defined]
 
     async def set_active(self, record: CharacterRecord, *, user_id: int) -> None:

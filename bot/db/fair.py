@@ -11,6 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.db.models import FairSession, RollLog
 from bot.errors import UserError
 from bot.rules.fair import FairDice, seed_from_hex
+from bot.rules.fair_log import FairLog, LogRoll
 
 
 class FairSessionError(UserError):
@@ -117,6 +118,49 @@ class FairRepository:
         query = select(FairSession).where(FairSession.channel_id == channel_id).order_by(FairSession.id.desc())
         row = (await self.session.scalars(query)).first()
         return _session(row) if row is not None else None
+
+    async def latest_revealed(self, channel_id: int, *, prefix: str = "") -> Session | None:
+        """The channel's newest revealed session, or the one whose commitment starts with `prefix`.
+
+        Only sessions of `channel_id` are looked at: a prefix never reaches another channel's session.
+
+        Raises:
+            FairSessionError: Several revealed sessions of the channel start with `prefix`.
+        """
+        query = select(FairSession).where(FairSession.channel_id == channel_id, FairSession.revealed_at.is_not(None))
+        if prefix:
+            query = query.where(FairSession.commitment.startswith(prefix.lower(), autoescape=True))
+        rows = (await self.session.scalars(query.order_by(FairSession.id.desc()).limit(2))).all()
+        if prefix and len(rows) > 1:
+            raise FairSessionError(f"Several sessions here have a commitment starting `{prefix}`: give more of it.")
+        return _session(rows[0]) if rows else None
+
+    async def log(self, session: Session) -> FairLog:
+        """A session's exported log; the seed only once it is revealed, private rolls without options or summary."""
+        # The channel narrows the search to one channel's rolls through its index.
+        query = select(RollLog).where(RollLog.channel_id == session.channel_id, RollLog.fair_session_id == session.id)
+        query = query.order_by(RollLog.fair_roll)
+        rolls = tuple(
+            LogRoll(
+                roll=row.fair_roll or 0,
+                command=row.command,
+                options=None if row.private else row.inputs,
+                user_id=row.user_id,
+                private=row.private,
+                draws=tuple((a, b, face) for a, b, face in row.draws or []),
+                summary=None if row.private else row.summary,
+            )
+            for row in await self.session.scalars(query)
+        )
+        return FairLog(
+            commitment=session.commitment,
+            seed=session.seed if session.revealed_at is not None else None,
+            channel_id=session.channel_id,
+            started_at=session.started_at,
+            revealed_at=session.revealed_at,
+            last_roll=session.next_roll - 1,
+            rolls=rolls,
+        )
 
     async def roll(self, session_id: int, roll_number: int) -> FairRoll | None:
         """A logged roll of a session by its number."""

@@ -12,10 +12,18 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import Connection
 
 from bot.db.engine import Database
+from bot.errors import UserError
 
 log = logging.getLogger(__name__)
 
 MIGRATIONS = Path(__file__).with_name("migrations")
+MIGRATE = "run `python -m bot migrate`"
+
+
+class SchemaMismatch(UserError):
+    """The database's schema is not the one this code was written for."""
+
+    title = "Database schema"
 
 
 def alembic_config(connection: Connection | None = None) -> Config:
@@ -39,6 +47,21 @@ async def upgrade(database: Database) -> None:
         after = await connection.run_sync(_current)
     if before != after:
         log.info("Database migrated from %s to %s", before or "empty", after)
+
+
+async def check_schema(database: Database, *, older_ok: bool = False) -> None:
+    """Refuse a database whose schema is not the code's: older (unless `older_ok`), unknown or newer."""
+    current, head = await current_revision(database), head_revision()
+    if current == head:
+        return
+    known = {script.revision for script in ScriptDirectory.from_config(alembic_config()).walk_revisions()}
+    if current is not None and current not in known:
+        raise SchemaMismatch(
+            f"The database schema is at {current}, newer than this bot's {head}: run the bot version that migrated it."
+        )
+    if not older_ok:
+        where = "has no schema yet" if current is None else f"schema is at {current}"
+        raise SchemaMismatch(f"The database {where}, this bot needs {head}: {MIGRATE}.")
 
 
 async def current_revision(database: Database) -> str | None:

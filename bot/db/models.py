@@ -33,6 +33,8 @@ class RollLog(Base):
         # /history user: (a user's rolls in a channel, newest first).
         Index("ix_roll_log_channel_user", "channel_id", "user_id", "id"),
         Index("ix_roll_log_user", "guild_id", "user_id", "id"),
+        Index("ix_roll_log_interaction", "interaction_id"),
+        Index("ix_roll_log_character", "character_id", "id"),
     )
 
     # A plain INTEGER primary key: SQLite only autoincrements that, and it orders the log.
@@ -53,6 +55,13 @@ class RollLog(Base):
     # The answer's message (for a link back to it) and its first line, for /history.
     message_id: Mapped[int | None] = mapped_column(BigInteger)
     summary: Mapped[str | None] = mapped_column(String(200))
+    # The character rolled with (not a foreign key: the log outlives a deleted character) and its ruleset.
+    character_id: Mapped[int | None]
+    ruleset: Mapped[str | None] = mapped_column(String(20))
+    # Observed against expected for /stats: {"hits": [observed, expected, variance], ...}.
+    luck: Mapped[dict[str, list[float]] | None] = mapped_column(JSON)
+    # The full answer (an embed as Discord takes it) when the channel was shown the compact one.
+    details: Mapped[dict[str, Any] | None] = mapped_column(JSON)
 
 
 class Character(Base):
@@ -117,3 +126,32 @@ class FairSession(Base):
     started_by: Mapped[int] = mapped_column(BigInteger)
     started_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     revealed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class Macro(Base):
+    """A roll command line a user saved in a server under a name of their own."""
+
+    __tablename__ = "macros"
+    __table_args__ = (UniqueConstraint("guild_id", "user_id", "name_key"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    guild_id: Mapped[int] = mapped_column(BigInteger)
+    user_id: Mapped[int] = mapped_column(BigInteger)
+    name: Mapped[str] = mapped_column(String(32))
+    # The name case-folded: one user's names are unique in a server regardless of case.
+    name_key: Mapped[str] = mapped_column(String(32))
+    command: Mapped[str] = mapped_column(String(100))
+    line: Mapped[str] = mapped_column(String(1000))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class IdentifyBucket(Base):
+    """When a shard of any process last sent IDENTIFY in one of Discord's buckets (shard id % max_concurrency).
+
+    Its row lock is what spaces IDENTIFYs across processes: Discord allows one per bucket every 5 seconds.
+    """
+
+    __tablename__ = "identify_buckets"
+
+    bucket: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    identified_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))

@@ -7,10 +7,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import insert, select
+from sqlalchemy import insert, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.db.models import RollLog
+
+LUCK_ROLLS = 20_000  # /stats reads at most this many of the latest rolls
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +32,9 @@ class LoggedRoll:
     message_id: int | None = None
     summary: str | None = None
     fair_roll: int | None = None
+    character_id: int | None = None
+    ruleset: str | None = None
+    details: dict[str, Any] | None = None
 
 
 def _record(row: RollLog) -> LoggedRoll:
@@ -47,6 +52,9 @@ def _record(row: RollLog) -> LoggedRoll:
         message_id=row.message_id,
         summary=row.summary,
         fair_roll=row.fair_roll,
+        character_id=row.character_id,
+        ruleset=row.ruleset,
+        details=row.details,
     )
 
 
@@ -73,6 +81,10 @@ class RollRepository:
         draws: list[list[int]] | None = None,
         message_id: int | None = None,
         summary: str | None = None,
+        character_id: int | None = None,
+        ruleset: str | None = None,
+        luck: dict[str, list[float]] | None = None,
+        details: dict[str, Any] | None = None,
     ) -> int:
         """Log one roll and return its number in the log."""
         row = RollLog(
@@ -90,6 +102,10 @@ class RollRepository:
             draws=draws,
             message_id=message_id,
             summary=summary,
+            character_id=character_id,
+            ruleset=ruleset,
+            luck=luck,
+            details=details,
         )
         self.session.add(row)
         await self.session.flush()
@@ -99,13 +115,52 @@ class RollRepository:
         """Log several rolls (each given as `add`'s keyword arguments) with one statement."""
         await self.session.execute(insert(RollLog), rolls)
 
-    async def recent(self, *, channel_id: int, user_id: int | None = None, limit: int = 10) -> list[LoggedRoll]:
-        """The latest public rolls made in a channel (by one user, if given), newest first."""
+    async def recent(
+        self, *, channel_id: int, user_id: int | None = None, character_id: int | None = None, limit: int = 10
+    ) -> list[LoggedRoll]:
+        """The latest public rolls made in a channel (by one user, with one character, if given), newest first."""
         query = select(RollLog).where(RollLog.channel_id == channel_id, RollLog.private.is_(False))
         if user_id is not None:
             query = query.where(RollLog.user_id == user_id)
+        if character_id is not None:
+            query = query.where(RollLog.character_id == character_id)
         rows = await self.session.scalars(query.order_by(RollLog.id.desc()).limit(limit))
         return [_record(row) for row in rows]
+
+    async def made_by(self, interaction_id: int) -> LoggedRoll | None:
+        """The roll an interaction made (what a button under its answer refers to)."""
+        row = await self.session.scalar(
+            select(RollLog).where(RollLog.interaction_id == interaction_id).order_by(RollLog.id).limit(1)
+        )
+        return None if row is None else _record(row)
+
+    async def luck(
+        self,
+        *,
+        guild_id: int | None,
+        user_id: int | None = None,
+        character_id: int | None = None,
+        ruleset: str | None = None,
+        include_private_of: int | None = None,
+        limit: int = LUCK_ROLLS,
+    ) -> list[dict[str, list[float]]]:
+        """The luck tallies of the latest `limit` rolls in a server that kept one, newest first.
+
+        Private rolls count only for `include_private_of` (the user asking about themselves).
+        """
+        query = select(RollLog.luck).where(RollLog.guild_id == guild_id, RollLog.luck.is_not(None))
+        if user_id is not None:
+            query = query.where(RollLog.user_id == user_id)
+        if character_id is not None:
+            query = query.where(RollLog.character_id == character_id)
+        if ruleset is not None:
+            query = query.where(RollLog.ruleset == ruleset)
+        if include_private_of is None:
+            query = query.where(RollLog.private.is_(False))
+        else:
+            query = query.where(or_(RollLog.private.is_(False), RollLog.user_id == include_private_of))
+        rows = await self.session.scalars(query.order_by(RollLog.id.desc()).limit(limit))
+        return [row for row in rows if row]
 
 
 class RollLogWriter:

@@ -17,128 +17,21 @@ import re
 import shlex
 import sys
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, TextIO
 
+from bot.commandline import SUB_COMMAND, SUB_COMMAND_GROUP, CommandLineError, parse_line, split_user
 from bot.local.double import AUTOCOMPLETE_RESULT, DEFERRED_MESSAGE, EPHEMERAL, MODAL, Captured
 from bot.local.driver import Exchange, LocalDiscord
-from bot.local.payloads import APPLICATION_COMMAND, Actor, command_data, interaction, user_object
+from bot.local.payloads import APPLICATION_COMMAND, Actor, command_data, interaction
 
-SUB_COMMAND, SUB_COMMAND_GROUP = 1, 2
-STRING, INTEGER, BOOLEAN, USER, CHANNEL, ROLE, MENTIONABLE, NUMBER, ATTACHMENT = 3, 4, 5, 6, 7, 8, 9, 10, 11
 MENTION = re.compile(r"<@!?(\d+)>")
 UPLOAD_LIMIT = 10 * 1024 * 1024  # the attachment_size_limit the double's interactions announce
-TRUE, FALSE = ("true", "yes", "on", "1"), ("false", "no", "off", "0")
 
 
-class ConsoleError(Exception):
-    """A line the console cannot turn into an interaction; the message says why."""
-
-
-@dataclass(frozen=True, slots=True)
-class Parsed:
-    """A console line, understood: who runs which command with which options."""
-
-    user_id: str | None
-    name: str
-    options: list[dict[str, Any]]
-    resolved: dict[str, Any] | None
-    files: dict[str, str]  # attachment option -> local path, uploaded when the line runs
-
-
-def parse_line(line: str, commands: list[dict[str, Any]]) -> Parsed:
-    """Turn one console line into a command name and typed options, checked against the synced schema."""
-    user_id, text = split_user(line)
-    if not text.startswith("/"):
-        raise ConsoleError("A command starts with /, e.g. /roll expression:1d20+5 (type ? for the list).")
-    try:
-        words = shlex.split(text[1:])
-    except ValueError as error:
-        raise ConsoleError(f"Could not read the line: {error}.") from None
-    if not words:
-        raise ConsoleError("Type a command name after the /.")
-    by_name = {c["name"]: c for c in commands}
-    if words[0] not in by_name:
-        raise ConsoleError(f"There is no /{words[0]}. Commands: {', '.join('/' + n for n in sorted(by_name))}.")
-    node = by_name[words[0]]
-    path = [words[0]]
-    rest = words[1:]
-    while any(o["type"] in (SUB_COMMAND, SUB_COMMAND_GROUP) for o in node.get("options", [])):
-        subs = {o["name"]: o for o in node["options"]}
-        if not rest or rest[0] not in subs:
-            raise ConsoleError(f"/{' '.join(path)} needs one of: {', '.join(sorted(subs))}.")
-        node = subs[rest[0]]
-        path.append(rest.pop(0))
-    options, resolved = _options(node, rest, "/" + " ".join(path))
-    files = {o["name"]: o["value"] for o in options if o["type"] == ATTACHMENT}
-    return Parsed(user_id, " ".join(path), options, resolved, files)
-
-
-def _options(node: dict[str, Any], words: list[str], where: str) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
-    schema = {o["name"]: o for o in node.get("options", [])}
-    given: dict[str, str] = {}
-    for word in words:
-        name, colon, value = word.partition(":")
-        if not colon:
-            raise ConsoleError(f"Write options as name:value; `{word}` has no colon.")
-        if name not in schema:
-            known = ", ".join(schema) or "none"
-            raise ConsoleError(f"{where} has no option `{name}`. Its options: {known}.")
-        if name in given:
-            raise ConsoleError(f"Option `{name}` is given twice.")
-        given[name] = value
-    missing = [n for n, o in schema.items() if o.get("required") and n not in given]
-    if missing:
-        raise ConsoleError(f"{where} needs {', '.join(missing)}.")
-    options = []
-    resolved: dict[str, Any] = {}
-    for name, raw in given.items():
-        option = schema[name]
-        value = _value(option, raw)
-        if option["type"] == USER:
-            resolved.setdefault("users", {})[value] = user_object(value)
-        options.append({"name": name, "type": option["type"], "value": value})
-    return options, resolved or None
-
-
-def _value(option: dict[str, Any], raw: str) -> Any:
-    name, kind = option["name"], option["type"]
-    value: Any
-    if kind == STRING:
-        value = raw
-        if not option.get("min_length", 0) <= len(raw) <= option.get("max_length", 6000):
-            low, high = option.get("min_length", 0), option.get("max_length", 6000)
-            raise ConsoleError(f"`{name}` must be {low} to {high} characters long.")
-    elif kind in (INTEGER, NUMBER):
-        try:
-            value = int(raw) if kind == INTEGER else float(raw)
-        except ValueError:
-            what = "a whole number" if kind == INTEGER else "a number"
-            raise ConsoleError(f"`{name}` must be {what}, not `{raw}`.") from None
-        if "min_value" in option and value < option["min_value"]:
-            raise ConsoleError(f"`{name}` must be at least {option['min_value']}.")
-        if "max_value" in option and value > option["max_value"]:
-            raise ConsoleError(f"`{name}` must be at most {option['max_value']}.")
-    elif kind == BOOLEAN:
-        if raw.lower() not in TRUE + FALSE:
-            raise ConsoleError(f"`{name}` must be true or false, not `{raw}`.")
-        value = raw.lower() in TRUE
-    elif kind == ATTACHMENT:
-        value = raw  # a local path; uploaded to the double when the line runs
-    elif kind == USER:
-        value = raw.strip("<@!>")
-        if not value.isdigit():
-            raise ConsoleError(f"`{name}` must be a user id or mention, not `{raw}`.")
-    else:
-        raise ConsoleError(f"The console cannot fill an option of this type yet (`{name}`).")
-    choices = option.get("choices")
-    if choices:
-        for choice in choices:
-            if str(choice["value"]) == str(value) or choice["name"].lower() == raw.lower():
-                return choice["value"]
-        raise ConsoleError(f"`{name}` must be one of: {', '.join(c['name'] for c in choices)}.")
-    return value
+class ConsoleError(CommandLineError):
+    """A console line (a click, a form, a file) the console cannot carry out; the message says why."""
 
 
 def command_list(commands: list[dict[str, Any]]) -> str:
@@ -318,17 +211,6 @@ class Session:
         return await self.local.submit(self.last.modal, values, actor=actor)
 
 
-def split_user(text: str) -> tuple[str | None, str]:
-    """`@ID rest` -> (ID, rest); a line without it acts as the console's user."""
-    text = text.strip()
-    if not text.startswith("@"):
-        return None, text
-    head, _, rest = text.partition(" ")
-    if not head[1:].isdigit():
-        raise ConsoleError(f"`{head}` is not a user id: write @ followed by digits, e.g. @200000000000000002.")
-    return head[1:], rest.strip()
-
-
 async def run(
     local: LocalDiscord,
     lines: AsyncIterator[str],
@@ -349,7 +231,7 @@ async def run(
         try:
             for out in await session.line(text):
                 write(out)
-        except ConsoleError as error:
+        except CommandLineError as error:
             write(json.dumps({"error": str(error)}) if as_json else f"!! {error}")
 
 

@@ -5,6 +5,11 @@ Point discord.py at it with `patch_discord()` (two class attributes) or, for a s
 Discord's rules to them: the 3-second first-response deadline (then 404 / 10062), one initial response
 per interaction (then 400 / 40060), the 15-minute token lifetime, and the documented limits of command
 syncs and messages (400 / 50035). Faults (429 with `retry_after`, 5xx) can be queued per route.
+
+Sharded bots connect once per shard, each IDENTIFY naming `shard: [id, count]`, from one process or many.
+Like Discord, the double then sends a guild and its interactions only to the connection of the shard that
+owns the guild, `(guild_id >> 22) % count` (shard 0 for anything outside a server), and records on each
+response which shard the interaction was delivered to, so which shard answered it.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ import json
 import logging
 import time
 import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -47,6 +52,8 @@ class Captured:
     files: dict[str, bytes] = field(default_factory=dict)
     status: int = 0
     at: float = field(default_factory=time.monotonic)  # when it arrived
+    # For an interaction's responses: the shard it was delivered to, the only one holding its token.
+    shard: int | None = None
 
     @property
     def target(self) -> str:
@@ -72,6 +79,8 @@ class _Issued:
     t0: float
     acked: bool = False
     loading: bool = False
+    shard: int | None = None
+    message_id: str | None = None  # the message a clicked component sits on: a type-7 answer edits it
 
 
 def _json(payload: Any, status: int = 200, headers: dict[str, str] | None = None) -> web.Response:
@@ -102,12 +111,21 @@ class DiscordDouble:
         ids: Snowflakes | None = None,
         token: str = DOUBLE_TOKEN,
         heartbeat_interval_ms: int = 41250,
+        shards: int = 1,
+        max_concurrency: int = 1,
     ) -> None:
         self.ids = ids or Snowflakes()
         self.token = token
         self.guilds = [guild_create(g, c) for g, c in guilds]
         self.heartbeat_interval_ms = heartbeat_interval_ms
+        # What GET /gateway/bot recommends, and how many IDENTIFYs Discord would take per 5 seconds.
+        self.recommended_shards = shards
+        self.max_concurrency = max_concurrency
+        # Set by the first IDENTIFY that names a shard; events are routed by it from then on.
+        self.shard_count: int | None = None
         self.requests: list[Captured] = []
+        # Called with every request as it is recorded, for callers that wait on many at once.
+        self.listeners: list[Callable[[Captured], None]] = []
         self.commands: dict[str | None, list[dict[str, Any]]] = {}
         self.messages: dict[str, dict[str, Any]] = {}
         self.faults: list[Fault] = []
@@ -126,6 +144,7 @@ class DiscordDouble:
         self._compress: dict[int | None, Any] = {}
         self._seq: dict[int | None, int] = {}
         self._session_shard: dict[str, int | None] = {}
+        self._ready_shards: set[int] = set()
         self._changed = asyncio.Condition()
         self._runner: web.AppRunner | None = None
         self.app = web.Application()
@@ -197,7 +216,9 @@ class DiscordDouble:
 
     def track(self, payload: dict[str, Any]) -> None:
         """Start the response clock of an interaction the double is about to deliver."""
-        issued = _Issued(token=payload["token"], t0=time.monotonic())
+        issued = _Issued(
+            token=payload["token"], t0=time.monotonic(), message_id=(payload.get("message") or {}).get("id")
+        )
         self._issued[payload["id"]] = issued
         self._by_token[payload["token"]] = issued
 
@@ -233,6 +254,7 @@ class DiscordDouble:
             raw = await request.read()
             body = json.loads(raw) if ctype.startswith("application/json") and raw else None
         captured = Captured(request.method, path, dict(request.query), body, dict(request.headers), files)
+        captured.shard = self._delivered_to(path)
 
         for fault in self.faults:
             if fault.times > 0 and fault.method == request.method and fnmatch.fnmatchcase(path, fault.pattern):
@@ -269,8 +291,19 @@ class DiscordDouble:
                 files[part.filename or part.name or "file"] = bytes(data)
         return body, files
 
+    def _delivered_to(self, path: str) -> int | None:
+        parts = path.strip("/").split("/")
+        issued = None
+        if parts[0] == "interactions" and len(parts) >= 3:
+            issued = self._issued.get(parts[1])
+        elif parts[0] == "webhooks" and len(parts) >= 3:
+            issued = self._by_token.get(parts[2])
+        return issued.shard if issued is not None else None
+
     async def _record(self, captured: Captured, status: int) -> None:
         captured.status = status
+        for listener in self.listeners:
+            listener(captured)
         async with self._changed:
             self.requests.append(captured)
             self._changed.notify_all()
@@ -320,8 +353,9 @@ class DiscordDouble:
                 "bot": BOT_USER,
             }
         if (method, path) == ("GET", "/gateway/bot"):
-            limit = {"total": 1000, "remaining": 999, "reset_after": 0, "max_concurrency": 1}
-            return 200, {"url": self.gateway_url.rstrip("/"), "shards": 1, "session_start_limit": limit}
+            limit = {"total": 1000, "remaining": 999, "reset_after": 0, "max_concurrency": self.max_concurrency}
+            url = self.gateway_url.rstrip("/")
+            return 200, {"url": url, "shards": self.recommended_shards, "session_start_limit": limit}
         if (method, path) == ("GET", "/gateway"):
             return 200, {"url": self.gateway_url.rstrip("/")}
         if parts[0] == "applications" and parts[-1] == "commands":
@@ -374,7 +408,14 @@ class DiscordDouble:
             "response_message_ephemeral": bool(data.get("flags", 0) & EPHEMERAL),
         }
         response: dict[str, Any] = {"interaction": answer}
-        if kind in (CHANNEL_MESSAGE, DEFERRED_MESSAGE, UPDATE_MESSAGE):
+        edited = self._clicked(issued) if kind == UPDATE_MESSAGE else None
+        if edited is not None:
+            # UPDATE_MESSAGE edits the message the clicked component is on, in place.
+            edited.update({k: data[k] for k in ("content", "embeds", "components", "flags") if k in data})
+            answer["response_message_id"] = edited["id"]
+            self.messages["@original:" + token] = edited
+            response["resource"] = {"type": kind, "message": edited}
+        elif kind in (CHANNEL_MESSAGE, DEFERRED_MESSAGE, UPDATE_MESSAGE):
             message = self._message(data, token=token)
             answer["response_message_id"] = message["id"]
             self.messages["@original:" + token] = message
@@ -382,6 +423,12 @@ class DiscordDouble:
         elif kind in (AUTOCOMPLETE_RESULT, MODAL, DEFERRED_UPDATE):
             response["resource"] = {"type": kind}
         return 200, response
+
+    def _clicked(self, issued: _Issued | None) -> dict[str, Any] | None:
+        """The stored message a component interaction was made on, if the double has it."""
+        if issued is None or issued.message_id is None:
+            return None
+        return next((m for m in self.messages.values() if m.get("id") == issued.message_id), None)
 
     def _webhook(self, method: str, parts: list[str], body: dict[str, Any]) -> tuple[int, Any]:
         token = parts[2]
@@ -433,17 +480,37 @@ class DiscordDouble:
             return next(iter(self._sockets))
         return shard
 
+    def shard_of(self, data: dict[str, Any]) -> int | None:
+        """The shard that owns an event: by its guild, shard 0 outside servers; None while nothing is sharded."""
+        if self.shard_count is None:
+            return None
+        guild_id = data.get("guild_id")
+        return (int(guild_id) >> 22) % self.shard_count if guild_id else 0
+
+    @property
+    def shards(self) -> set[int]:
+        """The shards that hold a connection now."""
+        return {key for key in self._sockets if key is not None and key >= 0}
+
+    async def wait_for_shards(self, shards: set[int], *, timeout: float = 30.0) -> None:
+        """Wait until each of `shards` has identified and been sent its guilds."""
+        async with self._changed:
+            await asyncio.wait_for(self._changed.wait_for(lambda: shards <= self._ready_shards), timeout)
+
     @property
     def connected(self) -> bool:
         """Whether any bot holds a gateway connection."""
         return bool(self._sockets)
 
     async def dispatch(self, event: str, data: dict[str, Any], *, shard: int | None = None) -> None:
-        """Send a DISPATCH frame (op 0), e.g. INTERACTION_CREATE, to one connected shard."""
-        key = self._shard_key(shard)
+        """Send a DISPATCH frame (op 0), e.g. INTERACTION_CREATE, to the shard that owns it (or to `shard`)."""
+        key = self._shard_key(self.shard_of(data) if shard is None else shard)
+        if key not in self._sockets:
+            raise LookupError(f"shard {key} is not connected to the double")
         self._seq[key] = self._seq.get(key, 0) + 1
         if event == "INTERACTION_CREATE":
             self.track(data)
+            self._issued[data["id"]].shard = key
         frame = {"op": 0, "t": event, "s": self._seq[key], "d": data}
         await self._send_ws(self._sockets[key], self._compress.get(key), frame)
 
@@ -482,6 +549,11 @@ class DiscordDouble:
                         await ws.close(code=4004, message=b"Authentication failed.")
                         break
                     shard_id, shard_count = d.get("shard") or (None, 1)
+                    if shard_id is not None and not 0 <= shard_id < shard_count:
+                        await ws.close(code=4010, message=b"Invalid shard.")
+                        break
+                    if shard_id is not None:
+                        self.shard_count = shard_count
                     key = self._rekey(key, shard_id)
                     self._seq[key] = 0
                     await self._ready(key, d, shard_count)
@@ -519,6 +591,9 @@ class DiscordDouble:
         for guild in mine:
             await self.dispatch("GUILD_CREATE", guild, shard=shard)
         self.identified.set()
+        async with self._changed:
+            self._ready_shards.add(shard or 0)
+            self._changed.notify_all()
 
 
 @contextlib.contextmanager

@@ -21,6 +21,9 @@ class SettingError(UserError):
     title = "Not a setting"
 
 
+ANSWERS = "rolls.answers"  # compact or full: how a roll's answer starts
+
+
 @dataclass(frozen=True, slots=True)
 class Setting:
     """A variant reading a server may choose."""
@@ -35,6 +38,16 @@ class Setting:
 SETTINGS: dict[str, Setting] = {
     s.key: s
     for s in (
+        Setting(
+            key=ANSWERS,
+            title="Roll answers: compact or full",
+            help="How a roll's answer starts; its Details button switches to the other form at any time.",
+            choices={
+                "compact": "the outcome and the odds, short on a phone (the default)",
+                "full": "every step of the breakdown at once",
+            },
+            default="compact",
+        ),
         Setting(
             key="dnd35.multipliers",
             title="D&D: stacked damage multipliers",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import math
 from fractions import Fraction
 
@@ -14,6 +15,8 @@ FIELD_VALUE_LIMIT = 1024
 FOOTER_LIMIT = 2048
 AUTHOR_LIMIT = 256
 EMBED_TOTAL_LIMIT = 6000
+
+COMPACT_LINES = 2  # a compact answer keeps the outcome and the odds line
 
 ERROR_COLOUR = discord.Colour.red()
 ROLL_COLOUR = discord.Colour.blurple()
@@ -53,3 +56,14 @@ def stamp_fair(embed: discord.Embed, roll_number: int | None, commitment: str | 
     text = f"{embed.footer.text}\n{note}" if embed.footer and embed.footer.text else note
     embed.set_footer(text=clip(text, FOOTER_LIMIT))
     return embed
+
+
+def compact(embed: discord.Embed) -> discord.Embed | None:
+    """The short form of an answer, for a phone: its first lines and footer; None when it is short already."""
+    lines = (embed.description or "").split("\n")
+    if len(lines) <= COMPACT_LINES and not embed.fields:
+        return None
+    short = discord.Embed.from_dict(copy.deepcopy(embed.to_dict()))  # to_dict shares the list of fields
+    short.clear_fields()
+    short.description = "\n".join(lines[:COMPACT_LINES])
+    return short

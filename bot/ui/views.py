@@ -28,7 +28,9 @@ class Confirm(discord.ui.View):
         self.confirm.label = label
 
     async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
-        """Only the person who asked may answer."""
+        """Only the person who asked may answer; every press counts against the presser's rate limit."""
+        if not await interaction.client.tree.admit(interaction):
+            return False
         if interaction.user.id == self.author_id:
             return True
         embed = error_embed("Not your question", "Only the person who asked can confirm or cancel this.")

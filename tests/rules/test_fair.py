@@ -10,9 +10,11 @@ from __future__ import annotations
 import ast
 import hashlib
 import hmac
+import json
 import subprocess
 import sys
 from collections import Counter
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -32,16 +34,24 @@ from bot.rules.fair import (
     seed_from_hex,
     verify,
 )
+from bot.rules.fair_log import FairLog, LogRoll, check_log, dump_log, filename, parse_log
 from tests.stats import chi2_sf
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+ROOT = Path(__file__).resolve().parents[2]
+README = ROOT / "README.md"
+TOOL = ROOT / "tools" / "verify_roll.py"
+
+
+def readme_block(language: str) -> str:
+    """The first block of `language` in the README's fair-dice section."""
+    text = README.read_text(encoding="utf-8")
+    start = text.index(f"```{language}\n", text.index("## Provably fair dice")) + len(f"```{language}\n")
+    return text[start : text.index("```", start)]
 
 
 def tool_source() -> str:
-    """The checker script exactly as the README prints it for players."""
-    text = README.read_text(encoding="utf-8")
-    start = text.index("```python\n", text.index("## Provably fair dice")) + len("```python\n")
-    return text[start : text.index("```", start)]
+    """The checker script players run."""
+    return TOOL.read_text(encoding="utf-8")
 
 
 # The module docstring's worked example, computed once and typed in.
@@ -341,16 +351,16 @@ def test_verify_explains_unusable_input() -> None:
 # The stand-alone checker a player can write.
 
 
-def run_tool(seed_hex: str, roll_number: int, *sides: str) -> tuple[str, list[int]]:
+def run_script(*args: str) -> list[str]:
     # -I: isolated mode, so the script cannot see this project even by accident.
     result = subprocess.run(
-        [sys.executable, "-I", "-c", tool_source(), seed_hex, str(roll_number), *sides],
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=30,
+        [sys.executable, "-I", str(TOOL), *args], capture_output=True, text=True, check=True, timeout=30
     )
-    commitment_line, faces_line = result.stdout.splitlines()
+    return result.stdout.splitlines()
+
+
+def run_tool(seed_hex: str, roll_number: int, *sides: str) -> tuple[str, list[int]]:
+    commitment_line, faces_line = run_script(seed_hex, str(roll_number), *sides)
     assert commitment_line.startswith("commitment ") and faces_line.startswith("faces")
     return commitment_line.split()[1], [int(face) for face in faces_line.split()[1:]]
 
@@ -365,9 +375,47 @@ def test_the_tool_agrees_with_fair_dice() -> None:
     assert run_tool(SEED.hex(), 42, *sides) == (commitment(SEED), fair_faces(SEED, 42, ranges))
 
 
+def test_the_readme_shows_the_tool_as_it_is() -> None:
+    assert readme_block("python") == tool_source()
+
+
+def test_the_tool_checks_an_exported_log(tmp_path: Path) -> None:
+    log = FairLog(
+        commitment=commitment(SEED),
+        seed=SEED.hex(),
+        channel_id=1,
+        started_at=datetime(2026, 1, 1, tzinfo=UTC),
+        revealed_at=datetime(2026, 1, 2, tzinfo=UTC),
+        last_roll=3,
+        rolls=tuple(LogRoll(n, "roll", {}, 2, False, logged_roll(roll_number=n), None) for n in (1, 3)),
+    )
+    path = tmp_path / filename(log.commitment)
+    path.write_bytes(dump_log(log))
+    assert run_script(str(path)) == ["commitment ok", "roll 1 ok", "roll 3 ok"]
+    document = json.loads(path.read_bytes())
+    a, b, face = document["rolls"][1]["draws"][0]
+    document["rolls"][1]["draws"][0][2] = a + (face - a + 1) % (b - a + 1)
+    path.write_text(json.dumps(document))
+    assert run_script(str(path)) == ["commitment ok", "roll 1 ok", "roll 3 MISMATCH"]
+    document["session"]["seed"] = EXAMPLE_SEED_HEX
+    path.write_text(json.dumps(document))
+    assert run_script(str(path))[0] == "commitment MISMATCH"
+
+
+def test_the_readme_example_log_and_transcript_check_out() -> None:
+    example = parse_log(readme_block("json").encode())
+    assert (example.seed, example.commitment) == (EXAMPLE_SEED_HEX, EXAMPLE_COMMITMENT)
+    assert check_log(example).ok
+    text = README.read_text(encoding="utf-8")
+    transcript = text[text.index("> /fair start") :]
+    seed = transcript.split("Seed: `", 1)[1].split("`", 1)[0]
+    posted = transcript.split("Commitment (SHA-256 of the secret seed):\n`", 1)[1].split("`", 1)[0]
+    assert commitment(bytes.fromhex(seed)) == posted
+
+
 def test_the_tool_is_short_and_standard_library_only() -> None:
     source = tool_source()
-    assert len(source.splitlines()) <= 25
+    assert len(source.splitlines()) <= 36
     imported = set()
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):

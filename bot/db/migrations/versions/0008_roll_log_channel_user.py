@@ -3,11 +3,10 @@
 With 1,000,000 logged rolls the benchmark measured /history user: four times slower than on an empty
 log (tests/perf); with this index it reads that user's rows of the channel only.
 
-Numbered 0008: main has its own 0006 and 0007 by now. On this branch it follows 0005; merged with main,
-its down_revision becomes "0007".
+Numbered 0008, after main's 0006 (table play) and 0007 (identify buckets).
 
 Revision ID: 0008
-Revises: 0005
+Revises: 0007
 Create Date: 2026-11-30
 """
 
@@ -16,7 +15,7 @@ from collections.abc import Sequence
 from alembic import op
 
 revision: str = "0008"
-down_revision: str | None = "0005"
+down_revision: str | None = "0007"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

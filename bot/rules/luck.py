@@ -1,0 +1,177 @@
+"""Luck: what the dice gave against what the odds shown at the time of each roll promised.
+
+Each roll records, per outcome it can have (a hit, a critical hit, damage, a natural 20 or 1), three numbers:
+what happened, what was expected, and the variance of what could have happened. The expectation and the
+variance come from the exact odds the roll showed before it was made, so they are exact too. Summed over
+many independent rolls they give a z-score, (observed - expected) / sqrt(variance): the number of standard
+deviations the dice were away from their promise.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Final
+
+from bot.rules import aliensrl
+from bot.rules import dnd35 as dnd
+from bot.rules import star_frontiers as sf
+from bot.rules.dice import DiceSource
+
+# The outcomes /stats knows, in the order it shows them, with the words it uses.
+OUTCOMES: Final = {
+    "hits": "Hits",
+    "crits": "Critical hits",
+    "damage": "Damage",
+    "nat20": "Natural 20s",
+    "nat1": "Natural 1s",
+}
+# Outcomes where more is worse for the roller: a natural 1 is bad luck.
+UNLUCKY: Final = frozenset({"nat1"})
+# |z| below this is ordinary luck; from here on unusual, and from REMARKABLE on remarkable.
+UNUSUAL: Final = 2.0
+REMARKABLE: Final = 3.0
+
+Luck = dict[str, list[float]]  # outcome -> [observed, expected, variance]: what a roll log row keeps
+
+
+def event(happened: bool, chance: Fraction) -> list[float]:
+    """A yes/no outcome with a known chance: observed 0 or 1, expected p, variance p(1 - p)."""
+    return [float(happened), float(chance), float(chance * (1 - chance))]
+
+
+def amount(value: int, distribution: Mapping[int, Fraction]) -> list[float]:
+    """A number drawn from a known distribution (e.g. damage): observed, its mean and its variance."""
+    mean = sum((v * p for v, p in distribution.items()), start=Fraction(0))
+    variance = sum(((v - mean) ** 2 * p for v, p in distribution.items()), start=Fraction(0))
+    return [float(value), float(mean), float(variance)]
+
+
+def d20_faces(faces: Iterable[int]) -> Luck:
+    """Natural 20s and 1s among d20 faces, each with chance 1/20."""
+    faces = list(faces)
+    tally: Luck = {}
+    for key, face in (("nat20", 20), ("nat1", 1)):
+        for rolled in faces:
+            add(tally, {key: event(rolled == face, Fraction(1, 20))})
+    return tally
+
+
+def add(total: Luck, more: Mapping[str, list[float]]) -> Luck:
+    """Add one roll's tally (or several rolls') into `total`, in place; returns `total`."""
+    for key, (observed, expected, variance) in more.items():
+        into = total.setdefault(key, [0.0, 0.0, 0.0])
+        into[0] += observed
+        into[1] += expected
+        into[2] += variance
+    return total
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """One outcome over many rolls."""
+
+    key: str
+    observed: float
+    expected: float
+    variance: float
+    rolls: int  # how many rolls had this outcome to give
+
+    @property
+    def label(self) -> str:
+        """The outcome's name as /stats shows it."""
+        return OUTCOMES.get(self.key, self.key)
+
+    @property
+    def z(self) -> float | None:
+        """Standard deviations from the expectation; None when nothing could vary."""
+        if self.variance <= 0:
+            return None
+        return (self.observed - self.expected) / math.sqrt(self.variance)
+
+    @property
+    def lucky_z(self) -> float | None:
+        """The z-score turned so that positive is good for the roller."""
+        z = self.z
+        return None if z is None else (-z if self.key in UNLUCKY else z)
+
+
+def rows(tallies: Iterable[Mapping[str, list[float]]]) -> list[Row]:
+    """Sum many rolls' tallies into one row per outcome, in the order of OUTCOMES."""
+    total: Luck = {}
+    counts: dict[str, int] = {}
+    for tally in tallies:
+        add(total, tally)
+        for key in tally:
+            counts[key] = counts.get(key, 0) + 1
+    order = [k for k in OUTCOMES if k in total] + sorted(k for k in total if k not in OUTCOMES)
+    return [Row(k, total[k][0], total[k][1], total[k][2], counts[k]) for k in order]
+
+
+def verdict(z: float | None) -> str:
+    """Plain words for a z-score where positive is good for the roller."""
+    if z is None:
+        return "nothing to judge yet"
+    size = abs(z)
+    if size < UNUSUAL:
+        return "within ordinary luck"
+    strength = "remarkably" if size >= REMARKABLE else "unusually"
+    return f"{strength} {'lucky' if z > 0 else 'unlucky'}"
+
+
+def overall(found: Iterable[Row]) -> float | None:
+    """The headline z: of the hits when there are any, else of the first outcome that can vary."""
+    candidates = [r for r in found if r.lucky_z is not None]
+    for row in candidates:
+        if row.key == "hits":
+            return row.lucky_z
+    return candidates[0].lucky_z if candidates else None
+
+
+class CountingDice:
+    """A dice source that passes draws through from another and keeps every (a, b, face), for the d20 tally."""
+
+    __slots__ = ("draws", "source")
+
+    def __init__(self, source: DiceSource) -> None:
+        self.source = source
+        self.draws: list[tuple[int, int, int]] = []
+
+    def randint(self, a: int, b: int) -> int:
+        """The next face from the wrapped source, recorded."""
+        face = self.source.randint(a, b)
+        self.draws.append((a, b, face))
+        return face
+
+    def d20_luck(self) -> Luck:
+        """Natural 20s and 1s among every d20 drawn so far (confirmations and rerolls included)."""
+        return d20_faces(face for a, b, face in self.draws if (a, b) == (1, 20))
+
+
+def dnd_attack(result: dnd.AttackResult, chances: dnd.AttackOdds) -> Luck:
+    """A D&D attack against its odds: a hit, a confirmed critical, the damage."""
+    return {
+        "hits": event(result.hit, chances.hit),
+        "crits": event(result.critical, chances.critical),
+        "damage": amount(result.damage, chances.damage),
+    }
+
+
+def sf_attack(result: sf.AttackResult, chances: sf.Odds) -> Luck:
+    """A Star Frontiers attack against its odds: a hit."""
+    return {"hits": event(result.hit, chances.hit)}
+
+
+def aliens_shot(shot: aliensrl.Shot) -> Luck:
+    """An AliensRL shot against its odds, per projectile: on target, a critical (quality 11)."""
+    tally: Luck = {}
+    for projectile in shot.projectiles:
+        stopped = projectile.intervening_face is not None and not projectile.intervening_missed
+        reached = projectile.stray_offset is None and not stopped
+        add(
+            tally,
+            {"hits": event(reached, shot.odds.on_target), "crits": event(projectile.critical, shot.odds.critical)},
+        )
+    return tally

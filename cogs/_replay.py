@@ -1,0 +1,159 @@
+"""Running a roll command again: the buttons under every roll, and saved rolls (`/macro run`).
+
+A roll's answer carries two buttons whose custom ids name the interaction that made the roll:
+**Roll again** (the same command with the same options, for the user who rolled) and **Details** (the
+full breakdown in place of the compact one, and back). Both find the roll in the roll log, so they keep
+working after the bot restarts.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import discord
+from discord import app_commands
+
+from bot.db.rolls import LoggedRoll, RollRepository
+from bot.errors import UserError
+from bot.tree import report
+from bot.ui.embeds import compact
+
+ROLL = "roll"  # the extras key that marks a command as a roll: `@app_commands.command(..., extras=ROLLS)`
+ROLLS = {ROLL: True}
+
+
+def roll_command(tree: app_commands.CommandTree[Any], name: str) -> app_commands.Command[Any, ..., Any] | None:
+    """The roll command called `name` ("dnd attack"), or None when there is no such roll command."""
+    first, *rest = name.split() or [""]
+    node: Any = tree.get_command(first)
+    for part in rest:
+        node = node.get_command(part) if isinstance(node, app_commands.Group) else None
+    if isinstance(node, app_commands.Command) and node.extras.get(ROLL):
+        return node
+    return None
+
+
+async def replay(interaction: discord.Interaction[Any], name: str, options: dict[str, Any]) -> None:
+    """Run the roll command `name` with `options` (as typed) for this interaction's user.
+
+    The options go through the command's own transformers (ranges, choices) as if Discord had sent them,
+    and the roll is logged under the command it ran, with those options.
+    """
+    command = roll_command(interaction.client.tree, name)
+    if command is None:
+        raise UserError(f"`/{name}` is not a roll command (any more).", title="Can't roll that")
+    interaction.extras["command"] = name
+    interaction.extras["options"] = options
+    arguments: dict[str, Any] = {}
+    # CommandParameter.transform is what discord.py itself runs on each option (discord.py is pinned < 3).
+    for parameter in command._params.values():
+        if parameter.display_name in options:
+            arguments[parameter.name] = await parameter.transform(interaction, options[parameter.display_name])
+        elif parameter.required:
+            raise UserError(f"`/{name}` now needs `{parameter.display_name}`: save it again.", title="Can't roll that")
+        else:
+            arguments[parameter.name] = parameter.default
+    if command.binding is not None:
+        await command.callback(command.binding, interaction, **arguments)
+    else:
+        await command.callback(interaction, **arguments)  # type: ignore[call-arg]
+
+
+async def logged_roll(interaction: discord.Interaction[Any], interaction_id: int) -> LoggedRoll:
+    """The roll a button refers to."""
+    async with interaction.client.database.read() as session:
+        roll = await RollRepository(session).made_by(interaction_id)
+    if roll is None:
+        raise UserError("I can't find that roll in the log (it may still be being saved); try again in a moment.")
+    return roll
+
+
+class RollAgain(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"again:(?P<id>[0-9]+)"):
+    """Roll the same command with the same options again, as a new answer; only for the user who rolled."""
+
+    def __init__(self, interaction_id: int) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label="Roll again", style=discord.ButtonStyle.secondary, custom_id=f"again:{interaction_id}"
+            )
+        )
+        self.interaction_id = interaction_id
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
+    ) -> RollAgain:
+        """Rebuild the button from a click."""
+        return cls(int(match["id"]))
+
+    async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
+        """A press counts against the presser's rate limit, as a command would."""
+        return bool(await interaction.client.tree.admit(interaction))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        """Replay the roll; failures go through the error funnel."""
+        try:
+            roll = await logged_roll(interaction, self.interaction_id)
+            if roll.user_id != interaction.user.id:
+                raise UserError(
+                    f"Only <@{roll.user_id}>, who made this roll, can roll it again. Run `/{roll.command}` "
+                    "yourself, or save it with `/macro save`.",
+                    title="Not your roll",
+                )
+            await replay(interaction, roll.command, roll.inputs)
+        except Exception as error:
+            await report(interaction, error)
+
+
+class Details(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"details:(?P<id>[0-9]+):(?P<show>full|short)"):
+    """Switch an answer between its compact form and the full breakdown.
+
+    The user who rolled switches the message itself; anyone else is shown the full breakdown privately.
+    """
+
+    def __init__(self, interaction_id: int, show: str) -> None:
+        label = "Details" if show == "full" else "Less"
+        super().__init__(
+            discord.ui.Button(
+                label=label, style=discord.ButtonStyle.secondary, custom_id=f"details:{interaction_id}:{show}"
+            )
+        )
+        self.interaction_id = interaction_id
+        self.show = show
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
+    ) -> Details:
+        """Rebuild the button from a click."""
+        return cls(int(match["id"]), match["show"])
+
+    async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
+        """A press counts against the presser's rate limit, as a command would."""
+        return bool(await interaction.client.tree.admit(interaction))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        """Edit the message to the other form (or show the details privately to someone else)."""
+        try:
+            roll = await logged_roll(interaction, self.interaction_id)
+            if roll.details is None:
+                raise UserError("This roll has no more details than it shows.")
+            full = discord.Embed.from_dict(roll.details)
+            if roll.user_id != interaction.user.id:
+                await interaction.response.send_message(embed=full, ephemeral=True)
+                return
+            embed = full if self.show == "full" else (compact(full) or full)
+            other = "short" if self.show == "full" else "full"
+            await interaction.response.edit_message(embed=embed, view=roll_view(self.interaction_id, details=other))
+        except Exception as error:
+            await report(interaction, error)
+
+
+def roll_view(interaction_id: int, *, details: str | None) -> discord.ui.View:
+    """The buttons under a roll: Roll again, and Details when there is a full breakdown to switch to."""
+    view = discord.ui.View(timeout=None)
+    view.add_item(RollAgain(interaction_id))
+    if details is not None:
+        view.add_item(Details(interaction_id, details))
+    return view

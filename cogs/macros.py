@@ -1,0 +1,138 @@
+"""/macro: a user's saved roll commands in a server, run again by name."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.client import DiceBot
+from bot.commandline import ATTACHMENT, Parsed, parse_line
+from bot.db.macros import LINE_LENGTH, MAX_MACROS, NAME_LENGTH, MacroError, MacroRepository
+from bot.local.limits import sync_payload
+from bot.ui.embeds import DESCRIPTION_LIMIT, ROLL_COLOUR, clip
+from cogs._replay import replay, roll_command
+from cogs._shared import Interaction, guild_of
+
+
+def parse_roll(tree: app_commands.CommandTree[Any], line: str) -> Parsed:
+    """A saved roll's line, checked as Discord's client would check it, and that it is a roll command."""
+    text = line.strip()
+    if text.startswith("@"):
+        raise MacroError("A saved roll runs as whoever runs it: leave out the `@user`.")
+    parsed = parse_line(text if text.startswith("/") else "/" + text, sync_payload(tree))
+    if roll_command(tree, parsed.name) is None:
+        raise MacroError(
+            f"`/{parsed.name}` does not roll dice; save a roll command such as `/roll`, `/dnd attack`, "
+            "`/sf shoot` or `/aliens fire`.",
+            title="Not a roll",
+        )
+    if any(option["type"] == ATTACHMENT for option in parsed.options):
+        raise MacroError("A saved roll cannot carry a file.")
+    return parsed
+
+
+class Macros(commands.GroupCog, group_name="macro", group_description="Your saved rolls in this server"):
+    """Saved rolls: a command line under a name, validated when saved, run with one short command."""
+
+    def __init__(self, bot: DiceBot) -> None:
+        self.bot = bot
+        super().__init__()
+
+    async def names(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
+        """Your saved rolls here whose name contains what was typed, each with its command line."""
+        if interaction.guild_id is None:
+            return []
+        async with self.bot.database.read() as session:
+            found = await MacroRepository(session).list(
+                guild_id=interaction.guild_id, user_id=interaction.user.id, text=current
+            )
+        return [app_commands.Choice(name=clip(f"{m.name}: {m.line}", 100), value=m.name) for m in found][:25]
+
+    @app_commands.command(name="save")
+    async def save(
+        self,
+        interaction: Interaction,
+        name: app_commands.Range[str, 1, NAME_LENGTH],
+        command: app_commands.Range[str, 1, LINE_LENGTH],
+    ) -> None:
+        """Save a roll command under a name of yours, checked now, run later with /macro run.
+
+        Args:
+            name: What to call it, e.g. greataxe (at most 32 characters)
+            command: The roll as you would type it, e.g. /dnd attack weapon:greataxe target_ac:17
+        """
+        guild_id = guild_of(interaction)
+        parsed = parse_roll(self.bot.tree, command)
+        line = command.strip() if command.strip().startswith("/") else "/" + command.strip()
+        async with self.bot.database.write.begin() as session:
+            saved = await MacroRepository(session).save(
+                guild_id=guild_id,
+                user_id=interaction.user.id,
+                name=name,
+                command=parsed.name,
+                line=line,
+                now=self.bot.clock(),
+            )
+        embed = discord.Embed(
+            title="Roll saved",
+            description=f"**{saved.name}**: `{clip(saved.line, 1000)}`\nRun it with `/macro run name:{saved.name}`.",
+            colour=ROLL_COLOUR,
+        )
+        await interaction.response.send_message(embed=embed, ephemeral=True)
+
+    @app_commands.command(name="run")
+    @app_commands.autocomplete(name=names)
+    async def run(self, interaction: Interaction, name: app_commands.Range[str, 1, NAME_LENGTH]) -> None:
+        """Run one of your saved rolls, as if you had typed its command.
+
+        Args:
+            name: The saved roll (autocomplete lists yours)
+        """
+        guild_id = guild_of(interaction)
+        async with self.bot.database.read() as session:
+            saved = await MacroRepository(session).get(guild_id=guild_id, user_id=interaction.user.id, name=name)
+        if saved is None:
+            raise MacroError(
+                f"You have no saved roll called **{clip(name, NAME_LENGTH)}** here. `/macro list` shows yours.",
+                title="No such saved roll",
+            )
+        parsed = parse_roll(self.bot.tree, saved.line)
+        await replay(interaction, parsed.name, {option["name"]: option["value"] for option in parsed.options})
+
+    @app_commands.command(name="list")
+    async def list_saved(self, interaction: Interaction) -> None:
+        """List your saved rolls in this server."""
+        guild_id = guild_of(interaction)
+        async with self.bot.database.read() as session:
+            found = await MacroRepository(session).list(guild_id=guild_id, user_id=interaction.user.id)
+        lines = [f"**{m.name}**: `{clip(m.line, 200)}`" for m in found]
+        embed = discord.Embed(
+            title=f"Your saved rolls ({len(found)} of {MAX_MACROS})",
+            description=clip("\n".join(lines), DESCRIPTION_LIMIT) if lines else "None yet: `/macro save` makes one.",
+            colour=ROLL_COLOUR,
+        )
+        await interaction.response.send_message(embed=embed, ephemeral=True)
+
+    @app_commands.command(name="delete")
+    @app_commands.autocomplete(name=names)
+    async def delete_saved(self, interaction: Interaction, name: app_commands.Range[str, 1, NAME_LENGTH]) -> None:
+        """Delete one of your saved rolls.
+
+        Args:
+            name: The saved roll (autocomplete lists yours)
+        """
+        guild_id = guild_of(interaction)
+        async with self.bot.database.write.begin() as session:
+            gone = await MacroRepository(session).delete(guild_id=guild_id, user_id=interaction.user.id, name=name)
+        if not gone:
+            raise MacroError(f"You have no saved roll called **{clip(name, NAME_LENGTH)}** here.")
+        embed = discord.Embed(title="Saved roll deleted", description=f"**{clip(name, NAME_LENGTH)}** is gone.")
+        await interaction.response.send_message(embed=embed, ephemeral=True)
+
+
+async def setup(bot: DiceBot) -> None:
+    """Load the cog."""
+    await bot.add_cog(Macros(bot))

@@ -1,0 +1,118 @@
+"""/stats: how lucky the dice have been, against the odds each roll showed when it was made."""
+
+from __future__ import annotations
+
+import io
+from typing import Literal
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.client import DiceBot
+from bot.db.characters import CharacterRepository
+from bot.db.rolls import LUCK_ROLLS, RollRepository
+from bot.rules import luck
+from bot.rules.sheets import RULESETS
+from bot.ui.chart import luck_chart
+from bot.ui.embeds import ROLL_COLOUR, clip
+from cogs._shared import Interaction, any_character_choices, find, guild_of
+
+CHART = "luck.png"
+
+
+def table(rows: list[luck.Row]) -> str:
+    """Observed, expected and z per outcome, aligned for a code block."""
+    lines = [f"{'':<14}{'observed':>10}{'expected':>10}{'z':>7}"]
+    for row in rows:
+        z = "n/a" if row.z is None else f"{row.z:+.2f}"
+        lines.append(f"{row.label:<14}{row.observed:>10,.0f}{row.expected:>10,.2f}{z:>7}")
+    return "```\n" + "\n".join(lines) + "\n```"
+
+
+def verdicts(rows: list[luck.Row]) -> str:
+    """One plain sentence per outcome."""
+    out = []
+    for row in rows:
+        z = row.lucky_z
+        said = luck.verdict(z)
+        out.append(f"{row.label}: {said}" + ("" if row.z is None else f" (z = {row.z:+.2f}, {row.rolls} rolls)"))
+    return "\n".join(out)
+
+
+class Stats(commands.Cog):
+    """Luck, measured."""
+
+    def __init__(self, bot: DiceBot) -> None:
+        self.bot = bot
+
+    async def characters(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
+        """Characters of this server (of the chosen user, if one is)."""
+        return await any_character_choices(self.bot, interaction, current)
+
+    @app_commands.command(name="stats")
+    @app_commands.autocomplete(character=characters)
+    async def stats(
+        self,
+        interaction: Interaction,
+        user: discord.User | None = None,
+        character: app_commands.Range[str, 1, 40] | None = None,
+        ruleset: Literal["dnd35", "sf", "aliensrl"] | None = None,
+        private: bool = False,
+    ) -> None:
+        """Observed against expected: hits, criticals, damage, natural 20s and 1s, with a verdict and a chart.
+
+        Args:
+            user: Whose rolls (default: everyone's in this server)
+            character: Only the rolls made with this character
+            ruleset: Only the rolls of one game
+            private: Show the result to you only
+        """
+        guild_id = guild_of(interaction)
+        character_id = None
+        whose = user.display_name if user else "this server"
+        async with self.bot.database.read() as session:
+            if character is not None:
+                record = await find(
+                    CharacterRepository(session), interaction, character, owner_id=user.id if user else None
+                )
+                character_id, whose = record.id, record.name
+            tallies = await RollRepository(session).luck(
+                guild_id=guild_id,
+                user_id=user.id if user else None,
+                character_id=character_id,
+                ruleset=ruleset,
+                include_private_of=interaction.user.id if user is not None and user.id == interaction.user.id else None,
+            )
+        rows = luck.rows(tallies)
+        scope = f" · {RULESETS[ruleset].title}" if ruleset else ""
+        title = clip(f"Luck of {whose}{scope}", 256)
+        if not rows:
+            embed = discord.Embed(
+                title=title,
+                description="No rolls with odds yet: attacks (`/dnd`, `/sf`, `/aliens`) and d20s rolled here count.",
+                colour=ROLL_COLOUR,
+            )
+            await interaction.response.send_message(embed=embed, ephemeral=private)
+            return
+        headline = luck.overall(rows)
+        said = luck.verdict(headline)
+        embed = discord.Embed(
+            title=title,
+            description=f"**{said[0].upper() + said[1:]}** over {len(tallies)} rolls.\n{verdicts(rows)}\n{table(rows)}",
+            colour=ROLL_COLOUR,
+        )
+        embed.set_image(url=f"attachment://{CHART}")
+        note = (
+            f"Expected values come from the exact odds shown with each roll. |z| < {luck.UNUSUAL:g} is ordinary luck."
+        )
+        if len(tallies) >= LUCK_ROLLS:
+            note += f" The latest {LUCK_ROLLS:,} rolls."
+        embed.set_footer(text=note)
+        chart = discord.File(io.BytesIO(luck_chart(title, rows)), filename=CHART)
+        await interaction.response.send_message(embed=embed, file=chart, ephemeral=private)
+
+
+async def setup(bot: DiceBot) -> None:
+    """Load the cog."""
+    await bot.add_cog(Stats(bot))

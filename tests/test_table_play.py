@@ -1,0 +1,284 @@
+"""Table play through the command tree: the buttons under every roll, saved rolls, /stats and /history filters."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from itertools import product
+from typing import Any
+
+from sqlalchemy import select
+
+from bot.db.engine import Database
+from bot.db.macros import MAX_MACROS
+from bot.db.models import RollLog
+from bot.local.double import UPDATE_MESSAGE
+from bot.local.driver import LocalDiscord
+from bot.local.payloads import user_object
+from tests.dice_sources import ScriptedDice
+
+STRANGER = "200000000000000002"
+QUICK = {"attack_bonus": 5, "damage": "1d8+3", "target_ac": 15}  # hit 55%, 20/x2
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+def user_option(user_id: str) -> list[dict[str, Any]]:
+    """A user option as Discord sends it."""
+    return [{"name": "user", "type": 6, "value": user_id}]
+
+
+def resolved(user_id: str) -> dict[str, Any]:
+    """The resolved data Discord sends with a user option."""
+    return {"users": {user_id: user_object(user_id)}}
+
+
+def buttons(message: dict[str, Any]) -> dict[str, str]:
+    """Label -> custom id of every button on a message."""
+    return {c["label"]: c["custom_id"] for row in message.get("components", []) for c in row["components"]}
+
+
+async def rows(database: Database) -> list[RollLog]:
+    async with database.read() as session:
+        return list((await session.scalars(select(RollLog).order_by(RollLog.id))).all())
+
+
+async def dnd_character(local: LocalDiscord, name: str) -> None:
+    created = await local.command("character create", {"ruleset": "dnd35", "name": name})
+    assert created.rejected == [], created.requests
+    added = await local.command("character weapon add", {"character": name, "name": "Longsword"})
+    assert added.rejected == [], added.requests
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Compact answers and the Details toggle.
+
+
+async def test_an_attack_answers_compact_and_details_switches_the_message(local: LocalDiscord) -> None:
+    local.bot.dice = ScriptedDice([12, 5])
+    first = await local.command("dnd attack", QUICK)
+    embed = first.embed
+    assert embed["description"] == "**Hit**: **8** damage\nOdds: hit 55.0% · crit 2.8% · avg 4.33"
+    assert not embed.get("fields")  # the steps wait behind Details
+    message = local.original(first)
+    assert buttons(message) == {
+        "Roll again": f"again:{first.payload['id']}",
+        "Details": f"details:{first.payload['id']}:full",
+    }
+
+    full = await local.click(message, buttons(message)["Details"])
+    assert full.response["type"] == UPDATE_MESSAGE  # the same message, edited
+    shown = full.response["data"]["embeds"][0]
+    assert shown["description"] == embed["description"]
+    assert shown["fields"][0]["name"] == "Attack roll"
+    assert "d20 **12** +5 = **17** vs AC 15 → hit" in shown["fields"][0]["value"]
+    assert [c["label"] for c in full.response["data"]["components"][0]["components"]] == ["Roll again", "Less"]
+
+    edited = local.original(first)
+    back = await local.click(edited, buttons(edited)["Less"])
+    assert back.response["type"] == UPDATE_MESSAGE
+    assert back.response["data"]["embeds"][0] == embed
+    assert buttons(local.original(first))["Details"] == f"details:{first.payload['id']}:full"
+
+
+async def test_someone_else_pressing_details_sees_the_steps_privately(local: LocalDiscord) -> None:
+    local.bot.dice = ScriptedDice([3])
+    first = await local.command("dnd attack", QUICK)
+    message = local.original(first)
+    peek = await local.click(message, buttons(message)["Details"], actor=local.as_user(STRANGER))
+    assert peek.ephemeral and peek.response["type"] == 4
+    assert peek.embed["fields"][0]["name"] == "Attack roll"
+    assert local.original(first)["embeds"][0] == first.embed  # the roller's message is untouched
+
+
+async def test_a_server_can_start_answers_full(local: LocalDiscord, full_answers: None) -> None:
+    local.bot.dice = ScriptedDice([3])
+    first = await local.command("dnd attack", QUICK)
+    assert first.embed["fields"][0]["name"] == "Attack roll"
+    assert list(buttons(local.original(first))) == ["Roll again", "Less"]
+
+
+async def test_one_line_answers_have_no_details_button(local: LocalDiscord) -> None:
+    first = await local.command("roll", {"expression": "1d20"})
+    assert list(buttons(local.original(first))) == ["Roll again"]
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Roll again.
+
+
+async def test_roll_again_repeats_a_character_attack_with_the_same_options(
+    local: LocalDiscord, database: Database
+) -> None:
+    await dnd_character(local, "Kara")
+    local.bot.dice = ScriptedDice([12, 5, 2])
+    options = {"character": "Kara", "target_ac": 10, "modifier": 2}
+    first = await local.command("dnd attack", options)
+    refused = await local.click(local.original(first), f"again:{first.payload['id']}", actor=local.as_user(STRANGER))
+    assert refused.ephemeral and refused.embed["title"] == "Not your roll"
+    again = await local.click(local.original(first), f"again:{first.payload['id']}")
+    assert again.response["type"] == 4 and again.embed["title"] == "Kara: Longsword"
+    assert again.embed["description"].startswith("**Miss**")  # the 2 rolled for the second attack
+    logged = await rows(database)
+    assert [(r.command, r.inputs) for r in logged] == [("dnd attack", options)] * 2
+    assert logged[0].character_id == logged[1].character_id is not None
+    assert [r.ruleset for r in logged] == ["dnd35", "dnd35"]
+
+
+async def test_roll_again_in_a_fair_session_takes_the_next_roll_number(local: LocalDiscord) -> None:
+    await local.command("fair start")
+    first = await local.command("dnd attack", QUICK)
+    assert "Fair roll #1" in first.embed["footer"]["text"]
+    again = await local.click(local.original(first), f"again:{first.payload['id']}")
+    assert "Fair roll #2" in again.embed["footer"]["text"]
+
+
+async def test_roll_again_of_a_deleted_character_says_what_is_wrong(local: LocalDiscord) -> None:
+    await dnd_character(local, "Kara")
+    first = await local.command("dnd attack", {"character": "Kara", "target_ac": 10})
+    confirm = await local.command("character delete", {"character": "Kara"})
+    await local.click(local.original(confirm), buttons(local.original(confirm))["Delete"])
+    again = await local.click(local.original(first), f"again:{first.payload['id']}")
+    assert again.ephemeral and again.embed["title"] == "No such character"
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Saved rolls.
+
+
+async def test_a_saved_roll_runs_as_if_typed(local: LocalDiscord, database: Database) -> None:
+    line = "/dnd attack attack_bonus:5 damage:1d8+3 target_ac:15"
+    saved = await local.command("macro save", {"name": "Axe", "command": line})
+    assert saved.ephemeral and saved.embed["title"] == "Roll saved"
+    local.bot.dice = ScriptedDice([12, 5, 2])
+    ran = await local.command("macro run", {"name": "axe"})  # names match in any case
+    assert ran.embed["description"].startswith("**Hit**: **8** damage\n")
+    again = await local.click(local.original(ran), f"again:{ran.payload['id']}")
+    assert again.embed["title"] == "Player0001: attack 1d8+3"
+    logged = await rows(database)
+    assert [(r.command, r.inputs) for r in logged] == [("dnd attack", QUICK)] * 2
+    listed = await local.command("macro list")
+    assert listed.embed["description"] == f"**Axe**: `{line}`"
+    choices = await local.autocomplete("macro run", {"name": "a"}, "name")
+    assert choices.choices == [{"name": f"Axe: {line}", "value": "Axe"}]
+    assert (await local.autocomplete("macro run", {"name": "a"}, "name", actor=local.as_user(STRANGER))).choices == []
+
+
+async def test_saved_rolls_are_checked_when_saved(local: LocalDiscord) -> None:
+    cases = {
+        "/character list": "Not a roll",
+        "/roll expr:1d6": "Can't read that command",
+        "/roll": "Can't read that command",
+        "/dnd attack target_ac:high": "Can't read that command",
+        "@200000000000000002 /roll expression:1d6": "Saved roll",
+        "/nothing": "Can't read that command",
+    }
+    for line, title in cases.items():
+        refused = await local.command("macro save", {"name": "x", "command": line})
+        assert refused.ephemeral and refused.embed["title"] == title, (line, refused.embed)
+    ok = await local.command("macro save", {"name": "d20", "command": "roll expression:1d20+2"})  # the / is optional
+    assert ok.embed["title"] == "Roll saved"
+    taken = await local.command("macro save", {"name": "D20", "command": "/roll expression:1d20"})
+    assert taken.embed["title"] == "Name taken"
+
+
+async def test_at_most_fifty_saved_rolls_and_delete(local: LocalDiscord) -> None:
+    for number in range(MAX_MACROS):
+        saved = await local.command("macro save", {"name": f"r{number}", "command": f"/roll expression:1d{number + 2}"})
+        assert saved.embed["title"] == "Roll saved", saved.embed
+    over = await local.command("macro save", {"name": "one more", "command": "/roll expression:1d6"})
+    assert over.embed["title"] == "Too many saved rolls"
+    other = await local.command(
+        "macro save", {"name": "mine", "command": "/roll expression:1d6"}, actor=local.as_user(STRANGER)
+    )
+    assert other.embed["title"] == "Roll saved"  # the limit is per user
+    stranger_delete = await local.command("macro delete", {"name": "r0"}, actor=local.as_user(STRANGER))
+    assert stranger_delete.embed["title"] == "Saved roll"  # nobody else's name reaches your rolls
+    gone = await local.command("macro delete", {"name": "R0"})
+    assert gone.embed["title"] == "Saved roll deleted"
+    missing = await local.command("macro run", {"name": "r0"})
+    assert missing.embed["title"] == "No such saved roll"
+
+
+# ---------------------------------------------------------------------------------------------------------
+# /stats on a seeded history, against an independent enumeration of the attack's odds.
+
+
+def quick_attack_damage() -> dict[int, Fraction]:
+    """AB +5 against AC 15, 1d8+3, 20/x2, by enumerating the attack d20, the confirmation d20 and the d8s."""
+    out: dict[int, Fraction] = {}
+    for face, confirm, first, second in product(range(1, 21), range(1, 21), range(1, 9), range(1, 9)):
+        p = Fraction(1, 20 * 20 * 8 * 8)
+        hit = face == 20 or (face != 1 and face + 5 >= 15)
+        critical = hit and face == 20 and confirm != 1 and (confirm == 20 or confirm + 5 >= 15)
+        damage = 0 if not hit else first + 3 + (second + 3 if critical else 0)
+        out[damage] = out.get(damage, Fraction(0)) + p
+    return out
+
+
+async def test_stats_adds_up_the_seeded_history(local: LocalDiscord) -> None:
+    # A confirmed critical (20, 15 confirms, d8s 3 and 4: 13 damage), a natural 1, and a plain hit of 8.
+    local.bot.dice = ScriptedDice([20, 15, 3, 4, 1, 12, 5])
+    for _ in range(3):
+        await local.command("dnd attack", QUICK)
+    stats = await local.command("stats", user_option(local.actor.user_id), resolved=resolved(local.actor.user_id))
+    embed = stats.embed
+    assert embed["title"] == "Luck of Player0001"
+    distribution = quick_attack_damage()
+    mean = sum(v * p for v, p in distribution.items())
+    variance = sum((v - mean) ** 2 * p for v, p in distribution.items())
+    hits_z = (2 - 3 * 0.55) / math.sqrt(3 * 0.55 * 0.45)
+    damage_z = (21 - 3 * float(mean)) / math.sqrt(3 * float(variance))
+    nat_z = (1 - 4 / 20) / math.sqrt(4 * (1 / 20) * (19 / 20))  # four d20s: 20, 15, 1, 12
+    crits_z = (1 - 3 * 0.0275) / math.sqrt(3 * 0.0275 * 0.9725)  # 11/400 a confirmed critical
+    table = embed["description"].split("```")[1].strip().split("\n")
+    assert table[1:] == [
+        f"Hits                   2      1.65  {hits_z:+.2f}",
+        f"Critical hits          1      0.08  {crits_z:+.2f}",
+        f"Damage                21     {3 * float(mean):.2f}  {damage_z:+.2f}",
+        f"Natural 20s            1      0.20  {nat_z:+.2f}",
+        f"Natural 1s             1      0.20  {nat_z:+.2f}",
+    ]
+    assert embed["description"].startswith("**Within ordinary luck** over 3 rolls.\n")
+    assert f"Critical hits: remarkably lucky (z = {crits_z:+.2f}, 3 rolls)" in embed["description"]
+    assert embed["image"]["url"] == "attachment://luck.png"
+    assert stats.files["luck.png"].startswith(PNG)
+
+
+async def test_a_run_of_natural_ones_is_called_unlucky(local: LocalDiscord) -> None:
+    local.bot.dice = ScriptedDice([1] * 20)
+    for _ in range(20):
+        await local.command("dnd attack", {"attack_bonus": 19, "damage": "1d6", "target_ac": 10})
+    stats = await local.command("stats", {"ruleset": "dnd35"})
+    z = (0 - 20 * 0.95) / math.sqrt(20 * 0.95 * 0.05)
+    assert stats.embed["description"].startswith("**Remarkably unlucky** over 20 rolls.\n")
+    assert f"Hits: remarkably unlucky (z = {z:+.2f}, 20 rolls)" in stats.embed["description"]
+    assert "Natural 1s: remarkably unlucky" in stats.embed["description"]  # many 1s are bad luck
+
+
+async def test_stats_keep_private_rolls_to_their_roller(local: LocalDiscord) -> None:
+    local.bot.dice = ScriptedDice([20, 20, 3, 3])
+    await local.command("dnd attack", {**QUICK, "private": True})
+    mine = await local.command("stats", user_option(local.actor.user_id), resolved=resolved(local.actor.user_id))
+    assert "over 1 rolls" in mine.embed["description"]
+    theirs = await local.command(
+        "stats", user_option(local.actor.user_id), actor=local.as_user(STRANGER), resolved=resolved(local.actor.user_id)
+    )
+    assert theirs.embed["description"].startswith("No rolls with odds yet")
+    assert "luck.png" not in theirs.files
+
+
+# ---------------------------------------------------------------------------------------------------------
+# /history of one character.
+
+
+async def test_history_of_one_character(local: LocalDiscord) -> None:
+    await dnd_character(local, "Kara")
+    await dnd_character(local, "Brom")
+    await local.command("dnd attack", {"character": "Kara", "target_ac": 10})
+    await local.command("dnd attack", {"character": "Brom", "target_ac": 10})
+    await local.command("dnd attack", {"character": "Kara", "target_ac": 12})
+    kara = await local.command("history", {"character": "Kara"})
+    assert kara.embed["title"] == "Latest rolls with Kara"
+    assert len(kara.embed["description"].split("\n")) == 2
+    everyone = await local.command("history")
+    assert len(everyone.embed["description"].split("\n")) == 3
