@@ -10,7 +10,7 @@ from typing import Any
 from sqlalchemy import insert, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from bot.db.models import RollLog
+from bot.db.models import Base, RollLog
 
 LUCK_ROLLS = 20_000  # /stats reads at most this many of the latest rolls
 
@@ -113,7 +113,8 @@ class RollRepository:
 
     async def add_many(self, rolls: list[dict[str, Any]]) -> None:
         """Log several rolls (each given as `add`'s keyword arguments) with one statement."""
-        await self.session.execute(insert(RollLog), rolls)
+        # The table, not the mapped class: a plain executemany, without the ORM's bulk-insert bookkeeping.
+        await self.session.execute(insert(Base.metadata.tables[RollLog.__tablename__]), rolls)
 
     async def recent(
         self, *, channel_id: int, user_id: int | None = None, character_id: int | None = None, limit: int = 10
