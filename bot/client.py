@@ -14,13 +14,14 @@ from typing import Any
 
 import discord
 from discord.ext import commands
+from sqlalchemy.ext.asyncio import AsyncSession
 
 import cogs
 from bot.config import Settings
 from bot.db.engine import Database
 from bot.db.fair import FairRepository, SessionDice
 from bot.db.identify import claim_identify
-from bot.db.rolls import RollRepository
+from bot.db.rolls import RollLogWriter
 from bot.rules.dice import DiceSource
 from bot.tree import BotTree, command_name, given_options
 
@@ -70,6 +71,7 @@ class DiceBot(commands.Bot):
         self.database = database
         self.dice = dice
         self.clock = clock
+        self.roll_log = RollLogWriter(database.write)
 
     async def setup_hook(self) -> None:
         """Load every cog (a broken one stops the start), then sync the commands to the dev server if set."""
@@ -88,12 +90,18 @@ class DiceBot(commands.Bot):
             synced = await self.tree.sync(guild=guild)
             log.info("Synced %d commands to the dev server %s", len(synced), guild.id)
 
-    async def dice_for(self, interaction: discord.Interaction[Any]) -> DiceSource:
-        """The dice of one roll: a fair session's next roll when one runs in the channel, else the bot's own."""
+    async def dice_for(self, interaction: discord.Interaction[Any], reading: AsyncSession | None = None) -> DiceSource:
+        """The dice of one roll: a fair session's next roll when one runs in the channel, else the bot's own.
+
+        A command that reads other things first passes its `reading` session, saving a transaction of its own.
+        """
         if interaction.channel_id is None:
             return self.dice
-        async with self.database.read() as session:
-            running = await FairRepository(session).open(interaction.channel_id)
+        if reading is not None:
+            running = await FairRepository(reading).open(interaction.channel_id)
+        else:
+            async with self.database.read() as session:
+                running = await FairRepository(session).open(interaction.channel_id)
         if running is None:
             return self.dice
         async with self.database.write.begin() as session:
@@ -114,7 +122,7 @@ class DiceBot(commands.Bot):
         ruleset: str | None = None,
         luck: dict[str, list[float]] | None = None,
         details: dict[str, Any] | None = None,
-    ) -> int:
+    ) -> None:
         """Write one roll to the roll log, with the command and options exactly as the user gave them.
 
         A roll of a fair session also records its session, roll number and every draw, for `/fair verify`;
@@ -123,27 +131,26 @@ class DiceBot(commands.Bot):
         fair = dice if isinstance(dice, SessionDice) else None
         if command is None:
             command = command_name(interaction)
-        async with self.database.write.begin() as session:
-            return await RollRepository(session).add(
-                interaction_id=interaction.id,
-                guild_id=interaction.guild_id,
-                channel_id=interaction.channel_id,
-                user_id=interaction.user.id,
-                command=command,
-                inputs=given_options(interaction),
-                result=result,
-                private=private,
-                created_at=self.clock(),
-                fair_session_id=fair.session.id if fair else None,
-                fair_roll=fair.roll_number if fair else None,
-                draws=[list(d) for d in fair.draws] if fair else None,
-                message_id=message_id,
-                summary=summary,
-                character_id=character_id,
-                ruleset=ruleset,
-                luck=luck,
-                details=details,
-            )
+        await self.roll_log.add(
+            interaction_id=interaction.id,
+            guild_id=interaction.guild_id,
+            channel_id=interaction.channel_id,
+            user_id=interaction.user.id,
+            command=command,
+            inputs=given_options(interaction),
+            result=result,
+            private=private,
+            created_at=self.clock(),
+            fair_session_id=fair.session.id if fair else None,
+            fair_roll=fair.roll_number if fair else None,
+            draws=[list(d) for d in fair.draws] if fair else None,
+            message_id=message_id,
+            summary=summary,
+            character_id=character_id,
+            ruleset=ruleset,
+            luck=luck,
+            details=details,
+        )
 
 
 class ShardedDiceBot(DiceBot, commands.AutoShardedBot):

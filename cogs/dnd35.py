@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from discord import app_commands
 from discord.ext import commands
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.client import DiceBot
 from bot.db.characters import CharacterRecord, CharacterRepository
@@ -100,17 +101,16 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
         return await character_choices(self.bot, interaction, current, rules=RULESET, anyone=True)
 
     # -- shared --------------------------------------------------------------------------------------------
-    async def variants(self, interaction: Interaction) -> dnd.Variants:
+    async def variants(self, interaction: Interaction, session: AsyncSession) -> dnd.Variants:
         """The server's readings (`/settings`)."""
-        async with self.bot.database.read() as session:
-            current = await SettingsRepository(session).effective(interaction.guild_id)
+        current = await SettingsRepository(session).effective(interaction.guild_id)
         return dnd.Variants(
             multipliers=dnd.MultiplierRule(current["dnd35.multipliers"]),
             confirmation=dnd.ConfirmationRule(current["dnd35.confirmation"]),
             finesse_shield=dnd.FinesseShieldRule(current["dnd35.finesse_shield"]),
         )
 
-    async def target(self, interaction: Interaction, options: Options) -> dnd.Target:
+    async def target(self, interaction: Interaction, options: Options, session: AsyncSession) -> dnd.Target:
         """The defender: a character here (its AC computed), or the AC given."""
         if (options.target is None) == (options.target_ac is None):
             raise UserError(
@@ -122,22 +122,20 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
             return dnd.target_ac(
                 options.target_ac, dr=options.dr, denied_dex=options.flat_footed, kind=f"{kind} AC".strip()
             )
-        async with self.bot.database.read() as session:
-            record = await find(CharacterRepository(session), interaction, options.target)  # type: ignore[arg-type]
+        record = await find(CharacterRepository(session), interaction, options.target)  # type: ignore[arg-type]
         if not isinstance(record.sheet, DndSheet):
             raise UserError(f"**{record.name}** is a {record.ruleset.title} character, not {TITLE}.")
         return dnd.target_sheet(record.sheet, touch=options.touch, flat_footed=options.flat_footed, dr=options.dr)
 
-    async def attacker(self, interaction: Interaction, text: str | None) -> CharacterRecord:
+    async def attacker(self, interaction: Interaction, text: str | None, session: AsyncSession) -> CharacterRecord:
         """The attacking character: named, or your active one."""
-        async with self.bot.database.read() as session:
-            return await find_for_roll(CharacterRepository(session), interaction, text, RULESET, TITLE)
+        return await find_for_roll(CharacterRepository(session), interaction, text, RULESET, TITLE)
 
     async def build(
-        self, interaction: Interaction, options: Options, variants: dnd.Variants
+        self, interaction: Interaction, options: Options, variants: dnd.Variants, session: AsyncSession
     ) -> tuple[dnd.Attack, str, int | None]:
         """One attack from quick-mode numbers or from a character, who makes it, and the character's id."""
-        target = await self.target(interaction, options)
+        target = await self.target(interaction, options, session)
         situation = options.situation()
         if options.quick:
             if options.attack_bonus is None or options.damage is None:
@@ -160,7 +158,7 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
                 label=f"attack {options.damage}",
             )
             return attack, interaction.user.display_name, None
-        record = await self.attacker(interaction, options.character)
+        record = await self.attacker(interaction, options.character, session)
         sheet = record.sheet
         assert isinstance(sheet, DndSheet)
         weapon = options.weapon or _only_weapon(record, sheet)
@@ -260,10 +258,13 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
             damage=damage,
             crit=crit,
         )
-        variants = await self.variants(interaction)
-        built, name, character_id = await self.build(interaction, options, variants)
-        chances = dnd.odds(built, variants=variants)
-        dice = await self.bot.dice_for(interaction)
+        # One read transaction for everything the attack reads: each transaction costs round trips. The dice
+        # come last, once nothing can fail any more, so that a fair session never skips a roll number.
+        async with self.bot.database.read() as session:
+            variants = await self.variants(interaction, session)
+            built, name, character_id = await self.build(interaction, options, variants, session)
+            chances = dnd.odds(built, variants=variants)
+            dice = await self.bot.dice_for(interaction, session)
         counted = luck.CountingDice(dice)
         result = dnd.resolve(built, counted, variants=variants)
         embed = attack_embed(result, chances, attacker=name)
@@ -354,8 +355,9 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
             damage=damage,
             crit=crit,
         )
-        variants = await self.variants(interaction)
-        built, name, _ = await self.build(interaction, options, variants)
+        async with self.bot.database.read() as session:
+            variants = await self.variants(interaction, session)
+            built, name, _ = await self.build(interaction, options, variants, session)
         chances = dnd.odds(built, variants=variants)
         embed = odds_embed(built, chances, attacker=name, variants=variants)
         await interaction.response.send_message(embed=embed, ephemeral=private)
@@ -414,18 +416,19 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
             flanking=flanking,
             two_hands=two_hands,
         )
-        variants = await self.variants(interaction)
-        defender = await self.target(interaction, options)
-        record = await self.attacker(interaction, character)
-        sheet = record.sheet
-        assert isinstance(sheet, DndSheet)
-        primary = weapon or _only_weapon(record, sheet)
-        attacks = dnd.full_attack(
-            sheet, primary, defender, options.situation(), off_hand_weapon=off_hand_weapon, variants=variants
-        )
-        chances = [dnd.odds(a, variants=variants) for a in attacks]
-        expected = sum((c.expected_damage for c in chances), start=0)
-        dice = await self.bot.dice_for(interaction)
+        async with self.bot.database.read() as session:
+            variants = await self.variants(interaction, session)
+            defender = await self.target(interaction, options, session)
+            record = await self.attacker(interaction, character, session)
+            sheet = record.sheet
+            assert isinstance(sheet, DndSheet)
+            primary = weapon or _only_weapon(record, sheet)
+            attacks = dnd.full_attack(
+                sheet, primary, defender, options.situation(), off_hand_weapon=off_hand_weapon, variants=variants
+            )
+            chances = [dnd.odds(a, variants=variants) for a in attacks]
+            expected = sum((c.expected_damage for c in chances), start=0)
+            dice = await self.bot.dice_for(interaction, session)
         counted = luck.CountingDice(dice)
         full = dnd.resolve_all(attacks, counted, variants=variants)
         embed = full_attack_embed(full, expected, attacker=record.name, weapon=primary)  # type: ignore[arg-type]
@@ -452,7 +455,8 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
         Args:
             character: Whose AC (default: your active D&D character; #number for anyone's here)
         """
-        record = await self.attacker(interaction, character)
+        async with self.bot.database.read() as session:
+            record = await self.attacker(interaction, character, session)
         sheet = record.sheet
         assert isinstance(sheet, DndSheet)
         rows = [

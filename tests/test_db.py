@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 import asyncio
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
-from sqlalchemy import text
+from sqlalchemy import func, select, text
 
 from bot.__main__ import prepare_database
 from bot.config import Settings
 from bot.db.engine import Database, open_database
 from bot.db.migrate import SchemaMismatch, current_revision, head_revision, upgrade
-from bot.db.models import Base
+from bot.db.models import Base, RollLog
+from bot.db.rolls import RollLogWriter
 from tests.conftest import POSTGRES
 
 
@@ -58,6 +60,33 @@ async def test_concurrent_read_modify_write_loses_nothing(database: Database) ->
     await asyncio.gather(*(bump() for _ in range(30)))
     async with database.read() as session:
         assert (await session.execute(text("SELECT value FROM counter"))).scalar_one() == 30
+
+
+async def test_the_roll_log_writer_commits_a_burst_and_fails_only_the_bad_roll(database: Database) -> None:
+    writer = RollLogWriter(database.write)
+    roll = {
+        "interaction_id": 1,
+        "guild_id": 1,
+        "channel_id": 1,
+        "user_id": 1,
+        "command": "roll",
+        "inputs": {"expression": "1d6"},
+        "result": {"total": 3},
+        "private": False,
+        "created_at": datetime(2026, 1, 1, tzinfo=UTC),
+        "fair_session_id": None,
+        "fair_roll": None,
+        "draws": None,
+        "message_id": None,
+        "summary": "1d6 = 3",
+    }
+    no_such_session = {**roll, "fair_session_id": 999}  # breaks the foreign key
+    outcomes = await asyncio.gather(
+        *(writer.add(**roll) for _ in range(30)), writer.add(**no_such_session), return_exceptions=True
+    )
+    assert [type(o).__name__ for o in outcomes if o is not None] == ["IntegrityError"]
+    async with database.read() as session:
+        assert (await session.execute(select(func.count()).select_from(RollLog))).scalar() == 30
 
 
 async def test_a_schema_newer_than_the_code_is_refused_even_by_migrate(tmp_path: Path) -> None:

@@ -30,6 +30,8 @@ class RollLog(Base):
     __tablename__ = "roll_log"
     __table_args__ = (
         Index("ix_roll_log_channel", "channel_id", "id"),
+        # /history user: (a user's rolls in a channel, newest first).
+        Index("ix_roll_log_channel_user", "channel_id", "user_id", "id"),
         Index("ix_roll_log_user", "guild_id", "user_id", "id"),
         Index("ix_roll_log_interaction", "interaction_id"),
         Index("ix_roll_log_character", "character_id", "id"),

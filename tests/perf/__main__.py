@@ -1,0 +1,159 @@
+"""Every benchmark of issue #9 in one run, one table: `python -m tests.perf [--quick] [--json FILE]`.
+
+1. rules core: one D&D attack (odds, resolution, embed) against avrae's d20 rolling the same dice;
+2. the whole process: `python -m bot` over the local double's gateway, a burst and a 300/s run of
+   `/dnd attack` and of `/ping` (the floor);
+3. database scale: `/dnd attack` and `/history` with 100,000 characters and 1,000,000 logged rolls, as a
+   ratio to a nearly empty database, and the query plans of both;
+4. memory: the bot's resident memory after 10,000 and 50,000 interactions.
+
+`--quick` runs small sizes to check the benchmarks themselves (figures from it say little). The full run
+takes a few minutes on two cores. These are not tests: pytest does not collect them (files are bench_*).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import time
+from pathlib import Path
+from typing import Any
+
+from tests.perf import bench_peer, bench_process
+
+SECTIONS = ("core", "load", "scale", "memory")
+
+
+def _verdict(ok: bool | None) -> str:
+    return "" if ok is None else ("ok" if ok else "MISSED")
+
+
+def rows(figures: dict[str, Any]) -> list[tuple[str, str, str, str, str]]:
+    """(area, measure, value, target, verdict) for the table."""
+    out: list[tuple[str, str, str, str, str]] = []
+    core = figures.get("core")
+    if core:
+        ours, peer = core["core"], core["d20"]
+        out.append(("core", "odds + resolve + embed, median", f"{ours['attack_median_us']:.1f} µs", "", ""))
+        out.append(("core", "  resolve + embed only", f"{ours['resolve_embed_median_us']:.1f} µs", "", ""))
+        out.append(("core", "  odds only", f"{ours['odds_median_us']:.1f} µs", "", ""))
+        if "unavailable" in peer:
+            out.append(("core", "d20 peer", "unavailable: " + peer["unavailable"][:60], "", ""))
+        else:
+            out.append(
+                ("core", f"d20 {peer['d20']}: to-hit, confirm, damage", f"{peer['attack_median_us']:.1f} µs", "", "")
+            )
+            out.append(("core", "ratio ours / d20 (whole attack)", f"{core['ratio_attack_to_d20']:.2f}", "", ""))
+            out.append(("core", "ratio ours / d20 (without odds)", f"{core['ratio_resolve_embed_to_d20']:.2f}", "", ""))
+    process = figures.get("process", {})
+    load = process.get("load")
+    if load:
+        for key in ("attack_burst", "attack_paced", "ping_burst", "ping_paced"):
+            run = load[key]
+            name = key.replace("_", " ")
+            out.append(
+                (
+                    "load",
+                    f"{name}: {run['sent']} sent, responses/s",
+                    f"{run['throughput_per_s']:.0f}/s",
+                    "",
+                    "",
+                )
+            )
+            out.append(
+                (
+                    "load",
+                    f"  {name}: p50 / p99 / max",
+                    f"{run['p50_ms']:.0f} / {run['p99_ms']:.0f} / {run['max_ms']:.0f} ms",
+                    "",
+                    "",
+                )
+            )
+            missed = run["late"] + run["lost"]
+            verdict = _verdict(missed == 0) if key.endswith("burst") or key.startswith("attack") else ""
+            out.append(("load", f"  {name}: late / lost", f"{run['late']} / {run['lost']}", "0 / 0", verdict))
+            out.append(("load", f"  {name}: bot CPU per command", f"{run['bot_cpu_ms_per_command']:.2f} ms", "", ""))
+        ratio = load["burst_ratio_attack_to_floor"]
+        out.append(("load", "burst throughput attack / ping", f"{ratio:.2f}", ">= 0.80", _verdict(ratio >= 0.8)))
+    scale = process.get("scale")
+    if scale:
+        size = f"{scale['characters']:,} characters, {scale['rolls']:,} rolls"
+        out.append(("scale", "bulk insert", f"{scale['insert_seconds']:.1f} s", size, ""))
+        for key, label in (
+            ("attack", "/dnd attack"),
+            ("history", "/history"),
+            ("history_user", "/history user:"),
+        ):
+            empty, full = scale["empty"][f"{key}_p50_ms"], scale["full"][f"{key}_p50_ms"]
+            ratio = scale[f"{key}_ratio"]
+            out.append(
+                (
+                    "scale",
+                    f"{label} p50 empty -> full",
+                    f"{empty:.1f} -> {full:.1f} ms (x{ratio:.2f})",
+                    "<= 1.2" if key == "attack" else "",
+                    _verdict(ratio <= 1.2) if key == "attack" else "",
+                )
+            )
+        scans = scale["full_scans"]
+        out.append(
+            ("scale", "full scans in the commands' queries", "; ".join(scans) or "none", "none", _verdict(not scans))
+        )
+    memory = process.get("memory")
+    if memory:
+        first, second = memory["interactions"]
+        out.append(("memory", "VmRSS after start-up", f"{memory['after_start_kib'] / 1024:.1f} MiB", "", ""))
+        out.append(("memory", f"VmRSS after {first:,}", f"{memory[f'after_{first}_kib'] / 1024:.1f} MiB", "", ""))
+        out.append(("memory", f"VmRSS after {second:,}", f"{memory[f'after_{second}_kib'] / 1024:.1f} MiB", "", ""))
+        growth = memory["growth_percent"]
+        out.append(("memory", f"growth {first:,} -> {second:,}", f"{growth:+.1f}%", "< 5%", _verdict(growth < 5)))
+    if "core_seconds" in figures:
+        out.append(("time", "core section", f"{figures['core_seconds']:.0f} s", "", ""))
+    for section, seconds in process.get("seconds", {}).items():
+        out.append(("time", f"{section} section", f"{seconds:.0f} s", "", ""))
+    if "bot_log_errors" in process:
+        errors = process["bot_log_errors"]
+        out.append(("process", "unhandled errors in the bot's log", str(errors), "0", _verdict(errors == 0)))
+    return out
+
+
+def table(lines: list[tuple[str, str, str, str, str]]) -> str:
+    header = ("area", "measure", "value", "target", "")
+    widths = [max(len(str(r[i])) for r in [header, *lines]) for i in range(5)]
+    fmt = "  ".join(f"{{:{w}}}" for w in widths)
+    rule = "  ".join("-" * w for w in widths)
+    return "\n".join([fmt.format(*header), rule, *(fmt.format(*r).rstrip() for r in lines)])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        prog="python -m tests.perf", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--quick", action="store_true", help="small sizes: checks the benchmarks, not the bot")
+    parser.add_argument("--json", type=Path, metavar="FILE", help="also write every figure to FILE")
+    parser.add_argument("--only", nargs="+", choices=SECTIONS, default=list(SECTIONS))
+    args = parser.parse_args()
+    started = time.monotonic()
+    figures: dict[str, Any] = {
+        "quick": args.quick,
+        "python": platform.python_version(),
+        "machine": f"{platform.machine()}, {os.cpu_count()} CPUs",
+    }
+    if "core" in args.only:
+        figures["core"] = bench_peer.run(2_000 if args.quick else 20_000)
+        figures["core_seconds"] = round(time.monotonic() - started, 1)
+    process_sections = {s for s in args.only if s != "core"}
+    if process_sections:
+        figures["process"] = asyncio.run(bench_process.run(args.quick, process_sections))
+    figures["seconds"] = round(time.monotonic() - started, 1)
+    print(table(rows(figures)))
+    print(f"\n{'quick' if args.quick else 'full'} run, {figures['seconds']:.0f} s, Python {figures['python']}")
+    if args.json:
+        args.json.write_text(json.dumps(figures, indent=2, default=str) + "\n")
+
+
+if __name__ == "__main__":
+    main()
