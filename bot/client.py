@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import pkgutil
+import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
@@ -22,10 +23,14 @@ from bot.db.engine import Database
 from bot.db.fair import FairRepository, SessionDice
 from bot.db.identify import claim_identify
 from bot.db.rolls import RollLogWriter
+from bot.db.settings import SettingsRepository
 from bot.rules.dice import DiceSource
 from bot.tree import BotTree, command_name, given_options
 
 log = logging.getLogger(__name__)
+
+SETTINGS_TTL = 10.0  # seconds a server's rules settings are kept between reads
+SETTINGS_KEPT = 10_000  # servers whose settings are kept at most
 
 
 def utc_now() -> datetime:
@@ -71,6 +76,7 @@ class DiceBot(commands.Bot):
         self.database = database
         self.dice = dice
         self.clock = clock
+        self._server_settings: dict[int | None, tuple[float, dict[str, str]]] = {}
         self.roll_log = RollLogWriter(database.write)
 
     async def setup_hook(self) -> None:
@@ -89,6 +95,30 @@ class DiceBot(commands.Bot):
             self.tree.copy_global_to(guild=guild)
             synced = await self.tree.sync(guild=guild)
             log.info("Synced %d commands to the dev server %s", len(synced), guild.id)
+
+    async def server_settings(self, guild_id: int | None, reading: AsyncSession | None = None) -> dict[str, str]:
+        """A server's effective rules settings (`/settings`), kept for SETTINGS_TTL seconds.
+
+        Nearly every roll reads them and they rarely change; `/settings set` in this process forgets them at
+        once, and a change made through another process (a shard hand-over) shows within the TTL.
+        """
+        now = time.monotonic()
+        kept = self._server_settings.get(guild_id)
+        if kept is not None and now - kept[0] < SETTINGS_TTL:
+            return dict(kept[1])
+        if reading is not None:
+            current = await SettingsRepository(reading).effective(guild_id)
+        else:
+            async with self.database.read() as session:
+                current = await SettingsRepository(session).effective(guild_id)
+        if len(self._server_settings) >= SETTINGS_KEPT:
+            self._server_settings.clear()  # bounded memory; the busy servers come back on their next roll
+        self._server_settings[guild_id] = (now, current)
+        return dict(current)
+
+    def forget_server_settings(self, guild_id: int | None) -> None:
+        """Drop a server's kept settings after a change, so the next roll reads them."""
+        self._server_settings.pop(guild_id, None)
 
     async def dice_for(self, interaction: discord.Interaction[Any], reading: AsyncSession | None = None) -> DiceSource:
         """The dice of one roll: a fair session's next roll when one runs in the channel, else the bot's own.

@@ -180,8 +180,7 @@ async def answer_roll(
 
 async def _answers(bot: DiceBot, interaction: Interaction) -> str:
     """How this server's roll answers start: "compact" or "full" (`/settings`)."""
-    async with bot.database.read() as session:
-        return (await SettingsRepository(session).effective(interaction.guild_id))[ANSWERS]
+    return (await bot.server_settings(interaction.guild_id))[ANSWERS]
 
 
 async def answer_hidden(

@@ -8,7 +8,6 @@ from discord.ext import commands
 
 from bot.client import DiceBot
 from bot.db.characters import CharacterRepository
-from bot.db.settings import SettingsRepository
 from bot.errors import UserError
 from bot.rules import aliensrl as rules
 from bot.rules import luck
@@ -54,8 +53,7 @@ class Aliens(commands.GroupCog, group_name="aliens", group_description="AliensRL
 
     async def ring(self, interaction: Interaction) -> rules.Ring:
         """The server's reading of "two tiles away" (`/settings`; the reference's default elsewhere)."""
-        async with self.bot.database.read() as session:
-            current = await SettingsRepository(session).effective(interaction.guild_id)
+        current = await self.bot.server_settings(interaction.guild_id)
         return rules.Ring(current["aliensrl.ring"])
 
     async def shooter(

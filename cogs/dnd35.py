@@ -10,7 +10,6 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.client import DiceBot
 from bot.db.characters import CharacterRecord, CharacterRepository
-from bot.db.settings import SettingsRepository
 from bot.errors import UserError
 from bot.rules import dnd35 as dnd
 from bot.rules import luck
@@ -103,7 +102,7 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
     # -- shared --------------------------------------------------------------------------------------------
     async def variants(self, interaction: Interaction, session: AsyncSession) -> dnd.Variants:
         """The server's readings (`/settings`)."""
-        current = await SettingsRepository(session).effective(interaction.guild_id)
+        current = await self.bot.server_settings(interaction.guild_id, session)
         return dnd.Variants(
             multipliers=dnd.MultiplierRule(current["dnd35.multipliers"]),
             confirmation=dnd.ConfirmationRule(current["dnd35.confirmation"]),

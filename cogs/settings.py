@@ -87,6 +87,7 @@ class Settings(commands.GroupCog, group_name="settings", group_description="This
             await SettingsRepository(session).set(
                 guild_id, spec.key, value, user_id=interaction.user.id, now=self.bot.clock()
             )
+        self.bot.forget_server_settings(guild_id)
         message = f"`{spec.key}` is now **{value}**: {spec.choices[value]}."
         await interaction.response.send_message(embed=done_embed("Setting saved", message))
 

@@ -9,7 +9,6 @@ from discord.ext import commands
 
 from bot.client import DiceBot
 from bot.db.characters import CharacterRecord, CharacterRepository
-from bot.db.settings import SettingsRepository
 from bot.errors import UserError
 from bot.rules import luck
 from bot.rules import star_frontiers as sf
@@ -69,8 +68,7 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
     # -- shared --------------------------------------------------------------------------------------------
     async def variants(self, interaction: Interaction) -> sf.Variants:
         """The server's readings (`/settings`)."""
-        async with self.bot.database.read() as session:
-            current = await SettingsRepository(session).effective(interaction.guild_id)
+        current = await self.bot.server_settings(interaction.guild_id)
         return sf.Variants(
             automatic_miss=current["sf.automatic_miss"] == "expanded",
             sight_to_point_blank=current["sf.sight"] == "to-point-blank",
