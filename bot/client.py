@@ -29,6 +29,7 @@ from bot.tree import BotTree, command_name, given_options
 
 log = logging.getLogger(__name__)
 
+DRAIN_SECONDS = 5.0  # on shutdown, how long the commands in progress get to answer (docker stop waits 10)
 SETTINGS_TTL = 10.0  # seconds a server's rules settings are kept between reads
 SETTINGS_KEPT = 10_000  # servers whose settings are kept at most
 
@@ -78,6 +79,17 @@ class DiceBot(commands.Bot):
         self.clock = clock
         self._server_settings: dict[int | None, tuple[float, dict[str, str]]] = {}
         self.roll_log = RollLogWriter(database.write)
+
+    async def close(self) -> None:
+        """Stop: let the commands in progress answer (for up to DRAIN_SECONDS), then close gateway and HTTP.
+
+        Closing first would cut their answers off mid-request, and their users would see a failure.
+        """
+        if not self.is_closed():
+            tree = self.tree
+            if isinstance(tree, BotTree) and (unfinished := await tree.drain(DRAIN_SECONDS)):
+                log.warning("Closing with %d command(s) still running after %.0f s", unfinished, DRAIN_SECONDS)
+        await super().close()
 
     async def setup_hook(self) -> None:
         """Load every cog (a broken one stops the start), then sync the commands to the dev server if set."""

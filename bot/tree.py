@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections import OrderedDict, deque
 from collections.abc import Callable
@@ -178,6 +179,15 @@ class BotTree(app_commands.CommandTree[Any]):
         # Built on first use: the bot makes its tree before it has stored its settings and clock.
         self._limiter: RateLimiter | None = None
         self.defer_after = DEFER_AFTER  # a command silent this long is deferred (bot.deadline)
+        self.in_flight: set[asyncio.Task[Any]] = set()  # the tasks of commands and presses being handled
+
+    async def drain(self, timeout: float) -> int:
+        """Wait up to `timeout` seconds for the commands and presses in progress; how many did not finish."""
+        running = [task for task in self.in_flight if not task.done() and task is not asyncio.current_task()]
+        if not running:
+            return 0
+        _, unfinished = await asyncio.wait(running, timeout=timeout)
+        return len(unfinished)
 
     @property
     def limiter(self) -> RateLimiter | None:
@@ -206,7 +216,12 @@ class BotTree(app_commands.CommandTree[Any]):
         """Count a command or button press against the user's rate limit; over it, say when they can roll again.
 
         Button presses bypass the tree in discord.py, so components call this from their own `interaction_check`.
+        Either way it runs in the task that handles the interaction, which is kept until it ends (see `drain`).
         """
+        task = asyncio.current_task()
+        if task is not None:
+            self.in_flight.add(task)
+            task.add_done_callback(self.in_flight.discard)
         limiter = self.limiter
         if limiter is None:
             return True

@@ -147,3 +147,15 @@ async def test_an_unreachable_database_gets_a_clear_answer_and_the_bot_recovers(
     assert saved.embed["title"] == "Saved"
     rolled = await local.command("dnd attack", QUICK)
     assert not rolled.ephemeral
+
+
+async def test_closing_lets_the_commands_in_progress_answer(local: LocalDiscord) -> None:
+    """SIGTERM (docker stop) closes the bot: a roll waiting on the database still answers first."""
+    local.bot.dice = ScriptedDice([12, 5])
+    with slow(local, 0.5):
+        running = asyncio.create_task(local.command("dnd attack", QUICK))
+        await asyncio.sleep(0.1)  # the attack is now waiting on its read
+        await local.bot.close()
+        exchange = await running
+    assert exchange.rejected == [], exchange.requests
+    assert exchange.embed["description"].startswith("**Hit**: **8** damage\n")
