@@ -107,6 +107,10 @@ async def report(interaction: discord.Interaction[Any], error: BaseException) ->
     cause = unwrap(error)
     known = describe(cause)
     command = command_name(interaction)
+    if interaction.client.is_closed():
+        # Past the shutdown's grace period (bot.client.DRAIN_SECONDS) nothing can be sent any more.
+        log.warning("/%s was cut off by the bot shutting down: %s", command, cause)
+        return
     if isinstance(cause, discord.NotFound) and cause.code == UNKNOWN_INTERACTION:
         # Too late to answer at all: Discord has dropped the interaction and shows the user a failure.
         log.warning("/%s missed Discord's 3-second deadline for a first response", command)
