@@ -263,25 +263,22 @@ async def character_choices(
     bot: DiceBot, interaction: Interaction, current: str, *, rules: str, anyone: bool = False
 ) -> list[app_commands.Choice[str]]:
     """Autocomplete: characters of a ruleset whose name contains what was typed, yours or anyone's here."""
-    if interaction.guild_id is None:
-        return []
-    async with bot.database.read() as session:
-        found = await CharacterRepository(session).summaries(
-            guild_id=interaction.guild_id,
-            owner_id=None if anyone else interaction.user.id,
-            text=current.lstrip("#"),
-            rules=rules,
-        )
-    return [app_commands.Choice(name=clip(f"{s.name} (#{s.id})", 100), value=f"#{s.id}") for s in found]
+    return await _choices(bot, interaction, current, owner_id=None if anyone else interaction.user.id, rules=rules)
 
 
 async def any_character_choices(bot: DiceBot, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
     """Autocomplete: characters of any ruleset in this server, of the user chosen in the `user` option if any."""
+    user = getattr(interaction.namespace, "user", None)
+    return await _choices(bot, interaction, current, owner_id=user.id if user else None, rules=None)
+
+
+async def _choices(
+    bot: DiceBot, interaction: Interaction, current: str, *, owner_id: int | None, rules: str | None
+) -> list[app_commands.Choice[str]]:
     if interaction.guild_id is None:
         return []
-    user = getattr(interaction.namespace, "user", None)
     async with bot.database.read() as session:
         found = await CharacterRepository(session).summaries(
-            guild_id=interaction.guild_id, owner_id=user.id if user else None, text=current.lstrip("#")
+            guild_id=interaction.guild_id, owner_id=owner_id, text=current.lstrip("#"), rules=rules
         )
     return [app_commands.Choice(name=clip(f"{s.name} (#{s.id})", 100), value=f"#{s.id}") for s in found]

@@ -282,3 +282,14 @@ async def test_history_of_one_character(local: LocalDiscord) -> None:
     assert len(kara.embed["description"].split("\n")) == 2
     everyone = await local.command("history")
     assert len(everyone.embed["description"].split("\n")) == 3
+
+
+async def test_history_and_stats_suggest_any_ruleset_and_the_chosen_users_characters(local: LocalDiscord) -> None:
+    await dnd_character(local, "Kara")
+    await local.command("character create", {"ruleset": "aliensrl", "name": "Karl"})
+    await local.command("character create", {"ruleset": "sf", "name": "Kato"}, actor=local.as_user(STRANGER))
+    everyone = await local.autocomplete("history", {"character": "ka"}, "character")
+    assert sorted(c["name"].split(" (")[0] for c in everyone.choices) == ["Kara", "Karl", "Kato"]
+    options = [{"name": "user", "type": 6, "value": STRANGER}, {"name": "character", "type": 3, "value": "ka"}]
+    theirs = await local.autocomplete("stats", options, "character")
+    assert [c["name"].split(" (")[0] for c in theirs.choices] == ["Kato"]
