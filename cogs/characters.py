@@ -106,9 +106,7 @@ class Characters(commands.GroupCog, group_name="character", group_description="Y
                 now=self.bot.clock(),
             )
             # The first character of a ruleset is the one rolls use until another is chosen.
-            first = await repository.active(guild_id=guild_id, user_id=interaction.user.id, rules=rules.key) is None
-            if first:
-                await repository.set_active(record, user_id=interaction.user.id)
+            first = await repository.set_active_if_none(record, user_id=interaction.user.id)
         embed = sheet_embed(record, active=first)
         await interaction.response.send_message(
             content=f"Created **{record.name}**. Change numbers with `/character set` or `/character edit`.",

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import delete, func, select, text, update
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -61,6 +63,27 @@ class CharacterSummary:
     name: str
 
 
+async def lock_user(session: AsyncSession, purpose: str, *, guild_id: int, user_id: int) -> None:
+    """Hold a per-(purpose, server, user) lock until the transaction ends: count-then-insert is then atomic.
+
+    Without it two concurrent creates can both count 49 and both insert.
+    PostgreSQL runs writers concurrently, so this takes a transaction-level advisory lock on a 64-bit hash
+    of the three. SQLite needs nothing: writers begin with BEGIN IMMEDIATE and run one at a time.
+    """
+    if session.get_bind().dialect.name != "postgresql":
+        return
+    digest = hashlib.blake2b(f"{purpose}:{guild_id}:{user_id}".encode(), digest_size=8).digest()
+    key = int.from_bytes(digest, "big", signed=True)
+    await session.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": key})
+
+
+def upsert(session: AsyncSession, table: type[object]) -> postgresql.Insert | sqlite.Insert:
+    """An INSERT of this dialect, which has ON CONFLICT clauses (PostgreSQL and SQLite both do)."""
+    if session.get_bind().dialect.name == "postgresql":
+        return postgresql.insert(table)
+    return sqlite.insert(table)
+
+
 def _record(row: Character) -> CharacterRecord:
     rules = ruleset(row.ruleset)
     return CharacterRecord(
@@ -91,6 +114,7 @@ class CharacterRepository:
         self, *, guild_id: int, owner_id: int, rules: Ruleset, name: str, sheet: Sheet, now: datetime
     ) -> CharacterRecord:
         """Store a new character; refuses a taken name and the 51st character of a user in a server."""
+        await lock_user(self.session, "characters", guild_id=guild_id, user_id=owner_id)
         if await self.count(guild_id=guild_id, owner_id=owner_id) >= MAX_CHARACTERS_PER_USER:
             raise CharacterError(
                 f"You already have {MAX_CHARACTERS_PER_USER} characters in this server, the most there can be. "
@@ -217,13 +241,21 @@ class CharacterRepository:
 
     async def set_active(self, record: CharacterRecord, *, user_id: int) -> None:
         """Make `record` the character `user_id` rolls with in its server and ruleset."""
-        key = (record.guild_id, user_id, record.ruleset.key)
-        active = await self.session.get(ActiveCharacter, key)
-        if active is None:
-            self.session.add(ActiveCharacter(guild_id=key[0], user_id=key[1], ruleset=key[2], character_id=record.id))
-        else:
-            active.character_id = record.id
-        await self.session.flush()
+        values = {"guild_id": record.guild_id, "user_id": user_id, "ruleset": record.ruleset.key}
+        # One statement, so that two commands choosing at once cannot both insert the row.
+        statement = upsert(self.session, ActiveCharacter).values(**values, character_id=record.id)
+        await self.session.execute(
+            statement.on_conflict_do_update(
+                index_elements=list(values), set_={"character_id": statement.excluded.character_id}
+            )
+        )
+
+    async def set_active_if_none(self, record: CharacterRecord, *, user_id: int) -> bool:
+        """Make `record` the active character unless the user has one in its ruleset; whether it became so."""
+        values = {"guild_id": record.guild_id, "user_id": user_id, "ruleset": record.ruleset.key}
+        statement = upsert(self.session, ActiveCharacter).values(**values, character_id=record.id)
+        result = await self.session.execute(statement.on_conflict_do_nothing(index_elements=list(values)))
+        return bool(result.rowcount)  # type: ignore[attr-defined]
 
     async def active(self, *, guild_id: int, user_id: int, rules: str) -> CharacterRecord | None:
         """The character a user rolls with in a server and ruleset, if one was chosen."""

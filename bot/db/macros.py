@@ -9,6 +9,7 @@ from sqlalchemy import delete, func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from bot.db.characters import lock_user
 from bot.db.models import Macro
 from bot.errors import UserError
 
@@ -46,6 +47,7 @@ class MacroRepository:
         self, *, guild_id: int, user_id: int, name: str, command: str, line: str, now: datetime
     ) -> SavedRoll:
         """Save a new roll under `name`; refused past MAX_MACROS or when the name is taken (any case)."""
+        await lock_user(self.session, "macros", guild_id=guild_id, user_id=user_id)
         count = await self.session.scalar(
             select(func.count()).select_from(Macro).where(Macro.guild_id == guild_id, Macro.user_id == user_id)
         )
