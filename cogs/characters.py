@@ -239,10 +239,11 @@ class Characters(commands.GroupCog, group_name="character", group_description="Y
         async with self.bot.database.write.begin() as session:
             repository = CharacterRepository(session)
             record = await find_own(repository, interaction, character)
-            sheet = record.ruleset.add_weapon(record.sheet, " ".join(name.split()), details)
+            sheet = record.ruleset.add_weapon(record.sheet, name, details)
             record = await repository.save(record, sheet, now=self.bot.clock())
+        added = sheet.weapons[-1].name  # type: ignore[attr-defined]
         embed = sheet_embed(record)
-        await interaction.response.send_message(content=f"Added **{name}**.", embed=embed, ephemeral=True)
+        await interaction.response.send_message(content=f"Added **{added}**.", embed=embed, ephemeral=True)
 
     @weapon.command(name="remove")
     @app_commands.autocomplete(character=own_characters)

@@ -15,8 +15,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.models import ActiveCharacter, Character, Macro, RollLog
 from bot.errors import UserError
+from bot.rules.names import name_key
 from bot.rules.sheets import Ruleset, Sheet, ruleset
-from bot.rules.sheets.base import name_key
 
 MAX_CHARACTERS_PER_USER = 50
 # Character numbers live in a 32-bit column on PostgreSQL: a larger `#N` names nothing, and must not reach a query.
@@ -92,7 +92,7 @@ def _record(row: Character) -> CharacterRecord:
         owner_id=row.owner_id,
         ruleset=rules,
         name=row.name,
-        sheet=rules.load(row.sheet),
+        sheet=rules.load(row.sheet, stored=True),
         version=row.version,
         created_at=row.created_at,
         updated_at=row.updated_at,

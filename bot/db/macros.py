@@ -12,9 +12,10 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.db.characters import lock_user
 from bot.db.models import Macro
 from bot.errors import UserError
+from bot.rules.names import MACRO, clean_name, name_key
 
 MAX_MACROS = 50  # per user per server
-NAME_LENGTH = 32
+NAME_LENGTH = MACRO.max_length
 LINE_LENGTH = 1000
 
 
@@ -33,10 +34,6 @@ class SavedRoll:
     line: str
 
 
-def _key(name: str) -> str:
-    return name.strip().casefold()
-
-
 class MacroRepository:
     """Reads and writes saved rolls inside the caller's session (the caller owns the transaction)."""
 
@@ -46,7 +43,8 @@ class MacroRepository:
     async def save(
         self, *, guild_id: int, user_id: int, name: str, command: str, line: str, now: datetime
     ) -> SavedRoll:
-        """Save a new roll under `name`; refused past MAX_MACROS or when the name is taken (any case)."""
+        """Save a new roll under `name` (the name policy applies); refused past MAX_MACROS or when taken (any case)."""
+        name = clean_name(name, MACRO)
         await lock_user(self.session, "macros", guild_id=guild_id, user_id=user_id)
         count = await self.session.scalar(
             select(func.count()).select_from(Macro).where(Macro.guild_id == guild_id, Macro.user_id == user_id)
@@ -56,13 +54,12 @@ class MacroRepository:
                 f"You have {MAX_MACROS} saved rolls here, the most there can be: `/macro delete` one first.",
                 title="Too many saved rolls",
             )
-        name = name.strip()
         self.session.add(
             Macro(
                 guild_id=guild_id,
                 user_id=user_id,
                 name=name,
-                name_key=_key(name),
+                name_key=name_key(name),
                 command=command,
                 line=line,
                 created_at=now,
@@ -81,7 +78,7 @@ class MacroRepository:
     async def get(self, *, guild_id: int, user_id: int, name: str) -> SavedRoll | None:
         """The user's saved roll called `name` (any case)."""
         row = await self.session.scalar(
-            select(Macro).where(Macro.guild_id == guild_id, Macro.user_id == user_id, Macro.name_key == _key(name))
+            select(Macro).where(Macro.guild_id == guild_id, Macro.user_id == user_id, Macro.name_key == name_key(name))
         )
         return None if row is None else SavedRoll(row.name, row.command, row.line)
 
@@ -89,13 +86,13 @@ class MacroRepository:
         """The user's saved rolls here, by name; only those whose name contains `text` when given."""
         query = select(Macro).where(Macro.guild_id == guild_id, Macro.user_id == user_id)
         if text:
-            query = query.where(Macro.name_key.contains(_key(text), autoescape=True))
+            query = query.where(Macro.name_key.contains(name_key(text), autoescape=True))
         rows = await self.session.scalars(query.order_by(Macro.name_key))
         return [SavedRoll(row.name, row.command, row.line) for row in rows]
 
     async def delete(self, *, guild_id: int, user_id: int, name: str) -> bool:
         """Delete the user's saved roll called `name`; whether there was one."""
         done = await self.session.execute(
-            delete(Macro).where(Macro.guild_id == guild_id, Macro.user_id == user_id, Macro.name_key == _key(name))
+            delete(Macro).where(Macro.guild_id == guild_id, Macro.user_id == user_id, Macro.name_key == name_key(name))
         )
         return bool(done.rowcount)  # type: ignore[attr-defined]

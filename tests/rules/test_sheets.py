@@ -2,6 +2,7 @@ import dataclasses
 import json
 import types
 import typing
+import unicodedata
 from typing import Annotated, Any, Literal, get_args, get_origin
 
 import annotated_types
@@ -11,6 +12,7 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 from pydantic.fields import FieldInfo
 
+from bot.rules.names import MARKDOWN, WEAPON, NameRefused, clean_name
 from bot.rules.sheets.aliensrl import ALIENSRL, AliensSheet, Weapon
 from bot.rules.sheets.base import MAX_BLOCK_BYTES, SCHEMA_KEY, Ruleset, Sheet, SheetError, allowed
 from bot.rules.sheets.dnd35 import (
@@ -696,11 +698,25 @@ def test_a_version_above_the_current_or_no_version_is_refused(rules: Ruleset) ->
 
 # -- property: what is dumped loads back the same ------------------------------------------------------------
 
-_NAMES = st.text(
-    alphabet=st.characters(blacklist_categories=("Cs", "Cc", "Zs", "Zl", "Zp"), blacklist_characters=","),
-    min_size=1,
-    max_size=40,
+_NAMES = (
+    st.text(
+        alphabet=st.characters(blacklist_categories=("C", "Zl", "Zp"), blacklist_characters="," + MARKDOWN),
+        min_size=1,
+        max_size=40,
+    )
+    .map(lambda text: unicodedata.normalize("NFKC", " ".join(text.split())))
+    .filter(lambda name: "," not in name and _accepted(name))
 )
+
+
+def _accepted(name: str) -> bool:
+    """The name policy takes `name` as it is."""
+    try:
+        return clean_name(name, WEAPON) == name
+    except NameRefused:
+        return False
+
+
 _DICE = st.builds("{}d{}".format, st.integers(1, 99), st.integers(2, 999))
 _DR = st.one_of(
     st.just(""),

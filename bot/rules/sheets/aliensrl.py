@@ -10,13 +10,14 @@ from typing import Annotated, ClassVar, Literal
 
 from pydantic import Field
 
-from bot.rules.sheets.base import Ruleset, Sheet
+from bot.rules.names import WEAPON
+from bot.rules.sheets.base import Ruleset, Sheet, name_field
 
 # Default: the source names no skills; one skill per weapon-type label (aliensrl.md §4, "About skill names").
 WeaponType = Literal["pistol", "rifle", "heavy"]
 RANK_NAMES = ("none", "basic", "advanced", "expert", "master")
 Rank = Annotated[int, Field(ge=0, le=4, description="Skill rank: 0 none, 1 basic, 2 advanced, 3 expert, 4 master")]
-Name = Annotated[str, Field(min_length=1, max_length=40)]
+Name = Annotated[str, name_field(WEAPON)]
 
 
 class Weapon(Sheet):

@@ -20,9 +20,11 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal, get_args, get_origin
 
 import annotated_types
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError, ValidationInfo
 
 from bot.errors import UserError
+from bot.rules.names import CHARACTER, WEAPON, NameKind, NameRefused, clean_name
+from bot.rules.names import name_key as name_key  # where the rulesets and the store have always found it
 
 # A stored block may not exceed this many bytes of compact JSON.
 MAX_BLOCK_BYTES = 16 * 1024
@@ -79,8 +81,12 @@ class Ruleset:
         data[SCHEMA_KEY] = self.version
         return data
 
-    def load(self, data: Any) -> Sheet:
-        """Validate a stored or imported block, upgrading it first if it was written by an older schema."""
+    def load(self, data: Any, *, stored: bool = False) -> Sheet:
+        """Validate a stored or imported block, upgrading it first if it was written by an older schema.
+
+        A `stored` block was accepted when it was saved: names in it that an older name policy allowed are
+        kept, not refused, so that a character stays readable when the policy grows stricter.
+        """
         if not isinstance(data, dict):
             raise SheetError("A stat block must be a JSON object.")
         data = dict(data)
@@ -91,7 +97,7 @@ class Ruleset:
             data = self.upgrades[step](data)
         try:
             # Validated as JSON, where strict mode still reads an array as a tuple.
-            sheet = self.sheet.model_validate_json(json.dumps(data))
+            sheet = self.sheet.model_validate_json(json.dumps(data), context={STORED: True} if stored else None)
         except ValidationError as error:
             raise SheetError(explain(error)) from None
         check_size(self.dump(sheet))
@@ -105,7 +111,9 @@ class Ruleset:
             )
         value = from_text(self.sheet.model_fields[key].annotation, key, text)
         try:
-            changed = self.sheet.model_validate({**sheet.model_dump(), key: value}, strict=False)
+            changed = self.sheet.model_validate(
+                {**sheet.model_dump(), key: value}, strict=False, context=_grandfather(sheet)
+            )
         except ValidationError as error:
             raise SheetError(f"{explain(error)}\nAllowed for `{key}`: {allowed(self.sheet, key)}.") from None
         check_size(self.dump(changed))
@@ -126,6 +134,7 @@ class Ruleset:
     def add_weapon(self, sheet: Sheet, name: str, details: str = "") -> Sheet:
         """`sheet` with one more weapon: `details` is `key=value` pairs, e.g. `damage=1d8 threat=19`."""
         weapons: tuple[Any, ...] = sheet.weapons  # type: ignore[attr-defined]
+        name = clean_name(name, WEAPON)
         if any(name_key(w.name) == name_key(name) for w in weapons):
             raise SheetError(f"There is already a weapon called **{name}**; remove it first to replace it.")
         values: dict[str, Any] = {"name": name}
@@ -142,7 +151,9 @@ class Ruleset:
             values[key] = from_text(self.weapon.model_fields[key].annotation, key, text)
         try:
             weapon = self.weapon.model_validate(values, strict=False)
-            changed = self.sheet.model_validate({**sheet.model_dump(), "weapons": (*weapons, weapon)}, strict=False)
+            changed = self.sheet.model_validate(
+                {**sheet.model_dump(), "weapons": (*weapons, weapon)}, strict=False, context=_grandfather(sheet)
+            )
         except ValidationError as error:
             raise SheetError(f"{explain(error)}\n{self.title} weapons take: {self.weapon_help()}.") from None
         check_size(self.dump(changed))
@@ -170,7 +181,7 @@ def explain(error: ValidationError, *, limit: int = 8) -> str:
     lines = []
     for problem in error.errors(include_url=False)[:limit]:
         where = ".".join(str(part) for part in problem["loc"]) or "the block"
-        lines.append(f"`{where}`: {problem['msg']}")
+        lines.append(f"`{where}`: {problem['msg'].removeprefix('Value error, ')}")
     if error.error_count() > limit:
         lines.append(f"… and {error.error_count() - limit} more problems.")
     return "\n".join(lines)
@@ -253,22 +264,47 @@ def _parse_bool(key: str, text: str) -> bool:
     raise SheetError(f"`{key}` is yes or no, not `{text}`.")
 
 
-MAX_NAME_LENGTH = 32
+# Validation context: the block comes from the store, where it was valid when it was saved.
+STORED = "stored"
+# Validation context: names already in the block being changed, accepted again as they are.
+GRANDFATHERED = "grandfathered"
+
+
+def _grandfather(sheet: Sheet) -> dict[str, Any]:
+    return {GRANDFATHERED: frozenset(_strings(sheet.model_dump()))}
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        value = list(value.values())
+    if isinstance(value, list | tuple):
+        return [s for item in value for s in _strings(item)]
+    return []
+
+
+def name_field(kind: NameKind) -> AfterValidator:
+    """A stat block field holding a name: the name policy of `bot.rules.names` for new names.
+
+    Names read from the store, and names a block being changed already had, are kept as they are.
+    """
+
+    def check(value: str, info: ValidationInfo) -> str:
+        context = info.context or {}
+        if context.get(STORED) or value in context.get(GRANDFATHERED, ()):
+            return value
+        try:
+            return clean_name(value, kind)
+        except NameRefused as refused:
+            raise ValueError(refused.message) from None
+
+    return AfterValidator(check)
 
 
 def character_name(text: str) -> str:
-    """A character name as stored: spaces collapsed, 1 to 32 printable characters, no backticks.
-
-    A leading `#` is refused because `#12` refers to a character by its number.
-    """
-    name = " ".join(text.split())
-    if not 1 <= len(name) <= MAX_NAME_LENGTH:
-        raise SheetError(f"A character name has 1 to {MAX_NAME_LENGTH} characters; `{name[:40]}` has {len(name)}.")
-    if name.startswith("#") or "`" in name or not name.isprintable():
-        raise SheetError("A character name may not start with # or contain backticks or control characters.")
-    return name
-
-
-def name_key(name: str) -> str:
-    """What names are compared by: case-insensitively, in every script."""
-    return name.casefold()
+    """A character name as stored (the name policy); a leading `#` is refused, `#12` being a number."""
+    try:
+        return clean_name(text, CHARACTER)
+    except NameRefused as refused:
+        raise SheetError(refused.message, title=refused.title) from None

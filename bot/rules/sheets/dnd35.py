@@ -19,7 +19,8 @@ from typing import Annotated, ClassVar, Final, Literal, get_args
 
 from pydantic import AfterValidator, Field, model_validator
 
-from bot.rules.sheets.base import Ruleset, Sheet, name_key
+from bot.rules.names import LIST_ENTRY, WEAPON
+from bot.rules.sheets.base import Ruleset, Sheet, name_field, name_key
 
 Size = Literal["fine", "diminutive", "tiny", "small", "medium", "large", "huge", "gargantuan", "colossal"]
 # The same number for attack rolls and AC (dnd35.md §2, "Size modifier").
@@ -127,7 +128,7 @@ def _energy(text: str) -> str:
     return f"{_dice(dice)} {kind}"
 
 
-def _weapon_name(text: str) -> str:
+def _no_comma(text: str) -> str:
     # Lists of weapon names are typed comma-separated, so a name with a comma could never be named in one.
     if "," in text:
         raise ValueError("a weapon name cannot contain a comma; write `bastard sword`, not `Sword, bastard`")
@@ -162,8 +163,10 @@ def _damage_reduction(text: str) -> str:
 Score = Annotated[int, Field(ge=1, le=99, description="Ability score")]
 Bonus = Annotated[int, Field(ge=0, le=60)]
 CheckPenalty = Annotated[int, Field(ge=-20, le=0, description="Armor check penalty, zero or negative as printed")]
-Name = Annotated[str, Field(min_length=1, max_length=40), AfterValidator(_weapon_name)]
-Names = Annotated[list[Name], Field(max_length=20)]
+Name = Annotated[str, name_field(WEAPON), AfterValidator(_no_comma)]
+# A weapon named in a list of proficiencies or feats.
+ListName = Annotated[str, name_field(LIST_ENTRY), AfterValidator(_no_comma)]
+Names = Annotated[list[ListName], Field(max_length=20)]
 Dice = Annotated[str, AfterValidator(_dice)]
 EnergyRider = Annotated[str, AfterValidator(_energy)]
 
@@ -316,7 +319,7 @@ class DndSheet(Sheet):
 
     armor_proficiencies: Annotated[list[ArmorProficiency], Field(max_length=5)] = Field(default_factory=list)
     weapon_groups: Annotated[list[WeaponGroup], Field(max_length=2)] = Field(default_factory=list)
-    weapon_proficiencies: Annotated[list[Name], Field(max_length=40)] = Field(default_factory=list)
+    weapon_proficiencies: Annotated[list[ListName], Field(max_length=40)] = Field(default_factory=list)
 
     weapon_finesse: bool = False
     weapon_focus: Names = Field(default_factory=list)

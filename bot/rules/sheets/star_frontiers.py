@@ -17,7 +17,8 @@ from typing import Annotated, ClassVar, Final, Literal
 
 from pydantic import AfterValidator, Field, model_validator
 
-from bot.rules.sheets.base import Ruleset, Sheet
+from bot.rules.names import WEAPON
+from bot.rules.sheets.base import Ruleset, Sheet, name_field
 
 Race = Literal["human", "dralasite", "vrusk", "yazirian"]
 Skill = Literal["beam", "projectile", "gyrojet", "thrown", "melee", "martial_arts"]
@@ -77,7 +78,7 @@ Band = Annotated[int | None, Field(ge=1, le=100_000, description="Upper end of t
 class SfWeapon(Sheet):
     """A weapon: a stat left unset comes from the weapon tables of star_frontiers.md §7-8 for its name."""
 
-    name: Annotated[str, Field(min_length=1, max_length=40)]
+    name: Annotated[str, name_field(WEAPON)]
     skill: Skill | None = None
     # Heavy weapons use the skill one level lower, -10 untrained (§2).
     heavy: bool | None = None

@@ -92,9 +92,12 @@ def _entry(index: int, entry: Any) -> Portable:
         raise ImportError_(f"{where}: `name` must be text.")
     try:
         name = character_name(entry["name"])
+    except SheetError as error:
+        raise ImportError_(f"{where}: {error.message}") from None  # a refused name is not shown back
+    try:
         sheet = rules.load(entry["sheet"])
     except SheetError as error:
-        raise ImportError_(f"{where} ({str(entry['name'])[:40]}): {error.message}") from None
+        raise ImportError_(f"{where} ({name}): {error.message}") from None
     return Portable(rules, name, sheet)
 
 
