@@ -140,3 +140,22 @@ async def test_imported_names(local: LocalDiscord, database: Database) -> None:
                 assert "https://example.com" not in text  # a refused name is not shown back
     assert await rows(database, Character) == 2
     assert [w["name"] for w in good["characters"][0]["sheet"]["weapons"]] == ["Pulse rifle"]
+
+
+async def test_a_character_stored_before_the_policy_still_works(local: LocalDiscord, database: Database) -> None:
+    number = await create(local, "Vasquez")
+    async with database.write.begin() as session:  # as an older bot stored it: names it allowed then
+        row = await session.get(Character, number)
+        assert row is not None
+        row.sheet = {**row.sheet, "weapons": [{"name": "smart_gun"}]}
+    shown = await local.command("character show")
+    assert "smart_gun" in fields(shown)["Weapons"]
+    changed = await local.command("character set", {"character": "Vasquez", "field": "heavy", "value": "2"})
+    assert changed.embed["title"] == "Saved"
+    refused(
+        await local.command("character weapon add", {"character": "Vasquez", "name": "pulse_rifle"}),
+        "Markdown characters: \\_",
+    )
+    exported = json.loads(await export(local))
+    planned = await import_(local, json.dumps(exported).encode())  # an import is held to the policy
+    assert "`weapons.0.name`: A weapon name is shown as plain text" in planned.messages[0]["embeds"][0]["description"]
