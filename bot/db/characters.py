@@ -66,9 +66,10 @@ class CharacterSummary:
 async def lock_user(session: AsyncSession, purpose: str, *, guild_id: int, user_id: int) -> None:
     """Hold a per-(purpose, server, user) lock until the transaction ends: count-then-insert is then atomic.
 
-    Without it two concurrent creates can both count 49 and both insert.
-    PostgreSQL runs writers concurrently, so this takes a transaction-level advisory lock on a 64-bit hash
-    of the three. SQLite needs nothing: writers begin with BEGIN IMMEDIATE and run one at a time.
+    Without it two concurrent creates can both count 49 and both insert. PostgreSQL runs writers
+    concurrently, so this takes a transaction-level advisory lock on a 64-bit hash of the three; a hash
+    collision only makes two users wait for each other. SQLite needs nothing: writers begin with BEGIN
+    IMMEDIATE and run one at a time.
     """
     if session.get_bind().dialect.name != "postgresql":
         return
