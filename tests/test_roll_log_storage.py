@@ -72,7 +72,15 @@ def test_draws_are_packed_and_come_back_as_lists(value: list[list[int]]) -> None
 
 @pytest.mark.parametrize(
     "doctored",
-    [[[1, 20, 25]], [[True, 20, 1]], [[1, 20]], [[1, 20, 2.0]], [[20, 1, 5]], [[1, 20, 3], [1, 20, 30]]],
+    [
+        [[1, 20, 25]],
+        [[True, 20, 1]],
+        [[1, 20]],
+        [[1, 20, 2.0]],
+        [[20, 1, 5]],
+        [[1, 20, 3], [1, 20, 30]],
+        [[0, 2**70, 5]],
+    ],
 )
 def test_draws_that_are_not_draws_are_kept_exactly_as_given(doctored: list[list[Any]]) -> None:
     assert same_json(decode(encode(doctored)), doctored)

@@ -8,9 +8,9 @@ three forms told apart by the first byte:
   always starts with one of `{["-0123456789tfnNI` (NaN and Infinity as Python's json writes them);
 * `0x01` + zlib-compressed plain JSON, when that is smaller;
 * `0x02` + packed draws: a list of `[a, b, face]` with `a <= face <= b` (a fair session's draws) written as
-  runs of one range: the range once, then each face minus `a` in as few bytes as the range needs, the whole
-  zlib-compressed. Anything else that looks like draws but is not (a face outside its range, a bool) stays
-  JSON, so a doctored log is stored as it was given.
+  runs of one range: the range once, then each face minus `a` in 1, 2, 4 or 8 bytes (as few as the range
+  needs), the whole zlib-compressed. Anything else that looks like draws but is not (a face outside its
+  range, a bool, a range wider than 64 bits) stays JSON, so a doctored log is stored as it was given.
 
 `CompactJSON` is the column type that applies it; any JSON column of the roll log (new ones too) can use it.
 """
@@ -18,7 +18,9 @@ three forms told apart by the first byte:
 from __future__ import annotations
 
 import json
+import sys
 import zlib
+from array import array
 from typing import Any
 
 from sqlalchemy import LargeBinary
@@ -63,7 +65,7 @@ def _is_draw(item: Any) -> bool:
 
 
 def _pack_draws(value: Any) -> bytes | None:
-    """Draws as runs of one range: `a`, `b - a`, the run's length, then each `face - a` in `width` bytes."""
+    """Draws as runs of one range: `a`, `b - a`, the run's length, then each `face - a` in 1, 2, 4 or 8 bytes."""
     if not isinstance(value, list) or not value or not all(_is_draw(item) for item in value):
         return None
     body = bytearray()
@@ -73,10 +75,13 @@ def _pack_draws(value: Any) -> bytes | None:
         end = start
         while end < len(value) and value[end][0] == a and value[end][1] == b:
             end += 1
-        width = _width(b - a)
-        body += _varint(_zigzag(a)) + _varint(b - a) + _varint(end - start)
-        for item in value[start:end]:
-            body += (item[2] - a).to_bytes(width, "little")
+        typecode = _typecode(b - a)
+        if typecode is None:
+            return None  # a range wider than 64 bits: plain JSON
+        faces = array(typecode, [item[2] - a for item in value[start:end]])
+        if _SWAP:
+            faces.byteswap()
+        body += _varint(_zigzag(a)) + _varint(b - a) + _varint(end - start) + faces.tobytes()
         start = end
     return bytes((DRAWS,)) + zlib.compress(bytes(body), 6)
 
@@ -88,17 +93,27 @@ def _unpack_draws(body: bytes) -> list[list[int]]:
         zigzag, position = _read_varint(body, position)
         span, position = _read_varint(body, position)
         count, position = _read_varint(body, position)
-        a = _unzigzag(zigzag)
-        width = _width(span)
-        for _ in range(count):
-            face = a + int.from_bytes(body[position : position + width], "little")
-            position += width
-            draws.append([a, a + span, face])
+        a, b = _unzigzag(zigzag), _unzigzag(zigzag) + span
+        faces = array(_typecode(span) or "B")
+        faces.frombytes(body[position : position + count * faces.itemsize])
+        if _SWAP:
+            faces.byteswap()
+        position += count * faces.itemsize
+        draws += [[a, b, a + face] for face in faces]
     return draws
 
 
-def _width(span: int) -> int:
-    return max(1, (span.bit_length() + 7) // 8)
+# Faces are stored little-endian, in the smallest of these that holds the range's span.
+_TYPECODES = ("B", "H", "I", "Q")
+assert [array(code).itemsize for code in _TYPECODES] == [1, 2, 4, 8]
+_SWAP = sys.byteorder == "big"
+
+
+def _typecode(span: int) -> str | None:
+    for code in _TYPECODES:
+        if span < 1 << (8 * array(code).itemsize):
+            return code
+    return None
 
 
 def _zigzag(n: int) -> int:
