@@ -32,13 +32,14 @@ RED = 0xE74C3C
 
 # ------------------------------------------------------------------------------------------------ the codec
 
+ANY_CHARACTER = st.characters(exclude_categories=())  # lone surrogates too: JSON from Discord may carry them
 json_values = st.recursive(
     st.none()
     | st.booleans()
     | st.integers(min_value=-(2**70), max_value=2**70)
     | st.floats(allow_nan=False)
-    | st.text(),
-    lambda inner: st.lists(inner, max_size=8) | st.dictionaries(st.text(max_size=8), inner, max_size=8),
+    | st.text(ANY_CHARACTER),
+    lambda inner: st.lists(inner, max_size=8) | st.dictionaries(st.text(ANY_CHARACTER, max_size=8), inner, max_size=8),
     max_leaves=60,
 )
 
