@@ -22,7 +22,7 @@ from bot.config import Settings
 from bot.db.engine import Database
 from bot.db.fair import FairRepository, SessionDice
 from bot.db.identify import claim_identify
-from bot.db.rolls import RollLogWriter
+from bot.db.rolls import RollLogPruner, RollLogWriter
 from bot.db.settings import SettingsRepository
 from bot.rules.dice import DiceSource
 from bot.tree import BotTree, command_name, given_options
@@ -79,6 +79,8 @@ class DiceBot(commands.Bot):
         self.clock = clock
         self._server_settings: dict[int | None, tuple[float, dict[str, str]]] = {}
         self.roll_log = RollLogWriter(database.write)
+        keep_days = settings.roll_log_keep_days
+        self.pruner = None if keep_days is None else RollLogPruner(database.write, keep_days=keep_days, clock=clock)
 
     async def close(self) -> None:
         """Stop: let the commands in progress answer (for up to DRAIN_SECONDS), then close gateway and HTTP.
@@ -89,6 +91,8 @@ class DiceBot(commands.Bot):
             tree = self.tree
             if isinstance(tree, BotTree) and (unfinished := await tree.drain(DRAIN_SECONDS)):
                 log.warning("Closing with %d command(s) still running after %.0f s", unfinished, DRAIN_SECONDS)
+        if self.pruner is not None:
+            await self.pruner.stop()
         await super().close()
 
     async def setup_hook(self) -> None:
@@ -96,6 +100,9 @@ class DiceBot(commands.Bot):
         for name in extensions():
             await self.load_extension(name)
         log.info("Loaded %d extensions", len(extensions()))
+        # One process of a sharded bot prunes the shared database: the one that runs shard 0.
+        if self.pruner is not None and (not self.settings.sharded or 0 in self.settings.shard_ids):
+            self.pruner.start()
         if self.settings.dev_guild_id is not None and self.settings.sharded:
             # Every shard process would overwrite the same commands at once; one deploy step does it instead.
             log.info(

@@ -12,6 +12,9 @@ DEFAULT_RATE_LIMIT = "10/10"
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 # Discord allows `max_concurrency` IDENTIFYs per 5 seconds; only tests have a reason to shorten this.
 IDENTIFY_INTERVAL = 5.0
+# Days a roll stays in the roll log (a fair session's rolls: days after its reveal); 0 keeps every roll.
+DEFAULT_ROLL_LOG_KEEP_DAYS = 365
+MAX_ROLL_LOG_KEEP_DAYS = 36500
 
 
 class SettingsError(UserError):
@@ -47,7 +50,8 @@ class RateLimit:
 class Settings:
     """Everything the bot reads from its environment. The token is kept out of `repr` (and so of logs).
 
-    Built directly, as tests and benchmarks do, there is no rate limit; from the environment it is on by default.
+    Built directly, as tests and benchmarks do, there is no rate limit and the roll log keeps every roll; from
+    the environment both are on by default.
     """
 
     token: str | None = field(default=None, repr=False)
@@ -61,6 +65,8 @@ class Settings:
     shard_count: int | None = None
     shard_ids: tuple[int, ...] = ()
     identify_interval: float = IDENTIFY_INTERVAL
+    # None: keep every roll. Bot-wide, not per server: the operator's disk is what it bounds.
+    roll_log_keep_days: int | None = None
 
     @property
     def sharded(self) -> bool:
@@ -87,6 +93,12 @@ class Settings:
             raise SettingsError(
                 f"IDENTIFY_INTERVAL must be seconds, above 0 and at most 60 (Discord's: 5), not {interval!r}."
             )
+        keep = get("ROLL_LOG_KEEP_DAYS") or str(DEFAULT_ROLL_LOG_KEEP_DAYS)
+        if not (keep.isascii() and keep.isdigit()) or int(keep) > MAX_ROLL_LOG_KEEP_DAYS:
+            raise SettingsError(
+                f"ROLL_LOG_KEEP_DAYS must be a number of days up to {MAX_ROLL_LOG_KEEP_DAYS} (default "
+                f"{DEFAULT_ROLL_LOG_KEEP_DAYS}), or 0 to keep every roll, not {keep!r}."
+            )
         return cls(
             token=get("DISCORD_TOKEN"),
             database_url=get("DATABASE_URL") or DEFAULT_DATABASE_URL,
@@ -98,6 +110,7 @@ class Settings:
             shard_count=shard_count,
             shard_ids=shard_ids,
             identify_interval=float(interval),
+            roll_log_keep_days=int(keep) or None,
         )
 
 

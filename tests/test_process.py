@@ -39,13 +39,16 @@ def _env(double: DiscordDouble, tmp_path: Path, **extra: str) -> dict[str, str]:
 
 
 async def test_the_bot_process_connects_syncs_the_dev_server_and_answers(double: DiscordDouble, tmp_path: Path) -> None:
+    # A file, not a pipe nobody reads until the end: at DEBUG the migrations alone log more than a pipe's 64 KB,
+    # and the bot would block writing its log.
+    output = (tmp_path / "bot.log").open("wb")
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
         "bot",
         env=_env(double, tmp_path, DEV_GUILD_ID=GUILD),
         cwd=tmp_path,
-        stderr=asyncio.subprocess.PIPE,
+        stderr=output,
     )
     try:
         [synced] = await double.wait_for("PUT", f"/applications/*/guilds/{GUILD}/commands", timeout=30)
@@ -60,9 +63,10 @@ async def test_the_bot_process_connects_syncs_the_dev_server_and_answers(double:
         assert answer.body["data"]["embeds"][0]["description"].startswith("2d6 (")
     finally:
         process.send_signal(signal.SIGTERM)
-        _, stderr = await asyncio.wait_for(process.communicate(), 30)
-    assert process.returncode == 0, stderr.decode()[-3000:]
-    log = stderr.decode()
+        await asyncio.wait_for(process.wait(), 30)
+        output.close()
+    log = (tmp_path / "bot.log").read_text()
+    assert process.returncode == 0, log[-3000:]
     assert "Database migrated from empty to" in log
     assert double.token not in log  # not even at DEBUG
     # Commands go to the dev server only; a global sync is a deliberate `python -m bot sync`.

@@ -8,6 +8,8 @@ from typing import Any
 from sqlalchemy import JSON, BigInteger, DateTime, ForeignKey, Index, Integer, MetaData, String, UniqueConstraint
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
+from bot.db.codec import CompactJSON
+
 # Named constraints keep Alembic's batch migrations on SQLite and PostgreSQL in step.
 NAMING = {
     "ix": "ix_%(column_0_label)s",
@@ -25,7 +27,11 @@ class Base(DeclarativeBase):
 
 
 class RollLog(Base):
-    """One roll: who made it, where, with which command and inputs, and everything it produced."""
+    """One roll: who made it, where, with which command and inputs, and everything it produced.
+
+    The JSON columns are `CompactJSON` (bot/db/codec.py): compact bytes, read back as the same values. A row
+    stays under `bot.db.rolls.ROW_BYTES_MAX` for any roll the input caps allow (tests/test_roll_log_storage.py).
+    """
 
     __tablename__ = "roll_log"
     __table_args__ = (
@@ -35,6 +41,8 @@ class RollLog(Base):
         Index("ix_roll_log_user", "guild_id", "user_id", "id"),
         Index("ix_roll_log_interaction", "interaction_id"),
         Index("ix_roll_log_character", "character_id", "id"),
+        # Pruning finds the rolls older than the retention through it (bot.db.rolls.prune).
+        Index("ix_roll_log_created_at", "created_at"),
     )
 
     # A plain INTEGER primary key: SQLite only autoincrements that, and it orders the log.
@@ -44,14 +52,14 @@ class RollLog(Base):
     channel_id: Mapped[int | None] = mapped_column(BigInteger)
     user_id: Mapped[int] = mapped_column(BigInteger)
     command: Mapped[str] = mapped_column(String(100))
-    inputs: Mapped[dict[str, Any]] = mapped_column(JSON)
-    result: Mapped[dict[str, Any]] = mapped_column(JSON)
+    inputs: Mapped[dict[str, Any]] = mapped_column(CompactJSON)
+    result: Mapped[dict[str, Any]] = mapped_column(CompactJSON)
     private: Mapped[bool]
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     # Set when the roll came from a fair session: which one, its roll number, and every draw (a, b, face).
     fair_session_id: Mapped[int | None] = mapped_column(ForeignKey("fair_sessions.id"))
     fair_roll: Mapped[int | None]
-    draws: Mapped[list[list[int]] | None] = mapped_column(JSON)
+    draws: Mapped[list[list[int]] | None] = mapped_column(CompactJSON)
     # The answer's message (for a link back to it) and its first line, for /history.
     message_id: Mapped[int | None] = mapped_column(BigInteger)
     summary: Mapped[str | None] = mapped_column(String(200))
@@ -59,9 +67,9 @@ class RollLog(Base):
     character_id: Mapped[int | None]
     ruleset: Mapped[str | None] = mapped_column(String(20))
     # Observed against expected for /stats: {"hits": [observed, expected, variance], ...}.
-    luck: Mapped[dict[str, list[float]] | None] = mapped_column(JSON)
+    luck: Mapped[dict[str, list[float]] | None] = mapped_column(CompactJSON)
     # The full answer (an embed as Discord takes it) when the channel was shown the compact one.
-    details: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    details: Mapped[dict[str, Any] | None] = mapped_column(CompactJSON)
 
 
 class Character(Base):

@@ -3,17 +3,31 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
+from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import insert, or_, select
+from sqlalchemy import delete, insert, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.engine import Writers
-from bot.db.models import Base, RollLog
+from bot.db.models import Base, FairSession, RollLog
+
+log = logging.getLogger(__name__)
 
 LUCK_ROLLS = 20_000  # /stats reads at most this many of the latest rolls
+# The most a logged roll takes, every column as stored (an integer counted as 8 bytes): the largest roll any
+# command's input caps allow stays under it (tests/test_roll_log_storage.py). Measured: /roll at its caps in a
+# fair session about 6 KB; the largest /dnd full-attack (7 criticals of 999 dice of 999 sides, each face kept
+# twice, in the result and in the fair draws) about 28 KB; an ordinary attack under 1 KB.
+ROW_BYTES_MAX = 32 * 1024
+PRUNE_BATCH = 500  # rolls deleted per transaction: a short hold of SQLite's write lock
+PRUNE_PAUSE = 0.05  # seconds between two batches, so that the rolls of a busy table get the lock in between
+PRUNE_EVERY = 3600.0  # seconds between two prunings
+PRUNE_FIRST = 60.0  # seconds after the start before the first, away from the burst of a reconnect
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,3 +231,103 @@ def _settle(future: asyncio.Future[None], *, error: BaseException | None = None)
         future.set_exception(error)
     else:
         future.set_result(None)
+
+
+async def prune_batch(session: AsyncSession, *, before: datetime, limit: int = PRUNE_BATCH) -> int:
+    """Delete at most `limit` rolls that the retention lets go; return how many rows went (0: nothing left).
+
+    A roll outside fair sessions goes once it was made before `before`. A fair session's rolls are kept while
+    it runs, whatever their age, and until its reveal is older than `before`; then the session and all its
+    rolls go together (the reveal posted its seed and log file to the channel, which keeps the proof). A
+    session with more than `limit` rolls goes over several batches, its row with the last one.
+    """
+    old = select(RollLog.id).where(RollLog.created_at < before, RollLog.fair_session_id.is_(None))
+    deleted = await _delete_rolls(session, old.order_by(RollLog.created_at).limit(limit))
+    if deleted:
+        return deleted
+    revealed = select(FairSession.id, FairSession.channel_id).where(FairSession.revealed_at < before)
+    expired = (await session.execute(revealed.order_by(FairSession.id).limit(1))).first()
+    if expired is None:
+        return 0
+    session_id, channel_id = expired
+    # The channel lets the search use the channel index, as /fair log does.
+    rolls = select(RollLog.id).where(RollLog.channel_id == channel_id, RollLog.fair_session_id == session_id)
+    deleted = await _delete_rolls(session, rolls.limit(limit))
+    if deleted < limit:
+        await session.execute(delete(FairSession).where(FairSession.id == session_id))
+        log.info("Pruned fair session %d, revealed before %s, with its rolls", session_id, before.isoformat())
+        return deleted + 1
+    return deleted
+
+
+async def _delete_rolls(session: AsyncSession, ids: Any) -> int:
+    # Ids first, then delete them: DELETE ... LIMIT is not standard SQL.
+    chosen = list(await session.scalars(ids))
+    if chosen:
+        await session.execute(delete(RollLog).where(RollLog.id.in_(chosen)))
+    return len(chosen)
+
+
+class RollLogPruner:
+    """Deletes the rolls older than the retention, in batches, off the path of any command.
+
+    Started by the bot's `setup_hook` (when a retention is set) and stopped by its `close`.
+    """
+
+    def __init__(
+        self,
+        write: Writers,
+        *,
+        keep_days: int,
+        clock: Callable[[], datetime],
+        batch: int = PRUNE_BATCH,
+        pause: float = PRUNE_PAUSE,
+    ) -> None:
+        self.write = write
+        self.keep = timedelta(days=keep_days)
+        self.clock = clock
+        self.batch = batch
+        self.pause = pause
+        self._task: asyncio.Task[None] | None = None
+
+    async def prune(self) -> int:
+        """Delete everything the retention lets go now, batch by batch; return how many rows went."""
+        before = self.clock() - self.keep
+        total = 0
+        while True:
+            async with self.write.begin() as session:
+                deleted = await prune_batch(session, before=before, limit=self.batch)
+            total += deleted
+            if not deleted:
+                break
+            await asyncio.sleep(self.pause)
+        if total:
+            log.info("Pruned %d row(s) of the roll log made before %s", total, before.isoformat())
+        return total
+
+    @property
+    def running(self) -> bool:
+        """Whether the periodic task runs."""
+        return self._task is not None and not self._task.done()
+
+    def start(self, *, first: float = PRUNE_FIRST, every: float = PRUNE_EVERY) -> None:
+        """Prune `first` seconds from now, then every `every` seconds, until `stop`."""
+        if not self.running:
+            self._task = asyncio.create_task(self._run(first, every), name="roll log pruner")
+
+    async def stop(self) -> None:
+        """Stop the periodic task (a batch in progress is rolled back)."""
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+
+    async def _run(self, first: float, every: float) -> None:
+        await asyncio.sleep(first)
+        while True:
+            try:
+                await self.prune()
+            except Exception:
+                log.exception("Pruning the roll log failed; trying again in %.0f s", every)
+            await asyncio.sleep(every)
