@@ -167,6 +167,9 @@ class DiceBot(commands.Bot):
     ) -> None:
         """Write one roll to the roll log, with the command and options exactly as the user gave them.
 
+        Returns once the roll is committed: a roll is logged before its answer is posted, so that what a
+        channel saw is never missing from the log (`note_answer` adds the message afterwards).
+
         A roll of a fair session also records its session, roll number and every draw, for `/fair verify`;
         `luck` is what /stats sums, `details` the full answer behind a compact one.
         """
@@ -193,6 +196,18 @@ class DiceBot(commands.Bot):
             luck=luck,
             details=details,
         )
+
+    async def note_answer(self, interaction: discord.Interaction[Any], message_id: int | None) -> None:
+        """Record the message a roll's answer landed in (for /history's links), once the roll is logged.
+
+        Best effort: the roll is already durable and answered, and its buttons find it by the interaction's id.
+        """
+        if message_id is None:
+            return
+        try:
+            await self.roll_log.message(interaction.id, message_id)
+        except Exception:
+            log.warning("Could not record the message of roll %s", interaction.id, exc_info=True)
 
 
 class ShardedDiceBot(DiceBot, commands.AutoShardedBot):

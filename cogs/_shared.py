@@ -146,7 +146,7 @@ async def answer_roll(
     hidden: bool = False,
     rolled: Rolled = Rolled(),
 ) -> None:
-    """Answer a roll and log it: the fair-session stamp, the message it landed in, its first line.
+    """Log a roll, then answer it: the fair-session stamp, its first line, then the message it landed in.
 
     The channel sees the compact answer (the outcome and the odds) with a Details button for the full
     breakdown, which the log keeps, and a Roll again button. A hidden roll goes in full to the server's GM
@@ -162,13 +162,12 @@ async def answer_roll(
     full_first = short is None or await _answers(bot, interaction) == "full"
     view = roll_view(interaction.id, details=None if short is None else ("short" if full_first else "full"))
     shown = embed if full_first or short is None else short
-    sent = await interaction.response.send_message(embed=shown, ephemeral=private, view=view)
+    # Durable before shown: a crash between the two leaves a logged roll nobody saw, never the reverse.
     await bot.log_roll(
         interaction,
         result=result,
         private=private,
         dice=dice,
-        message_id=sent.message_id,
         summary=summary_of(embed),
         command=command,
         character_id=rolled.character_id,
@@ -176,6 +175,8 @@ async def answer_roll(
         luck=rolled.luck,
         details=dict(embed.to_dict()) if short else None,
     )
+    sent = await interaction.response.send_message(embed=shown, ephemeral=private, view=view)
+    await bot.note_answer(interaction, sent.message_id)
 
 
 async def _answers(bot: DiceBot, interaction: Interaction) -> str:
@@ -203,6 +204,18 @@ async def answer_hidden(
             title="No GM channel",
         )
     embed.set_author(name=clip(f"Hidden roll by {interaction.user.display_name} in #{_channel_name(interaction)}", 256))
+    # Durable before shown, as in answer_roll: logged before the notice and the GM's copy.
+    await bot.log_roll(
+        interaction,
+        result=result,
+        private=True,
+        dice=dice,
+        summary=summary_of(embed),
+        command=command,
+        character_id=rolled.character_id,
+        ruleset=rolled.ruleset,
+        luck=rolled.luck,
+    )
     fair = f" (fair roll #{dice.roll_number})" if isinstance(dice, SessionDice) else ""
     notice = discord.Embed(description=f"{interaction.user.mention} made a hidden roll{fair}.")
     await interaction.response.send_message(embed=notice, view=roll_view(interaction.id, details=None))
@@ -220,18 +233,7 @@ async def answer_hidden(
             "it. Please roll again in a minute.",
             title="GM channel unreachable",
         ) from None
-    await bot.log_roll(
-        interaction,
-        result=result,
-        private=True,
-        dice=dice,
-        message_id=sent.id,
-        summary=summary_of(embed),
-        command=command,
-        character_id=rolled.character_id,
-        ruleset=rolled.ruleset,
-        luck=rolled.luck,
-    )
+    await bot.note_answer(interaction, sent.id)
 
 
 async def post_to_gm(bot: DiceBot, channel_id: int, embed: discord.Embed, *, nonce: int) -> discord.Message:
