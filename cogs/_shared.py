@@ -5,18 +5,21 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import discord
 from discord import app_commands
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.client import DiceBot
 from bot.db.characters import CharacterError, CharacterRecord, CharacterRepository
 from bot.db.fair import SessionDice
 from bot.db.settings import SettingsRepository
 from bot.errors import UserError
+from bot.rules import luck, replay
 from bot.rules.dice import DiceSource
 from bot.rules.luck import Luck
+from bot.rules.replay import Kind, Proof
 from bot.rules.settings import ANSWERS
 from bot.ui.embeds import clip, compact, stamp_fair
 from cogs._replay import roll_view
@@ -24,6 +27,9 @@ from cogs._replay import roll_view
 Interaction = discord.Interaction[DiceBot]
 
 log = logging.getLogger(__name__)
+
+I = TypeVar("I")  # noqa: E741 - a roll's rules inputs
+R = TypeVar("R")  # the rules core's result
 
 GM_POST_TRIES = 3
 
@@ -126,6 +132,38 @@ def summary_of(embed: discord.Embed) -> str:
 
 
 @dataclass(frozen=True, slots=True)
+class Drawn(Generic[R]):
+    """A roll run through the rules core: the dice it used, every draw, and the proof the log keeps."""
+
+    dice: DiceSource
+    counted: luck.CountingDice
+    proof: Proof[R]
+
+    @property
+    def result(self) -> R:
+        """The rules core's result."""
+        return self.proof.result
+
+
+async def draw(
+    bot: DiceBot, interaction: Interaction, kind: Kind[I, R], inputs: I, reading: AsyncSession | None = None
+) -> Drawn[R]:
+    """Take the roll's dice (a fair session's next number, if one runs here) and run the rules core on `inputs`.
+
+    Every roll command rolls through here, as `python -m bot verify` replays it (`bot.rules.replay`). A roll
+    the rules core refuses (a mistyped expression, say) leaves its fair roll number with the reason.
+    """
+    dice = await bot.dice_for(interaction, reading)
+    counted = luck.CountingDice(dice)
+    try:
+        proof = replay.roll(kind, inputs, counted)
+    except Exception as error:
+        await bot.abandon_roll(dice, error)
+        raise
+    return Drawn(dice, counted, proof)
+
+
+@dataclass(frozen=True, slots=True)
 class Rolled:
     """What the roll log keeps of a roll besides its result: the character, its ruleset and its luck."""
 
@@ -145,6 +183,7 @@ async def answer_roll(
     command: str | None = None,
     hidden: bool = False,
     rolled: Rolled = Rolled(),
+    proof: Proof[Any] | None = None,
 ) -> None:
     """Log a roll, then answer it: the fair-session stamp, its first line, then the message it landed in.
 
@@ -174,6 +213,7 @@ async def answer_roll(
         ruleset=rolled.ruleset,
         luck=rolled.luck,
         details=dict(embed.to_dict()) if short else None,
+        proof=proof.to_log() if proof else None,
     )
     sent = await interaction.response.send_message(embed=shown, ephemeral=private, view=view)
     await bot.note_answer(interaction, sent.message_id)
@@ -193,6 +233,7 @@ async def answer_hidden(
     dice: DiceSource | None,
     command: str | None,
     rolled: Rolled,
+    proof: Proof[Any] | None = None,
 ) -> None:
     """Send a roll's full answer to the GM channel and a notice (with Roll again) where it was made."""
     async with bot.database.read() as session:
@@ -215,6 +256,7 @@ async def answer_hidden(
         character_id=rolled.character_id,
         ruleset=rolled.ruleset,
         luck=rolled.luck,
+        proof=proof.to_log() if proof else None,
     )
     fair = f" (fair roll #{dice.roll_number})" if isinstance(dice, SessionDice) else ""
     notice = discord.Embed(description=f"{interaction.user.mention} made a hidden roll{fair}.")
