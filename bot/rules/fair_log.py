@@ -336,7 +336,10 @@ def check_log(log: FairLog, *, roll: int | None = None) -> LogCheck:
             unanswered.append(entry.roll)
             lines.append(f"roll {entry.roll}: not answered (/{entry.command} by {entry.user_id}): {entry.reason}")
             continue
-        if entry.kind is None or log.version < FORMAT_VERSION:
+        problem: str | None
+        if entry.kind is None and not entry.private and log.version >= FORMAT_VERSION:
+            problem = "a public roll without its input: it cannot be replayed, so the log does not prove it"
+        elif entry.kind is None or log.version < FORMAT_VERSION:
             problem = _faces(log, entry)
             if problem is None:
                 faces_only.append(entry.roll)
@@ -414,7 +417,7 @@ def _faces(log: FairLog, entry: LogRoll) -> str | None:
 def _why_faces(entry: LogRoll) -> str:
     if entry.private:
         return " (private: its command, input and outcome are withheld, so only its faces are checked)"
-    return " (no input logged, so only its faces are checked, not replayed)"
+    return ""
 
 
 def _replay(seed: bytes, entry: LogRoll) -> str | None:
@@ -436,11 +439,15 @@ def _replay(seed: bytes, entry: LogRoll) -> str | None:
                     f"draw {index}: the replay draws {made[0]}..{made[1]} and gets {made[2]}, "
                     f"the log says {logged[0]}..{logged[1]} and {logged[2]}"
                 )
-        return f"the log lists {len(entry.draws)} draws, the replay makes {len(again.draws)}"
+        return f"the log lists {_draws(len(entry.draws))}, the replay makes {len(again.draws)}"
     difference = replay.first_difference(again.outcome, entry.outcome)
     if difference is not None:
         return difference
     return disagreement
+
+
+def _draws(count: int) -> str:
+    return "1 draw" if count == 1 else f"{count} draws"
 
 
 def _count(rolls: int) -> str:
