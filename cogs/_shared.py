@@ -190,12 +190,48 @@ async def answer_roll(
     The channel sees the compact answer (the outcome and the odds) with a Details button for the full
     breakdown, which the log keeps, and a Roll again button. A hidden roll goes in full to the server's GM
     channel; the channel it was made in only learns that it was made (and its fair roll number, so it can be
-    verified after the reveal). It is logged as private.
+    verified after the reveal). It is logged as private. A fair roll is logged with its `proof` (`draw` made
+    it); if the command fails before its roll is logged, its fair roll number is left with the reason.
     """
+    try:
+        await _log_and_answer(
+            bot,
+            interaction,
+            embed,
+            result=result,
+            private=private,
+            dice=dice,
+            command=command,
+            hidden=hidden,
+            rolled=rolled,
+            proof=proof,
+        )
+    except Exception as error:
+        # Harmless once the roll is logged (its answer failed): a logged roll outranks its number's reason.
+        if dice is not None:
+            await bot.abandon_roll(dice, error)
+        raise
+
+
+async def _log_and_answer(
+    bot: DiceBot,
+    interaction: Interaction,
+    embed: discord.Embed,
+    *,
+    result: dict[str, Any],
+    private: bool,
+    dice: DiceSource | None,
+    command: str | None,
+    hidden: bool,
+    rolled: Rolled,
+    proof: Proof[Any] | None,
+) -> None:
     if dice is not None:
         stamp(embed, dice)
     if hidden:
-        await answer_hidden(bot, interaction, embed, result=result, dice=dice, command=command, rolled=rolled)
+        await answer_hidden(
+            bot, interaction, embed, result=result, dice=dice, command=command, rolled=rolled, proof=proof
+        )
         return
     short = compact(embed)
     full_first = short is None or await _answers(bot, interaction) == "full"

@@ -310,3 +310,57 @@ async def test_a_log_too_large_to_attach_is_said_so(local: LocalDiscord) -> None
     assert revealed.files == {}
     assert revealed.embed["title"] == "Fair dice: seed revealed"
     assert "KB, more than the 1 KB Discord lets me attach here, so it is not attached" in revealed.embed["description"]
+
+
+async def test_a_hidden_roll_without_a_gm_channel_leaves_its_number_with_the_reason(local: LocalDiscord) -> None:
+    local.bot.dice = NoDice()
+    commitment = await start(local)
+    refused = await local.command("roll", {"expression": "1d20", "hidden": True})
+    assert refused.ephemeral and refused.embed["title"] == "No GM channel"
+    await local.command("roll", {"expression": "1d6"})
+    revealed = await local.command("fair reveal")
+    log = parse_log(revealed.files[filename(commitment)])
+    unanswered, answered = log.rolls
+    assert isinstance(unanswered, Unanswered) and isinstance(answered, LogRoll)
+    assert unanswered.reason.startswith("the command failed before it answered: This server has no GM channel")
+    assert check_log(log).ok
+
+
+def test_a_version_1_log_is_still_checked_and_says_it_proves_less(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    seed = bytes(range(32))
+    document = {
+        "format": "rules-dice-bot/fair-session",
+        "version": 1,
+        "session": {
+            "commitment": hashlib.sha256(seed).hexdigest(),
+            "seed": seed.hex(),
+            "channel_id": "300000000000000002",
+            "started_at": "2026-01-01T12:00:00+00:00",
+            "revealed_at": "2026-01-01T13:30:00+00:00",
+            "last_roll": 2,
+        },
+        "rolls": [
+            {
+                "roll": 1,
+                "command": "roll",
+                "options": {"expression": "3d20"},
+                "user_id": "200000000000000001",
+                "private": False,
+                "draws": [[1, 20, 6], [1, 20, 17], [1, 20, 2]],
+                "summary": "3d20 (6, 17, 2) = 25",
+            }
+        ],
+    }
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(document))
+    code, lines, _ = verify(capsys, path)
+    assert code == 0, lines
+    assert lines[1].startswith("version 1: this log holds no inputs or outcomes, so only each face is checked")
+    assert "roll 1: faces ok, 3 dice: 6, 17, 2" in lines
+    assert "not logged: roll 2 (a version 1 log does not say why a number has no roll)" in lines
+    document["rolls"][0]["draws"][1][2] = 18  # type: ignore[index]
+    path.write_text(json.dumps(document))
+    code, lines, _ = verify(capsys, path)
+    assert code == 1 and "roll 1: MISMATCH draw 2: the seed gives 17, the log says 18" in lines
