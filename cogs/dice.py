@@ -56,7 +56,7 @@ async def roll_and_answer(
         bot,
         interaction,
         embed,
-        result=drawn.proof.outcome,
+        result=drawn.result.to_dict(),
         private=private,
         dice=drawn.dice,
         hidden=hidden,

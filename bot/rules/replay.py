@@ -265,7 +265,8 @@ DICE: Final[Kind[DiceRoll, dice.RollResult]] = Kind(
     "roll",
     DiceRoll,
     lambda i, rng: dice.roll(i.expression, rng),
-    lambda r: r.to_dict(),
+    # The total and the expression as read; which die was kept or exploded follows from the replayed faces.
+    lambda r: {"expression": r.expression_text, "total": r.total, "capped": r.capped},
     {"expression": lambda i: i.expression},
 )
 DND_ATTACK: Final[Kind[DndAttackRoll, dnd.AttackResult]] = Kind(
