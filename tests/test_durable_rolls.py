@@ -2,7 +2,7 @@
 
 The bot logs (commits) a roll before it posts the answer. So whatever the double received, a public answer
 stamped "Fair roll #N" or a hidden roll's notice "(fair roll #N)", roll N is in the log afterwards, with the
-faces the answer showed.
+faces the answer showed; and once revealed, the session's log verifies, every number accounted for.
 """
 
 from __future__ import annotations
@@ -16,9 +16,11 @@ from typing import Any
 from sqlalchemy import select
 
 from bot.db.engine import open_database
+from bot.db.fair import NEVER_ANSWERED, FairRepository
 from bot.db.models import RollLog
 from bot.db.settings import GM_CHANNEL, SettingsRepository
 from bot.local.double import Captured, DiscordDouble
+from bot.rules.fair_log import FairLog, LogCheck, Unanswered, check_log, dump_log, parse_log
 from tests.shards import GUILDS, OWNER, Shards, deploy_step, embed_of, environment
 from tests.test_faults import bot_database, postgres_url, start_bot
 
@@ -65,6 +67,20 @@ async def logged(database_url: str) -> dict[int, list[list[int]]]:
     return {number: draws for number, draws in found if number is not None}
 
 
+async def revealed_log(database_url: str) -> tuple[LogCheck, FairLog]:
+    """Reveal the channel's session directly in the database, export its log and check it."""
+    database = open_database(database_url)
+    try:
+        async with database.write.begin() as session:
+            revealed = await FairRepository(session).reveal(int(GUILDS[0][1]), now=datetime.now(UTC))
+        async with database.read() as session:
+            exported = await FairRepository(session).log(revealed)
+    finally:
+        await database.dispose()
+    parsed = parse_log(dump_log(exported))
+    return check_log(parsed), parsed
+
+
 async def set_gm_channel(database_url: str) -> None:
     database = open_database(database_url)
     try:
@@ -109,6 +125,12 @@ async def test_kill_9_during_fair_rolls_loses_no_answered_roll(bot_database: str
         missing = sorted(seen - set(log))
         print(f"killed after {len(seen)} answered fair rolls; {len(log)} logged")  # noqa: T201
         assert missing == [], f"answered but not logged: {missing}"
+        # Revealed, the session's log accounts for every number and verifies: the numbers the kill cut off are
+        # listed as never answered, with that reason, and none of them was answered.
+        checked, fair_log = await revealed_log(url)
+        assert checked.ok, checked.lines
+        cut_off = [r for r in fair_log.rolls if isinstance(r, Unanswered)]
+        assert all(r.reason == NEVER_ANSWERED for r in cut_off) and not {r.roll for r in cut_off} & seen
         # And the log holds the faces the public answers showed (the expression's dice, in order).
         for request in double.requests:
             number = answered_number(request)
