@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import functools
 import json
 import types
 import typing
@@ -42,6 +43,9 @@ R = TypeVar("R")  # the rules core's result
 JSON = Any
 
 
+_PLAIN: Final = frozenset({bool, int, str, type(None)})
+
+
 class InputError(ValueError):
     """Logged inputs that do not decode into the rules core's input (a forged or damaged log)."""
 
@@ -51,6 +55,8 @@ class InputError(ValueError):
 
 def encode(value: Any) -> JSON:
     """A rules input as plain JSON: dataclasses as objects, enums by value, tuples and sets as lists."""
+    if type(value) in _PLAIN:  # most of an input: checked first, since a roll command pays for all of this
+        return value
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {f.name: encode(getattr(value, f.name)) for f in dataclasses.fields(value) if f.init}
     if isinstance(value, enum.Enum):
@@ -72,6 +78,8 @@ def encode(value: Any) -> JSON:
 
 def decode(kind: Any, data: JSON, where: str = "input") -> Any:
     """Read `data` back as type `kind`, strictly: exact keys, exact JSON types; raises InputError saying where."""
+    if kind in _PLAIN and type(data) is kind:
+        return data
     origin = typing.get_origin(kind)
     arguments = typing.get_args(kind)
     if kind is Any:
@@ -140,16 +148,22 @@ def decode(kind: Any, data: JSON, where: str = "input") -> Any:
     raise InputError(f"{where}: cannot read a {kind!r}")
 
 
+@functools.cache
+def _fields(kind: type[Any]) -> tuple[tuple[str, Any], ...]:
+    """A dataclass's init fields with their resolved types (resolving them is slow: once per class)."""
+    hints = typing.get_type_hints(kind)
+    return tuple((f.name, hints[f.name]) for f in dataclasses.fields(kind) if f.init)
+
+
 def _decode_dataclass(kind: type[Any], data: JSON, where: str) -> Any:
     if not isinstance(data, dict):
         raise InputError(f"{where}: expected an object")
-    hints = typing.get_type_hints(kind)
-    fields = [f for f in dataclasses.fields(kind) if f.init]
-    names = {f.name for f in fields}
-    if set(data) != names:
+    fields = _fields(kind)
+    names = {name for name, _ in fields}
+    if data.keys() != names:
         extra, missing = sorted(set(data) - names), sorted(names - set(data))
         raise InputError(f"{where}: keys differ from a {kind.__name__} (extra {extra}, missing {missing})")
-    values = {f.name: decode(hints[f.name], data[f.name], f"{where}.{f.name}") for f in fields}
+    values = {name: decode(hint, data[name], f"{where}.{name}") for name, hint in fields}
     try:
         return kind(**values)
     except (ValueError, TypeError, UserError) as error:
