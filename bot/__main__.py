@@ -156,7 +156,11 @@ async def run_console(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def run_verify(args: argparse.Namespace) -> int:
-    """Check a fair session's log: 0 when every roll matches, 1 when anything does not, 2 for an unreadable file."""
+    """Check a fair session's log by replaying every roll (`bot.rules.fair_log.check_log`).
+
+    Exits 0 when every roll number is accounted for and every roll replays to its logged draws and outcome, 1
+    when anything does not (each finding names its roll), 2 for an unreadable file.
+    """
     try:
         raw = sys.stdin.buffer.read() if args.file == "-" else Path(args.file).read_bytes()
         checked = check_log(parse_log(raw), roll=args.roll)

@@ -24,6 +24,7 @@ from bot.db.fair import FairRepository, SessionDice
 from bot.db.identify import claim_identify
 from bot.db.rolls import RollLogPruner, RollLogWriter
 from bot.db.settings import SettingsRepository
+from bot.errors import UserError
 from bot.rules.dice import DiceSource
 from bot.tree import BotTree, command_name, given_options
 
@@ -154,8 +155,24 @@ class DiceBot(commands.Bot):
         if running is None:
             return self.dice
         async with self.database.write.begin() as session:
-            taken = await FairRepository(session).take_roll(interaction.channel_id)
+            taken = await FairRepository(session).take_roll(
+                interaction.channel_id, command=command_name(interaction), user_id=interaction.user.id, now=self.clock()
+            )
         return self.dice if taken is None else SessionDice(*taken)
+
+    async def abandon_roll(self, dice: DiceSource, error: BaseException) -> None:
+        """Say why a fair roll number taken for a command will have no roll: the command failed before logging it.
+
+        The log then accounts for the number. Best effort: without it the number's record says the bot stopped.
+        """
+        if not isinstance(dice, SessionDice):
+            return
+        reason = f"the command failed before it answered: {_why(error)}"
+        try:
+            async with self.database.write.begin() as session:
+                await FairRepository(session).abandon(dice.session.id, dice.roll_number, reason)
+        except Exception:
+            log.warning("Could not record why fair roll %s went unanswered", dice.roll_number, exc_info=True)
 
     async def log_roll(
         self,
@@ -171,11 +188,16 @@ class DiceBot(commands.Bot):
         ruleset: str | None = None,
         luck: dict[str, list[float]] | None = None,
         details: dict[str, Any] | None = None,
+        proof: dict[str, Any] | None = None,
     ) -> None:
         """Write one roll to the roll log, with the command and options exactly as the user gave them.
 
+        Returns once the roll is committed: a roll is logged before its answer is posted, so that what a
+        channel saw is never missing from the log (`note_answer` adds the message afterwards).
+
         A roll of a fair session also records its session, roll number and every draw, for `/fair verify`;
-        `luck` is what /stats sums, `details` the full answer behind a compact one.
+        `luck` is what /stats sums, `details` the full answer behind a compact one, `proof` a fair roll's kind,
+        inputs and outcome (`bot.rules.replay`), kept for fair rolls only.
         """
         fair = dice if isinstance(dice, SessionDice) else None
         if command is None:
@@ -199,7 +221,27 @@ class DiceBot(commands.Bot):
             ruleset=ruleset,
             luck=luck,
             details=details,
+            proof=proof if fair else None,
         )
+
+    async def note_answer(self, interaction: discord.Interaction[Any], message_id: int | None) -> None:
+        """Record the message a roll's answer landed in (for /history's links), once the roll is logged.
+
+        Best effort: the roll is already durable and answered, and its buttons find it by the interaction's id.
+        """
+        if message_id is None:
+            return
+        try:
+            await self.roll_log.message(interaction.id, message_id)
+        except Exception:
+            log.warning("Could not record the message of roll %s", interaction.id, exc_info=True)
+
+
+def _why(error: BaseException) -> str:
+    """One line on why a command failed, for a fair log: a user error's own message, else the kind of error."""
+    if isinstance(error, UserError):
+        return " ".join(error.message.replace("*", "").replace("`", "").split())
+    return f"an internal error ({type(error).__name__})"
 
 
 class ShardedDiceBot(DiceBot, commands.AutoShardedBot):

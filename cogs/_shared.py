@@ -5,18 +5,21 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import discord
 from discord import app_commands
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.client import DiceBot
 from bot.db.characters import CharacterError, CharacterRecord, CharacterRepository
 from bot.db.fair import SessionDice
 from bot.db.settings import SettingsRepository
 from bot.errors import UserError
+from bot.rules import luck, replay
 from bot.rules.dice import DiceSource
 from bot.rules.luck import Luck
+from bot.rules.replay import Kind, Proof
 from bot.rules.settings import ANSWERS
 from bot.ui.embeds import clip, compact, stamp_fair
 from cogs._replay import roll_view
@@ -24,6 +27,9 @@ from cogs._replay import roll_view
 Interaction = discord.Interaction[DiceBot]
 
 log = logging.getLogger(__name__)
+
+I = TypeVar("I")  # noqa: E741 - a roll's rules inputs
+R = TypeVar("R")  # the rules core's result
 
 GM_POST_TRIES = 3
 
@@ -126,6 +132,38 @@ def summary_of(embed: discord.Embed) -> str:
 
 
 @dataclass(frozen=True, slots=True)
+class Drawn(Generic[R]):
+    """A roll run through the rules core: the dice it used, every draw, and the proof the log keeps."""
+
+    dice: DiceSource
+    counted: luck.CountingDice
+    proof: Proof[R]
+
+    @property
+    def result(self) -> R:
+        """The rules core's result."""
+        return self.proof.result
+
+
+async def draw(
+    bot: DiceBot, interaction: Interaction, kind: Kind[I, R], inputs: I, reading: AsyncSession | None = None
+) -> Drawn[R]:
+    """Take the roll's dice (a fair session's next number, if one runs here) and run the rules core on `inputs`.
+
+    Every roll command rolls through here, as `python -m bot verify` replays it (`bot.rules.replay`). A roll
+    the rules core refuses (a mistyped expression, say) leaves its fair roll number with the reason.
+    """
+    dice = await bot.dice_for(interaction, reading)
+    counted = luck.CountingDice(dice)
+    try:
+        proof = replay.roll(kind, inputs, counted)
+    except Exception as error:
+        await bot.abandon_roll(dice, error)
+        raise
+    return Drawn(dice, counted, proof)
+
+
+@dataclass(frozen=True, slots=True)
 class Rolled:
     """What the roll log keeps of a roll besides its result: the character, its ruleset and its luck."""
 
@@ -145,37 +183,76 @@ async def answer_roll(
     command: str | None = None,
     hidden: bool = False,
     rolled: Rolled = Rolled(),
+    proof: Proof[Any] | None = None,
 ) -> None:
-    """Answer a roll and log it: the fair-session stamp, the message it landed in, its first line.
+    """Log a roll, then answer it: the fair-session stamp, its first line, then the message it landed in.
 
     The channel sees the compact answer (the outcome and the odds) with a Details button for the full
     breakdown, which the log keeps, and a Roll again button. A hidden roll goes in full to the server's GM
     channel; the channel it was made in only learns that it was made (and its fair roll number, so it can be
-    verified after the reveal). It is logged as private.
+    verified after the reveal). It is logged as private. A fair roll is logged with its `proof` (`draw` made
+    it); if the command fails before its roll is logged, its fair roll number is left with the reason.
     """
+    try:
+        await _log_and_answer(
+            bot,
+            interaction,
+            embed,
+            result=result,
+            private=private,
+            dice=dice,
+            command=command,
+            hidden=hidden,
+            rolled=rolled,
+            proof=proof,
+        )
+    except Exception as error:
+        # Harmless once the roll is logged (its answer failed): a logged roll outranks its number's reason.
+        if dice is not None:
+            await bot.abandon_roll(dice, error)
+        raise
+
+
+async def _log_and_answer(
+    bot: DiceBot,
+    interaction: Interaction,
+    embed: discord.Embed,
+    *,
+    result: dict[str, Any],
+    private: bool,
+    dice: DiceSource | None,
+    command: str | None,
+    hidden: bool,
+    rolled: Rolled,
+    proof: Proof[Any] | None,
+) -> None:
     if dice is not None:
         stamp(embed, dice)
     if hidden:
-        await answer_hidden(bot, interaction, embed, result=result, dice=dice, command=command, rolled=rolled)
+        await answer_hidden(
+            bot, interaction, embed, result=result, dice=dice, command=command, rolled=rolled, proof=proof
+        )
         return
     short = compact(embed)
     full_first = short is None or await _answers(bot, interaction) == "full"
     view = roll_view(interaction.id, details=None if short is None else ("short" if full_first else "full"))
     shown = embed if full_first or short is None else short
-    sent = await interaction.response.send_message(embed=shown, ephemeral=private, view=view)
+    # Durable before shown: a crash between the two leaves a logged roll nobody saw, never the reverse.
     await bot.log_roll(
         interaction,
         result=result,
         private=private,
         dice=dice,
-        message_id=sent.message_id,
         summary=summary_of(embed),
         command=command,
         character_id=rolled.character_id,
         ruleset=rolled.ruleset,
         luck=rolled.luck,
         details=dict(embed.to_dict()) if short else None,
+        proof=proof.to_log() if proof else None,
     )
+    sent = await interaction.response.send_message(embed=shown, ephemeral=private, view=view)
+    await bot.note_answer(interaction, sent.message_id)
 
 
 async def _answers(bot: DiceBot, interaction: Interaction) -> str:
@@ -192,6 +269,7 @@ async def answer_hidden(
     dice: DiceSource | None,
     command: str | None,
     rolled: Rolled,
+    proof: Proof[Any] | None = None,
 ) -> None:
     """Send a roll's full answer to the GM channel and a notice (with Roll again) where it was made."""
     async with bot.database.read() as session:
@@ -203,6 +281,19 @@ async def answer_hidden(
             title="No GM channel",
         )
     embed.set_author(name=clip(f"Hidden roll by {interaction.user.display_name} in #{_channel_name(interaction)}", 256))
+    # Durable before shown, as in answer_roll: logged before the notice and the GM's copy.
+    await bot.log_roll(
+        interaction,
+        result=result,
+        private=True,
+        dice=dice,
+        summary=summary_of(embed),
+        command=command,
+        character_id=rolled.character_id,
+        ruleset=rolled.ruleset,
+        luck=rolled.luck,
+        proof=proof.to_log() if proof else None,
+    )
     fair = f" (fair roll #{dice.roll_number})" if isinstance(dice, SessionDice) else ""
     notice = discord.Embed(description=f"{interaction.user.mention} made a hidden roll{fair}.")
     await interaction.response.send_message(embed=notice, view=roll_view(interaction.id, details=None))
@@ -220,18 +311,7 @@ async def answer_hidden(
             "it. Please roll again in a minute.",
             title="GM channel unreachable",
         ) from None
-    await bot.log_roll(
-        interaction,
-        result=result,
-        private=True,
-        dice=dice,
-        message_id=sent.id,
-        summary=summary_of(embed),
-        command=command,
-        character_id=rolled.character_id,
-        ruleset=rolled.ruleset,
-        luck=rolled.luck,
-    )
+    await bot.note_answer(interaction, sent.id)
 
 
 async def post_to_gm(bot: DiceBot, channel_id: int, embed: discord.Embed, *, nonce: int) -> discord.Message:

@@ -10,12 +10,12 @@ from bot.client import DiceBot
 from bot.db.characters import CharacterRepository
 from bot.errors import UserError
 from bot.rules import aliensrl as rules
-from bot.rules import luck
+from bot.rules import luck, replay
 from bot.rules.sheets.aliensrl import AliensSheet
 from bot.ui.aliensrl import odds_embed, shot_embed, skill_text
 from bot.ui.embeds import ROLL_COLOUR, clip
 from cogs._replay import ROLLS
-from cogs._shared import Interaction, Rolled, answer_roll, character_choices, find_for_roll
+from cogs._shared import Interaction, Rolled, answer_roll, character_choices, draw, find_for_roll
 
 RULESET = "aliensrl"
 TITLE = "AliensRL"
@@ -158,18 +158,20 @@ class Aliens(commands.GroupCog, group_name="aliens", group_description="AliensRL
             pain=pain,
         )
         ring = await self.ring(interaction)
-        dice = await self.bot.dice_for(interaction)
-        shot = rules.fire(shooter, dice, dx=dx, dy=dy, distance=distance, intervening=intervening, ring=ring)
+        inputs = replay.AliensShot(shooter, dx, dy, distance, intervening, ring)
+        drawn = await draw(self.bot, interaction, replay.ALIENS_SHOT, inputs)
+        shot = drawn.result
         embed = shot_embed(shot, shooter=name, weapon=shooter.weapon)
         await answer_roll(
             self.bot,
             interaction,
             embed,
-            result=shot.to_dict(),
+            result=drawn.proof.outcome,
             private=private,
-            dice=dice,
+            dice=drawn.dice,
             hidden=hidden,
             rolled=Rolled(character_id, RULESET, luck.aliens_shot(shot)),
+            proof=drawn.proof,
         )
 
     @app_commands.command(name="odds")

@@ -8,10 +8,10 @@ from discord import Interaction, app_commands
 from discord.ext import commands
 
 from bot.client import DiceBot
-from bot.rules import dice, luck
+from bot.rules import dice, replay
 from bot.ui.dice import roll_embed
 from cogs._replay import ROLLS, Details, RollAgain
-from cogs._shared import Rolled, answer_roll
+from cogs._shared import Rolled, answer_roll, draw
 
 
 class Dice(commands.Cog):
@@ -50,19 +50,18 @@ async def roll_and_answer(
     hidden: bool = False,
 ) -> None:
     """Roll an expression for whoever asked, answer with every die, and log it with its d20 tally."""
-    source = await bot.dice_for(interaction)
-    counted = luck.CountingDice(source)
-    result = dice.roll(expression, counted)
-    embed = roll_embed(result, roller=interaction.user.display_name, typed=expression, label=label)
+    drawn = await draw(bot, interaction, replay.DICE, replay.DiceRoll(expression))
+    embed = roll_embed(drawn.result, roller=interaction.user.display_name, typed=expression, label=label)
     await answer_roll(
         bot,
         interaction,
         embed,
-        result=result.to_dict(),
+        result=drawn.result.to_dict(),
         private=private,
-        dice=source,
+        dice=drawn.dice,
         hidden=hidden,
-        rolled=Rolled(luck=counted.d20_luck() or None),
+        rolled=Rolled(luck=drawn.counted.d20_luck() or None),
+        proof=drawn.proof,
     )
 
 

@@ -12,11 +12,11 @@ from bot.client import DiceBot
 from bot.db.characters import CharacterRecord, CharacterRepository
 from bot.errors import UserError
 from bot.rules import dnd35 as dnd
-from bot.rules import luck
+from bot.rules import luck, replay
 from bot.rules.sheets.dnd35 import DndSheet
 from bot.ui.dnd35 import ac_embed, attack_embed, full_attack_embed, odds_embed
 from cogs._replay import ROLLS
-from cogs._shared import Interaction, Rolled, answer_roll, character_choices, find, find_for_roll
+from cogs._shared import Interaction, Rolled, answer_roll, character_choices, draw, find, find_for_roll
 
 RULESET = "dnd35"
 TITLE = "D&D 3.5"
@@ -263,21 +263,21 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
             variants = await self.variants(interaction, session)
             built, name, character_id = await self.build(interaction, options, variants, session)
             chances = dnd.odds(built, variants=variants)
-            dice = await self.bot.dice_for(interaction, session)
-        counted = luck.CountingDice(dice)
-        result = dnd.resolve(built, counted, variants=variants)
+            drawn = await draw(self.bot, interaction, replay.DND_ATTACK, replay.DndAttackRoll(built, variants), session)
+        result = drawn.result
         embed = attack_embed(result, chances, attacker=name)
-        tally = luck.add(luck.dnd_attack(result, chances), counted.d20_luck())
+        tally = luck.add(luck.dnd_attack(result, chances), drawn.counted.d20_luck())
         rolled = Rolled(character_id, RULESET, tally)
         await answer_roll(
             self.bot,
             interaction,
             embed,
-            result=result.to_dict(),
+            result=drawn.proof.outcome,
             private=private,
-            dice=dice,
+            dice=drawn.dice,
             hidden=hidden,
             rolled=rolled,
+            proof=drawn.proof,
         )
 
     @app_commands.command(name="odds")
@@ -427,23 +427,23 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
             )
             chances = [dnd.odds(a, variants=variants) for a in attacks]
             expected = sum((c.expected_damage for c in chances), start=0)
-            dice = await self.bot.dice_for(interaction, session)
-        counted = luck.CountingDice(dice)
-        full = dnd.resolve_all(attacks, counted, variants=variants)
+            inputs = replay.DndFullAttackRoll(tuple(attacks), variants)
+            drawn = await draw(self.bot, interaction, replay.DND_FULL_ATTACK, inputs, session)
+        full = drawn.result
         embed = full_attack_embed(full, expected, attacker=record.name, weapon=primary)  # type: ignore[arg-type]
-        outcome = {"attacks": [r.to_dict() for r in full.results], "total": full.total_damage}
-        tally = counted.d20_luck()
+        tally = drawn.counted.d20_luck()
         for result, odds in zip(full.results, chances, strict=False):
             luck.add(tally, luck.dnd_attack(result, odds))
         await answer_roll(
             self.bot,
             interaction,
             embed,
-            result=outcome,
+            result=drawn.proof.outcome,
             private=private,
-            dice=dice,
+            dice=drawn.dice,
             hidden=hidden,
             rolled=Rolled(record.id, RULESET, tally),
+            proof=drawn.proof,
         )
 
     @app_commands.command(name="ac")

@@ -10,12 +10,12 @@ from discord.ext import commands
 from bot.client import DiceBot
 from bot.db.characters import CharacterRecord, CharacterRepository
 from bot.errors import UserError
-from bot.rules import luck
+from bot.rules import luck, replay
 from bot.rules import star_frontiers as sf
 from bot.rules.sheets.star_frontiers import SfSheet
 from bot.ui.star_frontiers import attack_embed, odds_embed
 from cogs._replay import ROLLS
-from cogs._shared import Interaction, Rolled, answer_roll, character_choices, find, find_for_roll
+from cogs._shared import Interaction, Rolled, answer_roll, character_choices, draw, find, find_for_roll
 
 RULESET = "sf"
 TITLE = "Star Frontiers"
@@ -224,18 +224,19 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
         )
         variants = await self.variants(interaction)
         odds = sf.odds(attack, variants)
-        dice = await self.bot.dice_for(interaction)
-        result = sf.shoot(attack, dice, variants)
+        drawn = await draw(self.bot, interaction, replay.SF_SHOT, replay.SfShot(attack, variants))
+        result = drawn.result
         embed = attack_embed(result, odds, attacker=name)
         await answer_roll(
             self.bot,
             interaction,
             embed,
-            result=result.to_dict(),
+            result=drawn.proof.outcome,
             private=private,
-            dice=dice,
+            dice=drawn.dice,
             hidden=hidden,
             rolled=Rolled(character_id, RULESET, luck.sf_attack(result, odds)),
+            proof=drawn.proof,
         )
 
     async def melee_attack(
@@ -359,18 +360,19 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
         )
         variants = await self.variants(interaction)
         odds = sf.odds(attack, variants)
-        dice = await self.bot.dice_for(interaction)
-        result = sf.melee(attack, dice, variants)
+        drawn = await draw(self.bot, interaction, replay.SF_MELEE, replay.SfMelee(attack, variants))
+        result = drawn.result
         embed = attack_embed(result, odds, attacker=name)
         await answer_roll(
             self.bot,
             interaction,
             embed,
-            result=result.to_dict(),
+            result=drawn.proof.outcome,
             private=private,
-            dice=dice,
+            dice=drawn.dice,
             hidden=hidden,
             rolled=Rolled(character_id, RULESET, luck.sf_attack(result, odds)),
+            proof=drawn.proof,
         )
 
     @app_commands.command(name="odds")

@@ -19,7 +19,7 @@ from bot.db.models import RollLog
 from bot.local import payloads
 from bot.local.driver import Exchange, LocalDiscord
 from bot.local.payloads import MANAGER_PERMISSIONS, Actor
-from bot.rules.fair_log import check_log, filename, parse_log
+from bot.rules.fair_log import LogRoll, Unanswered, check_log, filename, parse_log
 from tests.dice_sources import NoDice, ScriptedDice
 
 BOB = "200000000000000002"
@@ -172,27 +172,42 @@ async def test_reveal_attaches_a_log_that_verifies_offline(
     assert list(revealed.files) == [name]
     assert f"The attached `{name}` logs every roll" in revealed.embed["description"]
     log = parse_log(revealed.files[name])
-    assert (log.commitment, log.last_roll, [r.roll for r in log.rolls]) == (commitment, 4, [1, 2, 4])
-    strength, attack, private = log.rolls
+    assert (log.commitment, log.last_roll, [r.roll for r in log.rolls]) == (commitment, 4, [1, 2, 3, 4])
+    strength, attack, mistyped, private = log.rolls
+    assert isinstance(strength, LogRoll) and isinstance(attack, LogRoll) and isinstance(private, LogRoll)
     faces = ", ".join(str(face) for _, _, face in strength.draws)
     assert (strength.command, strength.options) == ("roll", {"expression": "3d6", "label": "Strength"})
     assert strength.summary is not None and strength.summary.startswith(f"3d6 ({faces}) = ")
     assert [(a, b) for a, b, _ in strength.draws] == [(1, 6)] * 3
+    # The rules input and the outcome shown, not only the draws: the label only dresses the answer.
+    assert (strength.kind, strength.inputs) == ("dice", {"expression": "3d6"})
+    assert strength.outcome["total"] == sum(face for _, _, face in strength.draws)
     assert attack.command == "dnd attack" and attack.user_id == int(BOB)
     assert attack.options == {"attack_bonus": 5, "damage": "1d8+3", "target_ac": 15}
     assert attack.draws[0][:2] == (1, 20)  # the attack roll; damage dice follow on a hit
+    assert attack.kind == "dnd.attack" and attack.inputs["attack"]["target"]["ac"] == 15
+    assert attack.outcome["d20"] == attack.draws[0][2] and attack.outcome["ac"] == 15
+    # The mistyped roll used up its number, and the log says why.
+    assert isinstance(mistyped, Unanswered) and mistyped.command == "roll"
+    assert mistyped.reason.startswith("the command failed before it answered: Unexpected end of expression")
     # A private roll's draws are published, to be checked; what it was for stays private.
     assert private.private and private.options is None and private.summary is None and len(private.draws) == 1
+    assert private.kind is None and private.inputs is None and private.outcome is None
     assert check_log(log).ok
 
     path = tmp_path / name
     path.write_bytes(revealed.files[name])
     code, lines, _ = verify(capsys, path)
-    assert code == 0
+    assert code == 0, lines
     assert lines[1] == "commitment: ok, the seed's SHA-256 is the commitment"
-    assert f"roll 1: ok, 3 dice: {faces}" in lines
-    assert "not logged: roll 3 (a command that failed before it answered uses up its number)" in lines
-    assert lines[-1] == "summary: ok: 3 rolls checked, every face follows from the committed seed."
+    assert f"roll 1: ok, /roll replayed: 3 dice: {faces}; same ranges, faces and outcome" in lines
+    assert lines[4].startswith("roll 3: not answered (/roll by 200000000000000001): the command failed")
+    assert lines[5].startswith("roll 4: faces ok, 1 die: ") and "private" in lines[5]
+    assert lines[-1] == (
+        "summary: ok: every roll number from 1 to 4 is accounted for; 2 rolls replayed through the rules core "
+        "with the committed seed's dice; 1 roll checked for faces only (private): 4; 1 roll never answered, "
+        "for the reasons above: 3."
+    )
 
     document = json.loads(path.read_bytes())
     _, b, face = document["rolls"][1]["draws"][0]
@@ -200,8 +215,11 @@ async def test_reveal_attaches_a_log_that_verifies_offline(
     path.write_text(json.dumps(document))
     code, lines, _ = verify(capsys, path)
     assert code == 1
-    assert f"roll 2: MISMATCH draw 1: the seed gives {face}, the log says {face % b + 1}" in lines
-    assert lines[-1] == "summary: MISMATCH: 1 of 3 rolls checked does not match the seed."
+    assert (
+        f"roll 2: MISMATCH draw 1: the replay draws 1..20 and gets {face}, the log says 1..20 and {face % b + 1}"
+        in lines
+    )
+    assert lines[-1] == "summary: MISMATCH: 1 problem found; the log does not prove its rolls."
 
     document["rolls"][1]["draws"][0][2] = face
     document["session"]["seed"] = "00" * 32
@@ -292,3 +310,57 @@ async def test_a_log_too_large_to_attach_is_said_so(local: LocalDiscord) -> None
     assert revealed.files == {}
     assert revealed.embed["title"] == "Fair dice: seed revealed"
     assert "KB, more than the 1 KB Discord lets me attach here, so it is not attached" in revealed.embed["description"]
+
+
+async def test_a_hidden_roll_without_a_gm_channel_leaves_its_number_with_the_reason(local: LocalDiscord) -> None:
+    local.bot.dice = NoDice()
+    commitment = await start(local)
+    refused = await local.command("roll", {"expression": "1d20", "hidden": True})
+    assert refused.ephemeral and refused.embed["title"] == "No GM channel"
+    await local.command("roll", {"expression": "1d6"})
+    revealed = await local.command("fair reveal")
+    log = parse_log(revealed.files[filename(commitment)])
+    unanswered, answered = log.rolls
+    assert isinstance(unanswered, Unanswered) and isinstance(answered, LogRoll)
+    assert unanswered.reason.startswith("the command failed before it answered: This server has no GM channel")
+    assert check_log(log).ok
+
+
+def test_a_version_1_log_is_still_checked_and_says_it_proves_less(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    seed = bytes(range(32))
+    document = {
+        "format": "rules-dice-bot/fair-session",
+        "version": 1,
+        "session": {
+            "commitment": hashlib.sha256(seed).hexdigest(),
+            "seed": seed.hex(),
+            "channel_id": "300000000000000002",
+            "started_at": "2026-01-01T12:00:00+00:00",
+            "revealed_at": "2026-01-01T13:30:00+00:00",
+            "last_roll": 2,
+        },
+        "rolls": [
+            {
+                "roll": 1,
+                "command": "roll",
+                "options": {"expression": "3d20"},
+                "user_id": "200000000000000001",
+                "private": False,
+                "draws": [[1, 20, 6], [1, 20, 17], [1, 20, 2]],
+                "summary": "3d20 (6, 17, 2) = 25",
+            }
+        ],
+    }
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(document))
+    code, lines, _ = verify(capsys, path)
+    assert code == 0, lines
+    assert lines[1].startswith("version 1: this log holds no inputs or outcomes, so only each face is checked")
+    assert "roll 1: faces ok, 3 dice: 6, 17, 2" in lines
+    assert "not logged: roll 2 (a version 1 log does not say why a number has no roll)" in lines
+    document["rolls"][0]["draws"][1][2] = 18  # type: ignore[index]
+    path.write_text(json.dumps(document))
+    code, lines, _ = verify(capsys, path)
+    assert code == 1 and "roll 1: MISMATCH draw 2: the seed gives 17, the log says 18" in lines

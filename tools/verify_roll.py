@@ -2,7 +2,10 @@
 
 python verify_roll.py SEED_HEX ROLL_NUMBER SIDES [SIDES ...]  prints roll ROLL_NUMBER's faces; SIDES is 20 for
     a d20, or LOW..HIGH for any other range, listed in the order the bot's log shows them.
-python verify_roll.py fair-session-....json  checks every roll of the log /fair reveal attached.
+python verify_roll.py fair-session-....json  checks every roll of the log /fair reveal attached; exits 1 on any
+    MISMATCH. It proves each face follows from the committed seed and its logged range, and that every roll
+    number is listed; not that the ranges, the number of draws or the outcomes are what the commands asked
+    for: `python -m bot verify` replays each roll through the bot's rules to check those.
 """
 
 import hashlib
@@ -24,11 +27,20 @@ def faces(seed, roll_number, ranges):
 if sys.argv[1].endswith(".json"):
     with open(sys.argv[1], encoding="utf-8") as file:
         log = json.load(file)
-    seed = bytes.fromhex(log["session"]["seed"])
-    print("commitment", "ok" if hashlib.sha256(seed).hexdigest() == log["session"]["commitment"] else "MISMATCH")
+    seed = bytes.fromhex(log["session"]["seed"] or sys.exit("the seed is not revealed yet: nothing to check"))
+    ok = hashlib.sha256(seed).hexdigest() == log["session"]["commitment"]
+    print("commitment", "ok" if ok else "MISMATCH")
+    if [r["roll"] for r in log["rolls"]] != list(range(1, log["session"]["last_roll"] + 1)) and log["version"] > 1:
+        print("roll numbers MISMATCH: not each number from 1 to last_roll once, in order")
+        ok = False
     for roll in log["rolls"]:
-        ok = list(faces(seed, roll["roll"], [d[:2] for d in roll["draws"]])) == [d[2] for d in roll["draws"]]
-        print(f"roll {roll['roll']}", "ok" if ok else "MISMATCH")
+        if "unanswered" in roll:
+            print(f"roll {roll['roll']} not answered:", roll["unanswered"])
+            continue
+        same = list(faces(seed, roll["roll"], [d[:2] for d in roll["draws"]])) == [d[2] for d in roll["draws"]]
+        ok = ok and same
+        print(f"roll {roll['roll']}", "ok" if same else "MISMATCH")
+    sys.exit(0 if ok else 1)
 else:
     seed, ranges = bytes.fromhex(sys.argv[1]), [s.split("..") if ".." in s else (1, s) for s in sys.argv[3:]]
     print("commitment", hashlib.sha256(seed).hexdigest())

@@ -8,10 +8,14 @@ from datetime import datetime
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot.db.models import FairSession, RollLog
+from bot.db.models import FairRollTaken, FairSession, RollLog
 from bot.errors import UserError
 from bot.rules.fair import FairDice, seed_from_hex
-from bot.rules.fair_log import FairLog, LogRoll
+from bot.rules.fair_log import FairLog, LogRoll, Unanswered
+
+# What a taken number's record says until the roll is logged or its command says why it failed: if neither
+# happens, the bot stopped (or lost its database) between taking the number and logging the roll.
+NEVER_ANSWERED = "no answer was logged: the bot stopped before it answered (its answer was never shown)"
 
 
 class FairSessionError(UserError):
@@ -94,15 +98,38 @@ class FairRepository:
         await self.session.flush()
         return _session(row)
 
-    async def take_roll(self, channel_id: int) -> tuple[Session, int] | None:
-        """The running session and the next roll number, which is used up (rows locked on PostgreSQL)."""
+    async def take_roll(
+        self, channel_id: int, *, command: str, user_id: int, now: datetime
+    ) -> tuple[Session, int] | None:
+        """The running session and the next roll number, which is used up (rows locked on PostgreSQL).
+
+        The number is recorded as taken, by whom and for what, so that the log accounts for it even if no roll
+        is ever logged under it.
+        """
         row = await self._open_row(channel_id, lock=True)
         if row is None:
             return None
         number = row.next_roll
         row.next_roll = number + 1
+        self.session.add(
+            FairRollTaken(
+                fair_session_id=row.id,
+                roll_number=number,
+                command=command[:100],
+                user_id=user_id,
+                taken_at=now,
+                reason=NEVER_ANSWERED,
+            )
+        )
         await self.session.flush()
         return _session(row), number
+
+    async def abandon(self, session_id: int, roll_number: int, reason: str) -> None:
+        """Say why a taken roll number will have no roll: its command failed before the roll was logged."""
+        taken = await self.session.get(FairRollTaken, (session_id, roll_number))
+        if taken is not None:
+            taken.reason = reason[:300]
+            await self.session.flush()
 
     async def reveal(self, channel_id: int, *, now: datetime) -> Session:
         """End the channel's session and make its seed public."""
@@ -136,12 +163,17 @@ class FairRepository:
         return _session(rows[0]) if rows else None
 
     async def log(self, session: Session) -> FairLog:
-        """A session's exported log; the seed only once it is revealed, private rolls without options or summary."""
+        """A session's exported log, every roll number accounted for: its roll, or why it went unanswered.
+
+        The seed only once it is revealed; a private roll without its options, inputs, outcome or summary.
+        """
         # The channel narrows the search to one channel's rolls through its index.
         query = select(RollLog).where(RollLog.channel_id == session.channel_id, RollLog.fair_session_id == session.id)
         query = query.order_by(RollLog.fair_roll)
-        rolls = tuple(
-            LogRoll(
+        entries: dict[int, LogRoll | Unanswered] = {}
+        for row in await self.session.scalars(query):
+            proof = None if row.private else row.proof
+            entries[row.fair_roll or 0] = LogRoll(
                 roll=row.fair_roll or 0,
                 command=row.command,
                 options=None if row.private else row.inputs,
@@ -149,9 +181,16 @@ class FairRepository:
                 private=row.private,
                 draws=tuple((a, b, face) for a, b, face in row.draws or []),
                 summary=None if row.private else row.summary,
+                kind=proof["kind"] if proof else None,
+                inputs=proof["input"] if proof else None,
+                outcome=proof["outcome"] if proof else None,
             )
-            for row in await self.session.scalars(query)
-        )
+        taken = select(FairRollTaken).where(FairRollTaken.fair_session_id == session.id)
+        for number in await self.session.scalars(taken):
+            if number.roll_number not in entries:
+                entries[number.roll_number] = Unanswered(
+                    number.roll_number, number.command, number.user_id, number.reason
+                )
         return FairLog(
             commitment=session.commitment,
             seed=session.seed if session.revealed_at is not None else None,
@@ -159,7 +198,7 @@ class FairRepository:
             started_at=session.started_at,
             revealed_at=session.revealed_at,
             last_roll=session.next_roll - 1,
-            rolls=rolls,
+            rolls=tuple(entries[n] for n in sorted(entries)),
         )
 
     async def roll(self, session_id: int, roll_number: int) -> FairRoll | None:

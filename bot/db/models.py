@@ -70,6 +70,8 @@ class RollLog(Base):
     luck: Mapped[dict[str, list[float]] | None] = mapped_column(CompactJSON)
     # The full answer (an embed as Discord takes it) when the channel was shown the compact one.
     details: Mapped[dict[str, Any] | None] = mapped_column(CompactJSON)
+    # A fair roll's replayable record (bot.rules.replay): {"kind", "input", "outcome"}.
+    proof: Mapped[dict[str, Any] | None] = mapped_column(CompactJSON)
 
 
 class Character(Base):
@@ -134,6 +136,23 @@ class FairSession(Base):
     started_by: Mapped[int] = mapped_column(BigInteger)
     started_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     revealed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class FairRollTaken(Base):
+    """A fair roll number given out, and why it went unanswered if it did (its roll is then not in the log).
+
+    Written when the number is taken, with a reason for the case where nothing else is ever written (the bot
+    stopped before it answered); a command that fails after taking its number replaces the reason.
+    """
+
+    __tablename__ = "fair_rolls_taken"
+
+    fair_session_id: Mapped[int] = mapped_column(ForeignKey("fair_sessions.id"), primary_key=True)
+    roll_number: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    command: Mapped[str] = mapped_column(String(100))
+    user_id: Mapped[int] = mapped_column(BigInteger)
+    taken_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    reason: Mapped[str] = mapped_column(String(300))
 
 
 class Macro(Base):

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import delete, insert, or_, select
+from sqlalchemy import bindparam, delete, insert, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.engine import Writers
@@ -131,6 +131,16 @@ class RollRepository:
         # The table, not the mapped class: a plain executemany, without the ORM's bulk-insert bookkeeping.
         await self.session.execute(insert(Base.metadata.tables[RollLog.__tablename__]), rolls)
 
+    async def set_messages(self, messages: list[tuple[int, int]]) -> None:
+        """Record the message each roll's answer landed in, as (interaction id, message id) pairs."""
+        table = Base.metadata.tables[RollLog.__tablename__]
+        statement = (
+            update(table)
+            .where(table.c.interaction_id == bindparam("of"), table.c.message_id.is_(None))
+            .values(message_id=bindparam("message"))
+        )
+        await self.session.execute(statement, [{"of": of, "message": message} for of, message in messages])
+
     async def recent(
         self, *, channel_id: int, user_id: int | None = None, character_id: int | None = None, limit: int = 10
     ) -> list[LoggedRoll]:
@@ -185,42 +195,71 @@ class RollLogWriter:
     Every roll used to be a write transaction of its own, and SQLite takes one writer at a time: under load
     the writers queued on SQLite's lock, polling it from their threads, until some gave up with "database is
     locked". Now each roll still waits until it is committed, but a burst costs a few transactions and
-    statements instead of one of each per roll.
+    statements instead of one of each per roll. A roll is logged before its answer is posted, so the message
+    it landed in comes after, as a note (`message`) that rides along in the next batch.
     """
 
     def __init__(self, write: Writers) -> None:
         self.write = write
         self._waiting: list[tuple[dict[str, Any], asyncio.Future[None]]] = []
+        self._messages: list[tuple[tuple[int, int], asyncio.Future[None]]] = []
         self._writer: asyncio.Task[None] | None = None
 
     async def add(self, **roll: Any) -> None:
         """Log one roll (the arguments of `RollRepository.add`); returns once it is committed."""
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._waiting.append((roll, future))
-        if self._writer is None or self._writer.done():
-            self._writer = asyncio.create_task(self._write_all(), name="roll log writer")
+        self._start()
         return await future
 
+    async def message(self, interaction_id: int, message_id: int) -> None:
+        """Record the message a logged roll's answer landed in; returns once it is committed."""
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._messages.append(((interaction_id, message_id), future))
+        self._start()
+        return await future
+
+    def _start(self) -> None:
+        if self._writer is None or self._writer.done():
+            self._writer = asyncio.create_task(self._write_all(), name="roll log writer")
+
     async def _write_all(self) -> None:
-        while self._waiting:
+        while self._waiting or self._messages:
             batch, self._waiting = self._waiting, []
+            messages, self._messages = self._messages, []
             try:
-                await self._write(batch)
+                await self._write(batch, messages)
             except Exception as error:
-                if len(batch) == 1:
-                    _settle(batch[0][1], error=error)
+                futures = [future for _, future in batch] + [future for _, future in messages]
+                if len(futures) == 1:
+                    _settle(futures[0], error=error)
                     continue
                 # One bad roll must not fail the others: write them one by one, each failing on its own.
                 for one in batch:
                     try:
-                        await self._write([one])
+                        await self._write([one], [])
                     except Exception as single:
                         _settle(one[1], error=single)
+                for note in messages:
+                    try:
+                        await self._write([], [note])
+                    except Exception as single:
+                        _settle(note[1], error=single)
 
-    async def _write(self, batch: list[tuple[dict[str, Any], asyncio.Future[None]]]) -> None:
+    async def _write(
+        self,
+        batch: list[tuple[dict[str, Any], asyncio.Future[None]]],
+        messages: list[tuple[tuple[int, int], asyncio.Future[None]]],
+    ) -> None:
         async with self.write.begin() as session:
-            await RollRepository(session).add_many([roll for roll, _ in batch])
+            repository = RollRepository(session)
+            if batch:
+                await repository.add_many([roll for roll, _ in batch])
+            if messages:
+                await repository.set_messages([pair for pair, _ in messages])
         for _, future in batch:
+            _settle(future)
+        for _, future in messages:
             _settle(future)
 
 

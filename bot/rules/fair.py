@@ -10,7 +10,11 @@ A fair session in a channel goes like this:
    and the face given.
 3. `/fair reveal` publishes the seed in hex; a revealed seed is never used again.
 4. Anyone then recomputes every face from the seed, the roll number and the logged ranges, and checks that
-   SHA-256 of the seed is the commitment posted before the first roll.
+   SHA-256 of the seed is the commitment posted before the first roll. That alone (`verify` here, and
+   tools/verify_roll.py) proves each face follows from the seed and its *logged* range; it cannot tell whether
+   the range, the number of draws or the outcome are what the command asked for. `python -m bot verify`
+   proves those too, by replaying each logged roll through the rules core (`bot.rules.replay`,
+   `bot.rules.fair_log.check_log`).
 
 The face of draw k of roll r, for the range a..b (n = b - a + 1 faces, 1 <= n <= 2**64):
 
@@ -24,7 +28,7 @@ The face of draw k of roll r, for the range a..b (n = b - a + 1 faces, 1 <= n <=
   n / 2**256 <= 2**-192, so it is never seen in play; an implementation must still loop.
 
 A draw depends only on the seed, r, k and its own range, never on earlier faces, so the ranges in the log
-are all a checker needs.
+are all a checker of faces needs.
 
 Worked example, to test an implementation against. Seed = the bytes 0, 1, 2, ..., 31
 (hex 000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f), whose commitment is

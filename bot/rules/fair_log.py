@@ -4,7 +4,7 @@ The file (`/fair reveal` attaches it, `/fair log` downloads it again, `python -m
 
     {
       "format": "rules-dice-bot/fair-session",
-      "version": 1,
+      "version": 2,
       "session": {
         "commitment": "<64 hex digits: SHA-256 of the seed, posted by /fair start>",
         "seed": "<64 hex digits>" or null while the session runs,
@@ -15,17 +15,32 @@ The file (`/fair reveal` attaches it, `/fair log` downloads it again, `python -m
       },
       "rolls": [
         {"roll": 1, "command": "roll", "options": {"expression": "3d6"}, "user_id": "<digits>",
-         "private": false, "draws": [[1, 6, 4], [1, 6, 2], [1, 6, 5]], "summary": "3d6 (4, 2, 5) = 11"},
+         "private": false, "kind": "dice", "input": {"expression": "3d6"},
+         "draws": [[1, 6, 4], [1, 6, 2], [1, 6, 5]], "outcome": {"total": 11, ...}, "summary": "3d6 (4, 2, 5) = 11"},
+        {"roll": 2, "unanswered": "<why>", "command": "roll", "user_id": "<digits>"},
         ...
       ]
     }
 
-`rolls` is in roll-number order, one entry per logged roll. `draws` lists the roll's draws in the order they
-were made, each [a, b, face]: the range asked for and the face given; with the seed and the roll number they
-are all the derivation of `bot.rules.fair` needs. `options` are the command's options exactly as typed and
-`summary` the first line of the answer; both are null for a private or hidden roll, whose draws alone are
-published. A roll number from 1 to `last_roll` without an entry went to a command that failed before it
-answered (a mistyped expression, say): its number is used up, it has no dice to check.
+`rolls` lists every roll number from 1 to `last_roll` once, in order. A number that was answered has its roll:
+`command` and `options` as typed, `kind` and `input` (the rules core's input, `bot.rules.replay`: the options
+as resolved and the character's numbers that entered the roll), `draws` in the order they were made, each
+[a, b, face] (the range asked for and the face given), `outcome` (the structured result the answer showed) and
+`summary` (its first line). A number that was never answered says why under `unanswered` (the command failed
+before it rolled, or the bot stopped before it answered). A private or hidden roll publishes only its draws:
+its options, input, outcome and summary are null.
+
+What `check_log` (`python -m bot verify`) proves, for a revealed log: the seed is the one committed to before
+the first roll; every roll number is accounted for, in order; and each public roll, run again through the
+rules core from its logged input with dice from the seed, asks for exactly the logged ranges, in the logged
+order and number, gets the logged faces and gives the logged outcome; options typed that the input must
+reflect (a /roll expression, a given AC) agree with it. What it cannot prove: that the logged input is what
+the command was really given (a character's numbers are the bot's word; compare the log with what the channel
+saw), what a private roll rolled for (only its faces are checked), or why a number went unanswered (the reason
+is the bot's word; a number the channel saw answered must not be listed as unanswered).
+
+Version 1 files (no `kind`, `input`, `outcome`, no unanswered entries) are still read and checked as before:
+each face against the seed and its logged range only, which proves much less.
 """
 
 from __future__ import annotations
@@ -37,12 +52,15 @@ from datetime import UTC, datetime
 from typing import Any, Final
 
 from bot.errors import UserError
-from bot.rules import fair
+from bot.rules import fair, replay
 
 FORMAT: Final = "rules-dice-bot/fair-session"
-FORMAT_VERSION: Final = 1
+FORMAT_VERSION: Final = 2
+READS: Final = (1, 2)
 _SESSION_KEYS: Final = {"commitment", "seed", "channel_id", "started_at", "revealed_at", "last_roll"}
-_ROLL_KEYS: Final = {"roll", "command", "options", "user_id", "private", "draws", "summary"}
+_ROLL_KEYS_V1: Final = {"roll", "command", "options", "user_id", "private", "draws", "summary"}
+_ROLL_KEYS: Final = _ROLL_KEYS_V1 | {"kind", "input", "outcome"}
+_UNANSWERED_KEYS: Final = {"roll", "unanswered", "command", "user_id"}
 
 
 class FairLogError(UserError):
@@ -62,11 +80,24 @@ class LogRoll:
     private: bool
     draws: tuple[tuple[int, int, int], ...]
     summary: str | None
+    kind: str | None = None  # None: a private roll, or one of a version 1 log
+    inputs: Any = None
+    outcome: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class Unanswered:
+    """A roll number given out that has no roll: the command that took it, and why it was never answered."""
+
+    roll: int
+    command: str
+    user_id: int
+    reason: str
 
 
 @dataclass(frozen=True, slots=True)
 class FairLog:
-    """A fair session and its rolls; `seed` is None until the session is revealed."""
+    """A fair session and its rolls (in file order); `seed` is None until the session is revealed."""
 
     commitment: str
     seed: str | None
@@ -74,7 +105,8 @@ class FairLog:
     started_at: datetime
     revealed_at: datetime | None
     last_roll: int
-    rolls: tuple[LogRoll, ...]
+    rolls: tuple[LogRoll | Unanswered, ...]
+    version: int = FORMAT_VERSION
 
 
 def filename(commitment: str) -> str:
@@ -99,25 +131,28 @@ def dump_log(log: FairLog) -> bytes:
         "revealed_at": _stamp(log.revealed_at),
         "last_roll": log.last_roll,
     }
-    rolls = [
-        json.dumps(
-            {
-                "roll": r.roll,
-                "command": r.command,
-                "options": r.options,
-                "user_id": str(r.user_id),
-                "private": r.private,
-                "draws": [list(d) for d in r.draws],
-                "summary": r.summary,
-            },
-            ensure_ascii=False,
-        )
-        for r in log.rolls
-    ]
+    rolls = [json.dumps(_entry(r), ensure_ascii=False) for r in log.rolls]
     head = json.dumps({"format": FORMAT, "version": FORMAT_VERSION, "session": session}, indent=2)
     body = ",\n".join(f"    {line}" for line in rolls)
     listed = f"[\n{body}\n  ]" if rolls else "[]"
     return f'{head[:-2]},\n  "rolls": {listed}\n}}\n'.encode()
+
+
+def _entry(roll: LogRoll | Unanswered) -> dict[str, Any]:
+    if isinstance(roll, Unanswered):
+        return {"roll": roll.roll, "unanswered": roll.reason, "command": roll.command, "user_id": str(roll.user_id)}
+    return {
+        "roll": roll.roll,
+        "command": roll.command,
+        "options": roll.options,
+        "user_id": str(roll.user_id),
+        "private": roll.private,
+        "kind": roll.kind,
+        "input": roll.inputs,
+        "draws": [list(d) for d in roll.draws],
+        "outcome": roll.outcome,
+        "summary": roll.summary,
+    }
 
 
 def parse_log(raw: bytes) -> FairLog:
@@ -132,8 +167,9 @@ def parse_log(raw: bytes) -> FairLog:
         raise FairLogError("That file is not JSON (cut short, or not a log at all).") from None
     if not isinstance(document, dict) or document.get("format") != FORMAT:
         raise FairLogError(f"That JSON is not a fair-session log (its `format` is not {FORMAT!r}).")
-    if document.get("version") != FORMAT_VERSION:
-        raise FairLogError(f"This bot reads log version {FORMAT_VERSION}, not {document.get('version')!r}.")
+    version = document.get("version")
+    if version not in READS or isinstance(version, bool):
+        raise FairLogError(f"This bot reads log versions 1 and {FORMAT_VERSION}, not {version!r}.")
     _keys(document, {"format", "version", "session", "rolls"}, "The file")
     session = document["session"]
     if not isinstance(session, dict):
@@ -158,10 +194,8 @@ def parse_log(raw: bytes) -> FairLog:
     rolls = document["rolls"]
     if not isinstance(rolls, list):
         raise FairLogError("`rolls` must be a list.")
-    parsed = tuple(_roll(index, entry, last_roll) for index, entry in enumerate(rolls, start=1))
-    numbers = [r.roll for r in parsed]
-    if numbers != sorted(set(numbers)):
-        raise FairLogError("`rolls` must be in roll-number order, each number once.")
+    # Order, gaps and duplicates are the checker's findings (naming the roll), not reasons to refuse the file.
+    parsed = tuple(_roll(index, entry, version) for index, entry in enumerate(rolls, start=1))
     return FairLog(
         commitment=commitment.lower(),
         seed=seed,
@@ -170,6 +204,7 @@ def parse_log(raw: bytes) -> FairLog:
         revealed_at=revealed_at,
         last_roll=last_roll,
         rolls=parsed,
+        version=version,
     )
 
 
@@ -203,15 +238,20 @@ def _moment(value: Any, where: str) -> datetime:
     return moment
 
 
-def _roll(index: int, entry: Any, last_roll: int) -> LogRoll:
+def _roll(index: int, entry: Any, version: int) -> LogRoll | Unanswered:
     where = f"Entry {index} of `rolls`"
     if not isinstance(entry, dict):
         raise FairLogError(f"{where} must be an object.")
-    _keys(entry, _ROLL_KEYS, where)
+    if version >= 2 and "unanswered" in entry:
+        _keys(entry, _UNANSWERED_KEYS, where)
+        number = _number(entry["roll"], f"rolls[{index - 1}].roll", low=1)
+        if not isinstance(entry["unanswered"], str) or not isinstance(entry["command"], str):
+            raise FairLogError(f"Roll {number}: `unanswered` and `command` must be text.")
+        user = _snowflake(entry["user_id"], f"rolls[{index - 1}].user_id")
+        return Unanswered(number, entry["command"], user, entry["unanswered"])
+    _keys(entry, _ROLL_KEYS if version >= 2 else _ROLL_KEYS_V1, where)
     number = _number(entry["roll"], f"rolls[{index - 1}].roll", low=1)
     where = f"Roll {number}"
-    if number > last_roll:
-        raise FairLogError(f"{where} is past `session.last_roll` ({last_roll}).")
     draws = entry["draws"]
     if not isinstance(draws, list) or not all(
         isinstance(d, list) and len(d) == 3 and all(isinstance(v, int) and not isinstance(v, bool) for v in d)
@@ -226,6 +266,11 @@ def _roll(index: int, entry: Any, last_roll: int) -> LogRoll:
         raise FairLogError(f"{where}: `summary` must be text, or null for a private roll.")
     if not isinstance(entry["private"], bool):
         raise FairLogError(f"{where}: `private` must be true or false.")
+    kind = entry.get("kind")
+    if kind is not None and not isinstance(kind, str):
+        raise FairLogError(f"{where}: `kind` must be text, or null for a private roll.")
+    if kind is not None and not isinstance(entry["outcome"], dict):
+        raise FairLogError(f"{where}: `outcome` must be an object when `kind` is given.")
     return LogRoll(
         roll=number,
         command=entry["command"],
@@ -234,6 +279,9 @@ def _roll(index: int, entry: Any, last_roll: int) -> LogRoll:
         private=entry["private"],
         draws=tuple((a, b, face) for a, b, face in draws),
         summary=entry["summary"],
+        kind=kind,
+        inputs=entry.get("input"),
+        outcome=entry.get("outcome"),
     )
 
 
@@ -252,53 +300,154 @@ def _dice(faces: tuple[int, ...]) -> str:
 
 
 def check_log(log: FairLog, *, roll: int | None = None) -> LogCheck:
-    """Step 4 of `bot.rules.fair` for a whole log: the commitment once, then every roll (or only `roll`).
+    """Step 4 of `bot.rules.fair` for a whole log: the commitment once, every roll number, then every roll.
 
-    Each roll is checked with `bot.rules.fair.verify`, from the seed, its number and its logged ranges.
+    A version 2 log is replayed (`bot.rules.replay`); a version 1 log only has its faces checked against the
+    seed and the logged ranges (`bot.rules.fair.verify`). `roll` limits the per-roll checks to one number;
+    the accounting of every number (order, duplicates, gaps) is always done. The module docstring says what
+    this proves and what it cannot.
     """
-    lines = [f"session {log.commitment[:16]}…: {_count(len(log.rolls))} logged"]
+    logged = sum(isinstance(r, LogRoll) for r in log.rolls)
+    lines = [f"session {log.commitment[:16]}…: log version {log.version}, {_count(logged)} logged"]
+    if log.version < FORMAT_VERSION:
+        lines.append(
+            f"version {log.version}: this log holds no inputs or outcomes, so only each face is checked against "
+            "the seed and its logged range; it does not prove the ranges, the number of draws or the outcomes "
+            "are what the commands asked for"
+        )
     if log.seed is None:
         lines.append("summary: NOT CHECKED: the session is not revealed yet, so its seed is still secret.")
         return LogCheck(False, tuple(lines))
-    actual = fair.commitment(fair.seed_from_hex(log.seed))
+    seed = fair.seed_from_hex(log.seed)
+    actual = fair.commitment(seed)
     if actual != log.commitment:
         lines.append(f"commitment: MISMATCH: the seed's SHA-256 is {actual}, the log's commitment is {log.commitment}")
         lines.append("summary: MISMATCH: the seed is not the one committed to, so no roll of this log can be trusted.")
         return LogCheck(False, tuple(lines))
     lines.append("commitment: ok, the seed's SHA-256 is the commitment")
+    bad = _account(log, lines)
     chosen = [r for r in log.rolls if roll is None or r.roll == roll]
     if roll is not None and not chosen:
-        why = (
-            "its command failed before it answered"
-            if 1 <= roll <= log.last_roll
-            else "the session gave out no such number"
-        )
-        lines.append(f"roll {roll}: NOT IN THE LOG: {why} (the log lists {_numbers([r.roll for r in log.rolls])})")
-    bad = 0
+        lines.append(f"roll {roll}: NOT IN THE LOG (the log lists {_numbers([r.roll for r in log.rolls])})")
+    faces_only: list[int] = []
+    unanswered: list[int] = []
     for entry in chosen:
-        result = fair.verify(log.seed, log.commitment, entry.roll, entry.draws)
-        if result.ok:
-            lines.append(f"roll {entry.roll}: ok, {_dice(result.expected)}")
+        if isinstance(entry, Unanswered):
+            unanswered.append(entry.roll)
+            lines.append(f"roll {entry.roll}: not answered (/{entry.command} by {entry.user_id}): {entry.reason}")
+            continue
+        problem: str | None
+        if entry.kind is None and not entry.private and log.version >= FORMAT_VERSION:
+            problem = "a public roll without its input: it cannot be replayed, so the log does not prove it"
+        elif entry.kind is None or log.version < FORMAT_VERSION:
+            problem = _faces(log, entry)
+            if problem is None:
+                faces_only.append(entry.roll)
+                faces = _dice(tuple(d[2] for d in entry.draws))
+                lines.append(f"roll {entry.roll}: faces ok, {faces}{_why_faces(entry)}")
+                continue
         else:
-            bad += 1
-            lines.append(f"roll {entry.roll}: MISMATCH {result.reason.removesuffix('.')}")
-    if roll is None:
-        logged = {r.roll for r in log.rolls}
-        unused = [n for n in range(1, log.last_roll + 1) if n not in logged]
-        if unused:
-            lines.append(
-                f"not logged: roll {_numbers(unused)} (a command that failed before it answered uses up its number)"
-            )
+            problem = _replay(seed, entry)
+            if problem is None:
+                lines.append(
+                    f"roll {entry.roll}: ok, /{entry.command} replayed: {_dice(tuple(d[2] for d in entry.draws))}; "
+                    "same ranges, faces and outcome"
+                )
+                continue
+        bad += 1
+        lines.append(f"roll {entry.roll}: MISMATCH {problem}")
     if roll is not None and not chosen:
         lines.append(f"summary: NOT CHECKED: roll {roll} is not in the log.")
-    elif bad:
-        verb = "does" if bad == 1 else "do"
-        lines.append(f"summary: MISMATCH: {bad} of {len(chosen)} rolls checked {verb} not match the seed.")
-    elif not chosen:
-        lines.append("summary: ok: the seed matches the commitment, and the log holds no rolls.")
-    else:
-        lines.append(f"summary: ok: {_count(len(chosen))} checked, every face follows from the committed seed.")
-    return LogCheck(not bad and (roll is None or bool(chosen)), tuple(lines))
+        return LogCheck(False, tuple(lines))
+    if bad:
+        found = f"{bad} problem{'s' if bad > 1 else ''}"
+        lines.append(f"summary: MISMATCH: {found} found; the log does not prove its rolls.")
+        return LogCheck(False, tuple(lines))
+    replayed = len(chosen) - len(faces_only) - len(unanswered)
+    what = "checked for faces only" if log.version < FORMAT_VERSION else "checked for faces only (private)"
+    parts = [f"{_count(replayed)} replayed through the rules core with the committed seed's dice"]
+    if faces_only:
+        parts.append(f"{_count(len(faces_only))} {what}: {_numbers(faces_only)}")
+    if unanswered:
+        parts.append(f"{_count(len(unanswered))} never answered, for the reasons above: {_numbers(unanswered)}")
+    scope = f"every roll number from 1 to {log.last_roll} is accounted for" if roll is None else f"roll {roll}"
+    lines.append(f"summary: ok: {scope}; {'; '.join(parts)}.")
+    return LogCheck(True, tuple(lines))
+
+
+def _account(log: FairLog, lines: list[str]) -> int:
+    """Every roll number once, in order, none past `last_roll`, none missing (version 2); the problems found."""
+    bad = 0
+    seen: set[int] = set()
+    previous = 0
+    for entry in log.rolls:
+        number = entry.roll
+        if number in seen:
+            problem = "listed twice"
+        elif number < previous:
+            problem = f"out of order: listed after roll {previous}"
+        elif number > log.last_roll:
+            problem = f"past the session's last roll number, {log.last_roll}"
+        else:
+            problem = None
+        if problem is not None:
+            bad += 1
+            lines.append(f"roll {number}: MISMATCH {problem}")
+        seen.add(number)
+        previous = max(previous, number)
+    missing = [n for n in range(1, log.last_roll + 1) if n not in seen]
+    if not missing:
+        return bad
+    if log.version < FORMAT_VERSION:
+        lines.append(f"not logged: roll {_numbers(missing)} (a version 1 log does not say why a number has no roll)")
+        return bad
+    for number in missing[:20]:
+        lines.append(f"roll {number}: MISSING: the log neither has its roll nor says why it went unanswered")
+    if len(missing) > 20:
+        lines.append(f"and {len(missing) - 20} more roll numbers MISSING")
+    return bad + len(missing)
+
+
+def _faces(log: FairLog, entry: LogRoll) -> str | None:
+    assert log.seed is not None
+    result = fair.verify(log.seed, log.commitment, entry.roll, entry.draws)
+    return None if result.ok else result.reason.removesuffix(".")
+
+
+def _why_faces(entry: LogRoll) -> str:
+    if entry.private:
+        return " (private: its command, input and outcome are withheld, so only its faces are checked)"
+    return ""
+
+
+def _replay(seed: bytes, entry: LogRoll) -> str | None:
+    """Why a version 2 roll does not replay to what the log says, or None when it does."""
+    kind = replay.KINDS.get(entry.kind or "")
+    if kind is None:
+        return f"kind {entry.kind!r} is not a kind of roll this bot makes"
+    if kind.command != entry.command:
+        return f"command /{entry.command} does not make a {kind.name} roll (/{kind.command} does)"
+    try:
+        again = replay.replay(kind.name, entry.inputs, seed, entry.roll)
+        disagreement = replay.disagreement(kind.name, entry.inputs, entry.options)
+    except replay.InputError as error:
+        return f"input: {error}"
+    if again.draws != entry.draws:
+        for index, (made, logged) in enumerate(zip(again.draws, entry.draws, strict=False), start=1):
+            if made != logged:
+                return (
+                    f"draw {index}: the replay draws {made[0]}..{made[1]} and gets {made[2]}, "
+                    f"the log says {logged[0]}..{logged[1]} and {logged[2]}"
+                )
+        return f"the log lists {_draws(len(entry.draws))}, the replay makes {len(again.draws)}"
+    difference = replay.first_difference(again.outcome, entry.outcome)
+    if difference is not None:
+        return difference
+    return disagreement
+
+
+def _draws(count: int) -> str:
+    return "1 draw" if count == 1 else f"{count} draws"
 
 
 def _count(rolls: int) -> str:

@@ -34,7 +34,7 @@ from bot.rules.fair import (
     seed_from_hex,
     verify,
 )
-from bot.rules.fair_log import FairLog, LogRoll, check_log, dump_log, filename, parse_log
+from bot.rules.fair_log import FairLog, LogRoll, Unanswered, check_log, dump_log, filename, parse_log
 from tests.stats import chi2_sf
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -351,11 +351,10 @@ def test_verify_explains_unusable_input() -> None:
 # The stand-alone checker a player can write.
 
 
-def run_script(*args: str) -> list[str]:
+def run_script(*args: str, exit_code: int = 0) -> list[str]:
     # -I: isolated mode, so the script cannot see this project even by accident.
-    result = subprocess.run(
-        [sys.executable, "-I", str(TOOL), *args], capture_output=True, text=True, check=True, timeout=30
-    )
+    result = subprocess.run([sys.executable, "-I", str(TOOL), *args], capture_output=True, text=True, timeout=30)
+    assert result.returncode == exit_code, (result.stdout, result.stderr)
     return result.stdout.splitlines()
 
 
@@ -380,6 +379,7 @@ def test_the_readme_shows_the_tool_as_it_is() -> None:
 
 
 def test_the_tool_checks_an_exported_log(tmp_path: Path) -> None:
+    rolls = [LogRoll(n, "roll", {}, 2, False, tuple(logged_roll(roll_number=n)), None) for n in (1, 3)]
     log = FairLog(
         commitment=commitment(SEED),
         seed=SEED.hex(),
@@ -387,19 +387,34 @@ def test_the_tool_checks_an_exported_log(tmp_path: Path) -> None:
         started_at=datetime(2026, 1, 1, tzinfo=UTC),
         revealed_at=datetime(2026, 1, 2, tzinfo=UTC),
         last_roll=3,
-        rolls=tuple(LogRoll(n, "roll", {}, 2, False, logged_roll(roll_number=n), None) for n in (1, 3)),
+        rolls=(rolls[0], Unanswered(2, "roll", 2, "the command failed before it answered: 1d20+"), rolls[1]),
     )
     path = tmp_path / filename(log.commitment)
     path.write_bytes(dump_log(log))
-    assert run_script(str(path)) == ["commitment ok", "roll 1 ok", "roll 3 ok"]
+    assert run_script(str(path)) == [
+        "commitment ok",
+        "roll 1 ok",
+        "roll 2 not answered: the command failed before it answered: 1d20+",
+        "roll 3 ok",
+    ]
     document = json.loads(path.read_bytes())
-    a, b, face = document["rolls"][1]["draws"][0]
-    document["rolls"][1]["draws"][0][2] = a + (face - a + 1) % (b - a + 1)
+    a, b, face = document["rolls"][2]["draws"][0]
+    document["rolls"][2]["draws"][0][2] = a + (face - a + 1) % (b - a + 1)
     path.write_text(json.dumps(document))
-    assert run_script(str(path)) == ["commitment ok", "roll 1 ok", "roll 3 MISMATCH"]
+    # Any mismatch fails the run, not only the line.
+    assert run_script(str(path), exit_code=1)[-1] == "roll 3 MISMATCH"
+    document["rolls"][2]["draws"][0][2] = face
+    del document["rolls"][1]  # a number without its roll or a reason
+    path.write_text(json.dumps(document))
+    assert "roll numbers MISMATCH: not each number from 1 to last_roll once, in order" in run_script(
+        str(path), exit_code=1
+    )
+    document["rolls"] = [*document["rolls"][::-1], {"roll": 2, "unanswered": "x", "command": "roll", "user_id": "2"}]
+    path.write_text(json.dumps(document))
+    assert run_script(str(path), exit_code=1)[1].startswith("roll numbers MISMATCH")
     document["session"]["seed"] = EXAMPLE_SEED_HEX
     path.write_text(json.dumps(document))
-    assert run_script(str(path))[0] == "commitment MISMATCH"
+    assert run_script(str(path), exit_code=1)[0] == "commitment MISMATCH"
 
 
 def test_the_readme_example_log_and_transcript_check_out() -> None:
@@ -415,7 +430,7 @@ def test_the_readme_example_log_and_transcript_check_out() -> None:
 
 def test_the_tool_is_short_and_standard_library_only() -> None:
     source = tool_source()
-    assert len(source.splitlines()) <= 36
+    assert len(source.splitlines()) <= 50
     imported = set()
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):

@@ -9,12 +9,14 @@ from typing import Any
 
 import pytest
 
+from bot.rules import replay
 from bot.rules.fair import FairDice, commitment
 from bot.rules.fair_log import (
     FORMAT,
     FairLog,
     FairLogError,
     LogRoll,
+    Unanswered,
     check_log,
     dump_log,
     filename,
@@ -27,18 +29,21 @@ REVEALED = datetime(2026, 1, 1, 13, 30, tzinfo=UTC)
 USER = 200000000000000001
 
 
-def logged(number: int, ranges: list[tuple[int, int]], *, private: bool = False) -> LogRoll:
+def logged(number: int, expression: str, *, private: bool = False) -> LogRoll:
+    """Roll `number` of the session, `/roll expression` rolled as the bot rolls it."""
     dice = FairDice(SEED, number)
-    for a, b in ranges:
-        dice.randint(a, b)
+    proof = replay.roll(replay.DICE, replay.DiceRoll(expression), dice)
     return LogRoll(
         roll=number,
         command="roll",
-        options=None if private else {"expression": f"{len(ranges)}d20"},
+        options=None if private else {"expression": expression},
         user_id=USER,
         private=private,
         draws=dice.draws,
         summary=None if private else "a summary",
+        kind=None if private else "dice",
+        inputs=None if private else proof.inputs,
+        outcome=None if private else proof.outcome,
     )
 
 
@@ -54,7 +59,7 @@ def session_log(*rolls: LogRoll, last_roll: int | None = None, revealed: bool = 
     )
 
 
-LOG = session_log(logged(1, [(1, 20)] * 3), logged(2, [(1, 8), (1, 6)], private=True), logged(3, []))
+LOG = session_log(logged(1, "3d20"), logged(2, "1d8+1d6", private=True), logged(3, "5"))
 
 
 def document(log: FairLog = LOG) -> dict[str, Any]:
@@ -74,13 +79,13 @@ def test_a_log_survives_the_round_trip() -> None:
     assert parse_log(dump_log(LOG)) == LOG
     empty = session_log()
     assert parse_log(dump_log(empty)) == empty
-    running = session_log(logged(1, [(1, 6)]), revealed=False)
+    running = session_log(logged(1, "1d6"), revealed=False)
     assert parse_log(dump_log(running)) == running
 
 
 def test_the_file_is_the_documented_json() -> None:
     doc = document()
-    assert doc["format"] == FORMAT and doc["version"] == 1
+    assert doc["format"] == FORMAT and doc["version"] == 2
     assert doc["session"] == {
         "commitment": commitment(SEED),
         "seed": SEED.hex(),
@@ -96,23 +101,37 @@ def test_the_file_is_the_documented_json() -> None:
         "options": {"expression": "3d20"},
         "user_id": str(USER),
         "private": False,
+        "kind": "dice",
+        "input": {"expression": "3d20"},
         "draws": [[1, 20, 6], [1, 20, 17], [1, 20, 2]],  # the worked example of bot.rules.fair
+        "outcome": {"expression": "3d20", "total": 25, "capped": False},
         "summary": "a summary",
     }
-    assert doc["rolls"][1]["options"] is None and doc["rolls"][1]["summary"] is None
+    private = doc["rolls"][1]
+    assert [private[k] for k in ("options", "summary", "kind", "input", "outcome")] == [None] * 5
+    assert len(private["draws"]) == 2
+
+
+def test_an_unanswered_number_is_an_entry_with_its_reason() -> None:
+    reason = "the command failed before it answered: no GM channel"
+    log = session_log(logged(1, "1d6"), Unanswered(2, "roll", USER, reason))
+    doc = document(log)
+    assert doc["rolls"][1] == {"roll": 2, "unanswered": reason, "command": "roll", "user_id": str(USER)}
+    assert parse_log(dump_log(log)) == log
 
 
 def test_one_roll_per_line_keeps_a_long_session_small() -> None:
     text = dump_log(LOG).decode()
     assert sum(line.lstrip().startswith('{"roll": ') for line in text.splitlines()) == 3
-    # 10,000 rolls of 4d6 and a d20: a long evening's play is a small fraction of Discord's 10 MB.
-    rolls = tuple(logged(n, [(1, 6)] * 4 + [(1, 20)]) for n in range(1, 10_001))
+    # 10,000 rolls of 4d6 and a d20, each with its input and outcome: a long evening's play, well under
+    # Discord's 10 MB (3.4 MB measured).
+    rolls = tuple(logged(n, "4d6+1d20") for n in range(1, 10_001))
     size = len(dump_log(session_log(*rolls)))
-    assert size < 3 * 1024 * 1024, size
+    assert size < 4 * 1024 * 1024, size
 
 
 def test_a_session_without_a_reveal_has_no_seed() -> None:
-    doc = document(session_log(logged(1, [(1, 6)]), revealed=False))
+    doc = document(session_log(logged(1, "1d6"), revealed=False))
     assert doc["session"]["seed"] is None and doc["session"]["revealed_at"] is None
     checked = check_log(parse_log(raw(doc)))
     assert not checked.ok
@@ -142,7 +161,7 @@ def edit(change: Any) -> bytes:
         (b"\xff\xfe garbage", "not JSON"),
         (b"[1, 2]", "not a fair-session log"),
         (b'{"format": "rules-dice-bot/characters", "version": 1}', "not a fair-session log"),
-        (edit(lambda d: d.update(version=2)), "reads log version 1, not 2"),
+        (edit(lambda d: d.update(version=3)), "reads log versions 1 and 2, not 3"),
         (edit(lambda d: d.update(extra=1)), "The file has unknown keys extra."),
         (edit(lambda d: d["session"].pop("last_roll")), "`session` lacks last_roll."),
         (edit(lambda d: d["session"].update(commitment="xyz")), "`session.commitment` must be 64 hex digits."),
@@ -157,8 +176,10 @@ def edit(change: Any) -> bytes:
         (edit(lambda d: d["rolls"].append(7)), "Entry 4 of `rolls` must be an object."),
         (edit(lambda d: d["rolls"][0].pop("draws")), "Entry 1 of `rolls` lacks draws."),
         (edit(lambda d: d["rolls"][0].update(roll=0)), "`rolls[0].roll` must be a whole number from 1 up."),
-        (edit(lambda d: d["rolls"][2].update(roll=9)), "Roll 9 is past `session.last_roll` (3)."),
-        (edit(lambda d: d["rolls"].reverse()), "in roll-number order"),
+        (edit(lambda d: d["rolls"][0].update(kind=5)), "`kind` must be text"),
+        (edit(lambda d: d["rolls"][0].update(outcome=None)), "`outcome` must be an object"),
+        (edit(lambda d: d["rolls"][0].pop("input")), "Entry 1 of `rolls` lacks input."),
+        (edit(lambda d: d["rolls"].append({"roll": 4, "unanswered": 1, "command": "roll", "user_id": "1"})), "text"),
         (edit(lambda d: d["rolls"][0]["draws"].append([1, 20])), "`draws` must be a list of [a, b, face]"),
         (edit(lambda d: d["rolls"][0]["draws"].append([1, 20, "6"])), "`draws` must be a list of [a, b, face]"),
         (edit(lambda d: d["rolls"][0]["draws"].append([1, 20, True])), "`draws` must be a list of [a, b, face]"),
@@ -182,13 +203,16 @@ def test_a_bad_file_is_refused_saying_where(data: bytes, message: str) -> None:
 def test_a_true_log_checks_out_roll_by_roll() -> None:
     checked = check_log(LOG)
     assert checked.ok
+    second = ", ".join(str(face) for _, _, face in LOG.rolls[1].draws)  # type: ignore[union-attr]
     assert checked.lines == (
-        f"session {commitment(SEED)[:16]}…: 3 rolls logged",
+        f"session {commitment(SEED)[:16]}…: log version 2, 3 rolls logged",
         "commitment: ok, the seed's SHA-256 is the commitment",
-        "roll 1: ok, 3 dice: 6, 17, 2",
-        f"roll 2: ok, 2 dice: {LOG.rolls[1].draws[0][2]}, {LOG.rolls[1].draws[1][2]}",
-        "roll 3: ok, no dice",
-        "summary: ok: 3 rolls checked, every face follows from the committed seed.",
+        "roll 1: ok, /roll replayed: 3 dice: 6, 17, 2; same ranges, faces and outcome",
+        f"roll 2: faces ok, 2 dice: {second} (private: its command, input and outcome are withheld, so only its "
+        "faces are checked)",
+        "roll 3: ok, /roll replayed: no dice; same ranges, faces and outcome",
+        "summary: ok: every roll number from 1 to 3 is accounted for; 2 rolls replayed through the rules core "
+        "with the committed seed's dice; 1 roll checked for faces only (private): 2.",
     )
 
 
@@ -197,9 +221,12 @@ def test_a_tampered_face_is_named() -> None:
     doc["rolls"][0]["draws"][0][2] = 7
     checked = check_log(parse_log(raw(doc)))
     assert not checked.ok
-    assert "roll 1: MISMATCH draw 1: the seed gives 6, the log says 7" in checked.lines
-    assert "roll 3: ok, no dice" in checked.lines
-    assert checked.lines[-1] == "summary: MISMATCH: 1 of 3 rolls checked does not match the seed."
+    assert "roll 1: MISMATCH draw 1: the replay draws 1..20 and gets 6, the log says 1..20 and 7" in checked.lines
+    assert checked.lines[-1] == "summary: MISMATCH: 1 problem found; the log does not prove its rolls."
+    private = document()
+    private["rolls"][1]["draws"][0][2] += 1
+    checked = check_log(parse_log(raw(private)))
+    assert not checked.ok and checked.lines[3].startswith("roll 2: MISMATCH draw 1: the seed gives ")
 
 
 def test_a_changed_seed_fails_the_commitment() -> None:
@@ -215,25 +242,40 @@ def test_one_roll_can_be_checked_alone() -> None:
     checked = check_log(LOG, roll=1)
     assert checked.ok
     assert checked.lines[2:] == (
-        "roll 1: ok, 3 dice: 6, 17, 2",
-        "summary: ok: 1 roll checked, every face follows from the committed seed.",
+        "roll 1: ok, /roll replayed: 3 dice: 6, 17, 2; same ranges, faces and outcome",
+        "summary: ok: roll 1; 1 roll replayed through the rules core with the committed seed's dice.",
     )
     missing = check_log(LOG, roll=9)
     assert not missing.ok
-    assert missing.lines[2] == "roll 9: NOT IN THE LOG: the session gave out no such number (the log lists 1, 2, 3)"
+    assert missing.lines[2] == "roll 9: NOT IN THE LOG (the log lists 1, 2, 3)"
 
 
-def test_numbers_given_out_but_never_logged_are_listed() -> None:
-    gappy = session_log(logged(1, [(1, 6)]), logged(4, [(1, 6)]), last_roll=5)
+def test_every_number_given_out_is_accounted_for() -> None:
+    gappy = session_log(logged(1, "1d6"), logged(4, "1d6"), last_roll=5)
     checked = check_log(gappy)
-    assert checked.ok
-    assert "not logged: roll 2, 3, 5 (a command that failed before it answered uses up its number)" in checked.lines
-    alone = check_log(gappy, roll=2)
-    assert not alone.ok
-    assert alone.lines[2].startswith("roll 2: NOT IN THE LOG: its command failed before it answered")
+    assert not checked.ok
+    for number in (2, 3, 5):
+        assert f"roll {number}: MISSING: the log neither has its roll nor says why it went unanswered" in checked.lines
+    explained = session_log(
+        logged(1, "1d6"),
+        *(Unanswered(n, "roll", USER, "the bot stopped before it answered") for n in (2, 3)),
+        logged(4, "1d6"),
+        Unanswered(5, "dnd attack", USER, "the command failed before it answered: no GM channel"),
+    )
+    checked = check_log(explained)
+    assert checked.ok, checked.lines
+    assert f"roll 5: not answered (/dnd attack by {USER}): the command failed before it answered: no GM channel" in (
+        checked.lines
+    )
+    assert checked.lines[-1].endswith("3 rolls never answered, for the reasons above: 2, 3, 5.")
+    # A checker of one roll still accounts for every number: a gap elsewhere is not hidden by --roll.
+    assert not check_log(gappy, roll=1).ok
 
 
 def test_an_empty_session_checks_out() -> None:
     checked = check_log(session_log())
     assert checked.ok
-    assert checked.lines[-1] == "summary: ok: the seed matches the commitment, and the log holds no rolls."
+    assert checked.lines[-1] == (
+        "summary: ok: every roll number from 1 to 0 is accounted for; 0 rolls replayed through the rules core "
+        "with the committed seed's dice."
+    )

@@ -4,7 +4,7 @@ Rows already logged keep their JSON text, now as bytes: the codec reads plain JS
 so nothing is rewritten on upgrade. JSON `null` becomes SQL NULL. Downgrade decodes every row back to text.
 
 Revision ID: 0010
-Revises: 0008
+Revises: 0009
 Create Date: 2026-12-01
 """
 
@@ -17,12 +17,12 @@ from alembic import op
 from bot.db.codec import decode
 
 revision: str = "0010"
-down_revision: str | None = "0008"
+down_revision: str | None = "0009"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
-COLUMNS = ("inputs", "result", "draws", "luck", "details")
-NULLABLE = ("draws", "luck", "details")
+COLUMNS = ("inputs", "result", "draws", "luck", "details", "proof")
+NULLABLE = ("draws", "luck", "details", "proof")
 
 
 def upgrade() -> None:

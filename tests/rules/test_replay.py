@@ -1,0 +1,147 @@
+"""bot.rules.replay: rules inputs survive the log, and a logged roll replays to the same draws and outcome."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from bot.rules import aliensrl, replay
+from bot.rules import dnd35 as dnd
+from bot.rules import star_frontiers as sf
+from bot.rules.fair import FairDice
+from bot.rules.sheets.dnd35 import DndSheet
+
+SEED = bytes(range(32))
+
+
+def fighter() -> DndSheet:
+    """Str 16, Dex 12, BAB +6: two iterative attacks with the SRD longsword."""
+    return DndSheet.model_validate({"strength": 16, "dexterity": 12, "bab": 6, "weapon_groups": ["martial"]})
+
+
+def inputs() -> list[tuple[replay.Kind[Any, Any], Any]]:
+    """One input of every kind, quick mode and from a character, with most of their parts set."""
+    target = dnd.target_ac(15, dr="5/magic")
+    quick = dnd.quick_attack(
+        5,
+        "1d8+4",
+        target,
+        dnd.Situation(precision=dnd.parse_dice("2d6"), multipliers=(2,)),
+        crit="19-20/x2",
+        energy="1d6 fire",
+    )
+    variants = dnd.Variants(confirmation=dnd.ConfirmationRule.NWN)
+    ranged = sf.quick_ranged(50, 2, "2d10", sf.Band("short"), sf.RangedSituation(cover=sf.Cover("soft"), modifier=-5))
+    melee = sf.quick_melee(60, 1, "1d10", sf.MeleeSituation(stunned=True, distance=1.5))
+    shooter = aliensrl.Shooter(rank=2, pain=1, accuracy=3, shots=3, weapon="Shotgun")
+    full = tuple(dnd.full_attack(fighter(), "Longsword", 18))
+    return [
+        (replay.DICE, replay.DiceRoll("4d6kh3+2d8!+d%")),
+        (replay.DND_ATTACK, replay.DndAttackRoll(quick, variants)),
+        (
+            replay.DND_FULL_ATTACK,
+            replay.DndFullAttackRoll(full, variants),
+        ),
+        (replay.SF_SHOT, replay.SfShot(ranged, sf.Variants(automatic_miss=False))),
+        (replay.SF_MELEE, replay.SfMelee(melee, sf.Variants())),
+        (replay.ALIENS_SHOT, replay.AliensShot(shooter, 3, 4, None, True, aliensrl.Ring.ANGBAND)),
+    ]
+
+
+@pytest.mark.parametrize(("kind", "value"), inputs(), ids=lambda v: getattr(v, "name", ""))
+def test_inputs_survive_the_log_exactly(kind: replay.Kind[Any, Any], value: Any) -> None:
+    logged = json.loads(json.dumps(replay.encode(value)))
+    assert replay.decode(kind.inputs, logged) == value
+
+
+@pytest.mark.parametrize(("kind", "value"), inputs(), ids=lambda v: getattr(v, "name", ""))
+def test_a_roll_replays_to_its_draws_and_outcome(kind: replay.Kind[Any, Any], value: Any) -> None:
+    for number in range(1, 30):
+        dice = FairDice(SEED, number)
+        proof = replay.roll(kind, value, dice)
+        again = replay.replay(kind.name, json.loads(json.dumps(proof.inputs)), SEED, number)
+        assert again.draws == dice.draws and again.outcome == proof.outcome
+        # The outcome is what the rules core's result says, not a rendering of it.
+        assert proof.outcome == json.loads(json.dumps(kind.outcome(proof.result)))
+
+
+def test_the_registry_names_every_kind_once_with_its_command() -> None:
+    assert sorted(replay.KINDS) == [
+        "aliens.fire",
+        "dice",
+        "dnd.attack",
+        "dnd.full-attack",
+        "sf.melee",
+        "sf.shoot",
+    ]
+    assert {k.command for k in replay.KINDS.values()} == {
+        "roll",
+        "dnd attack",
+        "dnd full-attack",
+        "sf shoot",
+        "sf melee",
+        "aliens fire",
+    }
+
+
+@pytest.mark.parametrize(
+    ("data", "says"),
+    [
+        ({"expression": 3}, "input.expression: expected text"),
+        ({"expression": "1d6", "extra": 1}, "keys differ from a DiceRoll (extra ['extra'], missing [])"),
+        ({}, "missing ['expression']"),
+        ([], "input: expected an object"),
+    ],
+)
+def test_decoding_is_strict_and_says_where(data: Any, says: str) -> None:
+    with pytest.raises(replay.InputError, match=None) as caught:
+        replay.decode(replay.DiceRoll, data)
+    assert says in str(caught.value)
+
+
+def test_decoding_refuses_json_types_that_only_look_right() -> None:
+    attack = replay.encode(replay.DndAttackRoll(dnd.quick_attack(5, "1d8", 15), dnd.Variants()))
+    attack["attack"]["threat"] = True  # a bool is not a whole number
+    with pytest.raises(replay.InputError, match=r"input\.attack\.threat: expected a whole number"):
+        replay.decode(replay.DndAttackRoll, attack)
+    attack["attack"]["threat"] = 20
+    attack["variants"]["confirmation"] = "house"
+    with pytest.raises(replay.InputError, match=r"input\.variants\.confirmation: 'house' is not a ConfirmationRule"):
+        replay.decode(replay.DndAttackRoll, attack)
+
+
+def test_inputs_the_rules_refuse_are_an_input_error_not_a_crash() -> None:
+    melee = replay.encode(replay.SfMelee(sf.quick_melee(60, 1, "1d10", sf.MeleeSituation()), sf.Variants()))
+    melee["attack"]["situation"]["distance"] = 50.0  # melee reaches 2 m
+    with pytest.raises(replay.InputError, match="the rules refuse it"):
+        replay.replay("sf.melee", melee, SEED, 1)
+    with pytest.raises(replay.InputError, match="the rules core refuses"):
+        replay.replay("dice", {"expression": "1d20+"}, SEED, 1)
+    with pytest.raises(replay.InputError, match="unknown kind"):
+        replay.replay("poker", {}, SEED, 1)
+
+
+def test_typed_options_must_agree_with_the_inputs() -> None:
+    logged = replay.encode(replay.DiceRoll("3d6"))
+    assert replay.disagreement("dice", logged, {"expression": "3d6", "label": "Str"}) is None
+    assert replay.disagreement("dice", logged, {"expression": "4d6"}) == (
+        "option `expression` is '4d6', but the roll was made with '3d6'"
+    )
+    attack = replay.encode(replay.DndAttackRoll(dnd.quick_attack(5, "1d8", 15), dnd.Variants()))
+    assert replay.disagreement("dnd.attack", attack, {"target_ac": 15}) is None
+    assert replay.disagreement("dnd.attack", attack, {"target_ac": 16}) is not None
+
+
+@given(st.text(alphabet="0123456789d+-*()khl!r% ", min_size=1, max_size=40))
+def test_any_expression_that_rolls_replays(expression: str) -> None:
+    try:
+        proof = replay.roll(replay.DICE, replay.DiceRoll(expression), FairDice(SEED, 7))
+    except Exception as error:
+        assert getattr(error, "message", None), error  # refused with a user's message, never a crash
+        return
+    again = replay.replay("dice", proof.inputs, SEED, 7)
+    assert again.outcome == proof.outcome

@@ -1,0 +1,217 @@
+"""A forged fair log is rejected: `python -m bot verify` exits 1 and names the roll, whatever was changed.
+
+The session is played through the bot (every kind of roll, a character's full attack, a mistyped command, a
+private roll), revealed, and its log then doctored one way at a time: a face, a range, draws inserted or
+removed, an outcome, typed options, inputs (a character's numbers among them), a roll number skipped or
+repeated, rolls reordered or moved to another number.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.__main__ import main
+from bot.local.driver import LocalDiscord
+from bot.rules.fair import FairDice, seed_from_hex
+from bot.rules.fair_log import filename
+from tests.dice_sources import NoDice
+from tests.test_dnd_commands import character
+from tests.test_fair_commands import BOB, start
+from tests.test_star_frontiers_commands import QUICK_MELEE, QUICK_SHOT
+
+Document = dict[str, Any]
+
+SESSION = [
+    ("roll", {"expression": "3d6", "label": "Strength"}),  # 1
+    ("dnd attack", {"attack_bonus": 5, "damage": "1d8+3", "target_ac": 15}),  # 2
+    ("roll", {"expression": "1d20+"}),  # 3: refused, its number used up
+    ("dnd full-attack", {"target_ac": 15}),  # 4: Kara's numbers
+    ("sf shoot", QUICK_SHOT),  # 5
+    ("sf melee", QUICK_MELEE),  # 6
+    ("aliens fire", {"skill_rank": 2, "distance": 2}),  # 7
+    ("roll", {"expression": "1d20", "private": True}),  # 8
+]
+
+
+@pytest.fixture
+async def exported(local: LocalDiscord) -> Document:
+    """A revealed session's log, as /fair reveal attached it."""
+    local.bot.dice = NoDice()
+    await character(local, "Kara", {"Greatsword": ""}, strength=16, bab=11, weapon_groups="martial")
+    commitment = await start(local)
+    for name, options in SESSION:
+        await local.command(name, options, actor=local.as_user(BOB) if name == "dnd attack" else None)
+    revealed = await local.command("fair reveal")
+    document: Document = json.loads(revealed.files[filename(commitment)])
+    return document
+
+
+def verify(capsys: pytest.CaptureFixture[str], tmp_path: Path, document: Document) -> tuple[int, list[str]]:
+    path = tmp_path / "log.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    code = main(["verify", str(path)])
+    out, err = capsys.readouterr()
+    assert err == ""
+    return code, out.splitlines()
+
+
+def test_the_honest_log_replays_every_kind_of_roll(
+    exported: Document, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    kinds = [r.get("kind") for r in exported["rolls"]]
+    assert kinds == ["dice", "dnd.attack", None, "dnd.full-attack", "sf.shoot", "sf.melee", "aliens.fire", None]
+    # The character's numbers entered the roll, and are in the log: Kara's BAB 11 and Str 16 (+3).
+    terms = exported["rolls"][3]["input"]["attacks"][0]["attack_terms"]
+    assert terms[:2] == [
+        {"name": "BAB", "value": 11, "source": "character"},
+        {"name": "Str", "value": 3, "source": "Str 16, melee"},
+    ]
+    code, lines = verify(capsys, tmp_path, exported)
+    assert code == 0, lines
+    for number in (1, 2, 4, 5, 6, 7):
+        assert any(line.startswith(f"roll {number}: ok, /") for line in lines), (number, lines)
+    assert lines[-1].startswith("summary: ok: every roll number from 1 to 8 is accounted for; 6 rolls replayed")
+
+
+def _face(seed_hex: str, roll: int, a: int, b: int) -> int:
+    return FairDice(seed_from_hex(seed_hex), roll).randint(a, b)
+
+
+def changed_face(d: Document) -> None:
+    a, b, face = d["rolls"][0]["draws"][0]
+    d["rolls"][0]["draws"][0][2] = a + (face - a + 1) % (b - a + 1)
+
+
+def changed_range(d: Document) -> None:
+    d["rolls"][1]["draws"][0][:2] = [19, 38]
+
+
+def critical_hit_from_the_seed(d: Document) -> None:
+    """The issue's forgery: a range whose face the seed really gives is 20, outcome and summary to match."""
+    roll = d["rolls"][1]
+    roll["draws"] = [[19, 38, _face(d["session"]["seed"], 2, 19, 38)]]
+    roll["outcome"].update(d20=20, outcome="critical")
+    roll["summary"] = "Critical hit!"
+
+
+def inserted_draws(d: Document) -> None:
+    d["rolls"][0]["draws"][0:0] = [[1, 1, 1]] * 3
+
+
+def removed_draw(d: Document) -> None:
+    d["rolls"][0]["draws"].pop()
+
+
+def changed_outcome(d: Document) -> None:
+    d["rolls"][0]["outcome"]["total"] += 1
+
+
+def changed_options(d: Document) -> None:
+    d["rolls"][0]["options"]["expression"] = "4d6"
+
+
+def changed_input(d: Document) -> None:
+    d["rolls"][1]["input"]["attack"]["target"]["ac"] = 5
+
+
+def changed_character_value(d: Document) -> None:
+    d["rolls"][3]["input"]["attacks"][0]["attack_terms"][0]["value"] += 5
+
+
+def changed_sf_attacker(d: Document) -> None:
+    d["rolls"][4]["input"]["attack"]["attacker"]["base"]["value"] += 30
+
+
+def changed_aliens_aim(d: Document) -> None:
+    d["rolls"][6]["input"]["distance"] = 9
+
+
+def changed_aliens_option(d: Document) -> None:
+    d["rolls"][6]["options"]["distance"] = 3
+
+
+def input_that_does_not_decode(d: Document) -> None:
+    d["rolls"][5]["input"]["attack"]["situation"]["stunned"] = "yes"
+
+
+def stripped_input(d: Document) -> None:
+    d["rolls"][0].update(kind=None, input=None, outcome=None)
+
+
+def changed_command(d: Document) -> None:
+    d["rolls"][0]["command"] = "dnd attack"
+
+
+def skipped_number(d: Document) -> None:
+    del d["rolls"][2]
+
+
+def removed_roll(d: Document) -> None:
+    del d["rolls"][1]
+
+
+def reordered_rolls(d: Document) -> None:
+    d["rolls"][0], d["rolls"][1] = d["rolls"][1], d["rolls"][0]
+
+
+def repeated_roll(d: Document) -> None:
+    d["rolls"].insert(1, copy.deepcopy(d["rolls"][0]))
+
+
+def moved_roll(d: Document) -> None:
+    """Roll 4 (a full attack: several dice, so no chance match) under number 1 and roll 1 under 4, in order."""
+    d["rolls"][0]["roll"], d["rolls"][3]["roll"] = 4, 1
+    d["rolls"][0], d["rolls"][3] = d["rolls"][3], d["rolls"][0]
+
+
+def roll_past_the_last(d: Document) -> None:
+    d["rolls"].append({**copy.deepcopy(d["rolls"][0]), "roll": 9})
+
+
+FORGERIES: list[tuple[Callable[[Document], None], int, str]] = [
+    (changed_face, 1, "draw 1: the replay draws 1..6 and gets"),
+    (changed_range, 2, "draw 1: the replay draws 1..20 and gets"),
+    (critical_hit_from_the_seed, 2, "draw 1: the replay draws 1..20 and gets"),
+    (inserted_draws, 1, "draw 1: the replay draws 1..6 and gets"),
+    (removed_draw, 1, "the log lists 2 draws, the replay makes 3"),
+    (changed_outcome, 1, "outcome.total: the replay gives"),
+    (changed_options, 1, "option `expression` is '4d6', but the roll was made with '3d6'"),
+    (changed_input, 2, ""),  # a miss may turn into a hit (more draws), else outcome.ac differs
+    (changed_character_value, 4, ""),  # a hit may turn into a miss (fewer draws), else outcome.ab differs
+    (changed_sf_attacker, 5, ""),
+    (changed_aliens_aim, 7, ""),
+    (changed_aliens_option, 7, "option `distance` is 3, but the roll was made with 2"),
+    (input_that_does_not_decode, 6, "input: input.attack.situation.stunned: expected true or false"),
+    (stripped_input, 1, "a public roll without its input"),
+    (changed_command, 1, "command /dnd attack does not make a dice roll"),
+    (skipped_number, 3, "MISSING: the log neither has its roll nor says why it went unanswered"),
+    (removed_roll, 2, "MISSING"),
+    (reordered_rolls, 1, "out of order: listed after roll 2"),
+    (repeated_roll, 1, "listed twice"),
+    (moved_roll, 1, "draw 1: the replay draws"),
+    (roll_past_the_last, 9, "past the session's last roll number, 8"),
+]
+
+
+@pytest.mark.parametrize(("forge", "roll", "says"), FORGERIES, ids=[f.__name__ for f, _, _ in FORGERIES])
+def test_a_forged_log_is_rejected_naming_the_roll(
+    exported: Document,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    forge: Callable[[Document], None],
+    roll: int,
+    says: str,
+) -> None:
+    forge(exported)
+    code, lines = verify(capsys, tmp_path, exported)
+    assert code == 1, lines
+    named = [line for line in lines if line.startswith(f"roll {roll}: ") and ("MISMATCH" in line or "MISSING" in line)]
+    assert named and says in named[0], lines
+    assert lines[-1].startswith("summary: MISMATCH"), lines
+    assert not any(line.startswith("summary: ok") for line in lines)
