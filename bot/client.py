@@ -164,11 +164,12 @@ class DiceBot(commands.Bot):
         ruleset: str | None = None,
         luck: dict[str, list[float]] | None = None,
         details: dict[str, Any] | None = None,
+        hidden: bool = False,
     ) -> None:
         """Write one roll to the roll log, with the command and options exactly as the user gave them.
 
         A roll of a fair session also records its session, roll number and every draw, for `/fair verify`;
-        `luck` is what /stats sums, `details` the full answer behind a compact one.
+        `luck` is what /stats sums, `details` the full answer behind a compact one. A `hidden` roll is also private.
         """
         fair = dice if isinstance(dice, SessionDice) else None
         if command is None:
@@ -181,7 +182,8 @@ class DiceBot(commands.Bot):
             command=command,
             inputs=given_options(interaction),
             result=result,
-            private=private,
+            private=private or hidden,
+            hidden=hidden,
             created_at=self.clock(),
             fair_session_id=fair.session.id if fair else None,
             fair_roll=fair.roll_number if fair else None,

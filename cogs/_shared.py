@@ -156,7 +156,9 @@ async def answer_roll(
     if dice is not None:
         stamp(embed, dice)
     if hidden:
-        await answer_hidden(bot, interaction, embed, result=result, dice=dice, command=command, rolled=rolled)
+        await answer_hidden(
+            bot, interaction, embed, result=result, dice=dice, command=command, rolled=rolled, private=private
+        )
         return
     short = compact(embed)
     full_first = short is None or await _answers(bot, interaction) == "full"
@@ -192,8 +194,13 @@ async def answer_hidden(
     dice: DiceSource | None,
     command: str | None,
     rolled: Rolled,
+    private: bool = False,
 ) -> None:
-    """Send a roll's full answer to the GM channel and a notice (with Roll again) where it was made."""
+    """Send a roll's full answer to the GM channel and a notice (with Roll again) where it was made.
+
+    The notice says who rolled and its fair roll number, nothing about the roll itself. With `private` too the
+    notice is the roller's alone: the table learns nothing.
+    """
     async with bot.database.read() as session:
         gm_channel = await SettingsRepository(session).gm_channel(interaction.guild_id)
     if gm_channel is None:
@@ -204,8 +211,13 @@ async def answer_hidden(
         )
     embed.set_author(name=clip(f"Hidden roll by {interaction.user.display_name} in #{_channel_name(interaction)}", 256))
     fair = f" (fair roll #{dice.roll_number})" if isinstance(dice, SessionDice) else ""
-    notice = discord.Embed(description=f"{interaction.user.mention} made a hidden roll{fair}.")
-    await interaction.response.send_message(embed=notice, view=roll_view(interaction.id, details=None))
+    if private:
+        notice = discord.Embed(description=f"You made a hidden roll{fair}: only the GM channel sees it.")
+    else:
+        notice = discord.Embed(description=f"{interaction.user.mention} made a hidden roll{fair}.")
+    await interaction.response.send_message(
+        embed=notice, view=roll_view(interaction.id, details=None), ephemeral=private
+    )
     try:
         sent = await post_to_gm(bot, gm_channel, embed, nonce=interaction.id)
     except (discord.Forbidden, discord.NotFound):
@@ -224,6 +236,7 @@ async def answer_hidden(
         interaction,
         result=result,
         private=True,
+        hidden=True,
         dice=dice,
         message_id=sent.id,
         summary=summary_of(embed),
