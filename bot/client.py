@@ -135,20 +135,32 @@ class DiceBot(commands.Bot):
     async def dice_for(self, interaction: discord.Interaction[Any], reading: AsyncSession | None = None) -> DiceSource:
         """The dice of one roll: a fair session's next roll when one runs in the channel, else the bot's own.
 
+        A hidden roll (`hidden:true`) never draws from the channel's session: a player may have started that one
+        and may reveal it, and its log and `/fair verify` would publish the roll. It draws from the GM channel's
+        own session when the GM runs one there (the GM reveals it when they choose), else from the bot's dice.
         A command that reads other things first passes its `reading` session, saving a transaction of its own.
         """
         if interaction.channel_id is None:
             return self.dice
         if reading is not None:
-            running = await FairRepository(reading).open(interaction.channel_id)
+            channel_id = await self._fair_channel(interaction, reading)
         else:
             async with self.database.read() as session:
-                running = await FairRepository(session).open(interaction.channel_id)
-        if running is None:
+                channel_id = await self._fair_channel(interaction, session)
+        if channel_id is None:
             return self.dice
         async with self.database.write.begin() as session:
-            taken = await FairRepository(session).take_roll(interaction.channel_id)
+            taken = await FairRepository(session).take_roll(channel_id)
         return self.dice if taken is None else SessionDice(*taken)
+
+    async def _fair_channel(self, interaction: discord.Interaction[Any], reading: AsyncSession) -> int | None:
+        """The channel whose running fair session a roll draws from, if any."""
+        channel_id = interaction.channel_id
+        if given_options(interaction).get("hidden") is True:
+            channel_id = await SettingsRepository(reading).gm_channel(interaction.guild_id)
+        if channel_id is None or await FairRepository(reading).open(channel_id) is None:
+            return None
+        return channel_id
 
     async def log_roll(
         self,

@@ -198,8 +198,9 @@ async def answer_hidden(
 ) -> None:
     """Send a roll's full answer to the GM channel and a notice (with Roll again) where it was made.
 
-    The notice says who rolled and its fair roll number, nothing about the roll itself. With `private` too the
-    notice is the roller's alone: the table learns nothing.
+    The notice says who rolled and, when the dice came from the GM channel's fair session (`DiceBot.dice_for`),
+    its roll number and commitment, so the table can hold the GM to it once the GM reveals that session; nothing
+    about the roll itself. With `private` too the notice is the roller's alone: the table learns nothing.
     """
     async with bot.database.read() as session:
         gm_channel = await SettingsRepository(session).gm_channel(interaction.guild_id)
@@ -210,7 +211,9 @@ async def answer_hidden(
             title="No GM channel",
         )
     embed.set_author(name=clip(f"Hidden roll by {interaction.user.display_name} in #{_channel_name(interaction)}", 256))
-    fair = f" (fair roll #{dice.roll_number})" if isinstance(dice, SessionDice) else ""
+    fair = ""
+    if isinstance(dice, SessionDice):
+        fair = f" (the GM's fair roll #{dice.roll_number}, commitment `{dice.session.commitment[:16]}…`)"
     if private:
         notice = discord.Embed(description=f"You made a hidden roll{fair}: only the GM channel sees it.")
     else:

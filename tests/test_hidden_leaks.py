@@ -18,7 +18,8 @@ from bot.db.engine import Database
 from bot.db.models import RollLog
 from bot.local.driver import Exchange, LocalDiscord
 from bot.local.payloads import MANAGER_PERMISSIONS, Actor, user_object
-from tests.dice_sources import ScriptedDice
+from bot.rules.fair_log import parse_log
+from tests.dice_sources import NoDice, ScriptedDice
 from tests.test_hidden import GM_CHANNEL, MOD, gm_post, set_gm_channel
 
 BOB = "200000000000000002"
@@ -143,6 +144,76 @@ async def test_roll_again_on_someone_elses_hidden_notice_says_nothing_of_the_rol
     assert again.embed["description"] == f"<@{local.actor.user_id}> made a hidden roll."
     assert not again.ephemeral
     assert len([r for r in local.double.requests if r.path == f"/channels/{GM_CHANNEL}/messages"]) == 2
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Fair sessions: hidden rolls never join a session a player can reveal; they draw from the GM channel's.
+
+
+async def test_a_hidden_roll_never_joins_a_session_a_player_started(local: LocalDiscord) -> None:
+    await set_gm_channel(local)
+    bob = local.as_user(BOB)
+    assert not (await local.command("fair start", actor=bob)).ephemeral  # `fair.who` is `anyone` by default
+    local.bot.dice = ScriptedDice([17, 6])  # no session runs in the GM channel: the bot's own dice
+    gm_in_play = local.as_user(MOD, permissions=MANAGER_PERMISSIONS)
+    hidden = await local.command("dnd attack", {**ATTACK, "hidden": True}, actor=gm_in_play)
+    assert hidden.embed["description"] == f"<@{MOD}> made a hidden roll."
+    assert local.bot.dice.exhausted
+    revealed = await local.command("fair reveal", actor=bob)
+    assert "0 rolls were made" in revealed.embed["description"]
+    [log] = revealed.files.values()
+    assert parse_log(log).rolls == ()
+    # Measured on main: roll #1 was the GM's hidden attack, its faces 17 and 6 posted to the channel.
+    checked = await local.command("fair verify", {"roll": 1}, actor=bob)
+    assert checked.embed["description"] == "The session has no roll #1; it made 0."
+    downloaded = await local.command("fair log", actor=bob)
+    assert parse_log(downloaded.files[next(iter(downloaded.files))]).rolls == ()
+
+
+async def test_hidden_rolls_stay_provable_through_the_gm_channels_own_session(local: LocalDiscord) -> None:
+    await set_gm_channel(local)
+    started = await local.command("fair start", actor=gm(local))
+    commitment = started.embed["description"].split("`")[1]
+    local.bot.dice = NoDice()  # every die comes from the GM's seed
+    gm_in_play = local.as_user(MOD, permissions=MANAGER_PERMISSIONS)
+    hidden = await local.command("dnd attack", {**ATTACK, "hidden": True}, actor=gm_in_play)
+    assert hidden.embed["description"] == (
+        f"<@{MOD}> made a hidden roll (the GM's fair roll #1, commitment `{commitment[:16]}…`)."
+    )
+    posted = gm_post(local).body["embeds"][0]
+    assert f"Fair roll #1 · commitment {commitment[:16]}…" in posted["footer"]["text"]
+    # The play channel has no session: nothing of the roll can be checked there.
+    nothing = await local.command("fair verify", {"roll": 1}, actor=local.as_user(BOB))
+    assert nothing.embed["description"] == "This channel has had no fair session."
+    # The GM reveals when they choose, in the GM channel; the roll then checks against the commitment.
+    revealed = await local.command("fair reveal", actor=gm(local))
+    seed = revealed.embed["description"].split("`")[1]
+    assert hashlib.sha256(bytes.fromhex(seed)).hexdigest() == commitment
+    [entry] = parse_log(next(iter(revealed.files.values()))).rolls
+    assert entry.roll == 1 and entry.private and entry.options is None
+    d20 = faces(seed, 1, [20])[0]
+    assert entry.draws[0] == (1, 20, d20)
+    checked = await local.command("fair verify", {"roll": 1}, actor=gm(local))
+    assert checked.embed["title"] == "Fair roll #1: verified"
+
+
+async def test_who_starts_and_reveals_fair_sessions_is_a_server_setting(local: LocalDiscord) -> None:
+    bob = local.as_user(BOB)
+    moderator = local.as_user(MOD, permissions=MANAGER_PERMISSIONS)
+    await local.command("fair start", actor=bob)  # by default anyone starts one...
+    saved = await local.command("settings set", {"setting": "fair.who", "value": "managers"}, actor=moderator)
+    assert saved.embed["title"] == "Setting saved"
+    # ...but with `managers` not even its starter reveals it,
+    refused = await local.command("fair reveal", actor=bob)
+    assert refused.ephemeral and "only members with Manage Server reveal" in refused.embed["description"]
+    assert (await local.command("fair reveal", actor=moderator)).embed["title"] == "Fair dice: seed revealed"
+    # and a player cannot start one.
+    start = await local.command("fair start", actor=bob)
+    assert start.ephemeral and "only members with Manage Server start" in start.embed["description"]
+    assert not (await local.command("fair start", actor=moderator)).ephemeral
+    shown_settings = await local.command("settings show")
+    [field] = [f for f in shown_settings.embed["fields"] if f["value"].startswith("`fair.who`")]
+    assert field["value"].startswith("`fair.who` = **managers**: only members with Manage Server")
 
 
 # ---------------------------------------------------------------------------------------------------------

@@ -137,8 +137,9 @@ class FairRepository:
 
     async def log(self, session: Session) -> FairLog:
         """A session's exported log; the seed only once it is revealed, private rolls without options or summary."""
-        # The channel narrows the search to one channel's rolls through its index.
-        query = select(RollLog).where(RollLog.channel_id == session.channel_id, RollLog.fair_session_id == session.id)
+        # By session alone (its index), not by channel: the GM channel's session holds the hidden rolls made
+        # in the play channels, logged where they were made.
+        query = select(RollLog).where(RollLog.fair_session_id == session.id)
         query = query.order_by(RollLog.fair_roll)
         rolls = tuple(
             LogRoll(
