@@ -291,3 +291,16 @@ async def test_buttons_of_a_hidden_roll_of_another_server_are_refused(local: Loc
     for custom_id in (f"again:{first.payload['id']}", f"details:{first.payload['id']}:full"):
         crafted = await local.click(forged(local.original(first), custom_id), custom_id, actor=elsewhere)
         assert crafted.ephemeral and crafted.embed["description"] == NOT_FOUND
+
+
+async def test_an_edit_form_submitted_from_another_server_is_refused(local: LocalDiscord, database: Database) -> None:
+    await local.command("character create", {"ruleset": "aliensrl", "name": "Vasquez"})
+    form = (await local.command("character edit", {"character": "Vasquez"})).modal
+    elsewhere = Actor(user_id=local.actor.user_id, guild_id=OTHER_GUILD, channel_id="400000000000000002")
+    crafted = await local.submit(form, {"pain": "99"}, actor=elsewhere)
+    assert crafted.ephemeral and crafted.embed["title"] == "Not your form"
+    shown_sheet = await local.command("character show", {"character": "Vasquez"})
+    assert "version 1" in shown_sheet.embed["footer"]["text"]
+    # The form still saves where it was opened.
+    saved = await local.submit(form, {"pain": "7"})
+    assert saved.embed["title"] == "Vasquez", saved.embed
