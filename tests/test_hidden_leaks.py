@@ -304,3 +304,21 @@ async def test_an_edit_form_submitted_from_another_server_is_refused(local: Loca
     # The form still saves where it was opened.
     saved = await local.submit(form, {"pain": "7"})
     assert saved.embed["title"] == "Vasquez", saved.embed
+
+
+async def test_saved_and_repeated_hidden_rolls_draw_from_the_gm_channels_session_too(local: LocalDiscord) -> None:
+    await set_gm_channel(local)
+    await local.command("fair start", actor=local.as_user(BOB))  # a player's session in the play channel
+    started = await local.command("fair start", actor=gm(local))
+    commitment = started.embed["description"].split("`")[1][:16]
+    local.bot.dice = NoDice()
+    await local.command("macro save", {"name": "sneak", "command": "/roll expression:1d20+7 hidden:true"})
+    ran = await local.command("macro run", {"name": "sneak"})
+    assert ran.embed["description"].endswith(f"made a hidden roll (the GM's fair roll #1, commitment `{commitment}…`).")
+    again = await local.click(local.original(ran), f"again:{ran.payload['id']}")
+    assert again.embed["description"].endswith(
+        f"made a hidden roll (the GM's fair roll #2, commitment `{commitment}…`)."
+    )
+    # The player's session got none of them.
+    revealed = await local.command("fair reveal", actor=local.as_user(BOB))
+    assert "0 rolls were made" in revealed.embed["description"]
