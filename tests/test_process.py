@@ -47,6 +47,10 @@ async def test_the_bot_process_connects_syncs_the_dev_server_and_answers(double:
         cwd=tmp_path,
         stderr=asyncio.subprocess.PIPE,
     )
+    # Read the DEBUG log while the bot runs: once the pipe's buffer (64 KB) is full, the bot's next log line
+    # blocks the whole process (the command payloads it logs are near that size on their own).
+    assert process.stderr is not None
+    reading = asyncio.create_task(process.stderr.read())
     try:
         [synced] = await double.wait_for("PUT", f"/applications/*/guilds/{GUILD}/commands", timeout=30)
         assert "roll" in [c["name"] for c in synced.body]
@@ -60,7 +64,8 @@ async def test_the_bot_process_connects_syncs_the_dev_server_and_answers(double:
         assert answer.body["data"]["embeds"][0]["description"].startswith("2d6 (")
     finally:
         process.send_signal(signal.SIGTERM)
-        _, stderr = await asyncio.wait_for(process.communicate(), 30)
+        await asyncio.wait_for(process.wait(), 30)
+        stderr = await reading
     assert process.returncode == 0, stderr.decode()[-3000:]
     log = stderr.decode()
     assert "Database migrated from empty to" in log
