@@ -143,20 +143,23 @@ class DiceBot(commands.Bot):
     async def dice_for(self, interaction: discord.Interaction[Any], reading: AsyncSession | None = None) -> DiceSource:
         """The dice of one roll: a fair session's next roll when one runs in the channel, else the bot's own.
 
+        A hidden roll (`hidden:true`) never draws from the channel's session: a player may have started that one
+        and may reveal it, and its log and `/fair verify` would publish the roll. It draws from the GM channel's
+        own session when the GM runs one there (the GM reveals it when they choose), else from the bot's dice.
         A command that reads other things first passes its `reading` session, saving a transaction of its own.
         """
         if interaction.channel_id is None:
             return self.dice
         if reading is not None:
-            running = await FairRepository(reading).open(interaction.channel_id)
+            channel_id = await self._fair_channel(interaction, reading)
         else:
             async with self.database.read() as session:
-                running = await FairRepository(session).open(interaction.channel_id)
-        if running is None:
+                channel_id = await self._fair_channel(interaction, session)
+        if channel_id is None:
             return self.dice
         async with self.database.write.begin() as session:
             taken = await FairRepository(session).take_roll(
-                interaction.channel_id, command=command_name(interaction), user_id=interaction.user.id, now=self.clock()
+                channel_id, command=command_name(interaction), user_id=interaction.user.id, now=self.clock()
             )
         return self.dice if taken is None else SessionDice(*taken)
 
@@ -174,6 +177,15 @@ class DiceBot(commands.Bot):
         except Exception:
             log.warning("Could not record why fair roll %s went unanswered", dice.roll_number, exc_info=True)
 
+    async def _fair_channel(self, interaction: discord.Interaction[Any], reading: AsyncSession) -> int | None:
+        """The channel whose running fair session a roll draws from, if any."""
+        channel_id = interaction.channel_id
+        if given_options(interaction).get("hidden") is True:
+            channel_id = await SettingsRepository(reading).gm_channel(interaction.guild_id)
+        if channel_id is None or await FairRepository(reading).open(channel_id) is None:
+            return None
+        return channel_id
+
     async def log_roll(
         self,
         interaction: discord.Interaction[Any],
@@ -189,6 +201,7 @@ class DiceBot(commands.Bot):
         luck: dict[str, list[float]] | None = None,
         details: dict[str, Any] | None = None,
         proof: dict[str, Any] | None = None,
+        hidden: bool = False,
     ) -> None:
         """Write one roll to the roll log, with the command and options exactly as the user gave them.
 
@@ -197,7 +210,7 @@ class DiceBot(commands.Bot):
 
         A roll of a fair session also records its session, roll number and every draw, for `/fair verify`;
         `luck` is what /stats sums, `details` the full answer behind a compact one, `proof` a fair roll's kind,
-        inputs and outcome (`bot.rules.replay`), kept for fair rolls only.
+        inputs and outcome (`bot.rules.replay`), kept for fair rolls only. A `hidden` roll is also private.
         """
         fair = dice if isinstance(dice, SessionDice) else None
         if command is None:
@@ -210,7 +223,8 @@ class DiceBot(commands.Bot):
             command=command,
             inputs=given_options(interaction),
             result=result,
-            private=private,
+            private=private or hidden,
+            hidden=hidden,
             created_at=self.clock(),
             fair_session_id=fair.session.id if fair else None,
             fair_roll=fair.roll_number if fair else None,

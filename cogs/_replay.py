@@ -60,12 +60,30 @@ async def replay(interaction: discord.Interaction[Any], name: str, options: dict
         await command.callback(interaction, **arguments)  # type: ignore[call-arg]
 
 
+NOT_FOUND = "I can't find that roll in the log (it may still be being saved); try again in a moment."
+
+
 async def logged_roll(interaction: discord.Interaction[Any], interaction_id: int) -> LoggedRoll:
-    """The roll a button refers to."""
+    """The roll a button refers to, if the presser may see it where they pressed.
+
+    The custom id is whatever the client sent, so it is not trusted: the roll must have been made in this server
+    and channel (a button lives on its answer), and a private or hidden roll is the roller's alone. Anything
+    else is refused as if there were no such roll, so a made-up id learns nothing, not even that it exists.
+    A hidden roll's notice is public, so its roller is named; nothing else about it.
+    """
     async with interaction.client.database.read() as session:
         roll = await RollRepository(session).made_by(interaction_id)
-    if roll is None:
-        raise UserError("I can't find that roll in the log (it may still be being saved); try again in a moment.")
+    if roll is None or roll.guild_id != interaction.guild_id or roll.channel_id != interaction.channel_id:
+        raise UserError(NOT_FOUND)
+    if roll.user_id != interaction.user.id:
+        if roll.hidden:
+            raise UserError(
+                f"This hidden roll is <@{roll.user_id}>'s: only they can roll it again, and what it was is for the "
+                "GM channel only.",
+                title="Not your roll",
+            )
+        if roll.private:
+            raise UserError(NOT_FOUND)
     return roll
 
 
@@ -137,6 +155,9 @@ class Details(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"details
         """Edit the message to the other form (or show the details privately to someone else)."""
         try:
             roll = await logged_roll(interaction, self.interaction_id)
+            if roll.hidden:
+                # Even its roller: the message is the public notice, and editing it would show the roll to all.
+                raise UserError("A hidden roll shows its details in the GM channel only.", title="Hidden roll")
             if roll.details is None:
                 raise UserError("This roll has no more details than it shows.")
             full = discord.Embed.from_dict(roll.details)

@@ -230,7 +230,15 @@ async def _log_and_answer(
         stamp(embed, dice)
     if hidden:
         await answer_hidden(
-            bot, interaction, embed, result=result, dice=dice, command=command, rolled=rolled, proof=proof
+            bot,
+            interaction,
+            embed,
+            result=result,
+            dice=dice,
+            command=command,
+            rolled=rolled,
+            proof=proof,
+            private=private,
         )
         return
     short = compact(embed)
@@ -270,8 +278,14 @@ async def answer_hidden(
     command: str | None,
     rolled: Rolled,
     proof: Proof[Any] | None = None,
+    private: bool = False,
 ) -> None:
-    """Send a roll's full answer to the GM channel and a notice (with Roll again) where it was made."""
+    """Send a roll's full answer to the GM channel and a notice (with Roll again) where it was made.
+
+    The notice says who rolled and, when the dice came from the GM channel's fair session (`DiceBot.dice_for`),
+    its roll number and commitment, so the table can hold the GM to it once the GM reveals that session; nothing
+    about the roll itself. With `private` too the notice is the roller's alone: the table learns nothing.
+    """
     async with bot.database.read() as session:
         gm_channel = await SettingsRepository(session).gm_channel(interaction.guild_id)
     if gm_channel is None:
@@ -286,6 +300,7 @@ async def answer_hidden(
         interaction,
         result=result,
         private=True,
+        hidden=True,
         dice=dice,
         summary=summary_of(embed),
         command=command,
@@ -294,9 +309,16 @@ async def answer_hidden(
         luck=rolled.luck,
         proof=proof.to_log() if proof else None,
     )
-    fair = f" (fair roll #{dice.roll_number})" if isinstance(dice, SessionDice) else ""
-    notice = discord.Embed(description=f"{interaction.user.mention} made a hidden roll{fair}.")
-    await interaction.response.send_message(embed=notice, view=roll_view(interaction.id, details=None))
+    fair = ""
+    if isinstance(dice, SessionDice):
+        fair = f" (the GM's fair roll #{dice.roll_number}, commitment `{dice.session.commitment[:16]}…`)"
+    if private:
+        notice = discord.Embed(description=f"You made a hidden roll{fair}: only the GM channel sees it.")
+    else:
+        notice = discord.Embed(description=f"{interaction.user.mention} made a hidden roll{fair}.")
+    await interaction.response.send_message(
+        embed=notice, view=roll_view(interaction.id, details=None), ephemeral=private
+    )
     try:
         sent = await post_to_gm(bot, gm_channel, embed, nonce=interaction.id)
     except (discord.Forbidden, discord.NotFound):

@@ -437,8 +437,8 @@ class EditForm(discord.ui.Modal):
             self.add_item(text_input)
 
     async def interaction_check(self, interaction: Interaction) -> bool:  # type: ignore[override]
-        """Only the user the form was shown to can submit it."""
-        if interaction.user.id == self.user_id:
+        """Only the user the form was shown to can submit it, in the character's server (the id is the client's)."""
+        if interaction.user.id == self.user_id and interaction.guild_id == self.record.guild_id:
             return True
         embed = error_embed("Not your form", "Only the person who opened this form can submit it.")
         await interaction.response.send_message(embed=embed, ephemeral=True)

@@ -13,6 +13,7 @@ from bot.client import DiceBot
 from bot.db.fair import FairRepository, FairSessionError
 from bot.rules import fair, fair_log
 from bot.rules.fair_log import FairLog
+from bot.rules.settings import FAIR_WHO
 from bot.ui.embeds import clip
 from cogs._shared import Interaction, can_moderate
 
@@ -31,10 +32,18 @@ class Fair(commands.GroupCog, group_name="fair", group_description="Provably fai
             raise FairSessionError("Fair sessions belong to a channel.")
         return interaction.channel_id
 
+    async def _managers_only(self, interaction: Interaction) -> bool:
+        """Whether this server lets only Manage Server start and reveal fair sessions (`fair.who`)."""
+        return (await self.bot.server_settings(interaction.guild_id))[FAIR_WHO] == "managers"
+
     @app_commands.command(name="start")
     async def start(self, interaction: Interaction) -> None:
         """Start a fair session here: every roll in this channel then comes from a committed secret seed."""
         channel_id = self._channel(interaction)
+        if not can_moderate(interaction) and await self._managers_only(interaction):
+            raise FairSessionError(
+                "On this server only members with Manage Server start fair sessions (`/settings` `fair.who`)."
+            )
         seed = fair.new_seed()
         async with self.bot.database.write.begin() as session:
             started = await FairRepository(session).start(
@@ -61,13 +70,19 @@ class Fair(commands.GroupCog, group_name="fair", group_description="Provably fai
     async def reveal(self, interaction: Interaction) -> None:
         """End this channel's fair session and show its seed (who started it, or Manage Server)."""
         channel_id = self._channel(interaction)
+        managers_only = not can_moderate(interaction) and await self._managers_only(interaction)
         async with self.bot.database.write.begin() as session:
             repository = FairRepository(session)
             running = await repository.open(channel_id)
-            if running is not None and running.started_by != interaction.user.id and not can_moderate(interaction):
-                raise FairSessionError(
-                    f"Only <@{running.started_by}>, who started it, or someone with Manage Server can reveal it."
-                )
+            if running is not None and not can_moderate(interaction):
+                if managers_only:
+                    raise FairSessionError(
+                        "On this server only members with Manage Server reveal fair sessions (`/settings` `fair.who`)."
+                    )
+                if running.started_by != interaction.user.id:
+                    raise FairSessionError(
+                        f"Only <@{running.started_by}>, who started it, or someone with Manage Server can reveal it."
+                    )
             revealed = await repository.reveal(channel_id, now=self.bot.clock())
         # Read once the reveal is committed, so the write lock is not held while a long log is read.
         async with self.bot.database.read() as session:

@@ -66,9 +66,12 @@ class Stats(commands.Cog):
             user: Whose rolls (default: everyone's in this server)
             character: Only the rolls made with this character
             ruleset: Only the rolls of one game
-            private: Show the result to you only
+            private: Show the result to you only (about yourself, your private rolls count too)
         """
         guild_id = guild_of(interaction)
+        # Your private rolls count only in a private answer about yourself; hidden rolls never count (only the GM
+        # channel saw them, and the tallies are their outcomes).
+        about_yourself = user is not None and user.id == interaction.user.id
         character_id = None
         whose = user.display_name if user else "this server"
         async with self.bot.database.read() as session:
@@ -82,7 +85,7 @@ class Stats(commands.Cog):
                 user_id=user.id if user else None,
                 character_id=character_id,
                 ruleset=ruleset,
-                include_private_of=interaction.user.id if user is not None and user.id == interaction.user.id else None,
+                include_private_of=interaction.user.id if private and about_yourself else None,
             )
         rows = luck.rows(tallies)
         scope = f" · {RULESETS[ruleset].title}" if ruleset else ""

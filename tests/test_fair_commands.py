@@ -312,17 +312,17 @@ async def test_a_log_too_large_to_attach_is_said_so(local: LocalDiscord) -> None
     assert "KB, more than the 1 KB Discord lets me attach here, so it is not attached" in revealed.embed["description"]
 
 
-async def test_a_hidden_roll_without_a_gm_channel_leaves_its_number_with_the_reason(local: LocalDiscord) -> None:
-    local.bot.dice = NoDice()
+async def test_a_hidden_roll_takes_no_number_from_the_play_channels_session(local: LocalDiscord) -> None:
+    # A player may have started the play channel's session and may reveal it: a hidden roll never draws from it,
+    # so the session's numbers and log have no trace of it, refused or not.
     commitment = await start(local)
     refused = await local.command("roll", {"expression": "1d20", "hidden": True})
     assert refused.ephemeral and refused.embed["title"] == "No GM channel"
     await local.command("roll", {"expression": "1d6"})
     revealed = await local.command("fair reveal")
     log = parse_log(revealed.files[filename(commitment)])
-    unanswered, answered = log.rolls
-    assert isinstance(unanswered, Unanswered) and isinstance(answered, LogRoll)
-    assert unanswered.reason.startswith("the command failed before it answered: This server has no GM channel")
+    [answered] = log.rolls
+    assert isinstance(answered, LogRoll) and answered.roll == 1 and answered.options == {"expression": "1d6"}
     assert check_log(log).ok
 
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from bot.local.double import Captured
 from bot.local.driver import Exchange, LocalDiscord
-from bot.local.payloads import MANAGER_PERMISSIONS
+from bot.local.payloads import MANAGER_PERMISSIONS, Actor
 from tests.dice_sources import ScriptedDice
 
 GM_CHANNEL = "300000000000000077"
@@ -55,13 +55,17 @@ async def test_a_hidden_roll_goes_to_the_gm_channel(local: LocalDiscord) -> None
     assert history.embed["description"] == "No public rolls here yet."  # hidden rolls are never listed
 
 
-async def test_a_hidden_attack_of_a_fair_session_shows_its_roll_number(local: LocalDiscord) -> None:
+async def test_a_hidden_attack_of_the_gm_channels_fair_session_shows_its_roll_number(local: LocalDiscord) -> None:
     await set_gm_channel(local)
-    await local.command("fair start")
+    gm = Actor(user_id=MOD, guild_id=local.actor.guild_id, channel_id=GM_CHANNEL, permissions=MANAGER_PERMISSIONS)
+    started = await local.command("fair start", actor=gm)
+    commitment = started.embed["description"].split("`")[1]
     exchange = await local.command("dnd attack", {"attack_bonus": 4, "damage": "1d8", "target_ac": 14, "hidden": True})
     [notice] = exchange.requests
     posted = gm_post(local)
-    assert notice.body["data"]["embeds"][0]["description"].endswith("made a hidden roll (fair roll #1).")
+    assert notice.body["data"]["embeds"][0]["description"].endswith(
+        f"made a hidden roll (the GM's fair roll #1, commitment `{commitment[:16]}…`)."
+    )
     assert "Fair roll #1" in posted.body["embeds"][0]["footer"]["text"]
 
 

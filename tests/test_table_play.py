@@ -258,8 +258,15 @@ async def test_a_run_of_natural_ones_is_called_unlucky(local: LocalDiscord) -> N
 async def test_stats_keep_private_rolls_to_their_roller(local: LocalDiscord) -> None:
     local.bot.dice = ScriptedDice([20, 20, 3, 3])
     await local.command("dnd attack", {**QUICK, "private": True})
-    mine = await local.command("stats", user_option(local.actor.user_id), resolved=resolved(local.actor.user_id))
-    assert "over 1 rolls" in mine.embed["description"]
+    # A private roll counts only in a private answer about yourself: a public one would show the channel its luck.
+    mine = await local.command(
+        "stats",
+        [*user_option(local.actor.user_id), {"name": "private", "type": 5, "value": True}],
+        resolved=resolved(local.actor.user_id),
+    )
+    assert mine.ephemeral and "over 1 rolls" in mine.embed["description"]
+    shown = await local.command("stats", user_option(local.actor.user_id), resolved=resolved(local.actor.user_id))
+    assert not shown.ephemeral and shown.embed["description"].startswith("No rolls with odds yet")
     theirs = await local.command(
         "stats", user_option(local.actor.user_id), actor=local.as_user(STRANGER), resolved=resolved(local.actor.user_id)
     )

@@ -167,8 +167,9 @@ class FairRepository:
 
         The seed only once it is revealed; a private roll without its options, inputs, outcome or summary.
         """
-        # The channel narrows the search to one channel's rolls through its index.
-        query = select(RollLog).where(RollLog.channel_id == session.channel_id, RollLog.fair_session_id == session.id)
+        # By session alone (its index), not by channel: the GM channel's session holds the hidden rolls made
+        # in the play channels, logged where they were made.
+        query = select(RollLog).where(RollLog.fair_session_id == session.id)
         query = query.order_by(RollLog.fair_roll)
         entries: dict[int, LogRoll | Unanswered] = {}
         for row in await self.session.scalars(query):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, BigInteger, DateTime, ForeignKey, Index, Integer, MetaData, String, UniqueConstraint
+from sqlalchemy import JSON, BigInteger, DateTime, ForeignKey, Index, Integer, MetaData, String, UniqueConstraint, false
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 from bot.db.codec import CompactJSON
@@ -43,6 +43,8 @@ class RollLog(Base):
         Index("ix_roll_log_character", "character_id", "id"),
         # Pruning finds the rolls older than the retention through it (bot.db.rolls.prune).
         Index("ix_roll_log_created_at", "created_at"),
+        # A fair session's rolls: a hidden roll is logged where it was made, its session is the GM channel's.
+        Index("ix_roll_log_fair", "fair_session_id", "fair_roll"),
     )
 
     # A plain INTEGER primary key: SQLite only autoincrements that, and it orders the log.
@@ -55,6 +57,8 @@ class RollLog(Base):
     inputs: Mapped[dict[str, Any]] = mapped_column(CompactJSON)
     result: Mapped[dict[str, Any]] = mapped_column(CompactJSON)
     private: Mapped[bool]
+    # A hidden roll (also private): only the GM channel saw it, so nothing a player can see may count it.
+    hidden: Mapped[bool] = mapped_column(default=False, server_default=false())
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     # Set when the roll came from a fair session: which one, its roll number, and every draw (a, b, face).
     fair_session_id: Mapped[int | None] = mapped_column(ForeignKey("fair_sessions.id"))

@@ -50,6 +50,7 @@ class LoggedRoll:
     character_id: int | None = None
     ruleset: str | None = None
     details: dict[str, Any] | None = None
+    hidden: bool = False
 
 
 def _record(row: RollLog) -> LoggedRoll:
@@ -70,6 +71,7 @@ def _record(row: RollLog) -> LoggedRoll:
         character_id=row.character_id,
         ruleset=row.ruleset,
         details=row.details,
+        hidden=row.hidden,
     )
 
 
@@ -100,6 +102,7 @@ class RollRepository:
         ruleset: str | None = None,
         luck: dict[str, list[float]] | None = None,
         details: dict[str, Any] | None = None,
+        hidden: bool = False,
     ) -> int:
         """Log one roll and return its number in the log."""
         row = RollLog(
@@ -121,6 +124,7 @@ class RollRepository:
             ruleset=ruleset,
             luck=luck,
             details=details,
+            hidden=hidden,
         )
         self.session.add(row)
         await self.session.flush()
@@ -172,9 +176,13 @@ class RollRepository:
     ) -> list[dict[str, list[float]]]:
         """The luck tallies of the latest `limit` rolls in a server that kept one, newest first.
 
-        Private rolls count only for `include_private_of` (the user asking about themselves).
+        Hidden rolls never count: only the GM channel saw them, and a tally is a window onto their outcomes.
+        Private rolls count only for `include_private_of`, the user asking about themselves, to be answered
+        privately (the caller's promise: a private roll's luck is that user's business alone).
         """
-        query = select(RollLog.luck).where(RollLog.guild_id == guild_id, RollLog.luck.is_not(None))
+        query = select(RollLog.luck).where(
+            RollLog.guild_id == guild_id, RollLog.luck.is_not(None), RollLog.hidden.is_(False)
+        )
         if user_id is not None:
             query = query.where(RollLog.user_id == user_id)
         if character_id is not None:

@@ -22,6 +22,7 @@ class SettingError(UserError):
 
 
 ANSWERS = "rolls.answers"  # compact or full: how a roll's answer starts
+FAIR_WHO = "fair.who"  # anyone or managers: who starts and reveals fair sessions
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +48,16 @@ SETTINGS: dict[str, Setting] = {
                 "full": "every step of the breakdown at once",
             },
             default="compact",
+        ),
+        Setting(
+            key=FAIR_WHO,
+            title="Fair dice: who starts and reveals sessions",
+            help="Hidden rolls never draw from a channel's session, only from the GM channel's; this guards the rest.",
+            choices={
+                "anyone": "anyone starts one; its starter or Manage Server reveals it (the default: skeptics check)",
+                "managers": "only members with Manage Server start and reveal fair sessions",
+            },
+            default="anyone",
         ),
         Setting(
             key="dnd35.multipliers",
