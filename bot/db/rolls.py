@@ -14,7 +14,7 @@ from sqlalchemy import bindparam, delete, insert, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.engine import Writers
-from bot.db.models import Base, FairSession, RollLog
+from bot.db.models import Base, FairRollTaken, FairSession, RollLog
 
 log = logging.getLogger(__name__)
 
@@ -292,15 +292,15 @@ async def prune_batch(session: AsyncSession, *, before: datetime, limit: int = P
     deleted = await _delete_rolls(session, old.order_by(RollLog.created_at).limit(limit))
     if deleted:
         return deleted
-    revealed = select(FairSession.id, FairSession.channel_id).where(FairSession.revealed_at < before)
-    expired = (await session.execute(revealed.order_by(FairSession.id).limit(1))).first()
-    if expired is None:
+    revealed = select(FairSession.id).where(FairSession.revealed_at < before)
+    session_id = await session.scalar(revealed.order_by(FairSession.id).limit(1))
+    if session_id is None:
         return 0
-    session_id, channel_id = expired
-    # The channel lets the search use the channel index, as /fair log does.
-    rolls = select(RollLog.id).where(RollLog.channel_id == channel_id, RollLog.fair_session_id == session_id)
+    # By session, not by channel: a GM channel's session also holds hidden rolls logged in the play channels.
+    rolls = select(RollLog.id).where(RollLog.fair_session_id == session_id)
     deleted = await _delete_rolls(session, rolls.limit(limit))
     if deleted < limit:
+        await session.execute(delete(FairRollTaken).where(FairRollTaken.fair_session_id == session_id))
         await session.execute(delete(FairSession).where(FairSession.id == session_id))
         log.info("Pruned fair session %d, revealed before %s, with its rolls", session_id, before.isoformat())
         return deleted + 1
