@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
+import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import select
+from sqlalchemy import Text, cast, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.models import FairSession, RollLog
@@ -136,22 +139,25 @@ class FairRepository:
         return _session(rows[0]) if rows else None
 
     async def log(self, session: Session) -> FairLog:
-        """A session's exported log; the seed only once it is revealed, private rolls without options or summary."""
-        # The channel narrows the search to one channel's rolls through its index.
-        query = select(RollLog).where(RollLog.channel_id == session.channel_id, RollLog.fair_session_id == session.id)
-        query = query.order_by(RollLog.fair_roll)
-        rolls = tuple(
-            LogRoll(
-                roll=row.fair_roll or 0,
-                command=row.command,
-                options=None if row.private else row.inputs,
-                user_id=row.user_id,
-                private=row.private,
-                draws=tuple((a, b, face) for a, b, face in row.draws or []),
-                summary=None if row.private else row.summary,
-            )
-            for row in await self.session.scalars(query)
-        )
+        """A session's exported log; the seed only once it is revealed, private rolls without options or summary.
+
+        A long session's rows hold megabytes of JSON: they are fetched as text and decoded in a worker thread,
+        so that the event loop, which every server shares, is not held while they are read.
+        """
+        # The channel narrows the search to one channel's rolls through its index. Only the columns the log
+        # shows: `result` is the largest column of a row and the log does not need it. Cast to text in SQL: asyncpg
+        # would otherwise decode JSON itself, on the loop.
+        query = select(
+            RollLog.fair_roll,
+            RollLog.command,
+            RollLog.user_id,
+            RollLog.private,
+            RollLog.summary,
+            cast(RollLog.inputs, Text),
+            cast(RollLog.draws, Text),
+        ).where(RollLog.channel_id == session.channel_id, RollLog.fair_session_id == session.id)
+        rows = (await self.session.execute(query.order_by(RollLog.fair_roll))).all()
+        rolls = await asyncio.to_thread(_log_rolls, rows)
         return FairLog(
             commitment=session.commitment,
             seed=session.seed if session.revealed_at is not None else None,
@@ -169,6 +175,25 @@ class FairRepository:
         if row is None:
             return None
         return FairRoll(roll_number, row.command, row.user_id, row.draws or [])
+
+
+_LogRow = tuple[int | None, str, int, bool, str | None, str | None, str | None]
+
+
+def _log_rolls(rows: Sequence[_LogRow]) -> tuple[LogRoll, ...]:
+    """The log's rolls from rows whose JSON columns are still text (run in a worker thread)."""
+    return tuple(
+        LogRoll(
+            roll=number or 0,
+            command=command,
+            options=None if private or inputs is None else json.loads(inputs),
+            user_id=user_id,
+            private=private,
+            draws=tuple((a, b, face) for a, b, face in json.loads(draws or "null") or []),
+            summary=None if private else summary,
+        )
+        for number, command, user_id, private, summary, inputs, draws in rows
+    )
 
 
 class SessionDice(FairDice):
