@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 
 from discord import app_commands
@@ -262,7 +263,9 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
         async with self.bot.database.read() as session:
             variants = await self.variants(interaction, session)
             built, name, character_id = await self.build(interaction, options, variants, session)
-            chances = dnd.odds(built, variants=variants)
+            # Exact odds of many large dice can take a while: counted in a worker thread, so that the event loop,
+            # which every server shares, stays free meanwhile (the same in `odds` and `full_attack`).
+            chances = await asyncio.to_thread(dnd.odds, built, variants=variants)
             drawn = await draw(self.bot, interaction, replay.DND_ATTACK, replay.DndAttackRoll(built, variants), session)
         result = drawn.result
         embed = attack_embed(result, chances, attacker=name)
@@ -357,7 +360,7 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
         async with self.bot.database.read() as session:
             variants = await self.variants(interaction, session)
             built, name, _ = await self.build(interaction, options, variants, session)
-        chances = dnd.odds(built, variants=variants)
+        chances = await asyncio.to_thread(dnd.odds, built, variants=variants)
         embed = odds_embed(built, chances, attacker=name, variants=variants)
         await interaction.response.send_message(embed=embed, ephemeral=private)
 
@@ -425,7 +428,7 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
             attacks = dnd.full_attack(
                 sheet, primary, defender, options.situation(), off_hand_weapon=off_hand_weapon, variants=variants
             )
-            chances = [dnd.odds(a, variants=variants) for a in attacks]
+            chances = await asyncio.to_thread(lambda: [dnd.odds(a, variants=variants) for a in attacks])
             expected = sum((c.expected_damage for c in chances), start=0)
             inputs = replay.DndFullAttackRoll(tuple(attacks), variants)
             drawn = await draw(self.bot, interaction, replay.DND_FULL_ATTACK, inputs, session)

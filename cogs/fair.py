@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import io
 import string
 
@@ -10,7 +11,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.client import DiceBot
-from bot.db.fair import FairRepository, FairSessionError
+from bot.db.fair import FairRepository, FairSessionError, Session
 from bot.rules import fair, fair_log
 from bot.rules.fair_log import FairLog
 from bot.rules.settings import FAIR_WHO
@@ -84,24 +85,22 @@ class Fair(commands.GroupCog, group_name="fair", group_description="Provably fai
                         f"Only <@{running.started_by}>, who started it, or someone with Manage Server can reveal it."
                     )
             revealed = await repository.reveal(channel_id, now=self.bot.clock())
-        # Read once the reveal is committed, so the write lock is not held while a long log is read.
-        async with self.bot.database.read() as session:
-            log = await FairRepository(session).log(revealed)
-        file, note = log_file(interaction, log)
+        # The seed is the answer, sent as soon as the reveal is committed; the log follows. Building the log of
+        # a long session takes seconds, and an answer that waited for it would miss Discord's deadline with
+        # the reveal already committed. Should this answer be lost (a crash, Discord down), the seed is not:
+        # `/fair log` shows it to anyone in the channel from the committed session.
         rolls = revealed.next_roll - 1
         embed = discord.Embed(
             title="Fair dice: seed revealed",
             description=(
                 f"Seed: `{revealed.seed}`\nCommitment: `{revealed.commitment}`\n"
                 f"{rolls} roll{'s' if rolls != 1 else ''} were made. `/fair verify roll:N` checks any of them; "
-                f"this seed is never used again.\n{note}"
+                "this seed is never used again. The log of every roll follows."
             ),
             colour=FAIR_COLOUR,
         )
-        if file is None:
-            await interaction.response.send_message(embed=embed)
-        else:
-            await interaction.response.send_message(embed=embed, file=file)
+        await interaction.response.send_message(embed=embed)
+        await self._send_log(interaction, revealed, ephemeral=False)
 
     @app_commands.command(name="log")
     async def download_log(
@@ -117,26 +116,35 @@ class Fair(commands.GroupCog, group_name="fair", group_description="Provably fai
         if not set(prefix) <= set(string.hexdigits):
             raise FairSessionError("A commitment is written in hex: the digits 0-9 and the letters a-f.")
         async with self.bot.database.read() as db:
-            repository = FairRepository(db)
-            revealed = await repository.latest_revealed(channel_id, prefix=prefix)
-            if revealed is None:
-                which = f"whose commitment starts with `{prefix}`" if prefix else "yet"
-                raise FairSessionError(f"This channel has no revealed fair session {which}.")
-            log = await repository.log(revealed)
-        file, note = log_file(interaction, log)
-        rolls = len(log.rolls)
+            revealed = await FairRepository(db).latest_revealed(channel_id, prefix=prefix)
+        if revealed is None:
+            which = f"whose commitment starts with `{prefix}`" if prefix else "yet"
+            raise FairSessionError(f"This channel has no revealed fair session {which}.")
+        # As in `reveal`: the seed at once, the file once it is built.
+        rolls = revealed.next_roll - 1
         embed = discord.Embed(
             title="Fair dice: session log",
             description=(
-                f"Commitment: `{log.commitment}`\nSeed: `{log.seed}`\n"
-                f"{rolls} logged roll{'s' if rolls != 1 else ''}.\n{note}"
+                f"Commitment: `{revealed.commitment}`\nSeed: `{revealed.seed}`\n"
+                f"{rolls} roll{'s' if rolls != 1 else ''} were made. The log of every roll follows."
             ),
             colour=FAIR_COLOUR,
         )
-        if file is None:
-            await interaction.response.send_message(embed=embed, ephemeral=True)
-        else:
-            await interaction.response.send_message(embed=embed, file=file, ephemeral=True)
+        await interaction.response.send_message(embed=embed, ephemeral=True)
+        await self._send_log(interaction, revealed, ephemeral=True)
+
+    async def _send_log(self, interaction: Interaction, revealed: Session, *, ephemeral: bool) -> None:
+        """Follow the answer with the session's log: read, then built in a worker thread, then attached."""
+        async with self.bot.database.read() as db:
+            log = await FairRepository(db).log(revealed)
+        parts, note = await asyncio.to_thread(log_file, log, interaction.filesize_limit)
+        if not parts:
+            await interaction.followup.send(embed=_log_embed(note), ephemeral=ephemeral)
+            return
+        for number, (name, data) in enumerate(parts, start=1):
+            text = note if number == 1 else f"Part {number} of {len(parts)} of the log."
+            file = discord.File(io.BytesIO(data), filename=name)
+            await interaction.followup.send(embed=_log_embed(text), file=file, ephemeral=ephemeral)
 
     @app_commands.command(name="verify")
     async def verify(self, interaction: Interaction, roll: app_commands.Range[int, 1, 1_000_000]) -> None:
@@ -171,20 +179,43 @@ class Fair(commands.GroupCog, group_name="fair", group_description="Provably fai
         await interaction.response.send_message(embed=embed)
 
 
-def log_file(interaction: Interaction, log: FairLog) -> tuple[discord.File | None, str]:
-    """A session's log as an attachment and a line about it, or no file and why: too large for Discord."""
+MAX_PARTS = 10  # a log larger than this many attachments is not posted: a channel flooded helps nobody
+
+
+def log_file(log: FairLog, limit: int) -> tuple[list[tuple[str, bytes]], str]:
+    """A session's log as attachments of at most `limit` bytes each, and a line about them.
+
+    Several attachments when one would be larger than Discord takes; none, and why, when even those would
+    be too many. Seconds of work for a long session: run it in a worker thread.
+    """
     data = fair_log.dump_log(log)
-    limit = interaction.filesize_limit
-    if len(data) > limit:
-        return None, (
-            f"The log is {_size(len(data))}, more than the {_size(limit)} Discord lets me attach here, so "
-            "it is not attached; `/fair verify roll:N` still checks any roll."
+    whole = fair_log.filename(log.commitment)
+    rolls = sum(isinstance(r, fair_log.LogRoll) for r in log.rolls)
+    logged = f"{rolls} logged roll{'s' if rolls != 1 else ''}"
+    if unanswered := len(log.rolls) - rolls:
+        logged += f", {unanswered} number{'s' if unanswered != 1 else ''} never answered"
+    pieces = fair_log.split(data, limit)
+    if len(pieces) > MAX_PARTS:
+        return [], (
+            f"The log ({logged}) is {_size(len(data))}, more than the {MAX_PARTS} attachments of {_size(limit)} "
+            "Discord lets me post here, so it is not attached; `/fair verify roll:N` still checks any roll."
         )
-    name = fair_log.filename(log.commitment)
-    return discord.File(io.BytesIO(data), filename=name), (
-        f"The attached `{name}` logs every roll: `python -m bot verify {name}`, or the README's script, checks "
-        "them all offline."
+    names = fair_log.part_names(log.commitment, len(pieces))
+    if len(pieces) == 1:
+        return list(zip(names, pieces, strict=True)), (
+            f"The attached `{whole}` logs every roll ({logged}): `python -m bot verify {whole}`, or the README's "
+            "script, checks them all offline."
+        )
+    return list(zip(names, pieces, strict=True)), (
+        f"The log ({logged}) is {_size(len(data))}, more than the {_size(limit)} Discord lets me attach at once, "
+        f"so it comes in {len(pieces)} parts, one per message. Join them in order into `{whole}` "
+        f"(`cat {whole}.part* > {whole}`), then `python -m bot verify {whole}` checks every roll offline. "
+        f"This is part 1 of {len(pieces)}."
     )
+
+
+def _log_embed(text: str) -> discord.Embed:
+    return discord.Embed(title="Fair dice: session log", description=text, colour=FAIR_COLOUR)
 
 
 def _size(size: int) -> str:

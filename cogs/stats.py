@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import io
 from typing import Literal
 
@@ -38,6 +39,12 @@ def verdicts(rows: list[luck.Row]) -> str:
         said = luck.verdict(z)
         out.append(f"{row.label}: {said}" + ("" if row.z is None else f" (z = {row.z:+.2f}, {row.rolls} rolls)"))
     return "\n".join(out)
+
+
+def _luck(title: str, tallies: list[dict[str, list[float]]]) -> tuple[list[luck.Row], bytes]:
+    """The rows of the tallies and their chart (none without rows)."""
+    rows = luck.rows(tallies)
+    return rows, luck_chart(title, rows) if rows else b""
 
 
 class Stats(commands.Cog):
@@ -87,9 +94,11 @@ class Stats(commands.Cog):
                 ruleset=ruleset,
                 include_private_of=interaction.user.id if private and about_yourself else None,
             )
-        rows = luck.rows(tallies)
         scope = f" · {RULESETS[ruleset].title}" if ruleset else ""
         title = clip(f"Luck of {whose}{scope}", 256)
+        # Summing 20,000 tallies and drawing the chart take a few hundred milliseconds: in a worker thread, so
+        # that the event loop, which every server shares, stays free meanwhile.
+        rows, png = await asyncio.to_thread(_luck, title, tallies)
         if not rows:
             embed = discord.Embed(
                 title=title,
@@ -112,7 +121,7 @@ class Stats(commands.Cog):
         if len(tallies) >= LUCK_ROLLS:
             note += f" The latest {LUCK_ROLLS:,} rolls."
         embed.set_footer(text=note)
-        chart = discord.File(io.BytesIO(luck_chart(title, rows)), filename=CHART)
+        chart = discord.File(io.BytesIO(png), filename=CHART)
         await interaction.response.send_message(embed=embed, file=chart, ephemeral=private)
 
 

@@ -170,7 +170,10 @@ async def test_reveal_attaches_a_log_that_verifies_offline(
     commitment, revealed = await played_session(local)
     name = filename(commitment)
     assert list(revealed.files) == [name]
-    assert f"The attached `{name}` logs every roll" in revealed.embed["description"]
+    # The seed is the answer; the log follows in a message of its own.
+    seed_message, log_message = revealed.messages
+    assert seed_message["embeds"][0]["title"] == "Fair dice: seed revealed"
+    assert f"The attached `{name}` logs every roll (3 logged rolls, 1 number never answered)" in log_message["embeds"][0]["description"]
     log = parse_log(revealed.files[name])
     assert (log.commitment, log.last_roll, [r.roll for r in log.rolls]) == (commitment, 4, [1, 2, 3, 4])
     strength, attack, mistyped, private = log.rolls
@@ -300,16 +303,40 @@ async def test_fair_log_refuses_what_it_cannot_show(local: LocalDiscord) -> None
     assert not_hex.embed["description"].startswith("A commitment is written in hex")
 
 
-async def test_a_log_too_large_to_attach_is_said_so(local: LocalDiscord) -> None:
-    await start(local)
-    await local.command("roll", {"expression": "100d6"})
+def reveal_payload(local: LocalDiscord, limit: int) -> dict[str, object]:
     data = payloads.command_data("fair reveal", [])
     payload = payloads.interaction(local.ids, local.actor, payloads.APPLICATION_COMMAND, data)
-    payload["attachment_size_limit"] = 1024  # Discord announces the limit with every interaction
-    revealed = await local.send(payload)
+    payload["attachment_size_limit"] = limit  # Discord announces the limit with every interaction
+    return payload
+
+
+async def test_a_log_larger_than_discord_takes_comes_in_parts_that_join(local: LocalDiscord) -> None:
+    commitment = await start(local)
+    for _ in range(6):
+        await local.command("roll", {"expression": "20d6"})
+    revealed = await local.send(reveal_payload(local, 1024))
+    assert revealed.embed["title"] == "Fair dice: seed revealed" and revealed.rejected == []
+    parts = revealed.files
+    name = filename(commitment)
+    assert len(parts) > 1 and list(parts) == sorted(parts) == [f"{name}.part{n}" for n in range(1, len(parts) + 1)]
+    assert all(len(data) <= 1024 for data in parts.values())
+    # One part per message, the first saying how to join them.
+    assert len(revealed.messages) == 1 + len(parts)
+    first = revealed.messages[1]["embeds"][0]["description"]
+    assert f"comes in {len(parts)} parts, one per message" in first and f"cat {name}.part* > {name}" in first
+    joined = parse_log(b"".join(parts.values()))
+    assert [r.roll for r in joined.rolls] == list(range(1, 7)) and check_log(joined).ok
+    assert all(data.endswith(b"\n") for data in parts.values())  # cut after whole rolls
+
+
+async def test_a_log_too_large_even_in_parts_is_said_so(local: LocalDiscord) -> None:
+    await start(local)
+    await local.command("roll", {"expression": "100d6"})
+    revealed = await local.send(reveal_payload(local, 100))
     assert revealed.files == {}
     assert revealed.embed["title"] == "Fair dice: seed revealed"
-    assert "KB, more than the 1 KB Discord lets me attach here, so it is not attached" in revealed.embed["description"]
+    note = revealed.messages[1]["embeds"][0]["description"]
+    assert "KB, more than the 10 attachments of 1 KB Discord lets me post here, so it is not attached" in note
 
 
 async def test_a_hidden_roll_takes_no_number_from_the_play_channels_session(local: LocalDiscord) -> None:

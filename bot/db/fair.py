@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import select
+from sqlalchemy import LargeBinary, select, type_coerce
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from bot.db.codec import decode
 from bot.db.models import FairRollTaken, FairSession, RollLog
 from bot.errors import UserError
 from bot.rules.fair import FairDice, seed_from_hex
@@ -165,27 +168,25 @@ class FairRepository:
     async def log(self, session: Session) -> FairLog:
         """A session's exported log, every roll number accounted for: its roll, or why it went unanswered.
 
-        The seed only once it is revealed; a private roll without its options, inputs, outcome or summary.
+        The seed only once it is revealed; a private roll without its options, inputs, outcome or summary. A long
+        session's rows hold megabytes of JSON: they are fetched as the stored bytes and decoded in a worker
+        thread, so that the event loop, which every server shares, is not held while they are read.
         """
         # By session alone (its index), not by channel: the GM channel's session holds the hidden rolls made
-        # in the play channels, logged where they were made.
-        query = select(RollLog).where(RollLog.fair_session_id == session.id)
-        query = query.order_by(RollLog.fair_roll)
-        entries: dict[int, LogRoll | Unanswered] = {}
-        for row in await self.session.scalars(query):
-            proof = None if row.private else row.proof
-            entries[row.fair_roll or 0] = LogRoll(
-                roll=row.fair_roll or 0,
-                command=row.command,
-                options=None if row.private else row.inputs,
-                user_id=row.user_id,
-                private=row.private,
-                draws=tuple((a, b, face) for a, b, face in row.draws or []),
-                summary=None if row.private else row.summary,
-                kind=proof["kind"] if proof else None,
-                inputs=proof["input"] if proof else None,
-                outcome=proof["outcome"] if proof else None,
-            )
+        # in the play channels, logged where they were made. Only the columns the log shows (`result`, the
+        # largest, is not one), as raw bytes: the column type would decode them here, on the loop.
+        query = select(
+            RollLog.fair_roll,
+            RollLog.command,
+            RollLog.user_id,
+            RollLog.private,
+            RollLog.summary,
+            type_coerce(RollLog.inputs, LargeBinary),
+            type_coerce(RollLog.draws, LargeBinary),
+            type_coerce(RollLog.proof, LargeBinary),
+        ).where(RollLog.fair_session_id == session.id)
+        rows = (await self.session.execute(query.order_by(RollLog.fair_roll))).all()
+        entries: dict[int, LogRoll | Unanswered] = {r.roll: r for r in await asyncio.to_thread(_log_rolls, rows)}
         taken = select(FairRollTaken).where(FairRollTaken.fair_session_id == session.id)
         for number in await self.session.scalars(taken):
             if number.roll_number not in entries:
@@ -209,6 +210,31 @@ class FairRepository:
         if row is None:
             return None
         return FairRoll(roll_number, row.command, row.user_id, row.draws or [])
+
+
+_LogRow = tuple[int | None, str, int, bool, str | None, bytes | None, bytes | None, bytes | None]
+
+
+def _log_rolls(rows: Sequence[_LogRow]) -> list[LogRoll]:
+    """The log's rolls from rows whose JSON columns are still the stored bytes (run in a worker thread)."""
+    rolls = []
+    for number, command, user_id, private, summary, inputs, draws, proof_bytes in rows:
+        proof = None if private or proof_bytes is None else decode(proof_bytes)
+        rolls.append(
+            LogRoll(
+                roll=number or 0,
+                command=command,
+                options=None if private or inputs is None else decode(inputs),
+                user_id=user_id,
+                private=private,
+                draws=tuple((a, b, face) for a, b, face in (decode(draws) if draws is not None else None) or []),
+                summary=None if private else summary,
+                kind=proof["kind"] if proof else None,
+                inputs=proof["input"] if proof else None,
+                outcome=proof["outcome"] if proof else None,
+            )
+        )
+    return rolls
 
 
 class SessionDice(FairDice):

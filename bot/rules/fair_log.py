@@ -114,6 +114,34 @@ def filename(commitment: str) -> str:
     return f"fair-session-{commitment[:16]}.json"
 
 
+def part_names(commitment: str, count: int) -> list[str]:
+    """The names of a log split into `count` attachments; in name order they join into the whole file."""
+    if count == 1:
+        return [filename(commitment)]
+    width = len(str(count))
+    return [f"{filename(commitment)}.part{n:0{width}d}" for n in range(1, count + 1)]
+
+
+def split(data: bytes, limit: int) -> list[bytes]:
+    """A file cut into pieces of at most `limit` bytes that join back into it, at line ends where it can be.
+
+    A log holds one roll per line, so each piece but the last ends after a whole roll unless one line alone
+    is longer than `limit`.
+    """
+    if limit < 1:
+        raise ValueError("limit must be positive")
+    pieces: list[bytes] = []
+    start = 0
+    while len(data) - start > limit:
+        cut = data.rfind(b"\n", start, start + limit) + 1
+        if cut <= start:
+            cut = start + limit
+        pieces.append(data[start:cut])
+        start = cut
+    pieces.append(data[start:])
+    return pieces
+
+
 def _stamp(moment: datetime | None) -> str | None:
     if moment is None:
         return None
