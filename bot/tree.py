@@ -14,7 +14,7 @@ from discord import app_commands
 from sqlalchemy import exc as sa_exc
 
 from bot.config import RateLimit
-from bot.deadline import ALREADY_ACKNOWLEDGED, DEFER_AFTER, PatientResponse, watch
+from bot.deadline import ALREADY_ACKNOWLEDGED, DEFER_AFTER, Admission, PatientResponse
 from bot.errors import UserError
 from bot.ui.embeds import error_embed
 
@@ -187,8 +187,10 @@ class BotTree(app_commands.CommandTree[Any]):
         super().__init__(client, **options)
         # Built on first use: the bot makes its tree before it has stored its settings and clock.
         self._limiter: RateLimiter | None = None
-        self.defer_after = DEFER_AFTER  # a command silent this long is deferred (bot.deadline)
+        self.defer_after = DEFER_AFTER  # a command silent this long after arriving is deferred (bot.deadline)
+        self.admission = Admission()  # commands at work at once; the rest wait their turn, deferred
         self.in_flight: set[asyncio.Task[Any]] = set()  # the tasks of commands and presses being handled
+        self._arrived: dict[int, float] = {}  # loop time each slash command arrived, until its check runs
         self._install_gate()
 
     def _install_gate(self) -> None:
@@ -216,11 +218,14 @@ class BotTree(app_commands.CommandTree[Any]):
         empty, so autocomplete neither counts nor is refused.
         """
         limiter = self.limiter
-        if limiter is None or data.get("type") == discord.InteractionType.autocomplete.value:
+        kind = data.get("type")
+        if kind == discord.InteractionType.autocomplete.value:
             return True
         user = (data.get("member") or {}).get("user") or data.get("user") or {}
-        again = limiter.admit(int(user.get("id", 0)))
+        again = None if limiter is None else limiter.admit(int(user.get("id", 0)))
         if again is None:
+            if kind == discord.InteractionType.application_command.value:
+                self._arrived[int(data["id"])] = asyncio.get_running_loop().time()
             return True
         state = self.client._connection
         interaction: discord.Interaction[Any] = discord.Interaction(data=cast(Any, data), state=state)
@@ -260,12 +265,15 @@ class BotTree(app_commands.CommandTree[Any]):
         return self._limiter
 
     async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
-        """Clean the typed options; give a command its watchdog (the rate limit was applied by `gate`)."""
+        """Clean the typed options; a command waits for its turn, deferred if it must (the rate limit was `gate`'s)."""
         scrub(cast(dict[str, Any], interaction.data or {}).get("options", []))
         if interaction.type is discord.InteractionType.autocomplete:
             return True
+        arrived = self._arrived.pop(interaction.id, None)
         await self.admit(interaction)
-        watch(interaction, self.defer_after)
+        if arrived is None:  # not through the gate (a test calling the tree directly): it arrives now
+            arrived = asyncio.get_running_loop().time()
+        await self.admission.enter(interaction, arrived=arrived, defer_after=self.defer_after)
         return True
 
     async def admit(self, interaction: discord.Interaction[Any]) -> bool:
