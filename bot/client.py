@@ -32,6 +32,7 @@ log = logging.getLogger(__name__)
 DRAIN_SECONDS = 5.0  # on shutdown, how long the commands in progress get to answer (docker stop waits 10)
 SETTINGS_TTL = 10.0  # seconds a server's rules settings are kept between reads
 SETTINGS_KEPT = 10_000  # servers whose settings are kept at most
+FAIR_TTL = 10.0  # seconds a channel is known to have no fair session open, between reads
 
 
 def utc_now() -> datetime:
@@ -78,6 +79,8 @@ class DiceBot(commands.Bot):
         self.dice = dice
         self.clock = clock
         self._server_settings: dict[int | None, tuple[float, dict[str, str]]] = {}
+        self._unfair: dict[int, float] = {}  # channels read to have no fair session open, and when
+        self._fair_starts = 0  # fair sessions started in this process: a read begun before one is not kept
         self.roll_log = RollLogWriter(database.write)
 
     async def close(self) -> None:
@@ -135,20 +138,38 @@ class DiceBot(commands.Bot):
     async def dice_for(self, interaction: discord.Interaction[Any], reading: AsyncSession | None = None) -> DiceSource:
         """The dice of one roll: a fair session's next roll when one runs in the channel, else the bot's own.
 
-        A command that reads other things first passes its `reading` session, saving a transaction of its own.
+        Nearly every roll asks and nearly every channel has no session: that answer is kept for FAIR_TTL
+        seconds, and `/fair start` in this process forgets it at once (`fair_session_started`); a session
+        started through another process (a shard hand-over) counts within the TTL. A command that reads other
+        things first passes its `reading` session, saving a transaction of its own.
         """
-        if interaction.channel_id is None:
+        channel_id = interaction.channel_id
+        if channel_id is None:
             return self.dice
+        now = time.monotonic()
+        known = self._unfair.get(channel_id)
+        if known is not None and now - known < FAIR_TTL:
+            return self.dice
+        starts = self._fair_starts
         if reading is not None:
-            running = await FairRepository(reading).open(interaction.channel_id)
+            running = await FairRepository(reading).open(channel_id)
         else:
             async with self.database.read() as session:
-                running = await FairRepository(session).open(interaction.channel_id)
+                running = await FairRepository(session).open(channel_id)
         if running is None:
+            if starts == self._fair_starts:  # no session started while this read ran: the answer still holds
+                if len(self._unfair) >= SETTINGS_KEPT:
+                    self._unfair.clear()
+                self._unfair[channel_id] = now
             return self.dice
         async with self.database.write.begin() as session:
-            taken = await FairRepository(session).take_roll(interaction.channel_id)
+            taken = await FairRepository(session).take_roll(channel_id)
         return self.dice if taken is None else SessionDice(*taken)
+
+    def fair_session_started(self, channel_id: int) -> None:
+        """A fair session was committed in a channel: its next roll must read it (called before answering)."""
+        self._fair_starts += 1
+        self._unfair.pop(channel_id, None)
 
     async def log_roll(
         self,
