@@ -14,13 +14,12 @@ from discord import app_commands
 from sqlalchemy import exc as sa_exc
 
 from bot.config import RateLimit
-from bot.deadline import ALREADY_ACKNOWLEDGED, DEFER_AFTER, Admission, PatientResponse
+from bot.deadline import ALREADY_ACKNOWLEDGED, DEFER_AFTER, UNKNOWN_INTERACTION, Admission, PatientResponse
 from bot.errors import UserError
 from bot.ui.embeds import error_embed
 
 log = logging.getLogger(__name__)
 
-UNKNOWN_INTERACTION = 10062
 REFUSAL_TASK = "dicebot: rate limit"  # the name of the task that answers a refused interaction
 DATABASE_DOWN = (
     "I can't reach my database right now, so whatever needed it did not happen (nothing was half-saved). "
@@ -265,7 +264,10 @@ class BotTree(app_commands.CommandTree[Any]):
         return self._limiter
 
     async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
-        """Clean the typed options; a command waits for its turn, deferred if it must (the rate limit was `gate`'s)."""
+        """Clean the typed options; a command waits for its turn, deferred if it must (the rate limit was `gate`'s).
+
+        A command Discord dropped before its turn came is not run (`Admission.enter`).
+        """
         scrub(cast(dict[str, Any], interaction.data or {}).get("options", []))
         if interaction.type is discord.InteractionType.autocomplete:
             return True
@@ -273,8 +275,7 @@ class BotTree(app_commands.CommandTree[Any]):
         await self.admit(interaction)
         if arrived is None:  # not through the gate (a test calling the tree directly): it arrives now
             arrived = asyncio.get_running_loop().time()
-        await self.admission.enter(interaction, arrived=arrived, defer_after=self.defer_after)
-        return True
+        return await self.admission.enter(interaction, arrived=arrived, defer_after=self.defer_after)
 
     async def admit(self, interaction: discord.Interaction[Any]) -> bool:
         """Keep the task handling a command or button press until it ends (see `drain`); always True.

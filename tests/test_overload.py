@@ -10,7 +10,11 @@ from __future__ import annotations
 import random
 import time
 
-from bot.deadline import ACKNOWLEDGERS, WORKERS
+from sqlalchemy import func, select
+
+from bot.db.engine import Database
+from bot.db.models import RollLog
+from bot.deadline import ACKNOWLEDGERS, DISCORD_DEADLINE, WORKERS
 from bot.local import payloads
 from bot.local.double import CHANNEL_MESSAGE, DEFERRED_MESSAGE, Captured
 from bot.local.driver import LocalDiscord, settle
@@ -94,3 +98,19 @@ async def test_a_roll_right_after_fair_start_comes_from_the_session(local: Local
     assert started.embed["title"] == "Fair dice: session started"
     fair = await local.command("roll", {"expression": "1d20"})
     assert fair.embed["footer"]["text"].startswith("Fair roll #1 ·")
+
+
+async def test_a_command_discord_dropped_before_its_turn_is_not_run(local: LocalDiscord, database: Database) -> None:
+    payload = payloads.interaction(
+        local.ids,
+        local.actor,
+        payloads.APPLICATION_COMMAND,
+        payloads.command_data("roll", [{"name": "expression", "type": 3, "value": "1d20"}]),
+    )
+    local.double.track(payload)
+    local.bot._connection.parse_interaction_create(payload)
+    time.sleep(DISCORD_DEADLINE)  # noqa: ASYNC251 -- the loop is stuck past Discord's deadline, on purpose
+    await settle()
+    assert [r for r in local.double.requests if payload["token"] in r.path] == []
+    async with database.read() as session:
+        assert (await session.execute(select(func.count()).select_from(RollLog))).scalar_one() == 0

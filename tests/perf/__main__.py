@@ -66,6 +66,9 @@ def rows(figures: dict[str, Any]) -> list[tuple[str, str, str, str, str]]:
                     "",
                 )
             )
+            if "answer_p99_ms" in run:
+                answer = f"{run['answer_p50_ms']:.0f} / {run['answer_p99_ms']:.0f} ms"
+                out.append(("load", f"  {name}: answer (after any defer) p50 / p99", answer, "", ""))
             missed = run["late"] + run["lost"] + run.get("unfollowed", 0)
             out.append(
                 (

@@ -242,6 +242,7 @@ class LoadResult:
     deferred: int = 0  # acknowledged in time with "thinking…", to be answered by a followup
     unfollowed: int = 0  # deferred, and the answer never came: lost as surely as no response
     out_of_order: int = 0  # first responses that arrived before that of an interaction sent earlier
+    answer_ms: list[float] | None = None  # until the answer itself: the first response, or the followup after a defer
 
     @property
     def throughput(self) -> float:
@@ -262,6 +263,8 @@ class LoadResult:
             "p50_ms": round(statistics.median(ms), 2) if ms else float("nan"),
             "p99_ms": round(percentile(ms, 0.99), 2),
             "max_ms": round(max(ms), 2) if ms else float("nan"),
+            "answer_p50_ms": round(statistics.median(self.answer_ms), 2) if self.answer_ms else float("nan"),
+            "answer_p99_ms": round(percentile(self.answer_ms or [], 0.99), 2),
         }
 
 
@@ -283,12 +286,21 @@ def _result(double: LoadDouble, sent: list[dict[str, Any]], started: float) -> L
     unfollowed = sum(p["token"] not in double.followed for p in deferred)
     rank = {payload["id"]: i for i, payload in enumerate(sent)}
     arrived = [rank[iid] for iid in double.order if iid in rank]
+    answers = [
+        (
+            (double.followed[p["token"]] if p["id"] in double.deferred else double.answered[p["id"]][0])
+            - double.sent_at(p["id"])
+        )
+        * 1000
+        for p in sent
+        if p["id"] in double.answered and (p["id"] not in double.deferred or p["token"] in double.followed)
+    ]
     out_of_order, latest = 0, -1
     for position in arrived:  # each first response that an interaction sent later had already overtaken
         out_of_order += position < latest
         latest = max(latest, position)
     return LoadResult(
-        len(sent), answered, late, lost, last - started, latencies, len(deferred), unfollowed, out_of_order
+        len(sent), answered, late, lost, last - started, latencies, len(deferred), unfollowed, out_of_order, answers
     )
 
 
