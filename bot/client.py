@@ -33,6 +33,7 @@ log = logging.getLogger(__name__)
 DRAIN_SECONDS = 5.0  # on shutdown, how long the commands in progress get to answer (docker stop waits 10)
 SETTINGS_TTL = 10.0  # seconds a server's rules settings are kept between reads
 SETTINGS_KEPT = 10_000  # servers whose settings are kept at most
+FAIR_TTL = 10.0  # seconds a channel is known to have no fair session open, between reads
 
 
 def utc_now() -> datetime:
@@ -79,6 +80,8 @@ class DiceBot(commands.Bot):
         self.dice = dice
         self.clock = clock
         self._server_settings: dict[int | None, tuple[float, dict[str, str]]] = {}
+        self._unfair: dict[int, float] = {}  # channels read to have no fair session open, and when
+        self._fair_starts = 0  # fair sessions started in this process: a read begun before one is not kept
         self.roll_log = RollLogWriter(database.write)
         keep_days = settings.roll_log_keep_days
         self.pruner = None if keep_days is None else RollLogPruner(database.write, keep_days=keep_days, clock=clock)
@@ -146,22 +149,43 @@ class DiceBot(commands.Bot):
         A hidden roll (`hidden:true`) never draws from the channel's session: a player may have started that one
         and may reveal it, and its log and `/fair verify` would publish the roll. It draws from the GM channel's
         own session when the GM runs one there (the GM reveals it when they choose), else from the bot's dice.
-        A command that reads other things first passes its `reading` session, saving a transaction of its own.
+
+        Nearly every roll asks and nearly every channel has no session: that answer is kept for FAIR_TTL
+        seconds, and `/fair start` in this process forgets it at once (`fair_session_started`); a session
+        started through another process (a shard hand-over) counts within the TTL. A command that reads other
+        things first passes its `reading` session, saving a transaction of its own.
         """
-        if interaction.channel_id is None:
+        channel_id = interaction.channel_id
+        if channel_id is None:
             return self.dice
+        hidden = given_options(interaction).get("hidden") is True
+        now = time.monotonic()
+        known = self._unfair.get(channel_id)
+        if not hidden and known is not None and now - known < FAIR_TTL:
+            return self.dice
+        starts = self._fair_starts
         if reading is not None:
-            channel_id = await self._fair_channel(interaction, reading)
+            fair_channel = await self._fair_channel(interaction, reading)
         else:
             async with self.database.read() as session:
-                channel_id = await self._fair_channel(interaction, session)
-        if channel_id is None:
+                fair_channel = await self._fair_channel(interaction, session)
+        if fair_channel is None:
+            # Only the channel's own answer is kept: a hidden roll asked about the GM channel's session instead.
+            if not hidden and starts == self._fair_starts:  # no session started while this read ran
+                if len(self._unfair) >= SETTINGS_KEPT:
+                    self._unfair.clear()
+                self._unfair[channel_id] = now
             return self.dice
         async with self.database.write.begin() as session:
             taken = await FairRepository(session).take_roll(
-                channel_id, command=command_name(interaction), user_id=interaction.user.id, now=self.clock()
+                fair_channel, command=command_name(interaction), user_id=interaction.user.id, now=self.clock()
             )
         return self.dice if taken is None else SessionDice(*taken)
+
+    def fair_session_started(self, channel_id: int) -> None:
+        """A fair session was committed in a channel: its next roll must read it (called before answering)."""
+        self._fair_starts += 1
+        self._unfair.pop(channel_id, None)
 
     async def abandon_roll(self, dice: DiceSource, error: BaseException) -> None:
         """Say why a fair roll number taken for a command will have no roll: the command failed before logging it.

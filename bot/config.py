@@ -25,7 +25,7 @@ class SettingsError(UserError):
 
 @dataclass(frozen=True, slots=True)
 class RateLimit:
-    """At most `commands` commands and button presses per user in any `seconds`."""
+    """At most `commands` interactions per user in any `seconds`: commands, button presses, form submissions."""
 
     commands: int
     seconds: int

@@ -6,12 +6,19 @@ watchdog defers ("Bot is thinking…"), which gives the command 15 minutes. The 
 know: its `interaction.response.send_message` then goes out as the followup that replaces the thinking
 message (or, when the answer is ephemeral and the thinking was not, as an ephemeral followup after the
 thinking message is deleted). A lock keeps the watchdog and the answer from racing each other.
+
+Under overload the same defer comes sooner (`Admission`): commands run at most `WORKERS` at a time, started
+in the order they arrived, and one that would have to queue, or that reached the bot late because the event
+loop was backed up, is deferred at once. Acknowledging costs one request; the work can wait for its turn,
+the acknowledgement cannot. The watchdog's clock starts when the interaction arrives, not when its command
+starts.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,7 +28,13 @@ log = logging.getLogger(__name__)
 
 DEFER_AFTER = 2.0  # seconds: a second of margin before Discord's 3 for the defer to arrive
 ALREADY_ACKNOWLEDGED = 40060  # Discord's code for a second initial response
+UNKNOWN_INTERACTION = 10062  # Discord's code for an interaction it has dropped (no first response in 3 s)
+DISCORD_DEADLINE = 3.0  # seconds Discord waits for a first response before it drops the interaction
 FORM_COMMAND = "opens_form"  # extras key of a command whose first answer may be a form: forms cannot follow a defer
+INSTANT = "instant"  # extras key of a command that answers from memory at once: it never queues behind work
+WORKERS = 32  # commands doing their work at once; the rest queue in arrival order, deferred
+ACKNOWLEDGERS = 8  # defers of queued commands on their way to Discord at once, sent in arrival order
+BACKED_UP = 0.5  # seconds between arriving and starting that mean the loop is behind: defer at once
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +55,8 @@ class PatientResponse(discord.InteractionResponse[Any]):
         self.followed = False  # the thinking message has been replaced by an answer
         self.watchdog: asyncio.TimerHandle | None = None
         self.deferring: asyncio.Task[None] | None = None
+        self.answered: Callable[[], None] | None = None  # called once the answer went out (frees a worker)
+        self.dropped = False  # Discord refused the defer as too late: nobody is waiting for an answer any more
 
     async def defer_if_silent(self) -> None:
         """The watchdog: defer, unless the command has answered meanwhile."""
@@ -54,28 +69,43 @@ class PatientResponse(discord.InteractionResponse[Any]):
             try:
                 await super().defer(thinking=True, ephemeral=ephemeral)
             except discord.HTTPException as error:
+                if first and error.code == UNKNOWN_INTERACTION:
+                    self.dropped = True
+                    log.warning("/%s was deferred too late: Discord had dropped it", self._command_name)
+                    return
                 if not first or error.code != ALREADY_ACKNOWLEDGED:
                     log.warning("Could not defer a slow interaction", exc_info=True)
                     return
                 # As in `_first_answer`: the defer landed, only Discord's reply to it was lost.
                 self._response_type = discord.InteractionResponseType.deferred_channel_message
             self.deferred_ephemeral = ephemeral
-            log.info("Deferred /%s: it took longer than %.1f s", self._command_name, DEFER_AFTER)
+            log.info("Deferred /%s: it is slow or waits for its turn", self._command_name)
+
+    def defer_now(self) -> None:
+        """Fire the watchdog now (the answer, when it comes, waits for the defer under the lock)."""
+        if self.watchdog is not None:
+            self.watchdog.cancel()
+        if self.deferring is None:
+            self.deferring = asyncio.get_running_loop().create_task(self.defer_if_silent())
 
     async def send_message(self, *args: Any, ephemeral: bool = False, **kwargs: Any) -> Any:
         """Answer; after the watchdog's defer, as the followup that replaces the thinking message."""
         if self.watchdog is not None:
             self.watchdog.cancel()
-        async with self.lock:
-            if self.deferred_ephemeral is None:
-                return await self._first_answer(*args, ephemeral=ephemeral, **kwargs)
-            if ephemeral and not self.deferred_ephemeral and not self.followed:
-                # A public "thinking…" cannot turn private: remove it and answer privately.
-                await self._parent.delete_original_response()
-            kwargs.pop("delete_after", None)
-            sent = await self._parent.followup.send(*args, ephemeral=ephemeral, wait=True, **kwargs)
-            self.followed = True
-            return Followed(sent.id)
+        try:
+            async with self.lock:
+                if self.deferred_ephemeral is None:
+                    return await self._first_answer(*args, ephemeral=ephemeral, **kwargs)
+                if ephemeral and not self.deferred_ephemeral and not self.followed:
+                    # A public "thinking…" cannot turn private: remove it and answer privately.
+                    await self._parent.delete_original_response()
+                kwargs.pop("delete_after", None)
+                sent = await self._parent.followup.send(*args, ephemeral=ephemeral, wait=True, **kwargs)
+                self.followed = True
+                return Followed(sent.id)
+        finally:
+            if self.answered is not None:
+                self.answered()
 
     async def _first_answer(self, *args: Any, **kwargs: Any) -> Any:
         """The initial response, which may have landed although its answer was lost.
@@ -106,19 +136,92 @@ class PatientResponse(discord.InteractionResponse[Any]):
         return self.deferred_ephemeral is not None
 
 
-def watch(interaction: discord.Interaction[Any], after: float = DEFER_AFTER) -> None:
-    """Give a slash command's interaction the watchdog (before anything has answered it)."""
+def watch(interaction: discord.Interaction[Any], after: float = DEFER_AFTER) -> PatientResponse | None:
+    """Give a slash command's interaction the watchdog (before anything has answered it); None for a form's."""
     command = interaction.command
     if interaction.type is not discord.InteractionType.application_command or command is None:
-        return
+        return None
     if command.extras.get(FORM_COMMAND):
-        return
+        return None
     response = PatientResponse(interaction)
     # discord.py builds `interaction.response` lazily into this slot; filling it first swaps in ours.
     interaction._cs_response = response  # type: ignore[attr-defined]
-    loop = asyncio.get_running_loop()
+    response.watchdog = asyncio.get_running_loop().call_later(after, response.defer_now)
+    return response
 
-    def fire() -> None:
-        response.deferring = loop.create_task(response.defer_if_silent())  # kept, so it is not collected
 
-    response.watchdog = loop.call_later(after, fire)
+class Admission:
+    """Slash commands do their work at most `workers` at a time, in arrival order; the rest are deferred.
+
+    A command is deferred at once when it would queue, or when it started `backed_up` seconds or more after it
+    arrived (the loop itself is behind); otherwise its watchdog defers it `defer_after` seconds after arrival.
+    A command that may answer with a form cannot be deferred, and neither waits nor is deferred; nor does an
+    `INSTANT` one, whose whole work costs less than a defer. A command frees its place once it has answered
+    (what follows, such as the roll log's group commit, is waiting, not work), or when it ends.
+
+    Acknowledgements go first: a command starts its work only once the defers already sent are through.
+    asyncio gives every ready task a turn in each pass, so without this every defer's few steps would each wait
+    for the busy commands' work, and a burst's acknowledgements would come after Discord's 3 seconds.
+    """
+
+    def __init__(self, workers: int = WORKERS, backed_up: float = BACKED_UP) -> None:
+        self.workers = workers
+        self.backed_up = backed_up
+        # Made in the running loop, on first use.
+        self._slots: asyncio.Semaphore | None = None
+        self._acknowledgers: asyncio.Semaphore | None = None
+        self._deferring: set[asyncio.Task[None]] = set()
+
+    async def enter(self, interaction: discord.Interaction[Any], *, arrived: float, defer_after: float) -> bool:
+        """Wait for this command's turn (its task holds a slot until it answers); defer first if it must wait.
+
+        False when Discord has dropped the interaction meanwhile: its work would be seen by nobody, and doing it
+        anyway would make the interactions behind it late too.
+        """
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        if now - arrived >= DISCORD_DEADLINE:
+            log.warning("Dropped /%s: it waited %.1f s for the bot to start it", _name(interaction), now - arrived)
+            return False
+        response = watch(interaction, max(0.0, arrived + defer_after - now))
+        task = asyncio.current_task()
+        command = interaction.command
+        if response is None or task is None or (command is not None and command.extras.get(INSTANT)):
+            return True
+        if self._slots is None:
+            self._slots = asyncio.Semaphore(self.workers)
+            self._acknowledgers = asyncio.Semaphore(ACKNOWLEDGERS)
+        slots = self._slots
+        if slots.locked() or now - arrived >= self.backed_up:
+            if response.watchdog is not None:
+                response.watchdog.cancel()
+            deferring = response.deferring = loop.create_task(self._acknowledge(response))
+            self._deferring.add(deferring)
+            deferring.add_done_callback(self._deferring.discard)
+        await slots.acquire()
+        held = True
+
+        def release(*_: object) -> None:
+            nonlocal held
+            if held:
+                held = False
+                slots.release()
+
+        task.add_done_callback(release)
+        response.answered = release
+        if self._deferring:
+            await asyncio.wait(list(self._deferring))
+        if response.dropped:
+            release()
+            return False
+        return True
+
+    async def _acknowledge(self, response: PatientResponse) -> None:
+        """Defer, a few at a time in arrival order: all at once, the HTTP client would send them in any order."""
+        assert self._acknowledgers is not None
+        async with self._acknowledgers:
+            await response.defer_if_silent()
+
+
+def _name(interaction: discord.Interaction[Any]) -> str:
+    return getattr(interaction.command, "qualified_name", "?")

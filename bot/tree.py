@@ -14,13 +14,13 @@ from discord import app_commands
 from sqlalchemy import exc as sa_exc
 
 from bot.config import RateLimit
-from bot.deadline import ALREADY_ACKNOWLEDGED, DEFER_AFTER, PatientResponse, watch
+from bot.deadline import ALREADY_ACKNOWLEDGED, DEFER_AFTER, UNKNOWN_INTERACTION, Admission, PatientResponse
 from bot.errors import UserError
 from bot.ui.embeds import error_embed
 
 log = logging.getLogger(__name__)
 
-UNKNOWN_INTERACTION = 10062
+REFUSAL_TASK = "dicebot: rate limit"  # the name of the task that answers a refused interaction
 DATABASE_DOWN = (
     "I can't reach my database right now, so whatever needed it did not happen (nothing was half-saved). "
     "Please try again in a minute."
@@ -176,14 +176,75 @@ class RateLimiter:
 
 
 class BotTree(app_commands.CommandTree[Any]):
-    """Routes every failure of a slash command to `report`, and holds each user to the rate limit."""
+    """Routes every failure of a slash command to `report`, and holds each user to the rate limit.
+
+    The rate limit is applied at one gate that sees every interaction as it arrives, before discord.py hands
+    it to a command, a button or a form: all three count, autocomplete does not.
+    """
 
     def __init__(self, client: discord.Client, **options: Any) -> None:
         super().__init__(client, **options)
         # Built on first use: the bot makes its tree before it has stored its settings and clock.
         self._limiter: RateLimiter | None = None
-        self.defer_after = DEFER_AFTER  # a command silent this long is deferred (bot.deadline)
+        self.defer_after = DEFER_AFTER  # a command silent this long after arriving is deferred (bot.deadline)
+        self.admission = Admission()  # commands at work at once; the rest wait their turn, deferred
         self.in_flight: set[asyncio.Task[Any]] = set()  # the tasks of commands and presses being handled
+        self._arrived: dict[int, float] = {}  # loop time each slash command arrived, until its check runs
+        self._install_gate()
+
+    def _install_gate(self) -> None:
+        """Put `gate` in front of discord.py's handling of INTERACTION_CREATE.
+
+        discord.py routes an interaction to the tree, a view or a form in one synchronous step, and only the
+        tree has a public check; a view's or a form's own `interaction_check` would make one gate per view.
+        """
+        state = self.client._connection
+        parse = state.parse_interaction_create
+
+        def gated(data: Any) -> None:
+            if self.gate(data):
+                parse(data)
+
+        # The gateway calls parsers by event name; the local double's in-process path calls the method.
+        state.parsers["INTERACTION_CREATE"] = gated
+        state.parse_interaction_create = gated
+
+    def gate(self, data: dict[str, Any]) -> bool:
+        """Whether an arriving interaction goes on to be handled; a user over the rate limit is told to wait.
+
+        Commands, button presses and form submissions all count, and are refused alike. Suggestions come with
+        every keystroke (Discord debounces them), are cheap reads, and refusing them would only leave the menu
+        empty, so autocomplete neither counts nor is refused.
+        """
+        limiter = self.limiter
+        kind = data.get("type")
+        if kind == discord.InteractionType.autocomplete.value:
+            return True
+        user = (data.get("member") or {}).get("user") or data.get("user") or {}
+        again = None if limiter is None else limiter.admit(int(user.get("id", 0)))
+        if again is None:
+            if kind == discord.InteractionType.application_command.value:
+                self._arrived[int(data["id"])] = asyncio.get_running_loop().time()
+            return True
+        state = self.client._connection
+        interaction: discord.Interaction[Any] = discord.Interaction(data=cast(Any, data), state=state)
+        task = asyncio.get_running_loop().create_task(self._slow_down(interaction, again), name=REFUSAL_TASK)
+        self.in_flight.add(task)
+        task.add_done_callback(self.in_flight.discard)
+        state.dispatch("interaction", interaction)
+        return False
+
+    async def _slow_down(self, interaction: discord.Interaction[Any], again: datetime) -> None:
+        limit = cast(RateLimiter, self.limiter).limit
+        embed = error_embed(
+            "Slow down",
+            f"That is more than {limit.commands} commands in {limit.seconds} seconds. "
+            f"You can roll again {discord.utils.format_dt(again, 'R')}.",
+        )
+        try:
+            await interaction.response.send_message(embed=embed, ephemeral=True)
+        except discord.HTTPException:
+            log.warning("Could not tell user %s about the rate limit", interaction.user.id, exc_info=True)
 
     async def drain(self, timeout: float) -> int:
         """Wait up to `timeout` seconds for the commands and presses in progress; how many did not finish."""
@@ -203,46 +264,30 @@ class BotTree(app_commands.CommandTree[Any]):
         return self._limiter
 
     async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
-        """Every command counts against its user's rate limit; autocomplete does not.
+        """Clean the typed options; a command waits for its turn, deferred if it must (the rate limit was `gate`'s).
 
-        Suggestions come with every keystroke (Discord debounces them), are cheap reads, and refusing them
-        would only leave the menu empty, so they neither count nor are refused.
+        A command Discord dropped before its turn came is not run (`Admission.enter`).
         """
         scrub(cast(dict[str, Any], interaction.data or {}).get("options", []))
         if interaction.type is discord.InteractionType.autocomplete:
             return True
-        if not await self.admit(interaction):
-            return False
-        watch(interaction, self.defer_after)
-        return True
+        arrived = self._arrived.pop(interaction.id, None)
+        await self.admit(interaction)
+        if arrived is None:  # not through the gate (a test calling the tree directly): it arrives now
+            arrived = asyncio.get_running_loop().time()
+        return await self.admission.enter(interaction, arrived=arrived, defer_after=self.defer_after)
 
     async def admit(self, interaction: discord.Interaction[Any]) -> bool:
-        """Count a command or button press against the user's rate limit; over it, say when they can roll again.
+        """Keep the task handling a command or button press until it ends (see `drain`); always True.
 
+        The rate limit was applied when the interaction arrived (`gate`); a refused one never gets here.
         Button presses bypass the tree in discord.py, so components call this from their own `interaction_check`.
-        Either way it runs in the task that handles the interaction, which is kept until it ends (see `drain`).
         """
         task = asyncio.current_task()
         if task is not None:
             self.in_flight.add(task)
             task.add_done_callback(self.in_flight.discard)
-        limiter = self.limiter
-        if limiter is None:
-            return True
-        again = limiter.admit(interaction.user.id)
-        if again is None:
-            return True
-        limit = limiter.limit
-        embed = error_embed(
-            "Slow down",
-            f"That is more than {limit.commands} commands in {limit.seconds} seconds. "
-            f"You can roll again {discord.utils.format_dt(again, 'R')}.",
-        )
-        try:
-            await interaction.response.send_message(embed=embed, ephemeral=True)
-        except discord.HTTPException:
-            log.warning("Could not tell user %s about the rate limit", interaction.user.id, exc_info=True)
-        return False
+        return True
 
     async def on_error(self, interaction: discord.Interaction[Any], error: app_commands.AppCommandError) -> None:
         """Report the failure to the user (and the log, if it is a bug)."""

@@ -55,6 +55,7 @@ class Fair(commands.GroupCog, group_name="fair", group_description="Provably fai
                 user_id=interaction.user.id,
                 now=self.bot.clock(),
             )
+        self.bot.fair_session_started(channel_id)
         embed = discord.Embed(
             title="Fair dice: session started",
             description=(

@@ -9,6 +9,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.client import DiceBot
+from bot.deadline import INSTANT
 from cogs._shared import Interaction
 
 PING_COLOUR = discord.Colour.green()
@@ -27,7 +28,7 @@ class Ping(commands.Cog):
     def __init__(self, bot: DiceBot) -> None:
         self.bot = bot
 
-    @app_commands.command(name="ping")
+    @app_commands.command(name="ping", extras={INSTANT: True})
     async def ping(self, interaction: Interaction) -> None:
         """Is the bot alive? Answers with the gateway latency, to you only."""
         embed = discord.Embed(

@@ -173,7 +173,8 @@ async def test_reveal_attaches_a_log_that_verifies_offline(
     # The seed is the answer; the log follows in a message of its own.
     seed_message, log_message = revealed.messages
     assert seed_message["embeds"][0]["title"] == "Fair dice: seed revealed"
-    assert f"The attached `{name}` logs every roll (3 logged rolls, 1 number never answered)" in log_message["embeds"][0]["description"]
+    note = log_message["embeds"][0]["description"]
+    assert f"The attached `{name}` logs every roll (3 logged rolls, 1 number never answered)" in note
     log = parse_log(revealed.files[name])
     assert (log.commitment, log.last_roll, [r.roll for r in log.rolls]) == (commitment, 4, [1, 2, 3, 4])
     strength, attack, mistyped, private = log.rolls

@@ -1,16 +1,18 @@
-"""The per-user rate limit: commands and button presses count, autocomplete does not, waiting always helps."""
+"""The per-user rate limit: commands, button presses and forms count, autocomplete does not, waiting always helps."""
 
 from __future__ import annotations
 
+import asyncio
 import random
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import replace
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 import pytest_asyncio
-from sqlalchemy import func, select
+from sqlalchemy import event, func, select
 
 from bot.client import DiceBot
 from bot.config import DEFAULT_RATE_LIMIT, RateLimit, Settings, SettingsError
@@ -42,17 +44,16 @@ def clock() -> Clock:
     return Clock()
 
 
-@pytest_asyncio.fixture
-async def limited(
-    settings: Settings, database: Database, dice: random.Random, clock: Clock
-) -> AsyncIterator[LocalDiscord]:
+@pytest.fixture
+def make_limited(settings: Settings, database: Database, dice: random.Random, clock: Clock) -> Callable[[], DiceBot]:
     """The bot with at most 3 commands per user in 10 seconds."""
     limited_settings = replace(settings, rate_limit=RateLimit(3, 10))
+    return lambda: DiceBot(settings=limited_settings, database=database, dice=dice, clock=clock)
 
-    def make_bot() -> DiceBot:
-        return DiceBot(settings=limited_settings, database=database, dice=dice, clock=clock)
 
-    async with local_discord(make_bot, ids=Snowflakes(1767225600000)) as driver:
+@pytest_asyncio.fixture
+async def limited(make_limited: Callable[[], DiceBot]) -> AsyncIterator[LocalDiscord]:
+    async with local_discord(make_limited, ids=Snowflakes(1767225600000)) as driver:
         yield driver
 
 
@@ -63,6 +64,21 @@ async def logged_rolls(database: Database) -> int:
 
 def slowed_down(exchange: Exchange) -> bool:
     return exchange.ephemeral and exchange.embed["title"] == "Slow down"
+
+
+@pytest.fixture
+def write_transactions(database: Database) -> Iterator[list[None]]:
+    """One entry per write transaction begun on the database (writers begin with the `immediate` option)."""
+    begun: list[None] = []
+
+    def on_begin(connection: Any) -> None:
+        if connection.get_execution_options().get("immediate"):
+            begun.append(None)
+
+    engine = database.engine.sync_engine
+    event.listen(engine, "begin", on_begin)
+    yield begun
+    event.remove(engine, "begin", on_begin)
 
 
 async def test_the_fourth_command_in_the_window_is_refused_until_the_first_leaves_it(
@@ -83,6 +99,12 @@ async def test_the_fourth_command_in_the_window_is_refused_until_the_first_leave
     clock.advance(7)  # 10 seconds after the first roll: one slot is free again, and only one
     assert not slowed_down(await limited.command("roll", {"expression": "1d6"}))
     assert slowed_down(await limited.command("roll", {"expression": "1d6"}))
+
+
+async def test_the_limit_holds_over_the_gateway_too(make_limited: Callable[[], DiceBot]) -> None:
+    async with local_discord(make_limited, connect=True) as connected:
+        answers = [await connected.command("roll", {"expression": "1d6"}) for _ in range(4)]
+    assert [slowed_down(a) for a in answers] == [False, False, False, True]
 
 
 async def test_refused_attempts_do_not_extend_the_wait(limited: LocalDiscord, clock: Clock) -> None:
@@ -128,6 +150,36 @@ async def test_button_presses_count_too(limited: LocalDiscord, database: Databas
     await limited.command("roll", {"expression": "1d6"})
     confirmed = await limited.click(limited.original(asked), "confirm")
     assert confirmed.response["data"]["embeds"][0]["title"] == "Slow down"
+
+
+async def test_a_storm_of_presses_is_mostly_refused_and_writes_at_most_the_limit(
+    limited: LocalDiscord, database: Database, clock: Clock
+) -> None:
+    first = await limited.command("roll", {"expression": "2d6"})
+    message = limited.original(first)
+    clock.advance(10)
+    presses = await asyncio.gather(*(limited.click(message, f"again:{first.payload['id']}") for _ in range(200)))
+    refused = [p for p in presses if slowed_down(p)]
+    assert len(refused) == 197
+    assert all(p.rejected == [] and len(p.messages) == 1 for p in presses)  # each presser got exactly one answer
+    assert await logged_rolls(database) == 1 + 3
+
+
+async def test_a_storm_of_stale_form_submissions_is_mostly_refused_and_writes_at_most_the_limit(
+    limited: LocalDiscord, clock: Clock, write_transactions: list[None]
+) -> None:
+    await limited.command("character create", {"ruleset": "aliensrl", "name": "Vasquez"})
+    form = (await limited.command("character edit", {"character": "Vasquez"})).modal
+    await limited.command("character set", {"character": "Vasquez", "field": "heavy", "value": "1"})
+    clock.advance(10)
+    write_transactions.clear()
+    # The form is stale, so every submission fails and the form stays open to be submitted again.
+    submitted = await asyncio.gather(*(limited.submit(form, {"pistol": "4"}) for _ in range(200)))
+    titles = [s.embed["title"] for s in submitted]
+    assert titles.count("Slow down") == 197
+    assert titles.count("Changed meanwhile") == 3
+    assert all(s.ephemeral for s in submitted)
+    assert len(write_transactions) <= 3
 
 
 def test_memory_holds_only_the_users_of_the_last_window(clock: Clock) -> None:

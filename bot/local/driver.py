@@ -27,8 +27,9 @@ DEFAULT_GUILD = "300000000000000001"
 DEFAULT_CHANNEL = "300000000000000002"
 DEFAULT_USER = "200000000000000001"
 
-# Tasks discord.py starts for one interaction: the command itself, event listeners, view and modal callbacks.
-_INTERACTION_TASKS = ("CommandTree-invoker", "discord.py: on_", "discord-ui-")
+# Tasks discord.py starts for one interaction: the command itself, event listeners, view and modal callbacks,
+# and the bot's own (its answer to an interaction over the rate limit).
+_INTERACTION_TASKS = ("CommandTree-invoker", "discord.py: on_", "discord-ui-", "dicebot: ")
 
 
 @dataclass

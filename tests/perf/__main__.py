@@ -2,7 +2,7 @@
 
 1. rules core: one D&D attack (odds, resolution, embed) against avrae's d20 rolling the same dice;
 2. the whole process: `python -m bot` over the local double's gateway, a burst and a 300/s run of
-   `/dnd attack` and of `/ping` (the floor);
+   `/ping` (the floor), `/roll` and `/dnd attack`, and the roll commands' ratios to the floor;
 3. database scale: `/dnd attack` and `/history` with 100,000 characters and 1,000,000 logged rolls, as a
    ratio to a nearly empty database, and the query plans of both;
 4. memory: the bot's resident memory after 10,000 and 50,000 interactions.
@@ -51,18 +51,12 @@ def rows(figures: dict[str, Any]) -> list[tuple[str, str, str, str, str]]:
     process = figures.get("process", {})
     load = process.get("load")
     if load:
-        for key in ("attack_burst", "attack_paced", "ping_burst", "ping_paced"):
+        for key in ("ping_burst", "ping_paced", "roll_burst", "roll_paced", "attack_burst", "attack_paced"):
+            if key not in load:
+                continue
             run = load[key]
             name = key.replace("_", " ")
-            out.append(
-                (
-                    "load",
-                    f"{name}: {run['sent']} sent, responses/s",
-                    f"{run['throughput_per_s']:.0f}/s",
-                    "",
-                    "",
-                )
-            )
+            out.append(("load", f"{name}: {run['sent']} sent, responses/s", f"{run['throughput_per_s']:.0f}/s", "", ""))
             out.append(
                 (
                     "load",
@@ -72,12 +66,28 @@ def rows(figures: dict[str, Any]) -> list[tuple[str, str, str, str, str]]:
                     "",
                 )
             )
-            missed = run["late"] + run["lost"]
-            verdict = _verdict(missed == 0) if key.endswith("burst") or key.startswith("attack") else ""
-            out.append(("load", f"  {name}: late / lost", f"{run['late']} / {run['lost']}", "0 / 0", verdict))
+            if "answer_p99_ms" in run:
+                answer = f"{run['answer_p50_ms']:.0f} / {run['answer_p99_ms']:.0f} ms"
+                out.append(("load", f"  {name}: answer (after any defer) p50 / p99", answer, "", ""))
+            missed = run["late"] + run["lost"] + run.get("unfollowed", 0)
+            out.append(
+                (
+                    "load",
+                    f"  {name}: late / lost / deferred, unfollowed",
+                    f"{run['late']} / {run['lost']} / {run.get('deferred', 0)}, {run.get('unfollowed', 0)}",
+                    "0 / 0 / -, 0",
+                    _verdict(missed == 0),
+                )
+            )
+            out.append(("load", f"  {name}: answered out of order", str(run.get("out_of_order", 0)), "", ""))
             out.append(("load", f"  {name}: bot CPU per command", f"{run['bot_cpu_ms_per_command']:.2f} ms", "", ""))
-        ratio = load["burst_ratio_attack_to_floor"]
-        out.append(("load", "burst throughput attack / ping", f"{ratio:.2f}", ">= 0.80", _verdict(ratio >= 0.8)))
+        for label in ("roll", "attack"):
+            if (ratio := load.get(f"burst_ratio_{label}_to_floor")) is not None:
+                out.append(
+                    ("load", f"burst throughput {label} / ping", f"{ratio:.2f}", ">= 0.80", _verdict(ratio >= 0.8))
+                )
+            if (ratio := load.get(f"paced_p99_ratio_{label}_to_floor")) is not None:
+                out.append(("load", f"paced p99 {label} / ping", f"{ratio:.2f}", "<= 5", _verdict(ratio <= 5)))
     scale = process.get("scale")
     if scale:
         size = f"{scale['characters']:,} characters, {scale['rolls']:,} rolls"

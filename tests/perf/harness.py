@@ -24,7 +24,7 @@ from typing import Any
 from bot.db.characters import CharacterRepository
 from bot.db.engine import open_database
 from bot.db.migrate import upgrade
-from bot.local.double import Captured, DiscordDouble
+from bot.local.double import DEFERRED_MESSAGE, Captured, DiscordDouble
 from bot.local.driver import DEFAULT_CHANNEL, DEFAULT_GUILD
 from bot.local.payloads import APPLICATION_COMMAND, Actor, Snowflakes, command_data, interaction, user_object
 from bot.rules.sheets import ruleset
@@ -56,16 +56,26 @@ class LoadDouble(DiscordDouble):
     def __init__(self) -> None:
         super().__init__(guilds=[(GUILD, CHANNEL)], ids=Snowflakes())
         self.answered: dict[str, tuple[float, int]] = {}
+        self.deferred: set[str] = set()  # interactions whose first response was "thinking…"
+        self.followed: dict[str, float] = {}  # deferred interactions whose answer came, by interaction token
+        self.order: list[str] = []  # interactions in the order their first response arrived
         self._waiting: dict[str, asyncio.Future[None]] = {}
 
     async def _record(self, captured: Captured, status: int) -> None:
         parts = captured.path.split("/")
         if len(parts) == 5 and parts[1] == "interactions" and parts[4] == "callback":
             captured.status = status
-            self.answered.setdefault(parts[2], (captured.at, status))
+            if parts[2] not in self.answered:
+                self.order.append(parts[2])
+                self.answered[parts[2]] = (captured.at, status)
+                if 200 <= status < 300 and (captured.body or {}).get("type") == DEFERRED_MESSAGE:
+                    self.deferred.add(parts[2])
             waiter = self._waiting.pop(parts[2], None)
             if waiter is not None and not waiter.done():
                 waiter.set_result(None)
+            return
+        if parts[1] == "webhooks" and len(parts) >= 4 and captured.method in ("POST", "PATCH") and 200 <= status < 300:
+            self.followed.setdefault(parts[3], captured.at)  # the answer after a defer: a followup or an edit
             return
         await super()._record(captured, status)
 
@@ -75,6 +85,9 @@ class LoadDouble(DiscordDouble):
     def forget(self) -> None:
         """Drop what earlier runs left: answers, messages, issued tokens."""
         self.answered.clear()
+        self.deferred.clear()
+        self.followed.clear()
+        self.order.clear()
         self.messages.clear()
         self._issued.clear()
         self._by_token.clear()
@@ -226,6 +239,10 @@ class LoadResult:
     lost: int  # no first response at all
     seconds: float  # from the first dispatch to the last response
     latencies_ms: list[float]
+    deferred: int = 0  # acknowledged in time with "thinking…", to be answered by a followup
+    unfollowed: int = 0  # deferred, and the answer never came: lost as surely as no response
+    out_of_order: int = 0  # first responses that arrived before that of an interaction sent earlier
+    answer_ms: list[float] | None = None  # until the answer itself: the first response, or the followup after a defer
 
     @property
     def throughput(self) -> float:
@@ -239,10 +256,15 @@ class LoadResult:
             "answered": self.answered,
             "late": self.late,
             "lost": self.lost,
+            "deferred": self.deferred,
+            "unfollowed": self.unfollowed,
+            "out_of_order": self.out_of_order,
             "throughput_per_s": round(self.throughput, 1),
             "p50_ms": round(statistics.median(ms), 2) if ms else float("nan"),
             "p99_ms": round(percentile(ms, 0.99), 2),
             "max_ms": round(max(ms), 2) if ms else float("nan"),
+            "answer_p50_ms": round(statistics.median(self.answer_ms), 2) if self.answer_ms else float("nan"),
+            "answer_p99_ms": round(percentile(self.answer_ms or [], 0.99), 2),
         }
 
 
@@ -260,7 +282,26 @@ def _result(double: LoadDouble, sent: list[dict[str, Any]], started: float) -> L
         else:
             late += 1
     lost = len(sent) - answered - late
-    return LoadResult(len(sent), answered, late, lost, last - started, latencies)
+    deferred = [p for p in sent if p["id"] in double.deferred]
+    unfollowed = sum(p["token"] not in double.followed for p in deferred)
+    rank = {payload["id"]: i for i, payload in enumerate(sent)}
+    arrived = [rank[iid] for iid in double.order if iid in rank]
+    answers = [
+        (
+            (double.followed[p["token"]] if p["id"] in double.deferred else double.answered[p["id"]][0])
+            - double.sent_at(p["id"])
+        )
+        * 1000
+        for p in sent
+        if p["id"] in double.answered and (p["id"] not in double.deferred or p["token"] in double.followed)
+    ]
+    out_of_order, latest = 0, -1
+    for position in arrived:  # each first response that an interaction sent later had already overtaken
+        out_of_order += position < latest
+        latest = max(latest, position)
+    return LoadResult(
+        len(sent), answered, late, lost, last - started, latencies, len(deferred), unfollowed, out_of_order, answers
+    )
 
 
 async def _drain(double: LoadDouble, sent: list[dict[str, Any]], grace: float) -> None:
@@ -270,8 +311,10 @@ async def _drain(double: LoadDouble, sent: list[dict[str, Any]], grace: float) -
     """
     progress, last_change = -1, time.monotonic()
     while time.monotonic() - last_change < grace:
-        done = sum(p["id"] in double.answered for p in sent)
-        if done == len(sent):
+        answered = sum(p["id"] in double.answered for p in sent)
+        followed = sum(p["token"] in double.followed for p in sent if p["id"] in double.deferred)
+        done = answered + followed
+        if answered == len(sent) and followed == len(double.deferred.intersection(p["id"] for p in sent)):
             return
         if done != progress:
             progress, last_change = done, time.monotonic()

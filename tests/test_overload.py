@@ -1,0 +1,116 @@
+"""Overload degrades, it never loses (issue #13): a burst is acknowledged in time, in arrival order, and answered.
+
+The loop is made slow on purpose (every die blocks it for a while), so that the burst cannot be answered
+inside Discord's 3 seconds and most of it has to be deferred and answered by followup. The burst is handed
+to discord.py's parser directly, all at once; over the in-process gateway, sending would wait for the bot.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+
+from sqlalchemy import func, select
+
+from bot.db.engine import Database
+from bot.db.models import RollLog
+from bot.deadline import ACKNOWLEDGERS, DISCORD_DEADLINE, WORKERS
+from bot.local import payloads
+from bot.local.double import CHANNEL_MESSAGE, DEFERRED_MESSAGE, Captured
+from bot.local.driver import LocalDiscord, settle
+
+BURST = 200
+FIRST_USER = 200000000000001000
+
+
+class SlowDice:
+    """Real dice that hold the event loop for `seconds` per die, as a busy bot would."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.rng = random.Random(7)
+
+    def randint(self, a: int, b: int) -> int:
+        time.sleep(self.seconds)
+        return self.rng.randint(a, b)
+
+
+async def test_a_burst_is_acknowledged_in_time_in_arrival_order_and_every_deferred_roll_is_answered(
+    local: LocalDiscord,
+) -> None:
+    local.bot.dice = SlowDice(0.02)  # the burst's dice alone hold the loop for 4 s
+    double = local.double
+    burst = [
+        payloads.interaction(
+            local.ids,
+            local.as_user(str(FIRST_USER + i)),
+            payloads.APPLICATION_COMMAND,
+            payloads.command_data("roll", [{"name": "expression", "type": 3, "value": "1d20"}]),
+        )
+        for i in range(BURST)
+    ]
+    tokens = {p["token"]: i for i, p in enumerate(burst)}
+    mark = len(double.requests)
+
+    def sent(request: Captured) -> int | None:
+        """The burst's interaction a request answers (its place in the burst), if any."""
+        parts = request.path.split("/")  # /interactions/<id>/<token>/callback, /webhooks/<application>/<token>/...
+        return tokens.get(parts[3]) if len(parts) > 3 and parts[1] in ("interactions", "webhooks") else None
+
+    def first_responses() -> list[Captured]:
+        return [r for r in double.requests[mark:] if r.path.endswith("/callback") and sent(r) is not None]
+
+    def answered() -> bool:
+        followed = {sent(r) for r in double.requests[mark:] if r.path.startswith("/webhooks/")}
+        kinds = {sent(r): r.body["type"] for r in first_responses()}
+        return len(kinds) == BURST and all(k == CHANNEL_MESSAGE or i in followed for i, k in kinds.items())
+
+    # All at once, as a gateway hands over a backlog: nothing else runs between two arrivals.
+    for payload in burst:
+        double.track(payload)
+        local.bot._connection.parse_interaction_create(payload)
+    await double.wait_until(answered, timeout=60)
+    await settle()
+
+    # Every interaction got exactly one first response, in time (the double refuses a late one, as Discord does).
+    acknowledged = first_responses()
+    assert [r.status for r in acknowledged] == [200] * BURST
+    deferred = [r for r in acknowledged if r.body["type"] == DEFERRED_MESSAGE]
+    assert len(deferred) >= BURST // 2  # the slow loop forced most of the burst to be deferred
+    # Every roll was answered: directly, or by the followup that replaces the "thinking…" message.
+    for payload in burst:
+        final = double.messages["@original:" + payload["token"]]
+        assert final["embeds"][0]["description"].startswith("1d20"), final
+    assert all(r.status < 400 for r in double.requests[mark:])
+
+    # Acknowledged in arrival order, give or take the commands that were at work and the defers on their way.
+    order = [sent(r) for r in acknowledged]
+    assert sorted(order) == list(range(BURST))
+    overtaken = [a for k, a in enumerate(order) if a is not None and a > k + WORKERS + ACKNOWLEDGERS]
+    assert overtaken == [], order
+
+
+async def test_a_roll_right_after_fair_start_comes_from_the_session(local: LocalDiscord) -> None:
+    # The first roll reads that the channel has no fair session, and the bot keeps that answer.
+    plain = await local.command("roll", {"expression": "1d20"})
+    assert "Fair roll" not in plain.embed.get("footer", {}).get("text", "")
+    started = await local.command("fair start")
+    assert started.embed["title"] == "Fair dice: session started"
+    fair = await local.command("roll", {"expression": "1d20"})
+    assert fair.embed["footer"]["text"].startswith("Fair roll #1 ·")
+
+
+async def test_a_command_discord_dropped_before_its_turn_is_not_run(local: LocalDiscord, database: Database) -> None:
+    payload = payloads.interaction(
+        local.ids,
+        local.actor,
+        payloads.APPLICATION_COMMAND,
+        payloads.command_data("roll", [{"name": "expression", "type": 3, "value": "1d20"}]),
+    )
+    local.double.track(payload)
+    local.bot._connection.parse_interaction_create(payload)
+    time.sleep(DISCORD_DEADLINE)  # noqa: ASYNC251 -- the loop is stuck past Discord's deadline, on purpose
+    await settle()
+    assert [r for r in local.double.requests if payload["token"] in r.path] == []
+    async with database.read() as session:
+        assert (await session.execute(select(func.count()).select_from(RollLog))).scalar_one() == 0
