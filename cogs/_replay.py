@@ -3,7 +3,8 @@
 A roll's answer carries two buttons whose custom ids name the interaction that made the roll:
 **Roll again** (the same command with the same options, for the user who rolled) and **Details** (the
 full breakdown in place of the compact one, and back). Both find the roll in the roll log, so they keep
-working after the bot restarts.
+working after the bot restarts. A custom id is the client's to make up, so every press is checked against the
+log (`logged_roll`): this server and channel, and a private or hidden roll for its roller only.
 """
 
 from __future__ import annotations
