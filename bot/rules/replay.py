@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-import functools
 import json
 import types
 import typing
@@ -148,11 +147,16 @@ def decode(kind: Any, data: JSON, where: str = "input") -> Any:
     raise InputError(f"{where}: cannot read a {kind!r}")
 
 
-@functools.cache
+_FIELDS: dict[type[Any], tuple[tuple[str, Any], ...]] = {}
+
+
 def _fields(kind: type[Any]) -> tuple[tuple[str, Any], ...]:
     """A dataclass's init fields with their resolved types (resolving them is slow: once per class)."""
-    hints = typing.get_type_hints(kind)
-    return tuple((f.name, hints[f.name]) for f in dataclasses.fields(kind) if f.init)
+    found = _FIELDS.get(kind)
+    if found is None:
+        hints = typing.get_type_hints(kind)
+        found = _FIELDS[kind] = tuple((f.name, hints[f.name]) for f in dataclasses.fields(kind) if f.init)
+    return found
 
 
 def _decode_dataclass(kind: type[Any], data: JSON, where: str) -> Any:
