@@ -18,6 +18,7 @@ import pytest
 
 from bot.__main__ import main
 from bot.local.driver import LocalDiscord
+from bot.rules import fair
 from bot.rules.fair import FairDice, seed_from_hex
 from bot.rules.fair_log import filename
 from tests.dice_sources import NoDice
@@ -26,6 +27,8 @@ from tests.test_fair_commands import BOB, start
 from tests.test_star_frontiers_commands import QUICK_MELEE, QUICK_SHOT
 
 Document = dict[str, Any]
+
+SEED = bytes(range(32))  # the worked example's seed (bot.rules.fair)
 
 SESSION = [
     ("roll", {"expression": "3d6", "label": "Strength"}),  # 1
@@ -40,8 +43,13 @@ SESSION = [
 
 
 @pytest.fixture
-async def exported(local: LocalDiscord) -> Document:
-    """A revealed session's log, as /fair reveal attached it."""
+async def exported(local: LocalDiscord, monkeypatch: pytest.MonkeyPatch) -> Document:
+    """A revealed session's log, as /fair reveal attached it.
+
+    The seed is fixed, so each forgery's verdict is too: with a fresh seed a forgery can match by chance (a
+    moved roll whose first faces happen to agree), and the line naming it would change from run to run.
+    """
+    monkeypatch.setattr(fair, "new_seed", lambda: SEED)
     local.bot.dice = NoDice()
     await character(local, "Kara", {"Greatsword": ""}, strength=16, bab=11, weapon_groups="martial")
     commitment = await start(local)
