@@ -25,7 +25,7 @@ from sqlalchemy import text
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from bot.local.double import Captured, DiscordDouble
+from bot.local.double import DEFERRED_MESSAGE, Captured, DiscordDouble
 from bot.local.payloads import APPLICATION_COMMAND, Actor, Snowflakes, command_data, interaction
 
 # Two servers that Discord's formula, (guild_id >> 22) % 2, gives to shard 0 and to shard 1.
@@ -44,6 +44,7 @@ class Shards:
     logs: list[str] = field(default_factory=list)
     returncodes: list[int | None] = field(default_factory=list)
     _answered: dict[str, asyncio.Future[Captured]] = field(default_factory=dict)
+    _followed: dict[str, asyncio.Future[Captured]] = field(default_factory=dict)  # by interaction token
 
     def __post_init__(self) -> None:
         self.double.listeners.append(self._on_request)
@@ -53,24 +54,36 @@ class Shards:
     ) -> Captured:
         """Send a slash command from `GUILDS[guild]`, to the owning shard unless `shard` says otherwise.
 
-        Returns the bot's initial response, whatever the double answered it (late or refused ones too).
+        Returns the bot's initial response, whatever the double answered it (late or refused ones too); after a
+        defer accepted in time ("thinking…", as a busy process answers), the followup that answers it instead.
         """
         guild_id, channel_id = GUILDS[guild]
         actor = Actor(user_id=OWNER, guild_id=guild_id, channel_id=channel_id)
         raw = [{"name": k, "type": 4 if isinstance(v, int) else 3, "value": v} for k, v in options.items()]
         payload = interaction(self.double.ids, actor, APPLICATION_COMMAND, command_data(name, raw))
-        answered = self._answered[payload["id"]] = asyncio.get_running_loop().create_future()
+        loop = asyncio.get_running_loop()
+        answered = self._answered[payload["id"]] = loop.create_future()
+        followed = self._followed[payload["token"]] = loop.create_future()
         try:
             await self.double.dispatch("INTERACTION_CREATE", payload, shard=shard)
-            return await asyncio.wait_for(answered, timeout)
+            first = await asyncio.wait_for(answered, timeout)
+            if first.body.get("type") == DEFERRED_MESSAGE and 200 <= first.status < 300:
+                return await asyncio.wait_for(followed, timeout)
+            return first
         finally:
             del self._answered[payload["id"]]
+            del self._followed[payload["token"]]
 
     def _on_request(self, request: Captured) -> None:
+        parts = request.path.split("/")
         if request.path.startswith("/interactions/"):
-            answered = self._answered.get(request.path.split("/")[2])
-            if answered is not None and not answered.done():
-                answered.set_result(request)
+            answered = self._answered.get(parts[2])
+        elif request.path.startswith("/webhooks/") and request.method in ("POST", "PATCH") and len(parts) > 3:
+            answered = self._followed.get(parts[3])
+        else:
+            return
+        if answered is not None and not answered.done():
+            answered.set_result(request)
 
     def answers(self, interaction_id: str) -> list[Captured]:
         """Every initial response the bot sent for one interaction (accepted by the double or not)."""
@@ -78,8 +91,9 @@ class Shards:
 
 
 def embed_of(answer: Captured) -> dict[str, Any]:
-    """The first embed of an initial response."""
-    embed: dict[str, Any] = answer.body["data"]["embeds"][0]
+    """The first embed of an initial response, or of the followup that answered a deferred one."""
+    body = answer.body["data"] if answer.path.startswith("/interactions/") else answer.body
+    embed: dict[str, Any] = body["embeds"][0]
     return embed
 
 

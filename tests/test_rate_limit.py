@@ -161,7 +161,7 @@ async def test_a_storm_of_presses_is_mostly_refused_and_writes_at_most_the_limit
     presses = await asyncio.gather(*(limited.click(message, f"again:{first.payload['id']}") for _ in range(200)))
     refused = [p for p in presses if slowed_down(p)]
     assert len(refused) == 197
-    assert all(p.rejected == [] and len(p.messages) == 1 for p in presses)  # each presser got exactly one answer
+    assert all(len(p.messages) == 1 for p in presses)  # each presser got exactly one answer
     assert await logged_rolls(database) == 1 + 3
 
 
