@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
-from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -138,15 +136,14 @@ class FairRepository:
             raise FairSessionError(f"Several sessions here have a commitment starting `{prefix}`: give more of it.")
         return _session(rows[0]) if rows else None
 
-    async def log(self, session: Session) -> FairLog:
-        """A session's exported log; the seed only once it is revealed, private rolls without options or summary.
+    async def raw_log(self, session: Session) -> RawLog:
+        """A session's log as the store holds it, JSON still text: `decode_log` turns it into the exported log.
 
-        A long session's rows hold megabytes of JSON: they are fetched as text and decoded in a worker thread,
-        so that the event loop, which every server shares, is not held while they are read.
+        A long session's rows hold tens of megabytes of JSON; decoding them is left to the caller, who can do
+        it off the event loop (the rows are plain strings, cheap to hand to another process).
         """
         # The channel narrows the search to one channel's rolls through its index. Only the columns the log
-        # shows: `result` is the largest column of a row and the log does not need it. Cast to text in SQL: asyncpg
-        # would otherwise decode JSON itself, on the loop.
+        # shows (`result`, the largest, is not one), JSON cast to text in SQL: asyncpg would decode it itself.
         query = select(
             RollLog.fair_roll,
             RollLog.command,
@@ -157,16 +154,7 @@ class FairRepository:
             cast(RollLog.draws, Text),
         ).where(RollLog.channel_id == session.channel_id, RollLog.fair_session_id == session.id)
         rows = (await self.session.execute(query.order_by(RollLog.fair_roll))).all()
-        rolls = await asyncio.to_thread(_log_rolls, rows)
-        return FairLog(
-            commitment=session.commitment,
-            seed=session.seed if session.revealed_at is not None else None,
-            channel_id=session.channel_id,
-            started_at=session.started_at,
-            revealed_at=session.revealed_at,
-            last_roll=session.next_roll - 1,
-            rolls=rolls,
-        )
+        return RawLog(session, [tuple(row) for row in rows])  # type: ignore[misc]
 
     async def roll(self, session_id: int, roll_number: int) -> FairRoll | None:
         """A logged roll of a session by its number."""
@@ -180,9 +168,21 @@ class FairRepository:
 _LogRow = tuple[int | None, str, int, bool, str | None, str | None, str | None]
 
 
-def _log_rolls(rows: Sequence[_LogRow]) -> tuple[LogRoll, ...]:
-    """The log's rolls from rows whose JSON columns are still text (run in a worker thread)."""
-    return tuple(
+@dataclass(frozen=True, slots=True)
+class RawLog:
+    """A session and its logged rolls as read, JSON columns still text: plain data, cheap to pickle."""
+
+    session: Session
+    rows: list[_LogRow]
+
+
+def decode_log(raw: RawLog) -> FairLog:
+    """The exported log: the seed only once revealed, private rolls without options or summary.
+
+    Seconds of work for a long session: run it off the event loop.
+    """
+    session = raw.session
+    rolls = tuple(
         LogRoll(
             roll=number or 0,
             command=command,
@@ -192,7 +192,16 @@ def _log_rolls(rows: Sequence[_LogRow]) -> tuple[LogRoll, ...]:
             draws=tuple((a, b, face) for a, b, face in json.loads(draws or "null") or []),
             summary=None if private else summary,
         )
-        for number, command, user_id, private, summary, inputs, draws in rows
+        for number, command, user_id, private, summary, inputs, draws in raw.rows
+    )
+    return FairLog(
+        commitment=session.commitment,
+        seed=session.seed if session.revealed_at is not None else None,
+        channel_id=session.channel_id,
+        started_at=session.started_at,
+        revealed_at=session.revealed_at,
+        last_roll=session.next_roll - 1,
+        rolls=rolls,
     )
 
 
