@@ -9,6 +9,7 @@ due, not from when the loop got round to sending it: a loop held for a second sh
 from __future__ import annotations
 
 import asyncio
+import itertools
 import statistics
 import time
 from collections.abc import Awaitable, Callable
@@ -20,6 +21,7 @@ from bot.db.engine import Database
 from bot.db.models import FairSession, RollLog
 from bot.db.rolls import RollRepository
 from bot.local import payloads
+from bot.local.double import Captured
 from bot.local.driver import Exchange, LocalDiscord
 from bot.local.payloads import Actor
 from bot.rules.fair_log import check_log, filename, parse_log
@@ -29,6 +31,7 @@ PACE = 0.025  # one /ping every 25 ms while the heavy command runs
 ELSEWHERE_GUILD, ELSEWHERE_CHANNEL = "300000000000000777", "300000000000000778"
 ROLLS = 2_000
 LARGE = "1000d10000"
+_PINGERS = itertools.count()
 
 
 class Probe:
@@ -37,28 +40,37 @@ class Probe:
     def __init__(self, local: LocalDiscord) -> None:
         self.local = local
         self.delays: list[float] = []
-        self._sent = 0
+        self._answers: dict[str, asyncio.Future[float]] = {}
+
+    def _heard(self, request: Captured) -> None:
+        # Called by the double with each request: a lookup, not a scan of every request so far for every ping.
+        parts = request.path.split("/")
+        if len(parts) == 5 and parts[1] == "interactions" and parts[4] == "callback":
+            answer = self._answers.get(parts[2])
+            if answer is not None and not answer.done():
+                answer.set_result(request.at)
 
     async def _one(self, due: float) -> None:
         # A user of its own per ping: the rate limit is per user, and is not what is measured here.
-        actor = Actor(
-            user_id=str(210000000000000000 + self._sent), guild_id=ELSEWHERE_GUILD, channel_id=ELSEWHERE_CHANNEL
-        )
-        self._sent += 1
-        payload = payloads.interaction(
-            self.local.ids, actor, payloads.APPLICATION_COMMAND, payloads.command_data("ping", [])
-        )
+        user = str(210000000000000000 + next(_PINGERS))
+        actor = Actor(user_id=user, guild_id=ELSEWHERE_GUILD, channel_id=ELSEWHERE_CHANNEL)
+        data = payloads.command_data("ping", [])
+        payload = payloads.interaction(self.local.ids, actor, payloads.APPLICATION_COMMAND, data)
+        answer = self._answers[payload["id"]] = asyncio.get_running_loop().create_future()
         await self.local.double.dispatch("INTERACTION_CREATE", payload)
-        answered = await self.local.double.wait_for("POST", f"/interactions/{payload['id']}/*/callback", timeout=60)
-        self.delays.append(answered[0].at - due)
+        self.delays.append(await asyncio.wait_for(answer, 60) - due)
 
     async def run(self, stop: asyncio.Event) -> None:
+        self.local.double.listeners.append(self._heard)
         started, pings = time.monotonic(), []
-        while not stop.is_set():
-            due = started + len(pings) * PACE
-            await asyncio.sleep(max(0.0, due - time.monotonic()))
-            pings.append(asyncio.create_task(self._one(due)))
-        await asyncio.gather(*pings)
+        try:
+            while not stop.is_set():
+                due = started + len(pings) * PACE
+                await asyncio.sleep(max(0.0, due - time.monotonic()))
+                pings.append(asyncio.create_task(self._one(due)))
+            await asyncio.gather(*pings)
+        finally:
+            self.local.double.listeners.remove(self._heard)
 
 
 async def while_pinging(
