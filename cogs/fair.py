@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import io
 import string
 
@@ -10,10 +9,10 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot import offload
 from bot.client import DiceBot
-from bot.db.fair import FairRepository, FairSessionError, Session
+from bot.db.fair import FairRepository, FairSessionError, RawLog, Session, decode_log
 from bot.rules import fair, fair_log
-from bot.rules.fair_log import FairLog
 from bot.rules.settings import FAIR_WHO
 from bot.ui.embeds import clip
 from cogs._shared import Interaction, can_moderate
@@ -135,10 +134,10 @@ class Fair(commands.GroupCog, group_name="fair", group_description="Provably fai
         await self._send_log(interaction, revealed, ephemeral=True)
 
     async def _send_log(self, interaction: Interaction, revealed: Session, *, ephemeral: bool) -> None:
-        """Follow the answer with the session's log: read, then built in a worker thread, then attached."""
+        """Follow the answer with the session's log: read, built in the worker process, attached in parts."""
         async with self.bot.database.read() as db:
-            log = await FairRepository(db).log(revealed)
-        parts, note = await asyncio.to_thread(log_file, log, interaction.filesize_limit)
+            raw = await FairRepository(db).raw_log(revealed)
+        parts, note = await offload.in_process(log_file, raw, interaction.filesize_limit)
         if not parts:
             await interaction.followup.send(embed=_log_embed(note), ephemeral=ephemeral)
             return
@@ -183,12 +182,13 @@ class Fair(commands.GroupCog, group_name="fair", group_description="Provably fai
 MAX_PARTS = 10  # a log larger than this many attachments is not posted: a channel flooded helps nobody
 
 
-def log_file(log: FairLog, limit: int) -> tuple[list[tuple[str, bytes]], str]:
+def log_file(raw: RawLog, limit: int) -> tuple[list[tuple[str, bytes]], str]:
     """A session's log as attachments of at most `limit` bytes each, and a line about them.
 
     Several attachments when one would be larger than Discord takes; none, and why, when even those would
-    be too many. Seconds of work for a long session: run it in a worker thread.
+    be too many. Seconds of work for a long session: `Fair._send_log` runs it in the worker process.
     """
+    log = decode_log(raw)
     data = fair_log.dump_log(log)
     whole = fair_log.filename(log.commitment)
     rolls = sum(isinstance(r, fair_log.LogRoll) for r in log.rolls)

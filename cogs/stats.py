@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import io
 from typing import Literal
 
@@ -10,9 +9,10 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot import offload
 from bot.client import DiceBot
 from bot.db.characters import CharacterRepository
-from bot.db.rolls import LUCK_ROLLS, RollRepository
+from bot.db.rolls import LUCK_ROLLS, RollRepository, luck_tallies
 from bot.rules import luck
 from bot.rules.sheets import RULESETS
 from bot.ui.chart import luck_chart
@@ -41,10 +41,11 @@ def verdicts(rows: list[luck.Row]) -> str:
     return "\n".join(out)
 
 
-def _luck(title: str, tallies: list[dict[str, list[float]]]) -> tuple[list[luck.Row], bytes]:
-    """The rows of the tallies and their chart (none without rows)."""
+def luck_report(title: str, stored: list[bytes]) -> tuple[int, list[luck.Row], bytes]:
+    """How many rolls kept a tally (`stored` as `RollRepository.luck` read them), its rows, and their chart."""
+    tallies = luck_tallies(stored)
     rows = luck.rows(tallies)
-    return rows, luck_chart(title, rows) if rows else b""
+    return len(tallies), rows, luck_chart(title, rows) if rows else b""
 
 
 class Stats(commands.Cog):
@@ -87,7 +88,7 @@ class Stats(commands.Cog):
                     CharacterRepository(session), interaction, character, owner_id=user.id if user else None
                 )
                 character_id, whose = record.id, record.name
-            tallies = await RollRepository(session).luck(
+            stored = await RollRepository(session).luck(
                 guild_id=guild_id,
                 user_id=user.id if user else None,
                 character_id=character_id,
@@ -96,9 +97,10 @@ class Stats(commands.Cog):
             )
         scope = f" · {RULESETS[ruleset].title}" if ruleset else ""
         title = clip(f"Luck of {whose}{scope}", 256)
-        # Summing 20,000 tallies and drawing the chart take a few hundred milliseconds: in a worker thread, so
-        # that the event loop, which every server shares, stays free meanwhile.
-        rows, png = await asyncio.to_thread(_luck, title, tallies)
+        # Decoding and summing 20,000 tallies and drawing the chart take up to a second of CPU: in the worker
+        # process, so that the event loop, which every server shares, stays free meanwhile (a thread would hold
+        # the GIL, and the loop with it).
+        counted, rows, png = await offload.in_process(luck_report, title, stored)
         if not rows:
             embed = discord.Embed(
                 title=title,
@@ -111,14 +113,14 @@ class Stats(commands.Cog):
         said = luck.verdict(headline)
         embed = discord.Embed(
             title=title,
-            description=f"**{said[0].upper() + said[1:]}** over {len(tallies)} rolls.\n{verdicts(rows)}\n{table(rows)}",
+            description=f"**{said[0].upper() + said[1:]}** over {counted} rolls.\n{verdicts(rows)}\n{table(rows)}",
             colour=ROLL_COLOUR,
         )
         embed.set_image(url=f"attachment://{CHART}")
         note = (
             f"Expected values come from the exact odds shown with each roll. |z| < {luck.UNUSUAL:g} is ordinary luck."
         )
-        if len(tallies) >= LUCK_ROLLS:
+        if len(stored) >= LUCK_ROLLS:
             note += f" The latest {LUCK_ROLLS:,} rolls."
         embed.set_footer(text=note)
         chart = discord.File(io.BytesIO(png), filename=CHART)

@@ -16,7 +16,7 @@ from typing import Any
 from sqlalchemy import select
 
 from bot.db.engine import open_database
-from bot.db.fair import NEVER_ANSWERED, FairRepository
+from bot.db.fair import NEVER_ANSWERED, FairRepository, decode_log
 from bot.db.models import RollLog
 from bot.db.settings import GM_CHANNEL, SettingsRepository
 from bot.local.double import Captured, DiscordDouble
@@ -74,7 +74,7 @@ async def revealed_log(database_url: str) -> tuple[LogCheck, FairLog]:
         async with database.write.begin() as session:
             revealed = await FairRepository(session).reveal(int(GUILDS[0][1]), now=datetime.now(UTC))
         async with database.read() as session:
-            exported = await FairRepository(session).log(revealed)
+            exported = decode_log(await FairRepository(session).raw_log(revealed))
     finally:
         await database.dispose()
     parsed = parse_log(dump_log(exported))

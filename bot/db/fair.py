@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -165,12 +164,11 @@ class FairRepository:
             raise FairSessionError(f"Several sessions here have a commitment starting `{prefix}`: give more of it.")
         return _session(rows[0]) if rows else None
 
-    async def log(self, session: Session) -> FairLog:
-        """A session's exported log, every roll number accounted for: its roll, or why it went unanswered.
+    async def raw_log(self, session: Session) -> RawLog:
+        """A session's log as the store holds it, JSON still bytes: `decode_log` turns it into the exported log.
 
-        The seed only once it is revealed; a private roll without its options, inputs, outcome or summary. A long
-        session's rows hold megabytes of JSON: they are fetched as the stored bytes and decoded in a worker
-        thread, so that the event loop, which every server shares, is not held while they are read.
+        A long session's rows hold megabytes of JSON; decoding them is left to the caller, who can do it off the
+        event loop (the rows are plain bytes, cheap to hand to another process).
         """
         # By session alone (its index), not by channel: the GM channel's session holds the hidden rolls made
         # in the play channels, logged where they were made. Only the columns the log shows (`result`, the
@@ -186,22 +184,11 @@ class FairRepository:
             type_coerce(RollLog.proof, LargeBinary),
         ).where(RollLog.fair_session_id == session.id)
         rows = (await self.session.execute(query.order_by(RollLog.fair_roll))).all()
-        entries: dict[int, LogRoll | Unanswered] = {r.roll: r for r in await asyncio.to_thread(_log_rolls, rows)}
-        taken = select(FairRollTaken).where(FairRollTaken.fair_session_id == session.id)
-        for number in await self.session.scalars(taken):
-            if number.roll_number not in entries:
-                entries[number.roll_number] = Unanswered(
-                    number.roll_number, number.command, number.user_id, number.reason
-                )
-        return FairLog(
-            commitment=session.commitment,
-            seed=session.seed if session.revealed_at is not None else None,
-            channel_id=session.channel_id,
-            started_at=session.started_at,
-            revealed_at=session.revealed_at,
-            last_roll=session.next_roll - 1,
-            rolls=tuple(entries[n] for n in sorted(entries)),
-        )
+        taken = select(
+            FairRollTaken.roll_number, FairRollTaken.command, FairRollTaken.user_id, FairRollTaken.reason
+        ).where(FairRollTaken.fair_session_id == session.id)
+        numbers = (await self.session.execute(taken)).all()
+        return RawLog(session, [tuple(row) for row in rows], [tuple(n) for n in numbers])  # type: ignore[misc]
 
     async def roll(self, session_id: int, roll_number: int) -> FairRoll | None:
         """A logged roll of a session by its number."""
@@ -216,7 +203,7 @@ _LogRow = tuple[int | None, str, int, bool, str | None, bytes | None, bytes | No
 
 
 def _log_rolls(rows: Sequence[_LogRow]) -> list[LogRoll]:
-    """The log's rolls from rows whose JSON columns are still the stored bytes (run in a worker thread)."""
+    """The log's rolls from rows whose JSON columns are still the stored bytes (off the event loop)."""
     rolls = []
     for number, command, user_id, private, summary, inputs, draws, proof_bytes in rows:
         proof = None if private or proof_bytes is None else decode(proof_bytes)
@@ -235,6 +222,37 @@ def _log_rolls(rows: Sequence[_LogRow]) -> list[LogRoll]:
             )
         )
     return rolls
+
+
+@dataclass(frozen=True, slots=True)
+class RawLog:
+    """A session, its logged rolls as read (JSON columns still bytes) and its taken numbers: cheap to pickle."""
+
+    session: Session
+    rows: list[_LogRow]
+    taken: list[tuple[int, str, int, str]]  # roll number, command, user, why it has no roll (if it has none)
+
+
+def decode_log(raw: RawLog) -> FairLog:
+    """The exported log, every roll number accounted for: its roll, or why it went unanswered.
+
+    The seed only once it is revealed; a private roll without its options, inputs, outcome or summary.
+    Seconds of work for a long session: run it off the event loop.
+    """
+    session = raw.session
+    entries: dict[int, LogRoll | Unanswered] = {r.roll: r for r in _log_rolls(raw.rows)}
+    for number, command, user_id, reason in raw.taken:
+        if number not in entries:
+            entries[number] = Unanswered(number, command, user_id, reason)
+    return FairLog(
+        commitment=session.commitment,
+        seed=session.seed if session.revealed_at is not None else None,
+        channel_id=session.channel_id,
+        started_at=session.started_at,
+        revealed_at=session.revealed_at,
+        last_roll=session.next_roll - 1,
+        rolls=tuple(entries[n] for n in sorted(entries)),
+    )
 
 
 class SessionDice(FairDice):

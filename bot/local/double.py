@@ -167,7 +167,8 @@ class DiscordDouble:
         self._ready_shards: set[int] = set()
         self._changed = asyncio.Condition()
         self._runner: web.AppRunner | None = None
-        self.app = web.Application()
+        # Discord takes uploads far larger than aiohttp's default 1 MiB body (a bot's 10 MiB attachment and more).
+        self.app = web.Application(client_max_size=100 * 1024 * 1024)
         self.files: dict[str, bytes] = {}
         self.app.router.add_get("/", self._gateway)
         self.app.router.add_get("/attachments/{id}/{filename}", self._attachment)

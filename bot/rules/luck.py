@@ -43,9 +43,22 @@ def event(happened: bool, chance: Fraction) -> list[float]:
 
 
 def amount(value: int, distribution: Mapping[int, Fraction]) -> list[float]:
-    """A number drawn from a known distribution (e.g. damage): observed, its mean and its variance."""
-    mean = sum((v * p for v, p in distribution.items()), start=Fraction(0))
-    variance = sum(((v - mean) ** 2 * p for v, p in distribution.items()), start=Fraction(0))
+    """A number drawn from a known distribution (e.g. damage): observed, its mean and its variance.
+
+    Exact, in whole numbers over one common denominator D: with p = n / D, the mean is sum(v n) / D and the
+    variance (D sum(v^2 n) - sum(v n)^2) / D^2. Summing `Fraction`s instead reduces every partial sum, which
+    took 0.6 s for a distribution of 20,000 totals (10d999 damage with a critical).
+    """
+    if not distribution:
+        return [float(value), 0.0, 0.0]
+    common = math.lcm(*(p.denominator for p in distribution.values()))
+    first = second = 0
+    for v, p in distribution.items():
+        ways = p.numerator * (common // p.denominator)
+        first += v * ways
+        second += v * v * ways
+    mean = Fraction(first, common)
+    variance = Fraction(common * second - first * first, common * common)
     return [float(value), float(mean), float(variance)]
 
 
