@@ -425,12 +425,19 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
             attacks = dnd.full_attack(
                 sheet, primary, defender, options.situation(), off_hand_weapon=off_hand_weapon, variants=variants
             )
-            chances = [dnd.odds(a, variants=variants) for a in attacks]
+            chances = dnd.odds_for(attacks, variants=variants)  # one work budget for the whole command
             expected = sum((c.expected_damage for c in chances), start=0)
+            exact = all(c.approximation is None or c.approximation.expected_exact for c in chances)
             dice = await self.bot.dice_for(interaction, session)
         counted = luck.CountingDice(dice)
         full = dnd.resolve_all(attacks, counted, variants=variants)
-        embed = full_attack_embed(full, expected, attacker=record.name, weapon=primary)  # type: ignore[arg-type]
+        embed = full_attack_embed(
+            full,
+            expected,  # type: ignore[arg-type]
+            attacker=record.name,
+            weapon=primary,
+            exact=exact,
+        )
         outcome = {"attacks": [r.to_dict() for r in full.results], "total": full.total_damage}
         tally = counted.d20_luck()
         for result, odds in zip(full.results, chances, strict=False):
