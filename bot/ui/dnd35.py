@@ -40,7 +40,11 @@ def approximation_text(approximation: dnd.Approximation) -> str:
     return (
         f"Approximate damage: {approximation.method}. Hit and critical chances are exact; each chance of dealing "
         f"at most (or more than) a total is within ±{bound} (Berry-Esseen bound; usually far closer)"
-        + ("; the expected damage is exact." if approximation.expected_exact else ".")
+        + (
+            "; the expected damage is exact."
+            if approximation.expected_exact
+            else f"; the expected damage is within ±{fixed(Fraction(approximation.expected_error), 2)}."
+        )
     )
 
 

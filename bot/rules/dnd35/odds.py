@@ -336,6 +336,7 @@ class Approximation:
     method: str
     error: float  # every chance of "at most t damage" is within this of the truth (a range: twice this)
     expected_exact: bool  # the expected damage is exact all the same
+    expected_error: float  # else it is within this of the truth
     work: int  # the exact count would have taken this many work units
     budget: int  # of the budget left for this attack
 
@@ -475,11 +476,15 @@ def approximate_damage(attack: Attack, *, variants: Variants = DEFAULT_VARIANTS,
     ]
     mean = variance_in = Fraction(0)
     exact_mean = True
+    mean_error = 0.0
     for weight, hit in parts:
         m, v, exact = hit.moments()
         mean += weight * m
         variance_in += weight * (v + m * m)
         exact_mean = exact_mean and exact
+        # h(P) = P - DR + (cut - P)⁺ and E[(cut - P)⁺] = Σ P(P <= j) over j from the lowest total to cut - 1:
+        # each of those chances is within the physical part's bound.
+        mean_error += float(weight) * hit.physical.bound * max(0, hit.cut - hit.physical.low)
     error = float(sum((w * Fraction(h.bound) for w, h in parts), start=Fraction(0)))
     dice = max([0, *(sum(d.count for d in _physical(attack, r)) for r in (d.plain_rolls, d.critical_rolls))])
     dice += sum(r.dice.count for r in attack.energy)
@@ -491,7 +496,9 @@ def approximate_damage(attack: Attack, *, variants: Variants = DEFAULT_VARIANTS,
         critical=Fraction(d.critical_pairs, 400),
         expected_damage=mean,
         weapon_rolls=(d.plain_rolls, d.critical_rolls),
-        approximation=Approximation(method, min(error, 1.0), exact_mean, odds_work(attack, variants=variants), budget),
+        approximation=Approximation(
+            method, min(error, 1.0), exact_mean, mean_error, odds_work(attack, variants=variants), budget
+        ),
         damage_variance=max(variance_in - mean * mean, Fraction(0)),
         _approx=tuple(parts),
     )
