@@ -47,10 +47,11 @@ from bot.rules.dnd35.engine import (
 from bot.rules.dnd35.tables import Dice
 
 # Work units (`odds_work`) one command may spend on exact counting: one unit is one total of one die addition
-# whose count fits a machine word. Measured (tests/perf hostile section): 17-37 ns a unit, so the budget is about
-# 35 ms of CPU. A greatsword needs a few hundred, a x4 scythe critical with 3d6 sneak attack and fire a few
-# thousand; 10d999 958,148. Above this the odds are a marked approximation.
-ODDS_BUDGET: Final = 1_000_000
+# whose count fits a machine word. Measured (python -m tests.perf.bench_hostile): 17-60 ns a unit on a busy
+# machine, so at most about 30 ms of CPU, leaving room for the rest of a command within 50 ms. A greatsword needs
+# a few hundred, a x4 scythe critical with 3d6 sneak attack and fire a few thousand, 7d999 446,151, 10d999
+# 958,148. Above the budget the odds are a marked approximation.
+ODDS_BUDGET: Final = 450_000
 BERRY_ESSEEN: Final = 0.56  # Shevtsova (2010): sup |F - Φ| <= 0.56 Σ E|X - μ|³ / σ³, independent summands
 QUADRATURE_ERROR: Final = 1e-5  # allowance for the numerical integral of the approximation (far below this)
 _WORD_BITS: Final = 60
