@@ -181,9 +181,11 @@ def odds_work(attack: Attack, *, variants: Variants = DEFAULT_VARIANTS) -> int:
     extra = Dice(attack.damage.count * (d.critical_rolls - d.plain_rolls), attack.damage.sides)
     critical, critical_support, critical_bits = _work_of([extra] if extra.count else [], support, bits)
     work += critical
+    # Mixing, the mean and the variance run over every total from 0, the flat bonuses included.
+    flat = max(0, d.critical_rolls * attack.damage_bonus, d.plain_rolls * attack.damage_bonus)
     for s, b in ((support, bits), (critical_support, critical_bits)):
         energy_work, s, b = _work_of(energy, s, b)
-        work += energy_work + 3 * s * (2 + int(b) // _WORD_BITS)  # mixing, the mean and the variance
+        work += energy_work + 3 * (s + flat) * (2 + int(b) // _WORD_BITS)
     return work
 
 
