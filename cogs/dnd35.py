@@ -2,18 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Sequence
-from dataclasses import dataclass, fields, replace
-from fractions import Fraction
-from typing import Any
+from dataclasses import dataclass
 
-import discord
 from discord import app_commands
 from discord.ext import commands
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot import offload
 from bot.client import DiceBot
 from bot.db.characters import CharacterRecord, CharacterRepository
 from bot.errors import UserError
@@ -268,7 +262,7 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
         async with self.bot.database.read() as session:
             variants = await self.variants(interaction, session)
             built, name, character_id = await self.build(interaction, options, variants, session)
-            (chances,) = await exact_odds([built], variants)
+            chances = dnd.odds(built, variants=variants)
             drawn = await draw(self.bot, interaction, replay.DND_ATTACK, replay.DndAttackRoll(built, variants), session)
         result = drawn.result
         embed = attack_embed(result, chances, attacker=name)
@@ -363,10 +357,8 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
         async with self.bot.database.read() as session:
             variants = await self.variants(interaction, session)
             built, name, _ = await self.build(interaction, options, variants, session)
-        if odds_work(built) <= HEAVY_ODDS:
-            embed = odds_embed(built, dnd.odds(built, variants=variants), attacker=name, variants=variants)
-        else:
-            embed = discord.Embed.from_dict(await offload.in_process(odds_answer, built, name, variants))
+        chances = dnd.odds(built, variants=variants)
+        embed = odds_embed(built, chances, attacker=name, variants=variants)
         await interaction.response.send_message(embed=embed, ephemeral=private)
 
     @app_commands.command(name="full-attack", extras=ROLLS)
@@ -433,12 +425,19 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
             attacks = dnd.full_attack(
                 sheet, primary, defender, options.situation(), off_hand_weapon=off_hand_weapon, variants=variants
             )
-            chances = await exact_odds(attacks, variants)
+            chances = dnd.odds_for(attacks, variants=variants)  # one work budget for the whole command
             expected = sum((c.expected_damage for c in chances), start=0)
+            exact = all(c.approximation is None or c.approximation.expected_exact for c in chances)
             inputs = replay.DndFullAttackRoll(tuple(attacks), variants)
             drawn = await draw(self.bot, interaction, replay.DND_FULL_ATTACK, inputs, session)
         full = drawn.result
-        embed = full_attack_embed(full, expected, attacker=record.name, weapon=primary)  # type: ignore[arg-type]
+        embed = full_attack_embed(
+            full,
+            expected,  # type: ignore[arg-type]
+            attacker=record.name,
+            weapon=primary,
+            exact=exact,
+        )
         tally = drawn.counted.d20_luck()
         for result, odds in zip(full.results, chances, strict=False):
             luck.add(tally, luck.dnd_attack(result, odds))
@@ -479,71 +478,6 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
         if sheet.uncanny_dodge:
             embed.set_footer(text="Uncanny Dodge: keeps its Dex bonus while flat-footed.")
         await interaction.response.send_message(embed=embed)
-
-
-# Counting exact odds costs about this many additions per millisecond (odds.py: 10d999, 210,000, in 0.3 s).
-# Attacks priced above `HEAVY_ODDS` are counted in the worker process, off the loop every server shares: a
-# thread would hold the GIL, and the loop with it. Ordinary attacks cost a few hundred, and stay here.
-HEAVY_ODDS = 10_000
-
-
-def odds_work(attack: dnd.Attack) -> int:
-    """About how many additions counting an attack's exact damage takes: k dice of s sides, ~k^2 s / 2."""
-    rolls = attack.critical_multiplier + sum(m.value for m in attack.multipliers)  # weapon rolls, at most
-    groups = [(attack.damage.count * rolls, attack.damage.sides)]
-    groups += [(r.dice.count, r.dice.sides) for r in (*attack.precision, *attack.energy)]
-    span = work = 0
-    for count, sides in groups:
-        work += count * span + (sides - 1) * count * (count + 1) // 2
-        span += count * (sides - 1)
-    return work
-
-
-_Table = tuple[list[int], list[int], list[int]]  # a distribution as totals, numerators and denominators
-_SLICE = 250  # chances rebuilt between two turns of the loop: about 2 ms of work
-
-
-def packed_odds(
-    attacks: Sequence[dnd.Attack], variants: dnd.Variants
-) -> list[tuple[dnd.AttackOdds, dict[str, _Table]]]:
-    """In the worker process: each attack's odds, its distributions taken out as plain integers.
-
-    Unpickling tens of thousands of `Fraction`s takes half a second, holding the GIL: whole numbers pickle as
-    bytes, and `exact_odds` turns them back into chances a slice at a time.
-    """
-    packed = []
-    for odds in (dnd.odds(a, variants=variants) for a in attacks):
-        tables = {
-            field.name: (list(value), [p.numerator for p in value.values()], [p.denominator for p in value.values()])
-            for field in fields(odds)
-            if isinstance(value := getattr(odds, field.name), dict)
-        }
-        emptied: dict[str, Any] = {name: {} for name in tables}
-        packed.append((replace(odds, **emptied), tables))
-    return packed
-
-
-async def exact_odds(attacks: Sequence[dnd.Attack], variants: dnd.Variants) -> list[dnd.AttackOdds]:
-    """The exact odds of each attack, counted here when cheap, else in the worker process."""
-    if sum(odds_work(a) for a in attacks) <= HEAVY_ODDS:
-        return [dnd.odds(a, variants=variants) for a in attacks]
-    chances = []
-    for odds, tables in await offload.in_process(packed_odds, attacks, variants):
-        rebuilt: dict[str, Any] = {}
-        for name, (totals, numerators, denominators) in tables.items():
-            table = rebuilt[name] = {}
-            for start in range(0, len(totals), _SLICE):
-                end = start + _SLICE
-                chances_of = map(Fraction, numerators[start:end], denominators[start:end])
-                table.update(zip(totals[start:end], chances_of, strict=True))
-                await asyncio.sleep(0)
-        chances.append(replace(odds, **rebuilt))
-    return chances
-
-
-def odds_answer(attack: dnd.Attack, attacker: str, variants: dnd.Variants) -> dict[str, Any]:
-    """In the worker process: /dnd odds' embed of a heavy attack (its chart sums a large distribution)."""
-    return odds_embed(attack, dnd.odds(attack, variants=variants), attacker=attacker, variants=variants).to_dict()  # type: ignore[return-value]
 
 
 def _only_weapon(record: CharacterRecord, sheet: DndSheet) -> str:

@@ -762,3 +762,31 @@ async def test_an_attack_is_logged_with_every_roll(local: LocalDiscord, database
         "damage": 15,
         "variants": ["seed", "srd"],
     }
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Too many dice to count in time: a marked approximation, never a refusal or a frozen bot.
+
+
+async def test_odds_too_large_to_count_are_answered_as_a_marked_approximation(local: LocalDiscord) -> None:
+    local.bot.dice = NoDice()
+    huge = {"attack_bonus": 5, "damage": "99d999", "crit": "x6", "target_ac": 15}
+    exchange = await local.command("dnd odds", huge)
+    assert exchange.rejected == [] and exchange.embed["color"] == BLURPLE, exchange.embed
+    description = exchange.embed["description"].split("\n")
+    assert description[0] == "Hit **55.0%** · threat **5.0%** · confirmed critical **2.8%** · miss 45.0%"
+    assert description[1] == "Expected damage **34031.25**"  # 99 x 500 x (209/400 + 6 x 11/400): exact
+    assert description[2].startswith(
+        "Approximate damage: normal approximation of up to 594 dice (too many to count exactly in time). "
+        "Hit and critical chances are exact; each chance of dealing at most (or more than) a total is within ±"
+    )
+    assert description[2].endswith("the expected damage is exact.")
+    chart = fields(exchange)["Damage (a miss counts as 0)"].split("\n")
+    assert chart[0].startswith("`") and "45.0%" in chart[0]
+    # The attack itself is rolled as always; its odds line says the damage chances are approximate.
+    local.bot.dice = ScriptedDice([2])
+    rolled = await local.command("dnd attack", huge)
+    assert rolled.rejected == [] and rolled.embed["color"] == GREY, rolled.embed
+    assert rolled.embed["description"] == (
+        "**Miss**\nOdds: hit 55.0% · crit 2.8% · avg 34031.25 · damage chances approximate"
+    )

@@ -105,8 +105,12 @@ async def _sent_and_finished(local: LocalDiscord, payload: dict[str, Any], finis
 def assert_loop_free(probe: Probe, what: str) -> None:
     """Pings answered within the deadline while `what` ran: at most one in ten late, for a loaded machine."""
     delays = sorted(probe.delays)
-    assert len(delays) >= 4, f"{what} finished too quickly to probe the loop ({len(delays)} pings)"
+    # The first ping is due as the command starts, so there is always one. A command over within a few pings
+    # held the loop no longer than that; every one of those few must then be in time.
     late = [d for d in delays if d > PING_DEADLINE]
+    if len(delays) < 10:
+        assert not late, f"{what}: pings answered after {', '.join(f'{d * 1000:.0f}' for d in late)} ms"
+        return
     shown = ", ".join(f"{d * 1000:.0f}" for d in delays[-10:])
     assert len(late) <= len(delays) // 10, (
         f"{what}: {len(late)} of {len(delays)} pings answered later than {PING_DEADLINE * 1000:.0f} ms "
@@ -230,7 +234,8 @@ async def test_stats_over_20000_rolls_leaves_the_loop_free(connected: LocalDisco
     await probed(connected, lambda: command(connected, "stats"), "/stats over 20,000 rolls", check)
 
 
-HEAVIEST_ODDS = {"attack_bonus": 5, "damage": "10d999", "target_ac": 15}
+# The largest exact count the odds budget lets through (tests/perf/bench_hostile.py); more dice are approximated.
+HEAVIEST_ODDS = {"attack_bonus": 5, "damage": "7d999", "target_ac": 15}
 
 
 async def test_the_largest_exact_odds_leave_the_loop_free(connected: LocalDiscord) -> None:
@@ -238,4 +243,4 @@ async def test_the_largest_exact_odds_leave_the_loop_free(connected: LocalDiscor
         assert exchange.rejected == [] and exchange.embed["title"]
 
     for name in ("dnd attack", "dnd odds"):
-        await probed(connected, lambda name=name: command(connected, name, HEAVIEST_ODDS), f"/{name} 10d999", check)
+        await probed(connected, lambda name=name: command(connected, name, HEAVIEST_ODDS), f"/{name} 7d999", check)

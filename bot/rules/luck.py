@@ -168,7 +168,7 @@ def dnd_attack(result: dnd.AttackResult, chances: dnd.AttackOdds) -> Luck:
     return {
         "hits": event(result.hit, chances.hit),
         "crits": event(result.critical, chances.critical),
-        "damage": amount(result.damage, chances.damage),
+        "damage": [float(result.damage), float(chances.expected_damage), float(chances.damage_variance)],
     }
 
 

@@ -21,8 +21,31 @@ MAX_CHART_ROWS = 16
 
 
 def odds_line(odds: dnd.AttackOdds) -> str:
-    """`Odds: hit 55.0% · crit 5.5% · avg 4.54`, computed before the roll."""
-    return f"Odds: hit {percent(odds.hit)} · crit {percent(odds.critical)} · avg {fixed(odds.expected_damage, 2)}"
+    """`Odds: hit 55.0% · crit 5.5% · avg 4.54`, computed before the roll; `avg ≈` when the damage is approximate."""
+    line = f"Odds: hit {percent(odds.hit)} · crit {percent(odds.critical)} · avg {odds_average(odds)}"
+    if odds.approximation is not None:
+        line += " · damage chances approximate"
+    return line
+
+
+def odds_average(odds: dnd.AttackOdds) -> str:
+    """The expected damage, marked ≈ when it is approximate."""
+    average = fixed(odds.expected_damage, 2)
+    return f"≈{average}" if odds.approximation is not None and not odds.approximation.expected_exact else average
+
+
+def approximation_text(approximation: dnd.Approximation) -> str:
+    """How approximate odds were computed and how close they are (hit and critical chances stay exact)."""
+    bound = percent(Fraction(approximation.error), 1)
+    return (
+        f"Approximate damage: {approximation.method}. Hit and critical chances are exact; each chance of dealing "
+        f"at most (or more than) a total is within ±{bound} (Berry-Esseen bound; usually far closer)"
+        + (
+            "; the expected damage is exact."
+            if approximation.expected_exact
+            else f"; the expected damage is within ±{fixed(Fraction(approximation.expected_error), 2)}."
+        )
+    )
 
 
 def signed(value: int) -> str:
@@ -152,15 +175,21 @@ def attack_embed(result: dnd.AttackResult, odds: dnd.AttackOdds, *, attacker: st
     return embed
 
 
-def full_attack_embed(full: dnd.FullAttackResult, expected: Fraction, *, attacker: str, weapon: str) -> discord.Embed:
-    """The answer to /dnd full-attack: the total first, then each attack on its own."""
+def full_attack_embed(
+    full: dnd.FullAttackResult, expected: Fraction, *, attacker: str, weapon: str, exact: bool = True
+) -> discord.Embed:
+    """The answer to /dnd full-attack: the total first, then each attack on its own.
+
+    `exact`: the expected damage is exact; else it is shown as approximate.
+    """
     hits = sum(r.hit for r in full.results)
+    average = fixed(expected, 2) if exact else f"≈{fixed(expected, 2)}"
     crits = sum(r.critical for r in full.results)
     colour = COLOURS[dnd.Outcome.CRITICAL if crits else dnd.Outcome.HIT if hits else dnd.Outcome.MISS]
     description = (
         f"**{full.total_damage}** damage in total: {hits} of {len(full.results)} attacks hit"
         + (f", {crits} critical" if crits else "")
-        + f"\nOdds: avg {fixed(expected, 2)} for the whole full attack"
+        + f"\nOdds: avg {average} for the whole full attack"
     )
     embed = discord.Embed(
         title=clip(f"{attacker}: full attack with {weapon}", TITLE_LIMIT), description=description, colour=colour
@@ -177,21 +206,20 @@ def full_attack_embed(full: dnd.FullAttackResult, expected: Fraction, *, attacke
     return embed
 
 
-def chart(distribution: dict[int, Fraction]) -> str:
+def chart(odds: dnd.AttackOdds) -> str:
     """The damage distribution as text bars, totals grouped into ranges when there are many.
 
     0 (a miss, or DR taking everything) has a row of its own, so that misses never blur into small hits.
     """
     rows: list[tuple[str, Fraction]] = []
-    if distribution.get(0):
-        rows.append(("0", distribution[0]))
-    totals = sorted(t for t in distribution if t > 0)
-    low, high = (totals[0], totals[-1]) if totals else (1, 0)
+    if zero := odds.damage_at_most(0):
+        rows.append(("0", zero))
+    low, high = odds.damage_range() or (1, 0)
     width = max(1, -(-(high - low + 1) // MAX_CHART_ROWS))
     start = low
     while start <= high:
         end = start + width - 1
-        chance = sum((distribution.get(t, Fraction(0)) for t in range(start, end + 1)), Fraction(0))
+        chance = odds.damage_between(start, end)
         label = str(start) if width == 1 else f"{start}-{end}"
         rows.append((label, chance))
         start = end + 1
@@ -210,7 +238,7 @@ def odds_embed(attack: dnd.Attack, odds: dnd.AttackOdds, *, attacker: str, varia
     embed.description = (
         f"Hit **{percent(odds.hit)}** · threat **{percent(odds.threat)}** · "
         f"confirmed critical **{percent(odds.critical)}** · miss {percent(odds.miss)}\n"
-        f"Expected damage **{fixed(odds.expected_damage, 2)}**"
+        f"Expected damage **{odds_average(odds)}**"
     )
     embed.add_field(
         name="The attack",
@@ -222,7 +250,9 @@ def odds_embed(attack: dnd.Attack, odds: dnd.AttackOdds, *, attacker: str, varia
         ),
         inline=False,
     )
-    embed.add_field(name="Damage (a miss counts as 0)", value=clip(chart(odds.damage), FIELD_VALUE_LIMIT), inline=False)
+    if odds.approximation is not None:
+        embed.description += "\n" + approximation_text(odds.approximation)
+    embed.add_field(name="Damage (a miss counts as 0)", value=clip(chart(odds), FIELD_VALUE_LIMIT), inline=False)
     embed.set_footer(text=variants_text(variants))
     return embed
 

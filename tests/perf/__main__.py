@@ -6,7 +6,9 @@
 3. database scale: `/dnd attack` and `/history` with 100,000 characters and 1,000,000 logged rolls, as a
    ratio to a nearly empty database, and the query plans of both;
 4. memory: the bot's resident memory after 10,000 and 50,000 interactions;
-5. offloop: /ping from another server while the heaviest /fair reveal, /fair log, /stats and odds run.
+5. offloop: /ping from another server while the heaviest /fair reveal, /fair log, /stats and odds run;
+6. hostile: CPU per command for the most expensive inputs a member can give (issue 13), in-process
+   (`tests/perf/bench_hostile.py`, which also runs against an older checkout for "before" figures).
 
 `--quick` runs small sizes to check the benchmarks themselves (figures from it say little). The full run
 takes a few minutes on two cores. These are not tests: pytest does not collect them (files are bench_*).
@@ -23,9 +25,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tests.perf import bench_offloop, bench_peer, bench_process
+from tests.perf import bench_hostile, bench_offloop, bench_peer, bench_process
 
-SECTIONS = ("core", "load", "scale", "memory", "offloop")
+SECTIONS = ("core", "load", "scale", "memory", "offloop", "hostile")
 
 
 def _verdict(ok: bool | None) -> str:
@@ -122,6 +124,16 @@ def rows(figures: dict[str, Any]) -> list[tuple[str, str, str, str, str]]:
         growth = memory["growth_percent"]
         out.append(("memory", f"growth {first:,} -> {second:,}", f"{growth:+.1f}%", "< 5%", _verdict(growth < 5)))
     out += bench_offloop.rows(figures.get("offloop"))
+    for name, cpu in figures.get("hostile", {}).items():
+        if isinstance(cpu, str):
+            out.append(("hostile", name, cpu, "", ""))
+        else:
+            median, worst = cpu
+            target = f"<= {bench_hostile.TARGET_MS:.0f} ms"
+            value = f"{median:.1f} / {worst:.1f} ms"
+            out.append(
+                ("hostile", f"{name}: CPU median / worst", value, target, _verdict(worst <= bench_hostile.TARGET_MS))
+            )
     if "core_seconds" in figures:
         out.append(("time", "core section", f"{figures['core_seconds']:.0f} s", "", ""))
     for section, seconds in process.get("seconds", {}).items():
@@ -159,7 +171,9 @@ def main() -> None:
         figures["core_seconds"] = round(time.monotonic() - started, 1)
     if "offloop" in args.only:
         figures["offloop"] = asyncio.run(bench_offloop.run(args.quick))
-    process_sections = {s for s in args.only if s not in ("core", "offloop")}
+    if "hostile" in args.only:
+        figures["hostile"] = bench_hostile.run(2 if args.quick else 5)
+    process_sections = {s for s in args.only if s not in ("core", "offloop", "hostile")}
     if process_sections:
         figures["process"] = asyncio.run(bench_process.run(args.quick, process_sections))
     figures["seconds"] = round(time.monotonic() - started, 1)

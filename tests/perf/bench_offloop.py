@@ -71,8 +71,8 @@ async def run(quick: bool) -> dict[str, Any]:
                 figures["fair log"] = await measure(local, "fair log")
                 await many_tallies(local, database, tallies)
                 figures["stats"] = await measure(local, "stats")
-                figures["dnd attack 10d999"] = await measure(local, "dnd attack", HEAVIEST_ODDS)
-                figures["dnd odds 10d999"] = await measure(local, "dnd odds", HEAVIEST_ODDS)
+                figures["dnd attack 7d999"] = await measure(local, "dnd attack", HEAVIEST_ODDS)
+                figures["dnd odds 7d999"] = await measure(local, "dnd odds", HEAVIEST_ODDS)
         finally:
             await database.dispose()
     return figures

@@ -21,6 +21,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bot.rules.dnd35 import (
+    ODDS_BUDGET,
     Attack,
     AttackError,
     ConfirmationRule,
@@ -30,18 +31,21 @@ from bot.rules.dnd35 import (
     FinesseShieldRule,
     MultiplierRule,
     NotationError,
-    OddsLimitError,
     Outcome,
     Situation,
     TwoWeapon,
     Variants,
     WeaponDamage,
     WeaponError,
+    approximate_damage,
     armor_names,
     character_attack,
     effective_weapon,
     full_attack,
     odds,
+    odds_for,
+    odds_work,
+    odds_work_for,
     parse_crit,
     parse_damage,
     parse_dice,
@@ -1176,8 +1180,8 @@ def test_heavy_attacks_are_counted_not_enumerated() -> None:
     mean_hit = 2 * (5 + 5) + Fraction(21, 2) + 7
     mean_critical = 6 * (5 + 5) + Fraction(21, 2) + 7
     assert result.expected_damage == result.normal_hit * mean_hit + result.critical * mean_critical
-    with pytest.raises(OddsLimitError):
-        odds(quick_attack(10, "99d999", 20))
+    huge = odds(quick_attack(10, "99d999", 20))  # once refused; now approximated and marked so
+    assert huge.approximation is not None and huge.damage == {} and huge.hit == Fraction(11, 20)
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -1251,3 +1255,97 @@ def test_100000_attacks_follow_the_exact_odds() -> None:
     assert p_value(observed, grouped(srd.damage, groups), n) < THRESHOLD
     strict = odds(quick_attack(5, "1d8+3", 16, crit="19-20/x3"))  # d20 + AB > AC is d20 + (AB - 1) >= AC
     assert p_value(outcomes, strict.outcomes, n) < THRESHOLD
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Bounded work: one budget per command, priced before anything is counted; above it a marked approximation.
+
+# Issue 13's inputs, as a member can type them (quick mode) or store them on a sheet (a weapon's energy).
+HOSTILE = {
+    "10d999": quick_attack(5, "10d999", 15),
+    "7d999 + 3d999 precision": quick_attack(5, "7d999", 15, Situation(precision=(Dice(3, 999),))),
+    "5d999 + 10d999 fire": quick_attack(5, "5d999", 15, energy="10d999 fire"),
+    # The most dice a critical may roll (MAX_DICE): 99d999 x6 critical with 4 multipliers is refused, so 33 rolls
+    # of 30d999 is not possible either; this is about the largest that is accepted.
+    "99d999 x6 + 5 x 99d999 fire": quick_attack(5, "99d999", 15, crit="x6", energy=", ".join(["99d999 fire"] * 3)),
+}
+
+
+def test_hostile_inputs_get_an_answer_within_the_budget() -> None:
+    for name, attack in HOSTILE.items():
+        result = odds(attack)
+        assert result.hit == Fraction(11, 20), name
+        if odds_work(attack) <= ODDS_BUDGET:
+            assert result.approximation is None, name
+            assert sum(result.damage.values()) == 1
+        else:
+            assert result.approximation is not None and result.damage == {}, name
+            assert 0 < result.approximation.error < 1
+        assert odds_work_for([attack]) <= ODDS_BUDGET
+    # A full attack spends one budget: seven 5d999 + 10d999 fire attacks cannot all be counted.
+    seven = [HOSTILE["5d999 + 10d999 fire"]] * 7
+    results = odds_for(seven)
+    assert odds_work_for(seven) <= ODDS_BUDGET
+    assert all(r.approximation is not None for r in results)
+    two = [quick_attack(5, "3d999", 15)] * 2
+    assert odds_work_for(two) == 2 * odds_work(two[0]) <= ODDS_BUDGET
+    assert [r.approximation for r in odds_for(two)] == [None, None]
+    assert odds_for(two, budget=odds_work(two[0]))[1].approximation is not None  # the budget ran out
+
+
+def test_the_work_estimate_grows_with_the_distribution_not_the_dice_outcomes() -> None:
+    one = odds_work(quick_attack(5, "10d999", 15))
+    assert odds_work(quick_attack(5, "20d999", 15)) < 8 * one  # ~k² s, never s^k
+    assert odds_work(quick_attack(5, "1d8+3", 15)) < 1000
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_exact_odds_of_a_whole_command_equal_each_attack_on_its_own(case: Case) -> None:
+    attack = case.attack()
+    alone = odds(attack)
+    together = odds_for([attack, attack])
+    for got in together:
+        assert got.approximation is None
+        assert (got.damage, got.expected_damage, got.damage_variance) == (
+            alone.damage,
+            alone.expected_damage,
+            alone.damage_variance,
+        )
+    mean = sum(d * p for d, p in alone.damage.items())
+    assert alone.damage_variance == sum((d - mean) ** 2 * p for d, p in alone.damage.items())
+
+
+APPROXIMATED = [
+    quick_attack(5, "10d999", 15),
+    quick_attack(5, "4d999+10", 15, dr="20/magic"),
+    quick_attack(5, "3d20-40", 12, dr="5/-"),  # minimum 1 and DR take most hits
+    quick_attack(5, "5d99", 15, energy="3d99 fire"),
+    quick_attack(5, "2d50-60", 15, energy="4d12 fire", dr="3/-"),  # the floor and the energy together
+    quick_attack(12, "40d6", 15, Situation(precision=(Dice(5, 6),)), crit="19-20/x3"),
+]
+
+
+@pytest.mark.parametrize("attack", APPROXIMATED, ids=lambda a: a.label)
+def test_the_approximation_is_within_its_stated_bound(attack: Attack) -> None:
+    exact = odds(attack, budget=10**9)
+    approximate = approximate_damage(attack)
+    assert exact.approximation is None and approximate.approximation is not None
+    bound = approximate.approximation.error
+    assert (approximate.hit, approximate.critical, approximate.miss) == (exact.hit, exact.critical, exact.miss)
+    assert approximate.damage_range() == exact.damage_range()
+    low, high = exact.damage_range() or (0, 0)
+    step = max(1, (high - low) // 200)
+    worst = max(
+        abs(float(exact.damage_at_most(t)) - float(approximate.damage_at_most(t)))
+        for t in [0, *range(low - 1, high + 2, step)]
+    )
+    assert worst <= bound
+    assert worst < 0.02  # the bound is a guarantee; the approximation is usually far closer
+    if approximate.approximation.expected_exact:
+        assert approximate.expected_damage == exact.expected_damage
+    else:
+        error = abs(float(approximate.expected_damage - exact.expected_damage))
+        assert error <= approximate.approximation.expected_error
+    # The variance (for /stats' luck) is exact when the expectation is; near the floor and DR it is rougher.
+    close = 1e-9 if approximate.approximation.expected_exact else 0.5
+    assert abs(float(approximate.damage_variance / exact.damage_variance) - 1) < close

@@ -4,7 +4,8 @@
   (`parse_damage`, `parse_crit`, `parse_dr`, `parse_dice`, `parse_energy`).
 * `engine`: building an attack from a character (`character_attack`, `full_attack`) or from its numbers
   (`quick_attack`), and `resolve` / `resolve_all` with an injected dice source (§2-§7, §11).
-* `odds`: exact chances and the damage distribution of one attack (§6-§8).
+* `odds`: the chances and the damage distribution of attacks (§6-§8): exact within a work budget, else a
+  marked approximation.
 """
 
 from __future__ import annotations
@@ -42,7 +43,16 @@ from bot.rules.dnd35.engine import (
     target_sheet,
     two_weapon_situation,
 )
-from bot.rules.dnd35.odds import AttackOdds, OddsLimitError, odds
+from bot.rules.dnd35.odds import (
+    ODDS_BUDGET,
+    Approximation,
+    AttackOdds,
+    approximate_damage,
+    odds,
+    odds_for,
+    odds_work,
+    odds_work_for,
+)
 from bot.rules.dnd35.tables import (
     AttackError,
     Critical,
@@ -75,7 +85,9 @@ from bot.rules.dnd35.tables import (
 __all__ = [
     "DEFAULT_VARIANTS",
     "NO_SITUATION",
+    "ODDS_BUDGET",
     "TWO_WEAPON_PENALTIES",
+    "Approximation",
     "Attack",
     "AttackError",
     "AttackOdds",
@@ -92,7 +104,6 @@ __all__ = [
     "Multiplier",
     "MultiplierRule",
     "NotationError",
-    "OddsLimitError",
     "Outcome",
     "Rider",
     "RiderRoll",
@@ -108,6 +119,7 @@ __all__ = [
     "WeaponDamage",
     "WeaponError",
     "WeaponRoll",
+    "approximate_damage",
     "armor_names",
     "armor_table",
     "character_attack",
@@ -116,6 +128,9 @@ __all__ = [
     "full_attack",
     "hits",
     "odds",
+    "odds_for",
+    "odds_work",
+    "odds_work_for",
     "parse_crit",
     "parse_damage",
     "parse_dice",
