@@ -21,7 +21,7 @@ from bot.rules.dice import DiceSource
 from bot.rules.luck import Luck
 from bot.rules.replay import Kind, Proof
 from bot.rules.settings import ANSWERS
-from bot.ui.embeds import clip, compact, stamp_fair
+from bot.ui.embeds import clip, compact, fit, stamp_fair
 from cogs._replay import roll_view
 
 Interaction = discord.Interaction[DiceBot]
@@ -228,6 +228,7 @@ async def _log_and_answer(
 ) -> None:
     if dice is not None:
         stamp(embed, dice)
+    fit(embed)  # the full answer is also what Details shows and the GM channel gets
     if hidden:
         await answer_hidden(
             bot,

@@ -8,6 +8,7 @@ other in that order, the iterative attacks first, then the off-hand ones.
 
 from __future__ import annotations
 
+import random
 import re
 from typing import Any
 
@@ -790,3 +791,38 @@ async def test_odds_too_large_to_count_are_answered_as_a_marked_approximation(lo
     assert rolled.embed["description"] == (
         "**Miss**\nOdds: hit 55.0% · crit 2.8% · avg 34031.25 · damage chances approximate"
     )
+
+
+class CriticalDice:
+    """Every d20 a natural 20, so that every attack is a confirmed critical; other dice from a seeded Random."""
+
+    def __init__(self) -> None:
+        self.rng = random.Random(7)
+
+    def randint(self, a: int, b: int) -> int:
+        return b if (a, b) == (1, 20) else self.rng.randint(a, b)
+
+
+async def test_the_longest_full_attack_answer_fits_discords_6000_characters(local: LocalDiscord) -> None:
+    """Seven x6 criticals of 99d999 list thousands of faces: the answer is cut to fit, and says so."""
+    heavy = "damage=99d999 threat=2 multiplier=6"
+    await character(
+        local,
+        "Max",
+        {"Longsword": heavy, "Short sword": heavy},
+        bab=60,
+        two_weapon_fighting=1,
+        improved_two_weapon_fighting=1,
+        greater_two_weapon_fighting=1,
+    )
+    local.bot.dice = CriticalDice()
+    options = {"character": "Max", "weapon": "Longsword", "off_hand_weapon": "Short sword", "target_ac": 10}
+    exchange = await local.command("dnd full-attack", options)
+    assert exchange.rejected == [], exchange.rejected
+    shown = exchange.embed  # the full answer (this module's servers answer in full), which Details also shows
+    total = len(shown.get("title", "")) + len(shown.get("description", ""))
+    total += sum(len(f["name"]) + len(f["value"]) for f in shown.get("fields", []))
+    total += len(shown.get("footer", {}).get("text", ""))
+    assert total <= 6000, total
+    assert "7 of 7 attacks hit, 7 critical" in shown["description"]
+    assert any(f["value"].endswith("…") for f in shown["fields"])  # cut, and it says so

@@ -17,6 +17,9 @@ AUTHOR_LIMIT = 256
 EMBED_TOTAL_LIMIT = 6000
 
 COMPACT_LINES = 2  # a compact answer keeps the outcome and the odds line
+FIELD_KEPT = 80  # characters of a field's value that `fit` keeps at least before it drops whole fields
+LEFT_OUT_NAME = "Left out"
+LEFT_OUT_VALUE = "{dropped} more part(s) of this answer: Discord takes at most 6,000 characters in one."
 
 ERROR_COLOUR = discord.Colour.red()
 ROLL_COLOUR = discord.Colour.blurple()
@@ -39,6 +42,45 @@ def percent(chance: Fraction, places: int = 1) -> str:
 def clip(text: str, limit: int) -> str:
     """`text` cut to `limit` characters, with an ellipsis when something was cut."""
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def fit(embed: discord.Embed) -> discord.Embed:
+    """`embed` cut, in place, to Discord's total of EMBED_TOTAL_LIMIT characters, saying what was cut.
+
+    Each builder keeps to the per-part limits; the total is what many long parts can still break (a full
+    attack of seven criticals with hundreds of dice each). The longest field values are cut first, each down
+    to FIELD_KEPT characters at least; then the last fields give way to one that says how many were left
+    out; the description is cut last.
+    """
+    excess = len(embed) - EMBED_TOTAL_LIMIT
+    if excess <= 0:
+        return embed
+    fields = [(f.name or "", f.value or "", bool(f.inline)) for f in embed.fields]
+    while excess > 0 and fields:
+        longest = max(range(len(fields)), key=lambda i: len(fields[i][1]))
+        name, value, inline = fields[longest]
+        if len(value) <= FIELD_KEPT:
+            break
+        keep = max(FIELD_KEPT, len(value) - excess)
+        excess -= len(value) - keep
+        fields[longest] = (name, clip(value, keep), inline)
+    _set_fields(embed, fields, dropped=0)
+    dropped = 0
+    while len(embed) > EMBED_TOTAL_LIMIT and fields:
+        fields.pop()
+        dropped += 1
+        _set_fields(embed, fields, dropped=dropped)
+    if (excess := len(embed) - EMBED_TOTAL_LIMIT) > 0 and embed.description:
+        embed.description = clip(embed.description, max(1, len(embed.description) - excess))
+    return embed
+
+
+def _set_fields(embed: discord.Embed, fields: list[tuple[str, str, bool]], *, dropped: int) -> None:
+    embed.clear_fields()
+    for name, value, inline in fields:
+        embed.add_field(name=name, value=value, inline=inline)
+    if dropped:
+        embed.add_field(name=LEFT_OUT_NAME, value=LEFT_OUT_VALUE.format(dropped=dropped), inline=False)
 
 
 def error_embed(title: str, message: str) -> discord.Embed:
