@@ -26,10 +26,7 @@ from bot.client import DiceBot, ShardedDiceBot
 from bot.config import Settings, SettingsError
 from bot.db.engine import Database, open_database
 from bot.db.migrate import SchemaMismatch, check_schema, upgrade
-from bot.local import console
-from bot.local.double import point_discord_at
-from bot.local.driver import DEFAULT_CHANNEL, DEFAULT_GUILD, DEFAULT_USER, local_discord
-from bot.local.payloads import Actor, Snowflakes
+from bot.discord_api import point_discord_at
 from bot.rules.fair_log import FairLogError, check_log, parse_log
 
 log = logging.getLogger("bot")
@@ -46,8 +43,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     offline = commands.add_parser("console", help="type slash commands in a terminal, no Discord needed")
     offline.add_argument("--json", action="store_true", help="print each request the bot sends as one JSON line")
     offline.add_argument("--seed", type=int, help="make the dice (and ids) reproducible")
-    offline.add_argument("--user", default=DEFAULT_USER, help="the user id commands come from")
-    offline.add_argument("--guild", default=DEFAULT_GUILD, help="the server id commands come from")
+    # No defaults here: they live with the console (bot/local), which only the console imports.
+    offline.add_argument("--user", help="the user id commands come from")
+    offline.add_argument("--guild", help="the server id commands come from")
     commands.add_parser("sync", help="register the slash commands with Discord globally")
     commands.add_parser("migrate", help="bring the database to the newest schema")
     verify = commands.add_parser("verify", help="check a fair session's exported log offline, no database or token")
@@ -55,7 +53,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     verify.add_argument("--roll", type=int, help="check only this roll number")
     args = parser.parse_args(argv)
     for name in ("user", "guild"):
-        if not getattr(args, name, "0").isdigit():
+        value = getattr(args, name, None)
+        if value is not None and not value.isdigit():
             parser.error(f"--{name} must be a Discord id (digits only)")
     return args
 
@@ -130,11 +129,16 @@ async def run_migrate(settings: Settings) -> int:
 
 async def run_console(settings: Settings, args: argparse.Namespace) -> int:
     """The offline console over the local Discord double, with the bot's real database."""
+    # The double and its driver are the console's alone: the running bot never loads them.
+    from bot.local import console
+    from bot.local.driver import DEFAULT_CHANNEL, DEFAULT_GUILD, DEFAULT_USER, local_discord
+    from bot.local.payloads import Actor, Snowflakes
+
     database = await prepare_database(settings)
     seeded = args.seed is not None
     dice = random.Random(args.seed) if seeded else random.SystemRandom()
     ids = Snowflakes(SEEDED_EPOCH_MS) if seeded else Snowflakes()
-    actor = Actor(user_id=args.user, guild_id=args.guild, channel_id=DEFAULT_CHANNEL)
+    actor = Actor(user_id=args.user or DEFAULT_USER, guild_id=args.guild or DEFAULT_GUILD, channel_id=DEFAULT_CHANNEL)
     # The console registers its commands with the double itself; a dev server sync would only add noise.
     # Its one typist is no crowd to protect Discord from, and a script would only trip the rate limit.
     settings = replace(settings, dev_guild_id=None, rate_limit=None)

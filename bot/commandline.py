@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.errors import UserError
-from bot.local.payloads import user_object
 
 SUB_COMMAND, SUB_COMMAND_GROUP = 1, 2
 STRING, INTEGER, BOOLEAN, USER, CHANNEL, ROLE, MENTIONABLE, NUMBER, ATTACHMENT = 3, 4, 5, 6, 7, 8, 9, 10, 11
@@ -128,6 +127,19 @@ def _value(option: dict[str, Any], raw: str) -> Any:
                 return choice["value"]
         raise CommandLineError(f"`{name}` must be one of: {', '.join(c['name'] for c in choices)}.")
     return value
+
+
+def user_object(user_id: str, username: str = "") -> dict[str, Any]:
+    """A user object as Discord puts it in an interaction's `resolved` data; the name is made up if not given."""
+    name = username or f"player{user_id[-4:]}"
+    return {
+        "id": user_id,
+        "username": name,
+        "discriminator": "0",
+        "global_name": name.title(),
+        "avatar": None,
+        "public_flags": 0,
+    }
 
 
 def split_user(text: str) -> tuple[str | None, str]:

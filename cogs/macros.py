@@ -11,7 +11,7 @@ from discord.ext import commands
 from bot.client import DiceBot
 from bot.commandline import ATTACHMENT, Parsed, parse_line
 from bot.db.macros import LINE_LENGTH, MAX_MACROS, NAME_LENGTH, MacroError, MacroRepository
-from bot.local.limits import sync_payload
+from bot.discord_api import sync_payload
 from bot.ui.embeds import DESCRIPTION_LIMIT, ROLL_COLOUR, clip
 from cogs._replay import replay, roll_command
 from cogs._shared import Interaction, guild_of

@@ -25,7 +25,7 @@ from sqlalchemy import text
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from bot.local.double import DEFERRED_MESSAGE, Captured, DiscordDouble
+from bot.local.double import CHANNEL_MESSAGE, DEFERRED_MESSAGE, UPDATE_MESSAGE, Captured, DiscordDouble
 from bot.local.payloads import APPLICATION_COMMAND, Actor, Snowflakes, command_data, interaction
 
 # Two servers that Discord's formula, (guild_id >> 22) % 2, gives to shard 0 and to shard 1.
@@ -33,6 +33,52 @@ GUILDS = [("300000000000000001", "300000000000000002"), ("300000000004194305", "
 OWNER = "200000000000000001"
 # Short, so that the test does not wait Discord's 5 seconds; the spacing itself is what is checked.
 IDENTIFY_INTERVAL = 1.0
+
+
+@dataclass(frozen=True)
+class Answer:
+    """How the bot answered one interaction: at once, or with a deferral ("thinking…") and then a followup.
+
+    The bot's watchdog (bot/deadline.py) defers a command that has not answered within 2 seconds, which a
+    loaded machine makes happen to any command; the answer the user reads is then the followup.
+    """
+
+    interaction_id: str
+    # The interaction callback Discord counts as the acknowledgement: the answer itself or the deferral.
+    response: Captured
+    # The request that carried the message the user reads: `response` itself unless it was a deferral.
+    message: Captured
+
+    @property
+    def deferred(self) -> bool:
+        """Whether the bot deferred first and answered with a followup."""
+        return self.message is not self.response
+
+    @property
+    def acknowledged(self) -> bool:
+        """Whether Discord took both the acknowledgement (within its 3 seconds) and the message."""
+        return 200 <= self.response.status < 300 and 200 <= self.message.status < 300
+
+    @property
+    def shard(self) -> int | None:
+        """The shard the interaction was delivered to, so the one that answered it."""
+        return self.response.shard
+
+    @property
+    def body(self) -> dict[str, Any]:
+        """The message the user reads (content, embeds, flags)."""
+        body = self.message.body if isinstance(self.message.body, dict) else {}
+        if self.message.path.endswith("/callback"):
+            data: dict[str, Any] = body.get("data") or {}
+            return data
+        return body
+
+
+def _carries_message(request: Captured) -> bool:
+    """Whether a request of an interaction's sends a message: a type 4 or 7 callback, a followup or an edit."""
+    if request.path.startswith("/interactions/"):
+        return isinstance(request.body, dict) and request.body.get("type") in (CHANNEL_MESSAGE, UPDATE_MESSAGE)
+    return request.method in ("POST", "PATCH")
 
 
 @dataclass
@@ -43,61 +89,64 @@ class Shards:
     processes: list[asyncio.subprocess.Process]
     logs: list[str] = field(default_factory=list)
     returncodes: list[int | None] = field(default_factory=list)
-    _answered: dict[str, asyncio.Future[Captured]] = field(default_factory=dict)
-    _followed: dict[str, asyncio.Future[Captured]] = field(default_factory=dict)  # by interaction token
+    # Each interaction in flight, by its id and by its token: the requests it has drawn so far.
+    _pending: dict[str, asyncio.Queue[Captured]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.double.listeners.append(self._on_request)
 
     async def send(
         self, guild: int, name: str, options: dict[str, Any], *, shard: int | None = None, timeout: float = 30.0
-    ) -> Captured:
+    ) -> Answer:
         """Send a slash command from `GUILDS[guild]`, to the owning shard unless `shard` says otherwise.
 
-        Returns the bot's initial response, whatever the double answered it (late or refused ones too); after a
-        defer accepted in time ("thinking…", as a busy process answers), the followup that answers it instead.
+        Returns how the bot answered, whatever the double made of it (late or refused answers too).
         """
         guild_id, channel_id = GUILDS[guild]
         actor = Actor(user_id=OWNER, guild_id=guild_id, channel_id=channel_id)
         raw = [{"name": k, "type": 4 if isinstance(v, int) else 3, "value": v} for k, v in options.items()]
         payload = interaction(self.double.ids, actor, APPLICATION_COMMAND, command_data(name, raw))
-        loop = asyncio.get_running_loop()
-        answered = self._answered[payload["id"]] = loop.create_future()
-        followed = self._followed[payload["token"]] = loop.create_future()
+        requests: asyncio.Queue[Captured] = asyncio.Queue()
+        self._pending[payload["id"]] = self._pending[payload["token"]] = requests
         try:
             await self.double.dispatch("INTERACTION_CREATE", payload, shard=shard)
-            first = await asyncio.wait_for(answered, timeout)
-            if first.body.get("type") == DEFERRED_MESSAGE and 200 <= first.status < 300:
-                return await asyncio.wait_for(followed, timeout)
-            return first
+            return await asyncio.wait_for(self._answer(payload["id"], requests), timeout)
         finally:
-            del self._answered[payload["id"]]
-            del self._followed[payload["token"]]
+            del self._pending[payload["id"]], self._pending[payload["token"]]
+
+    @staticmethod
+    async def _answer(interaction_id: str, requests: asyncio.Queue[Captured]) -> Answer:
+        """The first callback, and the first request after it that carries a message (the same one if it does)."""
+        response = await requests.get()
+        assert response.path.endswith("/callback"), f"the bot used the token before acknowledging: {response}"
+        message = response
+        if isinstance(response.body, dict) and response.body.get("type") == DEFERRED_MESSAGE:
+            # Whatever comes between (deleting a public "thinking…" to answer privately) is not the answer.
+            message = await requests.get()
+            while not _carries_message(message):
+                message = await requests.get()
+        return Answer(interaction_id, response, message)
 
     def _on_request(self, request: Captured) -> None:
         parts = request.path.split("/")
-        if request.path.startswith("/interactions/"):
-            answered = self._answered.get(parts[2])
-        elif request.path.startswith("/webhooks/") and request.method in ("POST", "PATCH") and len(parts) > 3:
-            answered = self._followed.get(parts[3])
-        else:
-            return
-        if answered is not None and not answered.done():
-            answered.set_result(request)
+        if parts[1] in ("interactions", "webhooks") and len(parts) > 3:
+            # /interactions/{id}/{token}/callback, /webhooks/{application}/{token}[/messages/...]
+            requests = self._pending.get(parts[2] if parts[1] == "interactions" else parts[3])
+            if requests is not None:
+                requests.put_nowait(request)
 
     def answers(self, interaction_id: str) -> list[Captured]:
         """Every initial response the bot sent for one interaction (accepted by the double or not)."""
         return [r for r in self.double.requests if r.path.startswith(f"/interactions/{interaction_id}/")]
 
 
-def embed_of(answer: Captured) -> dict[str, Any]:
-    """The first embed of an initial response, or of the followup that answered a deferred one."""
-    body = answer.body["data"] if answer.path.startswith("/interactions/") else answer.body
-    embed: dict[str, Any] = body["embeds"][0]
+def embed_of(answer: Answer) -> dict[str, Any]:
+    """The first embed of the message that answered an interaction."""
+    embed: dict[str, Any] = answer.body["embeds"][0]
     return embed
 
 
-def version_of(answer: Captured) -> tuple[int, int]:
+def version_of(answer: Answer) -> tuple[int, int]:
     """The character number and version a sheet's footer shows: `#12 · version 3`."""
     found = re.match(r"#(\d+) · version (\d+)", embed_of(answer)["footer"]["text"])
     assert found is not None, embed_of(answer)
@@ -177,9 +226,10 @@ class EditFigures:
     """The outcome of concurrent `/character set` edits of one character through both processes."""
 
     sent: int
-    acknowledged: int  # "Saved", accepted by the double within Discord's 3 seconds
+    acknowledged: int  # "Saved", acknowledged within Discord's 3 seconds (at once, or deferred then followed up)
     refused: int  # answered with an error (changed meanwhile), nothing written
     late: int  # "Saved" but after the deadline: written, yet the user was told the interaction failed
+    deferred: int  # answered "thinking…" first (the bot's 2-second watchdog), then with the followup
     version_before: int
     version_after: int
     seconds: float
@@ -189,7 +239,8 @@ class EditFigures:
         split = ", ".join(f"shard {shard}: {n}" for shard, n in sorted(self.by_shard.items(), key=str))
         return (
             f"{self.sent} concurrent /character set on one character, split across 2 processes ({split})\n"
-            f"  acknowledged {self.acknowledged}, refused {self.refused}, late {self.late}; "
+            f"  acknowledged {self.acknowledged}, refused {self.refused}, late {self.late}, "
+            f"deferred first {self.deferred}; "
             f"version {self.version_before} -> {self.version_after} "
             f"(expected {self.version_before + self.acknowledged + self.late})\n"
             f"  all {self.sent} answered in {self.seconds * 1000:.0f} ms"
@@ -224,9 +275,10 @@ async def concurrent_edits(shards: Shards, character: int, edits: int) -> EditFi
         by_shard[answer.shard] = by_shard.get(answer.shard, 0) + 1
     return EditFigures(
         sent=edits,
-        acknowledged=sum(200 <= a.status < 300 for a in saved),
+        acknowledged=sum(a.acknowledged for a in saved),
         refused=edits - len(saved),
-        late=sum(not 200 <= a.status < 300 for a in saved),
+        late=sum(not a.acknowledged for a in saved),
+        deferred=sum(a.deferred for a in answers),
         version_before=version_of(before)[1],
         version_after=version_of(after)[1],
         seconds=seconds,

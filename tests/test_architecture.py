@@ -1,9 +1,11 @@
-"""Whole-bot invariants: the rules core stays pure, the command tree is valid for Discord."""
+"""Whole-bot invariants: the rules core stays pure, the product leaves out the double, the tree is valid."""
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
+from pathlib import Path
 
 from bot.client import extensions
 from bot.local.driver import LocalDiscord
@@ -21,6 +23,55 @@ def test_rules_core_imports_no_discord_or_database() -> None:
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stderr
     assert int(result.stdout) >= 2  # the package and at least one module were really imported
+
+
+# Imports every product module: the entry point (without running it), every module of the `bot` package
+# outside bot/local (migrations run under Alembic, not on import), and every cog module.
+PRODUCT_PROBE = """
+import importlib, pkgutil, sys
+import bot, cogs
+
+def walk(package):
+    for module in pkgutil.iter_modules(package.__path__, package.__name__ + "."):
+        if module.name in ("bot.local", "bot.db.migrations"):
+            continue
+        imported = importlib.import_module(module.name)
+        if module.ispkg:
+            walk(imported)
+
+importlib.import_module("bot.__main__")
+walk(bot)
+walk(cogs)
+print(sorted(m for m in sys.modules if m.split(".")[0] in ("bot", "cogs")))
+print(sorted(m for m in sys.modules if m == "bot.local" or m.startswith("bot.local.")))
+print("aiohttp.web" in sys.modules)
+"""
+
+
+def test_the_product_imports_neither_the_double_nor_a_web_server() -> None:
+    result = subprocess.run([sys.executable, "-c", PRODUCT_PROBE], capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stderr
+    imported, local, web_server = (ast.literal_eval(line) for line in result.stdout.splitlines())
+    # Really imported: the entry point, the client, the command-line parser and every cog.
+    assert {"bot.__main__", "bot.client", "bot.commandline", "bot.discord_api", *extensions()} <= set(imported)
+    assert local == [], "the running bot loads bot/local, the console's and the tests' Discord double"
+    assert web_server is False, "the running bot loads aiohttp.web, which only the double serves with"
+
+
+def test_the_console_loads_the_double_lazily(tmp_path: Path) -> None:
+    probe = f"""
+import asyncio, sys
+from bot.__main__ import parse_args, run_console
+from bot.config import Settings
+assert "bot.local" not in sys.modules
+settings = Settings(database_url="sqlite+aiosqlite:///{tmp_path / "bot.db"}")
+assert asyncio.run(run_console(settings, parse_args(["console", "--seed", "1"]))) == 0
+assert {{"bot.local.console", "bot.local.double", "bot.local.driver"}} <= set(sys.modules), sorted(sys.modules)
+"""
+    result = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=False, stdin=subprocess.DEVNULL
+    )
+    assert result.returncode == 0, result.stderr
 
 
 def test_every_extension_is_found() -> None:

@@ -1,6 +1,6 @@
 """A loopback double of Discord's REST API and gateway that the unmodified discord.py client logs into.
 
-Point discord.py at it with `patch_discord()` (two class attributes) or, for a separate process, with the
+Point discord.py at it with `discord_pointed_at()` (two class attributes) or, for a separate process, with the
 `DISCORD_API_BASE` / `DISCORD_GATEWAY_URL` settings. It records every request the bot makes and applies
 Discord's rules to them: the 3-second first-response deadline (then 404 / 10062), one initial response
 per interaction (then 400 / 40060), the 15-minute token lifetime, and the documented limits of command
@@ -33,6 +33,7 @@ from typing import Any
 import yarl
 from aiohttp import BodyPartReader, WSMsgType, web
 
+from bot.discord_api import point_discord_at
 from bot.local.limits import validate_command_set, validate_message
 from bot.local.payloads import APPLICATION_ID, BOT_USER, OWNER, Snowflakes, guild_create
 
@@ -708,11 +709,7 @@ class DiscordDouble:
 
 @contextlib.contextmanager
 def discord_pointed_at(api_base: str, gateway_url: str) -> Iterator[None]:
-    """Point discord.py's REST and gateway endpoints elsewhere for the duration of the block.
-
-    Both are class attributes read whenever a request or connection is made, so this reaches interaction
-    responses too (they bypass `HTTPClient.request`, which is why patching that is not enough).
-    """
+    """Point discord.py's REST and gateway endpoints elsewhere for the duration of the block."""
     import discord.gateway
     import discord.http
 
@@ -722,14 +719,3 @@ def discord_pointed_at(api_base: str, gateway_url: str) -> Iterator[None]:
         yield
     finally:
         discord.http.Route.BASE, discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = old
-
-
-def point_discord_at(api_base: str | None, gateway_url: str | None) -> None:
-    """Send discord.py's REST requests to `api_base` and its gateway connection to `gateway_url`."""
-    import discord.gateway
-    import discord.http
-
-    if api_base:
-        discord.http.Route.BASE = api_base.rstrip("/")
-    if gateway_url:
-        discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(gateway_url)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import unicodedata
 from typing import Any
 
-from discord import app_commands
+from bot.discord_api import sync_payload as sync_payload  # what is checked here; the bot needs it too
 
 SUB_COMMAND, SUB_COMMAND_GROUP, STRING = 1, 2, 3
 CHAT_INPUT, USER, MESSAGE = 1, 2, 3
@@ -133,11 +133,6 @@ def validate_command_set(commands: list[dict[str, Any]]) -> list[str]:
         if len(names) != len(set(names)):
             errors.append(f"duplicate command names for type {kind}")
     return errors
-
-
-def sync_payload(tree: app_commands.CommandTree[Any]) -> list[dict[str, Any]]:
-    """Exactly what `tree.sync()` would send for the global scope, built without a network."""
-    return [command.to_dict(tree) for command in tree.get_commands()]
 
 
 def validate_message(body: dict[str, Any]) -> list[str]:

@@ -7,6 +7,9 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+# The bot fills `resolved` users of a saved roll's line with it too; the tests use it for someone not acting.
+from bot.commandline import user_object as user_object
+
 DISCORD_EPOCH_MS = 1420070400000
 # The permissions of an ordinary member (no Manage Server), and of a moderator who has Manage Server too.
 MEMBER_PERMISSIONS = "2248473465835073"
@@ -64,19 +67,7 @@ class Actor:
 
     def user(self) -> dict[str, Any]:
         """The user object of this actor."""
-        return {
-            "id": self.user_id,
-            "username": self.name,
-            "discriminator": "0",
-            "global_name": self.name.title(),
-            "avatar": None,
-            "public_flags": 0,
-        }
-
-
-def user_object(user_id: str) -> dict[str, Any]:
-    """The user object of someone other than the actor, for `resolved` data."""
-    return Actor(user_id=user_id, guild_id=None, channel_id="0").user()
+        return user_object(self.user_id, self.name)
 
 
 def member_object(actor: Actor) -> dict[str, Any]:
