@@ -1,10 +1,12 @@
 import itertools
 import json
 import random
+import re
 import time
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -18,6 +20,7 @@ from bot.rules.dice import (
     MAX_LITERAL,
     MAX_SIDES,
     MIN_SIDES,
+    AnnotatedResult,
     BinaryOp,
     BinaryResult,
     Comparator,
@@ -40,6 +43,8 @@ from bot.rules.dice import (
     Operator,
     ResultNode,
     RollResult,
+    RollsResult,
+    SetResult,
     parse,
     roll,
 )
@@ -76,8 +81,11 @@ def walk(node: ResultNode) -> Iterator[ResultNode]:
     elif isinstance(node, BinaryResult):
         yield from walk(node.left)
         yield from walk(node.right)
-    elif isinstance(node, GroupResult):
+    elif isinstance(node, GroupResult | AnnotatedResult):
         yield from walk(node.inner)
+    elif isinstance(node, SetResult | RollsResult):
+        for item in node.items:
+            yield from walk(item)
 
 
 # ------------------------------------------------------------------------------------------ plain rolls
@@ -663,10 +671,18 @@ def check_result(result: RollResult) -> None:
                 requested += term.rolled_count
                 continue
             low, high = term.faces
+            low = term.minimum if term.minimum is not None else low - (term.explode_mode is ExplodeMode.PENETRATE)
+            high = term.maximum if term.maximum is not None else high
             assert all(low <= die.face <= high for die in node.dice)
-            assert node.total == sum(die.face for die in node.dice if die.state is KEPT)
+            kept = [die for die in node.dice if die.state is KEPT]
+            if term.success is not None:
+                assert node.total == sum(die.success for die in kept) - sum(die.failure for die in kept)
+            else:
+                assert node.total == sum(die.face for die in kept)
             requested += term.rolled_count
             extra_rolls += len(node.dice) - term.rolled_count
+            if term.reroll is not None and term.reroll.add:
+                continue  # `ra` adds an extra die that no explosion started
             # Each explosion starts one extra die; a rerolled die is always followed by its replacement.
             replacements = [i for i in range(1, len(node.dice)) if node.dice[i - 1].state is REROLLED]
             chain_starts = [i for i, die in enumerate(node.dice) if die.extra and i not in replacements]
@@ -736,3 +752,28 @@ def test_any_text_rolls_or_raises_dice_error(text: str, seed: int) -> None:
 @given(text=_EXPRESSION_TEXT, seed=st.integers(0, 2**32))
 def test_grammar_shaped_text_rolls_or_raises_dice_error(text: str, seed: int) -> None:
     roll_or_refuse(text, seed)
+
+
+# ------------------------------------------------------------------------- the notation table (docs/dice.md)
+
+_DOCS = Path(__file__).resolve().parents[2] / "docs" / "dice.md"
+
+
+def notation_examples() -> list[str]:
+    """Every example in the first column of the first table of docs/dice.md."""
+    text = _DOCS.read_text(encoding="utf-8")
+    table = text.split("## Every notation", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in table.splitlines() if line.startswith("| `")]
+    return [example for row in rows for example in re.findall(r"`([^`]+)`", row.split("|")[1])]
+
+
+def test_the_docs_table_is_long_enough_to_mean_something() -> None:
+    assert len(notation_examples()) >= 60
+
+
+@pytest.mark.parametrize("example", notation_examples())
+def test_every_example_in_the_docs_table_rolls(example: str) -> None:
+    if example in ("+ - *", "( )"):
+        return
+    result = roll(example, random.Random(0))
+    check_result(result)
