@@ -152,6 +152,7 @@ class Operator(StrEnum):
     SUBTRACT = "-"
     MULTIPLY = "*"
     DIVIDE = "/"
+    MODULO = "%"
 
 
 class Comparator(StrEnum):
@@ -357,9 +358,13 @@ class DiceSet:
 
     items: tuple[Expression, ...]
     keep: Keep | None = None
+    success: Condition | None = None  # Roll20's `{3d20+5}>21`: the total counts the items that reach it
 
     def __str__(self) -> str:
-        return "{" + ", ".join(str(item) for item in self.items) + "}" + ("" if self.keep is None else str(self.keep))
+        text = "{" + ", ".join(str(item) for item in self.items) + "}" + ("" if self.keep is None else str(self.keep))
+        if self.success is not None:
+            text += ("=" if self.success.comparator is Comparator.EQUAL else "") + str(self.success)
+        return text
 
 
 @dataclass(frozen=True, slots=True)
@@ -712,6 +717,11 @@ _KEYWORDS: Final = sorted(
         "e",
         "t",
         "f",
+        "sa",
+        "sd",
+        "cs",
+        "cf",
+        "s",
     ],
     key=len,
     reverse=True,
@@ -804,19 +814,16 @@ _KEEP_WORDS: Final = {
     "d": KeepMode.DROP_LOWEST,
 }
 _EXPLODE_WORDS: Final = frozenset({"e", "ie"})
+# Roll20's sorting and critical highlighting change how dice look there, never a total: read and set aside.
+_DISPLAY_WORDS: Final = frozenset({"s", "sa", "sd", "cs", "cf"})
 _REROLL_WORDS: Final = frozenset({"r", "ro", "rr", "ra", "ir"})
 _MODIFIER_WORDS: Final = frozenset(
-    {*_KEEP_WORDS, *_EXPLODE_WORDS, *_REROLL_WORDS, "p", "mi", "ma", "t", "f", "adv", "dis"}
+    {*_KEEP_WORDS, *_EXPLODE_WORDS, *_REROLL_WORDS, "p", "mi", "ma", "t", "f", "adv", "dis", *_DISPLAY_WORDS}
 )
 # Spellings of other bots that /roll does not take, with what to write instead.
 _OTHER_SPELLINGS: Final = {
     "x": "Exploding dice are written ! here (3d6!, or 3d6!>5).",
     "xo": "Exploding once is not supported; write ! to explode (3d6!).",
-    "cs": "Critical ranges are not supported; count successes with t or > (6d10t7, 3d6>4).",
-    "cf": "Critical ranges are not supported; count failures with f (6d10t7f1).",
-    "s": "Sorting is not supported: every die is shown in the order rolled.",
-    "sa": "Sorting is not supported: every die is shown in the order rolled.",
-    "sd": "Sorting is not supported: every die is shown in the order rolled.",
     "b": "Botches are counted with f here (5d10t8f1).",
     "min": "The minimum face is written mi here (8d6mi2).",
     "max": "The maximum face is written ma here (1d20ma19).",
@@ -1032,10 +1039,12 @@ class _Parser:
 
     def _term(self) -> Expression:
         node = self._unary()
-        while (kind := self._peek().kind) in (_Kind.STAR, _Kind.SLASH, _Kind.DSLASH):
+        while (kind := self._peek().kind) in (_Kind.STAR, _Kind.SLASH, _Kind.DSLASH, _Kind.PERCENT):
             self._advance()
             if kind is _Kind.STAR:
                 node = BinaryOp(Operator.MULTIPLY, node, self._unary())
+            elif kind is _Kind.PERCENT:
+                node = BinaryOp(Operator.MODULO, node, self._unary())  # Avrae's remainder, `1d100 % 10`
             else:
                 self._note("/ rounds down, as Avrae and Dice Maiden do.")
                 node = BinaryOp(Operator.DIVIDE, node, self._unary())
@@ -1113,7 +1122,11 @@ class _Parser:
                 self._fail(token, "A set keeps or drops its highest or lowest totals: kh1, kl1, dh1, dl1.")
             if keep.amount == 0:
                 raise DiceError(f"Can't keep or drop 0 items of {self._text[opening.start : token.end + 1]}.")
-        return DiceSet(tuple(items), keep)
+        success: Condition | None = None
+        token = self._peek()
+        if token.kind in _COMPARATOR_KINDS:
+            success = self._condition(default=None, strict=False)
+        return DiceSet(tuple(items), keep, success)
 
     def _keep(self, token: _Token) -> Keep:
         word = token.word
@@ -1212,10 +1225,15 @@ class _Parser:
             self._once(fields, "explode", token, "explode (!, !!, !p, e)")
             if word == "e":
                 self._note("e explodes again on every matching die, as in Avrae (Dice Maiden's e explodes once).")
-            fields["explode"] = self._condition(default=sides, strict=word == "e")
+            condition = self._condition(default=sides, strict=word == "e")
+            if word == "ie" and condition.comparator is Comparator.EQUAL:
+                condition = Condition(Comparator.AT_LEAST, condition.value)  # Dice Maiden: ie8 explodes on 8 or more
+            fields["explode"] = condition
         elif word in _REROLL_WORDS:
             self._once(fields, "reroll", token, "reroll (r, ro, rr, ra)")
             condition = self._condition(default=None, strict=word in ("rr", "ra"))
+            if word == "ir" and condition.comparator is Comparator.EQUAL:
+                condition = Condition(Comparator.AT_MOST, condition.value)  # Dice Maiden: ir2 rerolls 2 or less
             if word == "r":
                 self._note("r rerolls until the die stops matching, as in Roll20 (Dice Maiden's r rerolls once: ro).")
             fields["reroll"] = Reroll(condition, once=word in ("ro", "ra"), add=word == "ra")
@@ -1235,6 +1253,14 @@ class _Parser:
             if "success" not in fields:
                 self._fail(token, "Failures count against successes: give the success target first, like 5d10t8f1.")
             fields["failure"] = self._condition(default=None, strict=False)
+        elif word in _DISPLAY_WORDS:
+            if word in ("cs", "cf"):
+                self._condition(default=sides, strict=False)
+                self._note(
+                    f"{word} only changes how Roll20 highlights dice; the total is the same, so it is set aside."
+                )
+            else:
+                self._note(f"Sorting ({word}) is set aside: the dice are shown in the order rolled.")
         else:  # adv, dis
             if fields:
                 self._fail(token, "adv/dis can't be combined with other modifiers.")
@@ -1383,7 +1409,7 @@ class _Roller:
         if right == 0:
             self.divided_by_zero = True
             return 0
-        return left // right
+        return left // right if op is Operator.DIVIDE else left % right
 
     def _roll_set(self, node: DiceSet) -> SetResult:
         items = tuple(self.evaluate(item) for item in node.items)
@@ -1392,7 +1418,9 @@ class _Roller:
             drafts = [_Draft(item.total, extra=False) for item in items]
             _apply_keep(drafts, node.keep)
             kept = [draft.state is DieState.KEPT for draft in drafts]
-        total = sum(item.total for item, keep in zip(items, kept, strict=True) if keep)
+        chosen = [item.total for item, keep in zip(items, kept, strict=True) if keep]
+        success = node.success
+        total = sum(chosen) if success is None else sum(success.matches(value) for value in chosen)
         return SetResult(node, items, tuple(kept), total)
 
     def _take_extra_roll(self) -> bool:
@@ -1535,5 +1563,5 @@ def roll(expression: Expression | str, rng: DiceSource) -> RollResult:
     tree = roller.evaluate(parsed.expression)
     notes = parsed.notes
     if roller.divided_by_zero:
-        notes = (*notes, "A division by zero counted as 0.")
+        notes = (*notes, "A division (or remainder) by zero counted as 0.")
     return RollResult(str(parsed.expression), tree, tree.total, roller.capped, parsed.label, notes)

@@ -66,7 +66,11 @@ def breakdown(node: ResultNode, *, every_die: bool = True) -> str:
                 text = f"{breakdown(item, every_die=every_die)} = {item.total}"
                 items.append(text if kept else f"~~{text}~~")
             keep = "" if node.term.keep is None else str(node.term.keep)
-            return "{" + ", ".join(items) + "}" + keep
+            target = node.term.success
+            if target is None:
+                return "{" + ", ".join(items) + "}" + keep
+            at = ("=" if target.comparator == "=" else "") + str(target)
+            return "{" + ", ".join(items) + "}" + f"{keep}{at} → {node.total} successes"
         case RollsResult():
             return "\n".join(f"{breakdown(item, every_die=every_die)} = **{item.total}**" for item in node.items)
     raise TypeError(f"not a result node: {node!r}")

@@ -18,6 +18,8 @@ from bot.rules.dice import (
     MAX_EXPRESSION_LENGTH,
     MAX_EXTRA_ROLLS,
     MAX_LITERAL,
+    MAX_REPEAT,
+    MAX_ROLLS_AT_ONCE,
     MAX_SIDES,
     MIN_SIDES,
     AnnotatedResult,
@@ -671,8 +673,11 @@ def check_result(result: RollResult) -> None:
                 requested += term.rolled_count
                 continue
             low, high = term.faces
-            low = term.minimum if term.minimum is not None else low - (term.explode_mode is ExplodeMode.PENETRATE)
-            high = term.maximum if term.maximum is not None else high
+            low -= term.explode_mode is ExplodeMode.PENETRATE
+            if term.minimum is not None:  # mi and ma force the face, even outside the die's own faces
+                low, high = term.minimum, max(high, term.minimum)
+            if term.maximum is not None:
+                low, high = min(low, term.maximum), term.maximum
             assert all(low <= die.face <= high for die in node.dice)
             kept = [die for die in node.dice if die.state is KEPT]
             if term.success is not None:
@@ -777,3 +782,257 @@ def test_every_example_in_the_docs_table_rolls(example: str) -> None:
         return
     result = roll(example, random.Random(0))
     check_result(result)
+
+
+# ------------------------------------------------------------------ other bots' notations (issue 17), forced
+
+
+@pytest.mark.parametrize(
+    ("text", "script", "total", "normalized"),
+    [
+        # Division rounds down, at each division; // is the same; % is Avrae's remainder.
+        ("4d6/2", [3, 4, 5, 1], 6, "4d6 / 2"),
+        ("(1d8+3)/2", [4], 3, "(1d8 + 3) / 2"),
+        ("-1d4/2", [3], -2, "-1d4 / 2"),
+        ("1d10//3", [8], 2, "1d10 / 3"),
+        ("1d100 % 10", [47], 7, "1d100 % 10"),
+        # Keep and drop without h/l: k is highest, d (after the dice) is lowest.
+        ("4d6k3", [3, 6, 1, 5], 14, "4d6kh3"),
+        ("4d6 k3", [3, 6, 1, 5], 14, "4d6kh3"),
+        ("4d6d1", [3, 6, 1, 5], 14, "4d6dl1"),
+        ("8d100d3", [10, 20, 30, 40, 50, 60, 70, 80], 300, "8d100dl3"),
+        # Avrae's p (drop), and keep/drop by face, reading < and > strictly.
+        ("4d6pl1", [3, 6, 1, 5], 14, "4d6dl1"),
+        ("4d6ph1", [3, 6, 1, 5], 9, "4d6dh1"),
+        ("4d6k>3", [3, 6, 1, 5], 11, "4d6k>=4"),
+        ("4d6p<3", [3, 6, 1, 5], 14, "4d6p<=2"),
+        ("4d6p1", [1, 6, 1, 5], 11, "4d6p=1"),
+        ("4d6k=6", [6, 6, 1, 5], 12, "4d6k=6"),
+        # Advantage anywhere in the roll.
+        ("1d20+5 adv", [7, 15], 20, "1d20adv + 5"),
+        ("d20+3 dis", [7, 15], 10, "1d20dis + 3"),
+        ("1d20+5adv", [7, 15], 20, "1d20adv + 5"),
+        # Success counting: t is "at least"; Roll20's > and < are inclusive; f subtracts failures.
+        ("6d10 t7", [7, 3, 10, 1, 6, 9], 3, "6d10t7"),
+        ("5d10 t8 f1", [8, 1, 2, 9, 1], 0, "5d10t8f1"),
+        ("3d6>3", [3, 2, 6], 2, "3d6t3"),
+        ("3d6<2", [3, 2, 1], 2, "3d6t<=2"),
+        ("10d10>=6f1", [6, 5, 1, 10, 1, 1, 7, 8, 2, 3], 1, "10d10t6f1"),
+        ("{3d20+5}>21", [10, 5, 2], 1, "{3d20 + 5}>=21"),
+        # Fudge dice.
+        ("4dF", [-1, 0, 1, 1], 1, "4dF"),
+        ("4dF+1", [-1, -1, -1, -1], -3, "4dF + 1"),
+        # Groups and sets: each item totalled, the keep rule chooses among the totals.
+        ("{4d6, 3d8}kh1", [1, 2, 3, 4, 8, 8, 8], 24, "{4d6, 3d8}kh1"),
+        ("(1d6, 1d8, 1d10)kh2", [6, 1, 10], 16, "{1d6, 1d8, 1d10}kh2"),
+        ("(1d6,)", [4], 4, "{1d6}"),
+        # Avrae's operators.
+        ("1d20e20", [20, 20, 3], 43, "1d20!"),
+        ("1d10e>8", [9, 3], 12, "1d10!>=9"),
+        ("2d6rr1", [1, 1, 4, 5], 9, "2d6r1"),
+        ("2d6rr<3", [2, 3, 1, 1, 6], 9, "2d6r<=2"),
+        ("4d6ra1", [1, 1, 4, 5, 6], 17, "4d6ra1"),  # the first 1 earns one more die; the second does not
+        ("8d6mi2", [1, 2, 3, 4, 5, 6, 1, 1], 26, "8d6mi2"),
+        ("1d20ma19", [20], 19, "1d20ma19"),
+        # Dice Maiden's spellings.
+        ("3d6 ie6", [6, 6, 1, 2, 3], 18, "3d6!>=6"),
+        ("1d10 ie8", [8, 9, 2], 19, "1d10!>=8"),
+        ("4d6 ir2", [1, 2, 5, 3, 4, 6], 18, "4d6r<=2"),
+        ("10d6 e6 k8 +4", [6, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2], 4 + 6 + 2 + 6 * 1, "10d6!kh8 + 4"),
+        # Roll20's compounding and penetrating dice.
+        ("5d6!!", [6, 2, 1, 1, 1, 6, 1], 18, "5d6!!"),
+        ("1d6!!>5", [5, 6, 2], 13, "1d6!!>=5"),
+        ("1d6!p", [6, 6, 3], 13, "1d6!p"),
+        # Roll20's comparators, now inclusive.
+        ("5d10!>8", [8, 2, 3, 4, 5, 1], 23, "5d10!>=8"),
+        ("2d8r<2", [2, 1, 5, 7], 12, "2d8r<=2"),
+        # Display-only Roll20 modifiers are set aside.
+        ("3d6sa", [3, 1, 2], 6, "3d6"),
+        ("1d20cs>19", [19], 19, "1d20"),
+        # No dice at all, and a one-sided die.
+        ("0d6", [], 0, "0d6"),
+        ("1d1", [1], 1, "1d1"),
+    ],
+)
+def test_other_bots_notations_mean_what_their_home_bot_says(
+    text: str, script: list[int], total: int, normalized: str
+) -> None:
+    result = roll_scripted(text, script)
+    assert result.total == total
+    assert result.expression_text == normalized
+    check_result(result)
+    assert parse(normalized) == parse(text)
+
+
+def test_compounding_dice_are_one_die_with_the_sum() -> None:
+    term = only_dice(roll_scripted("1d6!!", [6, 6, 2]))
+    assert [die.face for die in term.dice] == [14]
+    assert term.dice[0].exploded
+
+
+def test_penetrating_extra_dice_count_one_less() -> None:
+    term = only_dice(roll_scripted("1d6!p", [6, 6, 3]))
+    assert [(die.face, die.extra) for die in term.dice] == [(6, False), (5, True), (2, True)]
+
+
+def test_reroll_and_add_keeps_the_original_and_adds_one_die_only() -> None:
+    term = only_dice(roll_scripted("3d6ra1", [1, 1, 4, 2]))
+    assert [(die.face, die.state, die.extra) for die in term.dice] == [
+        (1, KEPT, False),
+        (2, KEPT, True),
+        (1, KEPT, False),
+        (4, KEPT, False),
+    ]
+
+
+def test_successes_and_failures_are_marked_on_each_die() -> None:
+    term = only_dice(roll_scripted("4d10t8f1", [8, 1, 5, 10]))
+    assert [(die.success, die.failure) for die in term.dice] == [
+        (True, False),
+        (False, True),
+        (False, False),
+        (True, False),
+    ]
+    assert term.total == 1
+
+
+def test_label_after_the_roll() -> None:
+    assert roll_scripted("1d20+5 Roll for Initiative", [3]).label == "Roll for Initiative"
+    assert roll_scripted("2d6+3 fire damage", [1, 2]).label == "fire damage"
+    assert roll_scripted("4d6 ! Damage roll", [1, 2, 3, 4]).label == "Damage roll"
+    assert roll_scripted("1d20 ätzend", [1]).label == "ätzend"
+    assert roll_scripted("1d20", [1]).label is None
+    assert parse("1d20+5 Roll for Initiative") == parse("1d20+5")
+
+
+def test_several_rolls_and_repeats() -> None:
+    result = roll_scripted("1d20+5; 2d6+3", [12, 3, 4])
+    assert isinstance(result.tree, RollsResult)
+    assert [item.total for item in result.tree.items] == [17, 10]
+    assert result.tree.texts == ("1d20 + 5", "2d6 + 3")
+    assert result.several
+    repeated = roll_scripted("6 4d6k3", [3, 6, 1, 5] * 6)
+    assert isinstance(repeated.tree, RollsResult)
+    assert [item.total for item in repeated.tree.items] == [14] * 6
+    assert repeated.expression_text == "6 4d6kh3"
+    assert not roll_scripted("1d20", [3]).several
+
+
+def test_where_bots_disagree_the_result_says_which_reading() -> None:
+    notes = " ".join(roll_scripted("4d6k3 + 1d6r1 + 1d10!>8 + 1d6e6 + 4d6/2", [1] * 4 + [2, 3, 2, 1, 1, 1, 1]).notes)
+    for said in ("k3 keeps the highest 3", "r rerolls until", ">8 means 8 or more", "e explodes again", "rounds down"):
+        assert said in notes
+
+
+def test_division_by_zero_counts_as_zero_and_says_so() -> None:
+    result = roll_scripted("1d6/(1d2-1)", [5, 1])
+    assert result.total == 0
+    assert "division" in result.notes[-1]
+
+
+@pytest.mark.parametrize(
+    ("text", "teaches"),
+    [
+        ("3d6x", "written ! here"),
+        ("1d20 advantage", "Write adv"),
+        ("1d20+5 3 goblins", "label: option"),
+        ("10d20r<20", "write r<19, or Avrae's rr<20"),
+        ("2d20 + 1 adv", "exactly one plain d20"),
+        ("4d10f1", "give the success target first"),
+        ("4dFr1", "Fudge dice can't explode or reroll"),
+        ("21 4d6", f"1 to {MAX_REPEAT} times"),
+        ("1d6;" * 11, f"limit is {MAX_ROLLS_AT_ONCE}"),
+        ("1d8[<fire>]", "A note like [fire]"),
+        ("4d6k>3k<5", "Only one keep"),
+    ],
+)
+def test_errors_name_what_to_write_instead(text: str, teaches: str) -> None:
+    with pytest.raises(DiceError) as caught:
+        roll(text, NoDice())
+    assert teaches in caught.value.message
+
+
+def test_repeats_count_towards_the_dice_limit() -> None:
+    with pytest.raises(DiceLimitError, match="1200 requested"):
+        roll("20 60d6", NoDice())
+
+
+def test_the_extra_roll_budget_lets_every_peer_roll_finish() -> None:
+    # Avrae's `10d20rr<20` (keep rerolling until a 20) needs about 190 rerolls: once capped in 1892 of 2000 tries.
+    rng = random.Random(17)
+    assert not any(roll("10d20rr<20", rng).capped for _ in range(2000))
+
+
+_OTHER_BOT_MODIFIER = st.sampled_from(
+    [
+        "k3",
+        " k3",
+        "d1",
+        "pl1",
+        "ph1",
+        "p1",
+        "k>3",
+        "p<3",
+        "e",
+        "e6",
+        " ie6",
+        "rr1",
+        "ra1",
+        " ir2",
+        "mi2",
+        "ma5",
+        " t7",
+        "t7f1",
+        ">3",
+        "<2",
+        ">=6f1",
+        "!!",
+        "!p",
+        "!!>5",
+        "!p>5",
+        "sa",
+        "cs>5",
+        "[fire]",
+    ]
+)
+_OTHER_DICE = st.builds(
+    lambda count, sides, mods: f"{count}d{sides}{''.join(mods)}",
+    st.sampled_from(["", "1", "2", "4", "6", "10"]),
+    st.sampled_from(["4", "6", "8", "10", "20", "F", "%", "1"]),
+    st.lists(_OTHER_BOT_MODIFIER, max_size=3),
+)
+_OTHER_EXPRESSION = st.recursive(
+    st.one_of(_OTHER_DICE, st.integers(0, 20).map(str)),
+    lambda inner: st.one_of(
+        st.builds("{} {} {}".format, inner, st.sampled_from(["+", "-", "*", "/", "//", "%"]), inner),
+        inner.map("({})".format),
+        st.lists(inner, min_size=1, max_size=3).map(lambda items: "{" + ", ".join(items) + "}kh1"),
+    ),
+    max_leaves=6,
+)
+_OTHER_TEXT = st.builds(
+    lambda repeat, rolls, tail: repeat + "; ".join(rolls) + tail,
+    st.sampled_from(["", "3 "]),
+    st.lists(_OTHER_EXPRESSION, min_size=1, max_size=3),
+    st.sampled_from(["", " adv", " Roll for Initiative", " ! fire damage", " dis"]),
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(text=_OTHER_TEXT, seed=st.integers(0, 2**32))
+def test_other_bots_text_rolls_or_raises_dice_error(text: str, seed: int) -> None:
+    roll_or_refuse(text, seed)
+
+
+@settings(max_examples=500, deadline=None)
+@given(text=st.one_of(_OTHER_TEXT, st.text(max_size=60)).map(lambda t: t[:MAX_EXPRESSION_LENGTH]))
+def test_caret_errors_point_inside_the_text(text: str) -> None:
+    try:
+        parse(text)
+    except DiceSyntaxError as error:
+        assert 0 <= error.position <= len(text)
+        shown, caret = error.message.split("```\n")[1].splitlines()[:2]
+        assert len(shown) == len(text)
+        assert caret.index("^") == error.position
+    except DiceError:
+        pass
