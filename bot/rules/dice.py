@@ -299,7 +299,11 @@ class Dice:
             parts.append(str(self.reroll))
         if self.explode is not None:
             is_default = self.explode == Condition(Comparator.EQUAL, self.sides)
-            parts.append(str(self.explode_mode) + ("" if is_default else str(self.explode)))
+            # A bare `!` right before Avrae's `p` would read back as `!p` (penetrating): spell the face out.
+            before_p = self.keep is not None and self.keep.mode is KeepMode.DROP_MATCHING
+            before_p = before_p and self.minimum is None and self.maximum is None
+            bare = is_default and not (before_p and self.explode_mode is ExplodeMode.EXPLODE)
+            parts.append(str(self.explode_mode) + ("" if bare else str(self.explode)))
         if self.minimum is not None:
             parts.append(f"mi{self.minimum}")
         if self.maximum is not None:

@@ -736,12 +736,28 @@ _EXPRESSION = st.recursive(
 _EXPRESSION_TEXT = st.builds(lambda text, shout: text.upper() if shout else text, _EXPRESSION, st.booleans())
 
 
+class CountedDice:
+    """A seeded source that counts its draws."""
+
+    def __init__(self, seed: int) -> None:
+        self._rng = random.Random(seed)
+        self.draws = 0
+
+    def randint(self, a: int, b: int) -> int:
+        self.draws += 1
+        return self._rng.randint(a, b)
+
+
 def roll_or_refuse(text: str, seed: int) -> None:
+    source = CountedDice(seed)
     try:
-        result = roll(text, random.Random(seed))
+        result = roll(text, source)
     except DiceError:
+        assert source.draws == 0  # refused before anything was rolled
         return
     check_result(result)
+    # The work is bounded before rolling: no text draws more than the dice limit plus the extra-roll budget.
+    assert source.draws <= MAX_DICE + MAX_EXTRA_ROLLS
     # Normalized text parses back to the same tree, when it still fits the length limit.
     if len(result.expression_text) <= MAX_EXPRESSION_LENGTH:
         assert parse(result.expression_text) == parse(text)
