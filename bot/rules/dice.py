@@ -9,16 +9,17 @@ Grammar (case-insensitive; whitespace between tokens is ignored unless said othe
     roll     := [INT ' '] expr ['adv' | 'dis']             '6 4d6k3': six rolls; 'adv' applies to the one d20
     label    := ' ' WORD ...  |  ' !' ...                  free text after the roll (Dice Maiden's '! comment')
     expr     := term (('+' | '-') term)*
-    term     := unary (('*' | '/' | '//') unary)*          '/' and '//' both round down
+    term     := unary (('*' | '/' | '//' | '%') unary)*    '/' and '//' both round down; '%' is the remainder
     unary    := '-' unary | '+' unary | atom
     atom     := (INT | dice | '(' expr ')' | set) ['[' annotation ']']
-    set      := '{' expr (',' expr)* '}' keep?  |  '(' expr ',' [expr (',' expr)*] ')' keep?
+    set      := ('{' expr (',' expr)* '}' | '(' expr ',' [expr (',' expr)*] ')') [keep] [comparator INT]
     dice     := [INT] 'd' (INT | '%' | 'F') modifier*
-    modifier := keep | explode | reroll | 'mi' INT | 'ma' INT | success | 'f' cond | 'adv' | 'dis'
+    modifier := keep | explode | reroll+ | 'mi' INT | 'ma' INT | success | 'f' cond | 'adv' | 'dis'
+              | ('s' | 'sa' | 'sd') | ('cs' | 'cf') [cond]   Roll20's display-only modifiers, set aside
     keep     := ('kh' | 'kl' | 'dh' | 'dl' | 'ph' | 'pl' | 'k' | 'd') [INT]    ('k3' keeps the highest 3)
               | ('k' | 'p') ('<' | '>' | '=') INT                                Avrae: keep / drop by face
     explode  := ('!' | '!!' | '!p' | 'e' | 'ie') [cond]    explode, compound, penetrate
-    reroll   := ('r' | 'ro' | 'rr' | 'ra' | 'ir') cond
+    reroll   := ('r' | 'ro' | 'rr' | 'ra' | 'ir') cond     repeated with one kind (`2d8r1r3`): any condition
     success  := ('<' | '>' | '<=' | '>=' | '=') INT  |  't' INT    count dice meeting the target
     cond     := [('<' | '>' | '<=' | '>=' | '=')] INT
 
@@ -237,9 +238,20 @@ class Reroll:
     condition: Condition
     once: bool
     add: bool = False
+    more: tuple[Condition, ...] = ()  # Roll20's `2d8r1r3`: further conditions, any of which rerolls
+
+    @property
+    def conditions(self) -> tuple[Condition, ...]:
+        """Every condition; a face matching any of them is rerolled."""
+        return (self.condition, *self.more)
+
+    def matches(self, face: int) -> bool:
+        """Return whether `face` is rerolled."""
+        return any(condition.matches(face) for condition in self.conditions)
 
     def __str__(self) -> str:
-        return f"{'ra' if self.add else 'ro' if self.once else 'r'}{self.condition}"
+        kind = "ra" if self.add else "ro" if self.once else "r"
+        return "".join(f"{kind}{condition}" for condition in self.conditions)
 
 
 @dataclass(frozen=True, slots=True)
@@ -1234,13 +1246,19 @@ class _Parser:
                 condition = Condition(Comparator.AT_LEAST, condition.value)  # Dice Maiden: ie8 explodes on 8 or more
             fields["explode"] = condition
         elif word in _REROLL_WORDS:
-            self._once(fields, "reroll", token, "reroll (r, ro, rr, ra)")
+            once, add = word in ("ro", "ra"), word == "ra"
+            earlier: Reroll | None = fields.get("reroll")
+            if earlier is not None and (earlier.once, earlier.add) != (once, add):
+                self._fail(token, "Only one kind of reroll (r, ro or ra) is allowed per dice term.")
             condition = self._condition(default=None, strict=word in ("rr", "ra"))
             if word == "ir" and condition.comparator is Comparator.EQUAL:
                 condition = Condition(Comparator.AT_MOST, condition.value)  # Dice Maiden: ir2 rerolls 2 or less
             if word == "r":
                 self._note("r rerolls until the die stops matching, as in Roll20 (Dice Maiden's r rerolls once: ro).")
-            fields["reroll"] = Reroll(condition, once=word in ("ro", "ra"), add=word == "ra")
+            if earlier is not None:
+                fields["reroll"] = replace(earlier, more=(*earlier.more, condition))
+            else:
+                fields["reroll"] = Reroll(condition, once=once, add=add)
         elif word in ("mi", "ma"):
             name = "minimum" if word == "mi" else "maximum"
             self._once(fields, name, token, word)
@@ -1306,19 +1324,31 @@ def _check_dice(node: Dice, written: str) -> None:
     # Faces a die can finally show once a full reroll (r, not ro) has had its way.
     settled = [(low_face, high_face)]
     if node.reroll is not None and not node.reroll.once:
-        low, high = node.reroll.condition.face_range(low_face, high_face)
-        if low <= low_face and high >= high_face:
+        settled = _outside(low_face, high_face, [c.face_range(low_face, high_face) for c in node.reroll.conditions])
+        if not settled:
             hint = " Use ro to reroll only once."
-            if "<" in written and "<=" not in written and "rr" not in written.lower():
+            high = node.reroll.condition.face_range(low_face, high_face)[1]
+            if "<" in written and "<=" not in written and "rr" not in written.lower() and not node.reroll.more:
                 hint = f" Here r<{high} means {high} or less, as in Roll20: write r<{high - 1}, or Avrae's rr<{high}."
             raise DiceError(f"{written} would reroll forever: every face of a d{node.sides} matches.{hint}")
-        if low <= high:
-            settled = [(lo, hi) for lo, hi in ((low_face, low - 1), (high + 1, high_face)) if lo <= hi]
     if node.explode is not None:
         low, high = node.explode.face_range(low_face, high_face)
         if all(low <= lo and hi <= high for lo, hi in settled):
             where = "it can settle on" if settled != [(low_face, high_face)] else f"of a d{node.sides}"
             raise DiceError(f"{written} would explode forever: every face {where} explodes.")
+
+
+def _outside(low: int, high: int, ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The intervals of low..high that none of `ranges` (inclusive, possibly empty) covers, in order."""
+    left: list[tuple[int, int]] = []
+    start = low
+    for lo, hi in sorted(r for r in ranges if r[0] <= r[1]):
+        if lo > start:
+            left.append((start, lo - 1))
+        start = max(start, hi + 1)
+    if start <= high:
+        left.append((start, high))
+    return left
 
 
 def _parse(text: str) -> _Parsed:
@@ -1479,8 +1509,7 @@ class _Roller:
     def _reroll(self, slot: list[_Draft], reroll: Reroll, node: Dice) -> bool:
         """Reroll the last die of `slot` as the rule says; return whether the extra-roll cap stopped it."""
         active = slot[-1]
-        condition = reroll.condition
-        while condition.matches(active.face):
+        while reroll.matches(active.face):
             if not self._take_extra_roll():
                 return True
             active.state = DieState.REROLLED
@@ -1494,7 +1523,7 @@ class _Roller:
         """Avrae's `ra`: the first die that matches earns one extra die, added to the pool; the cap may stop it."""
         assert node.reroll is not None
         for slot in slots:
-            if node.reroll.condition.matches(slot[-1].face):
+            if node.reroll.matches(slot[-1].face):
                 if not self._take_extra_roll():
                     return True
                 slot.append(_Draft(self._face(node), extra=True))

@@ -862,6 +862,7 @@ def test_every_example_in_the_docs_table_rolls(example: str) -> None:
         # Roll20's comparators, now inclusive.
         ("5d10!>8", [8, 2, 3, 4, 5, 1], 23, "5d10!>=8"),
         ("2d8r<2", [2, 1, 5, 7], 12, "2d8r<=2"),
+        ("2d8r1r3", [1, 3, 3, 8, 5], 13, "2d8r1r3"),  # Roll20: several reroll conditions, any of them rerolls
         # Display-only Roll20 modifiers are set aside.
         ("3d6sa", [3, 1, 2], 6, "3d6"),
         ("1d20cs>19", [19], 19, "1d20"),
@@ -960,6 +961,8 @@ def test_division_by_zero_counts_as_zero_and_says_so() -> None:
         ("1d6;" * 11, f"limit is {MAX_ROLLS_AT_ONCE}"),
         ("1d8[<fire>]", "A note like [fire]"),
         ("4d6k>3k<5", "Only one keep"),
+        ("2d6r1ro2", "Only one kind of reroll"),
+        ("1d2r1r2", "reroll forever"),
     ],
 )
 def test_errors_name_what_to_write_instead(text: str, teaches: str) -> None:
