@@ -889,6 +889,11 @@ class _Parser:
     def parse(self) -> _Parsed:
         rolls: list[Expression] = []
         label: str | None = None
+        first, second = self._peek(), self._peek(1)
+        if first.kind in (_Kind.SLASH, _Kind.BANG) and second.kind is _Kind.WORD and second.word in ("r", "roll"):
+            # The command itself pasted in from habit: Roll20's "/r 1d20", Avrae's "!r 1d20".
+            self._index = 2
+            self._note(f"{self._text[first.start : second.end]} at the start is set aside: /roll is the command.")
         while True:
             node, label = self._roll()
             rolls.append(node)

@@ -867,6 +867,9 @@ def test_every_example_in_the_docs_table_rolls(example: str) -> None:
         ("3d6sa", [3, 1, 2], 6, "3d6"),
         ("1d20cs>19", [19], 19, "1d20"),
         # No dice at all, and a one-sided die.
+        # The command pasted in from habit.
+        ("/r 1d20+5", [3], 8, "1d20 + 5"),
+        ("!roll 1d20", [3], 3, "1d20"),
         ("0d6", [], 0, "0d6"),
         ("1d1", [1], 1, "1d1"),
     ],
