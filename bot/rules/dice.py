@@ -967,7 +967,7 @@ class _Parser:
     def _roll(self) -> tuple[Expression, str | None]:
         start_dice = self._dice_requested
         times = self._repeat_count()
-        node = self._expr()
+        node = self._signed_d20() or self._expr()
         label: str | None = None
         while True:
             token = self._peek()
@@ -1069,6 +1069,33 @@ class _Parser:
             else:
                 self._note("/ rounds down, as Avrae and Dice Maiden do.")
                 node = BinaryOp(Operator.DIVIDE, node, self._unary())
+        return node
+
+    def _signed_d20(self) -> Expression | None:
+        """Dice Maiden's `+d20` / `-d20` opening a roll: a d20 with advantage / disadvantage, then the rest."""
+        sign, d_token, sides = self._peek(), self._peek(1), self._peek(2)
+        if not (
+            sign.kind in (_Kind.PLUS, _Kind.MINUS)
+            and d_token.kind is _Kind.WORD
+            and d_token.word == "d"
+            and not d_token.spaced
+            and sides.kind is _Kind.INT
+            and sides.value == 20
+            and not sides.spaced
+            and self._peek(3).kind in (_Kind.PLUS, _Kind.MINUS, _Kind.SEMI, _Kind.END, _Kind.WORD)
+        ):
+            return None
+        if self._peek(3).kind is _Kind.WORD and not self._peek(3).spaced:
+            return None  # a modifier follows (-d20kh1): plain arithmetic
+        self._index += 3
+        advantage = Advantage.ADVANTAGE if sign.kind is _Kind.PLUS else Advantage.DISADVANTAGE
+        self._note(f"{self._text[sign.start : sides.end]} opening a roll is Dice Maiden's {advantage}.")
+        self._dice_requested += 2
+        node: Expression = Dice(1, 20, advantage=advantage)
+        while (kind := self._peek().kind) in (_Kind.PLUS, _Kind.MINUS):
+            self._advance()
+            op = Operator.ADD if kind is _Kind.PLUS else Operator.SUBTRACT
+            node = BinaryOp(op, node, self._term())
         return node
 
     def _unary(self) -> Expression:

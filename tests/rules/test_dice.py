@@ -867,6 +867,11 @@ def test_every_example_in_the_docs_table_rolls(example: str) -> None:
         ("3d6sa", [3, 1, 2], 6, "3d6"),
         ("1d20cs>19", [19], 19, "1d20"),
         # No dice at all, and a one-sided die.
+        # Dice Maiden's advantage and disadvantage aliases.
+        ("+d20", [7, 15], 15, "1d20adv"),
+        ("-d20 + 5", [7, 15], 12, "1d20dis + 5"),
+        ("-d20kh1", [7], -7, "-1d20kh1"),
+        ("2 - d20", [7], -5, "2 - 1d20"),
         # The command pasted in from habit.
         ("/r 1d20+5", [3], 8, "1d20 + 5"),
         ("!roll 1d20", [3], 3, "1d20"),
