@@ -53,6 +53,7 @@ Rules decided here (docs/dice.md gives the reasons, peer by peer):
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 from enum import Enum, StrEnum, auto
 from typing import Any, Final, NoReturn, Protocol, TypeAlias, assert_never
@@ -1383,6 +1384,9 @@ def _outside(low: int, high: int, ranges: list[tuple[int, int]]) -> list[tuple[i
     return left
 
 
+_INLINE: Final = re.compile(r"\[\[(.*?)\]\]")
+
+
 def _parse(text: str) -> _Parsed:
     if len(text) > MAX_EXPRESSION_LENGTH:
         raise DiceLimitError(
@@ -1390,6 +1394,13 @@ def _parse(text: str) -> _Parsed:
         )
     if not text.strip():
         raise DiceError("There is nothing to roll: the expression is empty.")
+    if text.lstrip().startswith("[[") and "]]" in text:
+        # Roll20's inline roll `[[1d20+5]]`: the brackets become spaces, so that carets still line up.
+        inline = _INLINE.sub(lambda match: "  " + match.group(1) + "  ", text)
+        try:
+            return _Parser(inline).parse()
+        except DiceSyntaxError as error:
+            raise DiceSyntaxError(text, error.position, error.reason, error.hint) from None
     return _Parser(text).parse()
 
 

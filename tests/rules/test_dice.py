@@ -872,6 +872,8 @@ def test_every_example_in_the_docs_table_rolls(example: str) -> None:
         ("-d20 + 5", [7, 15], 12, "1d20dis + 5"),
         ("-d20kh1", [7], -7, "-1d20kh1"),
         ("2 - d20", [7], -5, "2 - 1d20"),
+        # Roll20's inline roll.
+        ("[[1d20+5]]", [3], 8, "1d20 + 5"),
         # The command pasted in from habit.
         ("/r 1d20+5", [3], 8, "1d20 + 5"),
         ("!roll 1d20", [3], 3, "1d20"),
