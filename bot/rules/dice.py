@@ -1190,7 +1190,11 @@ class _Parser:
             return Keep(mode, 0, _condition_of(symbol, value, strict=True))
         if word == "p":
             if nxt.kind is not _Kind.INT:
-                self._fail(nxt, "Expected ph N, pl N or the faces to drop, like p1 or p<3.")
+                self._fail(
+                    nxt,
+                    "Expected ph N, pl N or the faces to drop, like p1 or p<3. "
+                    "For Dice Maiden's private roll, use the private:true option.",
+                )
             return Keep(KeepMode.DROP_MATCHING, 0, Condition(Comparator.EQUAL, self._int("a number")))
         amount = 1
         if nxt.kind is _Kind.INT:

@@ -972,6 +972,7 @@ def test_division_by_zero_counts_as_zero_and_says_so() -> None:
         ("1d8[<fire>]", "A note like [fire]"),
         ("4d6k>3k<5", "Only one keep"),
         ("2d6r1ro2", "Only one kind of reroll"),
+        ("4d6 p", "use the private:true option"),
         ("1d2r1r2", "reroll forever"),
     ],
 )
