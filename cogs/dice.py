@@ -29,10 +29,10 @@ class Dice(commands.Cog):
         private: bool = False,
         hidden: bool = False,
     ) -> None:
-        """Roll dice: 4d6kh3, 1d20+5, d20adv, 3d6!, 2d6r1, (1d8+2)*2, d%.
+        """Roll dice the way Roll20, Avrae or Dice Maiden read them: 4d6k3, 1d20+5 adv, 6d10 t7, 4dF.
 
         Args:
-            expression: NdM, d%, + - * ( ), kh/kl/dh/dl N keep or drop, ! explode, r/ro reroll, adv/dis on a d20
+            expression: 4d6k3, 1d20+5 adv, 3d6!, 6d10 t7, 4d6/2, 1d20+5; 2d6 ... Text after the roll is its label
             label: What the roll is for, shown as its title
             private: Show the result to you only
             hidden: Send the result to the GM channel; this channel only sees that you rolled

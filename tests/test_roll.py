@@ -46,9 +46,9 @@ async def test_multiplication_is_escaped_for_markdown(local: LocalDiscord) -> No
     ("expression", "named_limit"),
     [
         ("1001d6", "the limit is 1000"),
-        ("100000d100000", "between 2 and 10000 sides"),
-        ("1d1", "between 2 and 10000 sides"),
-        ("1d10001", "between 2 and 10000 sides"),
+        ("100000d100000", "between 1 and 10000 sides"),
+        ("1d0", "between 1 and 10000 sides"),
+        ("1d10001", "between 1 and 10000 sides"),
         ("1+" * 100 + "1", "200"),
         ("600d6+500d6", "the limit is 1000"),
         ("1d6!>0", "every face"),
@@ -68,10 +68,11 @@ async def test_caps_are_refused_fast_with_a_message_naming_the_limit(
 
 
 async def test_exploding_dice_stop_at_the_extra_roll_cap_and_say_so(local: LocalDiscord) -> None:
-    local.bot.dice = ScriptedDice([2] * 101)
+    local.bot.dice = ScriptedDice([2] * 1001)
     exchange = await local.command("roll", {"expression": "1d2!"})
-    assert exchange.embed["footer"]["text"] == "Exploding and rerolled dice stopped at the limit of 100 extra rolls."
-    assert exchange.embed["description"].endswith("= **202**")
+    assert exchange.embed["footer"]["text"] == "Exploding and rerolled dice stopped at the limit of 1000 extra rolls."
+    assert exchange.embed["description"].endswith("= **2002**")
+    assert exchange.rejected == []
 
 
 async def test_a_huge_pool_still_fits_the_embed(local: LocalDiscord) -> None:
@@ -84,7 +85,7 @@ async def test_parse_error_points_at_the_position(local: LocalDiscord) -> None:
     exchange = await local.command("roll", {"expression": "2d6 + (1d4"})
     description = exchange.embed["description"]
     assert exchange.ephemeral
-    assert description.startswith("Unexpected end of expression at character 11. Expected +, -, * or ')' to close")
+    assert description.startswith("Unexpected end of expression at character 11. Expected +, -, *, / or ')' to close")
     assert "```\n2d6 + (1d4\n          ^\n```" in description
 
 
@@ -144,3 +145,93 @@ async def test_roll_again_works_on_private_and_long_rolls(local: LocalDiscord) -
     first = await local.command("roll", {"expression": long})
     repeated = await local.click(local.original(first), f"again:{first.payload['id']}")
     assert repeated.embed["description"].startswith("1d4 (")
+
+
+# ------------------------------------------------------------------ the dialects of other dice bots (issue 17)
+
+
+@pytest.mark.parametrize(
+    ("expression", "faces", "description"),
+    [
+        ("4d6/2", [3, 4, 5, 1], "4d6 (3, 4, 5, 1) / 2 = **6**"),  # 13 / 2 rounds down
+        ("(1d8+3)/2", [4], "(1d8 (4) + 3) / 2 = **3**"),
+        ("4d6k3", [3, 6, 1, 5], "4d6kh3 (3, 6, ~~1~~, 5) = **14**"),
+        ("4d6 k3", [3, 6, 1, 5], "4d6kh3 (3, 6, ~~1~~, 5) = **14**"),
+        ("4d6d1", [3, 6, 1, 5], "4d6dl1 (3, 6, ~~1~~, 5) = **14**"),
+        ("1d20+5 adv", [7, 15], "1d20adv (~~7~~, 15) + 5 = **20**"),
+        ("d20+3 dis", [7, 15], "1d20dis (7, ~~15~~) + 3 = **10**"),
+        ("1d8[slashing] + 2d6[fire]", [5, 2, 6], "1d8 (5) \\[slashing\\] + 2d6 (2, 6) \\[fire\\] = **13**"),
+        ("6d10 t7", [7, 3, 10, 1, 6, 9], "6d10t7 (**7**, 3, **10**, 1, 6, **9**) → 3 successes = **3**"),
+        ("5d10 t8 f1", [8, 1, 2, 9, 1], "5d10t8f1 (**8**, __1__, 2, **9**, __1__) → 0 successes = **0**"),
+        ("3d6>3", [3, 2, 6], "3d6t3 (**3**, 2, **6**) → 2 successes = **2**"),  # Roll20: >3 is 3 or more
+        ("4dF", [-1, 0, 1, 1], "4dF (-1, 0, 1, 1) = **1**"),
+        ("{4d6, 3d8}kh1", [1, 2, 3, 4, 8, 8, 8], "{~~4d6 (1, 2, 3, 4) = 10~~, 3d8 (8, 8, 8) = 24}kh1 = **24**"),
+        ("1d20e20", [20, 20, 3], "1d20! (20!, 20!, 3) = **43**"),
+        ("2d6rr1", [1, 1, 4, 5], "2d6r1 (~~1~~, 4, ~~1~~, 5) = **9**"),
+        ("8d6mi2", [1, 2, 3, 4, 5, 6, 1, 1], "8d6mi2 (2, 2, 3, 4, 5, 6, 2, 2) = **26**"),
+        ("5d6!!", [6, 2, 1, 1, 1, 6, 1], "5d6!! (13!, 2, 1, 1, 1) = **18**"),
+        ("1d6!p", [6, 6, 3], "1d6!p (6!, 5!, 2) = **13**"),
+        ("0d6", [], "0d6 () = **0**"),
+        ("1d1", [1], "1d1 (1) = **1**"),
+        ("5d10!>8", [8, 2, 3, 4, 5, 1], "5d10!>=8 (8!, 1, 2, 3, 4, 5) = **23**"),
+    ],
+)
+async def test_other_bots_notations_roll_with_their_meaning(
+    local: LocalDiscord, expression: str, faces: list[int], description: str
+) -> None:
+    dice = ScriptedDice(faces)
+    local.bot.dice = dice
+    exchange = await local.command("roll", {"expression": expression})
+    assert exchange.rejected == []
+    assert not exchange.ephemeral, exchange.embed
+    assert exchange.embed["description"] == description
+    assert dice.exhausted
+
+
+async def test_text_after_the_roll_is_its_label(local: LocalDiscord) -> None:
+    local.bot.dice = ScriptedDice([12])
+    exchange = await local.command("roll", {"expression": "1d20+5 Roll for Initiative"})
+    assert exchange.embed["title"] == "Roll for Initiative"
+    assert exchange.embed["description"] == "1d20 (12) + 5 = **17**"
+    local.bot.dice = ScriptedDice([3, 4])
+    exchange = await local.command("roll", {"expression": "2d6 ! fire damage"})
+    assert exchange.embed["title"] == "fire damage"
+
+
+async def test_several_rolls_at_once_each_have_a_total(local: LocalDiscord) -> None:
+    local.bot.dice = ScriptedDice([12, 3, 4])
+    exchange = await local.command("roll", {"expression": "1d20+5; 2d6+3"})
+    assert exchange.embed["description"] == "Totals: **17**, **10**\n1d20 (12) + 5 = **17**"  # compact
+    local.bot.dice = ScriptedDice([3, 6, 1, 5] * 6)
+    exchange = await local.command("roll", {"expression": "6 4d6k3", "label": "Abilities"})
+    assert exchange.embed["description"].startswith("Totals: " + ", ".join(["**14**"] * 6))
+    assert "k3 keeps the highest 3" in exchange.embed["footer"]["text"]
+
+
+async def test_the_reading_used_is_said_where_bots_disagree(local: LocalDiscord) -> None:
+    local.bot.dice = ScriptedDice([3, 6, 1, 5])
+    exchange = await local.command("roll", {"expression": "4d6k3"})
+    assert "Avrae's k3 keeps dice showing 3: write k=3" in exchange.embed["footer"]["text"]
+
+
+@pytest.mark.parametrize(
+    ("expression", "teaches"),
+    [
+        ("3d6x", "Exploding dice are written ! here"),
+        ("1d20 advantage", "Write adv"),
+        ("1d20+5 3 goblins", "use the label: option"),
+        ("10d20r<20", "write r<19, or Avrae's rr<20"),
+        ("2d20+1 adv", "this roll has 0"),
+    ],
+)
+async def test_errors_teach_the_spelling_that_works(local: LocalDiscord, expression: str, teaches: str) -> None:
+    local.bot.dice = NoDice()
+    exchange = await local.command("roll", {"expression": expression})
+    assert exchange.ephemeral
+    assert teaches in exchange.embed["description"]
+
+
+async def test_the_largest_rolls_still_fit_discords_limits(local: LocalDiscord) -> None:
+    for expression in ("20 " + "+".join(["50d6!"] * 1), "10 100d10000", "1d2!; " * 9 + "1d2!"):
+        exchange = await local.command("roll", {"expression": expression})
+        assert exchange.rejected == [], expression

@@ -1,39 +1,60 @@
 """Dice expressions: parse text into an immutable tree, then roll that tree with an injected source of randomness.
 
-Grammar (case-insensitive; whitespace between tokens is ignored)::
+/roll speaks the notations players bring from other dice bots: Roll20's, Avrae's (the d20 library), Dice
+Maiden's and the common ground between them. docs/dice.md has the table of every notation with its home bot.
 
+Grammar (case-insensitive; whitespace between tokens is ignored unless said otherwise)::
+
+    text     := roll (';' roll)* [label]
+    roll     := [INT ' '] expr ['adv' | 'dis']             '6 4d6k3': six rolls; 'adv' applies to the one d20
+    label    := ' ' WORD ...  |  ' !' ...                  free text after the roll (Dice Maiden's '! comment')
     expr     := term (('+' | '-') term)*
-    term     := unary ('*' unary)*
-    unary    := '-' unary | atom
-    atom     := INT | dice | '(' expr ')'
-    dice     := [INT] 'd' (INT | '%') modifier*
-    modifier := ('kh' | 'kl' | 'dh' | 'dl') [INT]         keep/drop highest/lowest N (default 1)
-              | '!' [['<' | '>' | '='] INT]                explode (bare '!' means on the highest face)
-              | ('r' | 'ro') ['<' | '>' | '='] INT         reroll until it stops matching / reroll once
-              | 'adv' | 'dis'                              a single d20 rolled twice, keep highest / lowest
+    term     := unary (('*' | '/' | '//' | '%') unary)*    '/' and '//' both round down; '%' is the remainder
+    unary    := '-' unary | '+' unary | atom
+    atom     := (INT | dice | '(' expr ')' | set) ['[' annotation ']']
+    set      := ('{' expr (',' expr)* '}' | '(' expr ',' [expr (',' expr)*] ')') [keep] [comparator INT]
+    dice     := [INT] 'd' (INT | '%' | 'F') modifier*
+    modifier := keep | explode | reroll+ | 'mi' INT | 'ma' INT | success | 'f' cond | 'adv' | 'dis'
+              | ('s' | 'sa' | 'sd') | ('cs' | 'cf') [cond]   Roll20's display-only modifiers, set aside
+    keep     := ('kh' | 'kl' | 'dh' | 'dl' | 'ph' | 'pl' | 'k' | 'd') [INT]    ('k3' keeps the highest 3)
+              | ('k' | 'p') ('<' | '>' | '=') INT                                Avrae: keep / drop by face
+    explode  := ('!' | '!!' | '!p' | 'e' | 'ie') [cond]    explode, compound, penetrate
+    reroll   := ('r' | 'ro' | 'rr' | 'ra' | 'ir') cond     repeated with one kind (`2d8r1r3`): any condition
+    success  := ('<' | '>' | '<=' | '>=' | '=') INT  |  't' INT    count dice meeting the target
+    cond     := [('<' | '>' | '<=' | '>=' | '=')] INT
 
-Rules decided here:
+Rules decided here (docs/dice.md gives the reasons, peer by peer):
 
-* Each modifier family appears at most once per dice term: one keep/drop (kh, kl, dh, dl), one explode, one
-  reroll (r or ro). The text may list them in any order; they always apply in the order reroll, explode,
-  keep/drop, and the normalized text lists them in that order.
-* `adv`/`dis` only follows exactly one d20 and takes no other modifier: it *is* a keep modifier, and mixing it
-  with rerolls or explosions has no agreed table meaning.
+* Comparators: Roll20 reads `>4` as "4 or more" and `<2` as "2 or less", and so do `!`, `r`, `ro`, success
+  targets and `f` here. Operators only Avrae has (`rr`, `ra`, `e`, `k>`/`k<`, `p>`/`p<`) keep Avrae's strict
+  reading. Either way the tree stores an inclusive condition (`>= 5`, `<= 2` or `= 3`), so the normalized text
+  says which reading was used.
+* Where the bots disagree the majority wins and the result's `notes` say so: `k3` keeps the highest three
+  (Roll20, Dice Maiden; Avrae's literal 3 is `k=3`), `d3` after a die drops the lowest three, `r` rerolls
+  until the face stops matching (Roll20; Dice Maiden's once is `ro`), `d%` is a d100, `/` rounds down.
+* Each modifier family appears at most once per dice term: one keep/drop, one explode, one reroll, one
+  minimum, one maximum, one success target, one failure target. They always apply in the order reroll,
+  explode, minimum/maximum, keep/drop, count successes.
+* `adv`/`dis` turns the expression's single 1d20 into two d20 keeping the higher (lower); right after the d20
+  it takes no other modifier, and written anywhere else in the roll it needs exactly one plain 1d20.
 * A keep/drop amount of 0 is refused; an amount larger than the pool keeps (or drops) every die.
 * A condition matching no face is a harmless no-op. A condition that could never stop is refused: `r` matching
-  every face, `!` matching every face, or `!` matching every face that an `r` reroll can settle on (`d6r<6!`).
-  `ro` always stops, so it may match every face.
+  every face, `!` matching every face, or `!` matching every face that an `r` reroll can settle on (`d6r<5!`).
+  `ro` and `ra` always stop, so they may match every face.
 * Order of the calls to the dice source, which scripted tests rely on: every die of the term first, left to
   right; then each die in turn is rerolled; then each die in turn explodes, and an explosion die goes through
-  the reroll rule before it can explode again, depth first.
-* `MAX_EXTRA_ROLLS` is shared by the whole expression. When it runs out, the die that wanted another roll keeps
-  its face (it is not marked `exploded`) and the result is marked `capped`; rolling never raises.
+  the reroll rule before it can explode again, depth first. A fudge die is `randint(-1, 1)`.
+* The work is bounded before anything is rolled: at most `MAX_DICE` dice asked for in the whole text (repeats
+  counted), and `MAX_EXTRA_ROLLS` rerolls and explosions shared by the whole text. When those run out the die
+  that wanted another roll keeps its face (it is not marked `exploded`) and the result is marked `capped`;
+  rolling never raises. A division by zero counts as 0 and the notes say so.
 * Ties in keep/drop go to the earlier die: `kh`/`kl` keep it, `dh`/`dl` drop it.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field, replace
 from enum import Enum, StrEnum, auto
 from typing import Any, Final, NoReturn, Protocol, TypeAlias, assert_never
 
@@ -41,10 +62,14 @@ from bot.errors import UserError
 
 MAX_EXPRESSION_LENGTH: Final = 200
 MAX_DICE: Final = 1000
-MIN_SIDES: Final = 2
+MIN_SIDES: Final = 1
 MAX_SIDES: Final = 10000
-MAX_EXTRA_ROLLS: Final = 100
+MAX_EXTRA_ROLLS: Final = 1000
 MAX_LITERAL: Final = 1_000_000
+MAX_REPEAT: Final = 20
+MAX_ROLLS_AT_ONCE: Final = 10
+MAX_ANNOTATION: Final = 40
+FUDGE_SIDES: Final = 3  # `Dice.sides` of a fudge die (dF), whose faces are -1, 0 and +1
 
 
 class DiceSource(Protocol):
@@ -123,19 +148,21 @@ def _caret_lines(text: str, position: int) -> tuple[str, str]:
 
 
 class Operator(StrEnum):
-    """A binary arithmetic operator."""
+    """A binary arithmetic operator; DIVIDE rounds down (Avrae and Dice Maiden do, for any roll that is >= 0)."""
 
     ADD = "+"
     SUBTRACT = "-"
     MULTIPLY = "*"
+    DIVIDE = "/"
+    MODULO = "%"
 
 
 class Comparator(StrEnum):
-    """How a condition compares a face with its value."""
+    """How a condition compares a face with its value; every reading of '<' and '>' becomes one of these."""
 
     EQUAL = "="
-    LESS = "<"
-    GREATER = ">"
+    AT_MOST = "<="
+    AT_LEAST = ">="
 
 
 class KeepMode(StrEnum):
@@ -145,6 +172,16 @@ class KeepMode(StrEnum):
     KEEP_LOWEST = "kl"
     DROP_HIGHEST = "dh"
     DROP_LOWEST = "dl"
+    KEEP_MATCHING = "k"
+    DROP_MATCHING = "p"
+
+
+class ExplodeMode(StrEnum):
+    """What a matching face earns: another die (!), a roll added into the same die (!!), or one less each (!p)."""
+
+    EXPLODE = "!"
+    COMPOUND = "!!"
+    PENETRATE = "!p"
 
 
 class Advantage(StrEnum):
@@ -156,7 +193,7 @@ class Advantage(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class Condition:
-    """A test on a face, used by explode and reroll modifiers."""
+    """A test on a face, used by explode, reroll, keep-by-face and success modifiers."""
 
     comparator: Comparator
     value: int
@@ -165,17 +202,17 @@ class Condition:
         """Return whether `face` satisfies the condition."""
         if self.comparator is Comparator.EQUAL:
             return face == self.value
-        if self.comparator is Comparator.LESS:
-            return face < self.value
-        return face > self.value
+        if self.comparator is Comparator.AT_MOST:
+            return face <= self.value
+        return face >= self.value
 
-    def face_range(self, sides: int) -> tuple[int, int]:
-        """Return the inclusive range of faces of a die with `sides` sides that match; empty when lo > hi."""
+    def face_range(self, low: int, high: int) -> tuple[int, int]:
+        """Return the inclusive range of faces in low..high that match; empty when the first exceeds the second."""
         if self.comparator is Comparator.EQUAL:
-            return (self.value, self.value) if 1 <= self.value <= sides else (1, 0)
-        if self.comparator is Comparator.LESS:
-            return 1, min(self.value - 1, sides)
-        return max(self.value + 1, 1), sides
+            return (self.value, self.value) if low <= self.value <= high else (low, low - 1)
+        if self.comparator is Comparator.AT_MOST:
+            return low, min(self.value, high)
+        return max(self.value, low), high
 
     def __str__(self) -> str:
         return str(self.value) if self.comparator is Comparator.EQUAL else f"{self.comparator}{self.value}"
@@ -183,24 +220,39 @@ class Condition:
 
 @dataclass(frozen=True, slots=True)
 class Keep:
-    """A keep/drop modifier: `mode` with `amount` dice."""
+    """A keep/drop modifier: `mode` with `amount` dice, or (KEEP_MATCHING, DROP_MATCHING) the dice `matching`."""
 
     mode: KeepMode
-    amount: int
+    amount: int = 0
+    matching: Condition | None = None
 
     def __str__(self) -> str:
+        if self.matching is not None:
+            return f"{self.mode}{'=' if self.matching.comparator is Comparator.EQUAL else ''}{self.matching}"
         return f"{self.mode}{self.amount}"
 
 
 @dataclass(frozen=True, slots=True)
 class Reroll:
-    """A reroll modifier: `r` (until the face stops matching) or, with `once`, `ro`."""
+    """A reroll modifier: `r` (until the face stops matching), `ro` (once), or `ra` (Avrae: one extra die, added)."""
 
     condition: Condition
     once: bool
+    add: bool = False
+    more: tuple[Condition, ...] = ()  # Roll20's `2d8r1r3`: further conditions, any of which rerolls
+
+    @property
+    def conditions(self) -> tuple[Condition, ...]:
+        """Every condition; a face matching any of them is rerolled."""
+        return (self.condition, *self.more)
+
+    def matches(self, face: int) -> bool:
+        """Return whether `face` is rerolled."""
+        return any(condition.matches(face) for condition in self.conditions)
 
     def __str__(self) -> str:
-        return f"{'ro' if self.once else 'r'}{self.condition}"
+        kind = "ra" if self.add else "ro" if self.once else "r"
+        return "".join(f"{kind}{condition}" for condition in self.conditions)
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,7 +270,8 @@ class Dice:
     """A dice term such as `4d6kh3`.
 
     `count` is as written (1 for `d20adv`); `rolled_count` and `effective_keep` give what is actually rolled.
-    `explode` is the explode condition; a bare `!` is stored as `= sides`.
+    `explode` is the explode condition; a bare `!` is stored as `= sides`. `sides` is `FUDGE_SIDES` for dF.
+    `success`/`failure` make the term's total the number of dice meeting `success` minus those meeting `failure`.
     """
 
     count: int
@@ -227,6 +280,17 @@ class Dice:
     explode: Condition | None = None
     reroll: Reroll | None = None
     advantage: Advantage | None = None
+    explode_mode: ExplodeMode = ExplodeMode.EXPLODE
+    minimum: int | None = None
+    maximum: int | None = None
+    success: Condition | None = None
+    failure: Condition | None = None
+    fudge: bool = False
+
+    @property
+    def faces(self) -> tuple[int, int]:
+        """The lowest and highest face one die can show as rolled."""
+        return (-1, 1) if self.fudge else (1, self.sides)
 
     @property
     def rolled_count(self) -> int:
@@ -243,14 +307,31 @@ class Dice:
         return self.keep
 
     def __str__(self) -> str:
-        parts = [f"{self.count}d{self.sides}"]
+        parts = [f"{self.count}d{'F' if self.fudge else self.sides}"]
         if self.reroll is not None:
             parts.append(str(self.reroll))
         if self.explode is not None:
             is_default = self.explode == Condition(Comparator.EQUAL, self.sides)
-            parts.append("!" if is_default else f"!{self.explode}")
+            # A bare `!` right before Avrae's `p` would read back as `!p` (penetrating): spell the face out.
+            before_p = self.keep is not None and self.keep.mode is KeepMode.DROP_MATCHING
+            before_p = before_p and self.minimum is None and self.maximum is None
+            bare = is_default and not (before_p and self.explode_mode is ExplodeMode.EXPLODE)
+            parts.append(str(self.explode_mode) + ("" if bare else str(self.explode)))
+        if self.minimum is not None:
+            parts.append(f"mi{self.minimum}")
+        if self.maximum is not None:
+            parts.append(f"ma{self.maximum}")
         if self.keep is not None:
             parts.append(str(self.keep))
+        if self.success is not None:
+            target = self.success
+            parts.append(
+                f"t{target.value}"
+                if target.comparator is Comparator.AT_LEAST
+                else f"t{target.comparator}{target.value}"
+            )
+        if self.failure is not None:
+            parts.append(f"f{self.failure}")
         if self.advantage is not None:
             parts.append(str(self.advantage))
         return "".join(parts)
@@ -288,7 +369,54 @@ class Group:
         return f"({self.inner})"
 
 
-Expression: TypeAlias = Number | Dice | Negate | BinaryOp | Group
+@dataclass(frozen=True, slots=True)
+class DiceSet:
+    """Roll20's group `{4d6, 3d8}kh1` or Avrae's set `(1d6, 1d8)kh1`: each item is totalled, `keep` chooses."""
+
+    items: tuple[Expression, ...]
+    keep: Keep | None = None
+    success: Condition | None = None  # Roll20's `{3d20+5}>21`: the total counts the items that reach it
+
+    def __str__(self) -> str:
+        text = "{" + ", ".join(str(item) for item in self.items) + "}" + ("" if self.keep is None else str(self.keep))
+        if self.success is not None:
+            text += ("=" if self.success.comparator is Comparator.EQUAL else "") + str(self.success)
+        return text
+
+
+@dataclass(frozen=True, slots=True)
+class Annotated:
+    """A term with a note in brackets, `1d8[slashing]`; the note changes nothing but what is shown."""
+
+    inner: Expression
+    note: str
+
+    def __str__(self) -> str:
+        return f"{self.inner}[{self.note}]"
+
+
+@dataclass(frozen=True, slots=True)
+class Repeat:
+    """Dice Maiden's `6 4d6k3`: the same roll made `times` times, each shown with its own total."""
+
+    times: int
+    inner: Expression
+
+    def __str__(self) -> str:
+        return f"{self.times} {self.inner}"
+
+
+@dataclass(frozen=True, slots=True)
+class Several:
+    """Several rolls in one line, `1d20+5; 2d6+3`, each shown with its own total."""
+
+    items: tuple[Expression, ...]
+
+    def __str__(self) -> str:
+        return "; ".join(str(item) for item in self.items)
+
+
+Expression: TypeAlias = Number | Dice | Negate | BinaryOp | Group | DiceSet | Annotated | Repeat | Several
 
 
 # --------------------------------------------------------------------------------------------------- results
@@ -307,21 +435,31 @@ class Die:
     """One die as rolled.
 
     Attributes:
-        face: The face it shows.
+        face: The face it shows (for a compounding die, the sum of its rolls; for a penetrating extra die, one
+            less than it rolled; after mi/ma, the face raised or lowered).
         state: KEPT counts towards the total; DROPPED was removed by keep/drop; REROLLED was replaced by the die
             that follows it in the pool.
         exploded: It matched the explode condition and an extra die was rolled for it.
-        extra: It is such an extra die, rolled by an explosion rather than asked for in the expression.
+        extra: It is such an extra die, rolled by an explosion (or `ra`) rather than asked for in the expression.
+        success: It met the term's success target. failure: It met the term's failure target.
     """
 
     face: int
     state: DieState = DieState.KEPT
     exploded: bool = False
     extra: bool = False
+    success: bool = False
+    failure: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """Return the die as a JSON-serializable dict."""
-        return {"face": self.face, "state": self.state.value, "exploded": self.exploded, "extra": self.extra}
+        out: dict[str, Any] = {"face": self.face, "state": self.state.value, "exploded": self.exploded}
+        out["extra"] = self.extra
+        if self.success:
+            out["success"] = True
+        if self.failure:
+            out["failure"] = True
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -346,7 +484,8 @@ class DiceResult:
 
     `dice` is the whole pool grouped by the die that started it: a rerolled die is followed by its replacement
     and an exploded die by its extra die, so the pool reads in the order things happened to each die.
-    `capped` says this term wanted more extra rolls when `MAX_EXTRA_ROLLS` had run out.
+    `capped` says this term wanted more extra rolls when `MAX_EXTRA_ROLLS` had run out. With a success target
+    the total counts successes minus failures.
     """
 
     term: Dice
@@ -411,7 +550,61 @@ class GroupResult:
         return {"kind": "group", "total": self.total, "inner": self.inner.to_dict()}
 
 
-ResultNode: TypeAlias = NumberResult | DiceResult | NegateResult | BinaryResult | GroupResult
+@dataclass(frozen=True, slots=True)
+class SetResult:
+    """A rolled set: every item with its total, and which items the keep rule kept."""
+
+    term: DiceSet
+    items: tuple[ResultNode, ...]
+    kept: tuple[bool, ...]
+    total: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the node as a JSON-serializable dict."""
+        return {
+            "kind": "set",
+            "keep": None if self.term.keep is None else str(self.term.keep),
+            "total": self.total,
+            "items": [item.to_dict() for item in self.items],
+            "kept": list(self.kept),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class AnnotatedResult:
+    """A term with its note."""
+
+    inner: ResultNode
+    note: str
+    total: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the node as a JSON-serializable dict."""
+        return {"kind": "annotated", "note": self.note, "total": self.total, "inner": self.inner.to_dict()}
+
+
+@dataclass(frozen=True, slots=True)
+class RollsResult:
+    """Several rolls (`Repeat` or `Several`): each item is one roll with its own total; `total` is their sum."""
+
+    items: tuple[ResultNode, ...]
+    texts: tuple[str, ...]
+    total: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the node as a JSON-serializable dict."""
+        return {
+            "kind": "rolls",
+            "total": self.total,
+            "rolls": [
+                {"expression": text, "tree": item.to_dict()} for text, item in zip(self.texts, self.items, strict=True)
+            ],
+        }
+
+
+ResultNode: TypeAlias = (
+    NumberResult | DiceResult | NegateResult | BinaryResult | GroupResult | SetResult | AnnotatedResult | RollsResult
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -420,26 +613,40 @@ class RollResult:
 
     Attributes:
         expression_text: The normalized expression (lower case, explicit dice count, canonical modifier order,
-            single spaces around binary operators). It may be longer than `MAX_EXPRESSION_LENGTH`, so keep the
-            user's own text if it is to be rolled again.
-        tree: The result tree, shaped like the expression.
-        total: The final integer.
+            inclusive comparators, single spaces around binary operators). It may be longer than
+            `MAX_EXPRESSION_LENGTH`, so keep the user's own text if it is to be rolled again.
+        tree: The result tree, shaped like the expression; a `RollsResult` when the text asked for several rolls.
+        total: The final integer (for several rolls, their sum).
         capped: `MAX_EXTRA_ROLLS` ran out, so some die did not get the reroll or explosion it earned.
+        label: Free text written after the roll (`1d20+5 Roll for Initiative`), or None.
+        notes: Which reading was used where dice bots disagree, one short sentence each.
     """
 
     expression_text: str
     tree: ResultNode
     total: int
     capped: bool
+    label: str | None = None
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def several(self) -> bool:
+        """Whether the text asked for several rolls, each with its own total."""
+        return isinstance(self.tree, RollsResult)
 
     def to_dict(self) -> dict[str, Any]:
         """Return the whole result as a JSON-serializable dict for the roll log."""
-        return {
+        out = {
             "expression": self.expression_text,
             "total": self.total,
             "capped": self.capped,
             "tree": self.tree.to_dict(),
         }
+        if self.label is not None:
+            out["label"] = self.label
+        if self.notes:
+            out["notes"] = list(self.notes)
+        return out
 
 
 # ------------------------------------------------------------------------------------------------- tokenizer
@@ -447,25 +654,26 @@ class RollResult:
 
 class _Kind(Enum):
     INT = auto()
-    D = auto()
+    WORD = auto()  # a run of ASCII letters; `word` holds it in lower case
     PERCENT = auto()
     PLUS = auto()
     MINUS = auto()
     STAR = auto()
+    SLASH = auto()
+    DSLASH = auto()
     LPAREN = auto()
     RPAREN = auto()
+    LBRACE = auto()
+    RBRACE = auto()
+    COMMA = auto()
+    SEMI = auto()
     BANG = auto()
     LT = auto()
     GT = auto()
+    LE = auto()
+    GE = auto()
     EQ = auto()
-    KH = auto()
-    KL = auto()
-    DH = auto()
-    DL = auto()
-    R = auto()
-    RO = auto()
-    ADV = auto()
-    DIS = auto()
+    NOTE = auto()  # `[...]`; `word` holds what is between the brackets
     BAD = auto()
     END = auto()
 
@@ -476,93 +684,199 @@ class _Token:
     start: int
     end: int
     value: int = 0
+    word: str = ""
+    spaced: bool = False  # whitespace comes right before it
 
 
 _SYMBOLS: Final = {
     "+": _Kind.PLUS,
     "-": _Kind.MINUS,
     "*": _Kind.STAR,
+    "/": _Kind.SLASH,
     "(": _Kind.LPAREN,
     ")": _Kind.RPAREN,
+    "{": _Kind.LBRACE,
+    "}": _Kind.RBRACE,
+    ",": _Kind.COMMA,
+    ";": _Kind.SEMI,
     "!": _Kind.BANG,
     "<": _Kind.LT,
     ">": _Kind.GT,
     "=": _Kind.EQ,
     "%": _Kind.PERCENT,
 }
+_PAIRS: Final = {"//": _Kind.DSLASH, "<=": _Kind.LE, ">=": _Kind.GE, "==": _Kind.EQ}
 
-# Longest first, so that "dl" is not read as "d" then "l". No valid expression puts a letter right after a
-# lone "d" or "r", so longest match never splits a valid expression the wrong way.
-_KEYWORDS: Final = (
-    ("adv", _Kind.ADV),
-    ("dis", _Kind.DIS),
-    ("kh", _Kind.KH),
-    ("kl", _Kind.KL),
-    ("dh", _Kind.DH),
-    ("dl", _Kind.DL),
-    ("ro", _Kind.RO),
-    ("d", _Kind.D),
-    ("r", _Kind.R),
+
+# Longest first: a run of letters glued to the dice before it (`d20advkh1`) is split into these.
+_KEYWORDS: Final = sorted(
+    [
+        "adv",
+        "dis",
+        "kh",
+        "kl",
+        "dh",
+        "dl",
+        "ph",
+        "pl",
+        "ro",
+        "rr",
+        "ra",
+        "ir",
+        "ie",
+        "mi",
+        "ma",
+        "df",
+        "k",
+        "d",
+        "p",
+        "r",
+        "e",
+        "t",
+        "f",
+        "sa",
+        "sd",
+        "cs",
+        "cf",
+        "s",
+    ],
+    key=len,
+    reverse=True,
 )
 
-_KEEP_KINDS: Final = {
-    _Kind.KH: KeepMode.KEEP_HIGHEST,
-    _Kind.KL: KeepMode.KEEP_LOWEST,
-    _Kind.DH: KeepMode.DROP_HIGHEST,
-    _Kind.DL: KeepMode.DROP_LOWEST,
-}
-_COMPARATOR_KINDS: Final = {_Kind.LT: Comparator.LESS, _Kind.GT: Comparator.GREATER, _Kind.EQ: Comparator.EQUAL}
 
-
-def _keyword_at(text: str, index: int) -> tuple[str, _Kind] | None:
-    for word, kind in _KEYWORDS:
-        piece = text[index : index + len(word)]
-        # ASCII only: str.lower() maps some non-ASCII letters (the Kelvin sign) onto ASCII ones.
-        if piece.isascii() and piece.lower() == word:
-            return word, kind
-    return None
+def _split_keywords(run: str) -> list[str] | None:
+    """`run` cut into keywords, longest match first, or None when some part is no keyword (a word of a label)."""
+    pieces: list[str] = []
+    index = 0
+    while index < len(run):
+        word = next((word for word in _KEYWORDS if run.startswith(word, index)), None)
+        if word is None:
+            return None
+        pieces.append(word)
+        index += len(word)
+    return pieces
 
 
 def _tokenize(text: str) -> list[_Token]:
     """Split `text` into tokens, ending with END.
 
     An unknown character becomes a BAD token and ends the list there, rather than raising, so that the parser
-    reports whichever problem comes first in the text.
+    reports whichever problem comes first in the text (or takes the rest as a label).
     """
     tokens: list[_Token] = []
     index, length = 0, len(text)
+    spaced = False
     while index < length:
         char = text[index]
         if char.isspace():
             index += 1
+            spaced = True
             continue
+        start = index
         if "0" <= char <= "9":
-            end = index + 1
-            while end < length and "0" <= text[end] <= "9":
-                end += 1
-            tokens.append(_Token(_Kind.INT, index, end, int(text[index:end])))
-            index = end
-            continue
-        symbol = _SYMBOLS.get(char)
-        if symbol is not None:
-            tokens.append(_Token(symbol, index, index + 1))
+            while index < length and "0" <= text[index] <= "9":
+                index += 1
+            tokens.append(_Token(_Kind.INT, start, index, int(text[start:index]), spaced=spaced))
+        elif ("a" <= char <= "z") or ("A" <= char <= "Z"):
+            # ASCII only: str.lower() maps some non-ASCII letters (the Kelvin sign) onto ASCII ones.
+            while index < length and text[index].isascii() and text[index].isalpha():
+                index += 1
+            run = text[start:index].lower()
+            pieces = None if spaced or not tokens else _split_keywords(run)
+            if pieces is None or len(pieces) == 1:
+                tokens.append(_Token(_Kind.WORD, start, index, word=run, spaced=spaced))
+            else:
+                at = start
+                for piece in pieces:
+                    tokens.append(_Token(_Kind.WORD, at, at + len(piece), word=piece))
+                    at += len(piece)
+        elif char == "[":
+            close = text.find("]", index)
+            if close < 0:
+                tokens.append(_Token(_Kind.BAD, start, start + 1, spaced=spaced))
+                break
+            index = close + 1
+            tokens.append(_Token(_Kind.NOTE, start, index, word=text[start + 1 : close].strip(), spaced=spaced))
+        elif (pair := _PAIRS.get(text[index : index + 2])) is not None:
+            index += 2
+            tokens.append(_Token(pair, start, index, spaced=spaced))
+        elif (symbol := _SYMBOLS.get(char)) is not None:
             index += 1
-            continue
-        keyword = _keyword_at(text, index) if char.isascii() else None
-        if keyword is None:
-            tokens.append(_Token(_Kind.BAD, index, index + 1))
+            tokens.append(_Token(symbol, start, index, spaced=spaced))
+        else:
+            tokens.append(_Token(_Kind.BAD, start, start + 1, spaced=spaced))
             break
-        word, kind = keyword
-        tokens.append(_Token(kind, index, index + len(word)))
-        index += len(word)
+        spaced = False
     end_position = tokens[-1].end if tokens else 0
-    tokens.append(_Token(_Kind.END, end_position, end_position))
+    tokens.append(_Token(_Kind.END, end_position, end_position, spaced=spaced))
     return tokens
 
 
 # ---------------------------------------------------------------------------------------------------- parser
 
 _EXPECT_OPERAND: Final = "Expected a number, a die or '('."
+_EXPECT_OPERATOR: Final = (
+    "Expected +, -, *, /, ; or the end of the roll. Text after the roll becomes its label when it starts with a "
+    "word after a space, or use the label: option."
+)
+_KEEP_WORDS: Final = {
+    "kh": KeepMode.KEEP_HIGHEST,
+    "kl": KeepMode.KEEP_LOWEST,
+    "dh": KeepMode.DROP_HIGHEST,
+    "dl": KeepMode.DROP_LOWEST,
+    "ph": KeepMode.DROP_HIGHEST,
+    "pl": KeepMode.DROP_LOWEST,
+    "k": KeepMode.KEEP_HIGHEST,
+    "d": KeepMode.DROP_LOWEST,
+}
+_EXPLODE_WORDS: Final = frozenset({"e", "ie"})
+# Roll20's sorting and critical highlighting change how dice look there, never a total: read and set aside.
+_DISPLAY_WORDS: Final = frozenset({"s", "sa", "sd", "cs", "cf"})
+_REROLL_WORDS: Final = frozenset({"r", "ro", "rr", "ra", "ir"})
+_MODIFIER_WORDS: Final = frozenset(
+    {*_KEEP_WORDS, *_EXPLODE_WORDS, *_REROLL_WORDS, "p", "mi", "ma", "t", "f", "adv", "dis", *_DISPLAY_WORDS}
+)
+# Spellings of other bots that /roll does not take, with what to write instead.
+_OTHER_SPELLINGS: Final = {
+    "x": "Exploding dice are written ! here (3d6!, or 3d6!>5).",
+    "xo": "Exploding once is not supported; write ! to explode (3d6!).",
+    "b": "Botches are counted with f here (5d10t8f1).",
+    "min": "The minimum face is written mi here (8d6mi2).",
+    "max": "The maximum face is written ma here (1d20ma19).",
+    "floor": "/ already rounds down: write (1d8+3)/2.",
+    "ceil": "Rounding up is not supported; / rounds down: write (1d8+3)/2.",
+    "round": "Rounding to nearest is not supported; / rounds down: write (1d8+3)/2.",
+    "advantage": "Write adv (1d20+5 adv).",
+    "disadvantage": "Write dis (1d20+5 dis).",
+}
+_COMPARATOR_KINDS: Final = {
+    _Kind.LT: "<",
+    _Kind.GT: ">",
+    _Kind.LE: "<=",
+    _Kind.GE: ">=",
+    _Kind.EQ: "=",
+}
+
+
+def _condition_of(symbol: str, value: int, *, strict: bool) -> Condition:
+    """An inclusive condition for `symbol value`; `strict` reads '<' and '>' as Avrae does (below, above)."""
+    if symbol == "=":
+        return Condition(Comparator.EQUAL, value)
+    if symbol == "<=" or (symbol == "<" and not strict):
+        return Condition(Comparator.AT_MOST, value)
+    if symbol == ">=" or (symbol == ">" and not strict):
+        return Condition(Comparator.AT_LEAST, value)
+    if symbol == "<":
+        return Condition(Comparator.AT_MOST, value - 1)
+    return Condition(Comparator.AT_LEAST, value + 1)
+
+
+@dataclass(frozen=True, slots=True)
+class _Parsed:
+    expression: Expression
+    label: str | None
+    notes: tuple[str, ...]
 
 
 class _Parser:
@@ -571,20 +885,41 @@ class _Parser:
         self._tokens = _tokenize(text)
         self._index = 0
         self._dice_requested = 0
+        self._notes: dict[str, None] = {}  # ordered set
 
-    def parse(self) -> Expression:
-        node = self._expr()
+    def parse(self) -> _Parsed:
+        rolls: list[Expression] = []
+        label: str | None = None
+        first, second = self._peek(), self._peek(1)
+        if first.kind in (_Kind.SLASH, _Kind.BANG) and second.kind is _Kind.WORD and second.word in ("r", "roll"):
+            # The command itself pasted in from habit: Roll20's "/r 1d20", Avrae's "!r 1d20".
+            self._index = 2
+            self._note(f"{self._text[first.start : second.end]} at the start is set aside: /roll is the command.")
+        while True:
+            node, label = self._roll()
+            rolls.append(node)
+            if label is not None or self._peek().kind is not _Kind.SEMI:
+                break
+            self._advance()
+            if self._peek().kind is _Kind.END:
+                break  # a trailing ';' is harmless
+            if len(rolls) >= MAX_ROLLS_AT_ONCE:
+                raise DiceLimitError(f"Too many rolls at once: the limit is {MAX_ROLLS_AT_ONCE} rolls separated by ;.")
         token = self._peek()
-        if token.kind is not _Kind.END:
-            self._fail(token, "Expected +, -, * or the end of the expression.")
+        if label is None and token.kind is not _Kind.END:
+            self._fail(token, _EXPECT_OPERATOR)
         if self._dice_requested > MAX_DICE:
             raise DiceLimitError(f"Too many dice: {self._dice_requested} requested, the limit is {MAX_DICE} per roll.")
-        return node
+        expression = rolls[0] if len(rolls) == 1 else Several(tuple(rolls))
+        return _Parsed(expression, label, tuple(self._notes))
+
+    def _note(self, text: str) -> None:
+        self._notes[text] = None
 
     # -- token helpers
 
-    def _peek(self) -> _Token:
-        return self._tokens[self._index]
+    def _peek(self, ahead: int = 0) -> _Token:
+        return self._tokens[min(self._index + ahead, len(self._tokens) - 1)]
 
     def _advance(self) -> _Token:
         token = self._tokens[self._index]
@@ -603,12 +938,116 @@ class _Parser:
         return f"'{piece}'"
 
     def _fail(self, token: _Token, hint: str | None = None) -> NoReturn:
+        if token.kind is _Kind.WORD and token.word in _OTHER_SPELLINGS:
+            hint = _OTHER_SPELLINGS[token.word]
         raise DiceSyntaxError(self._text, token.start, f"Unexpected {self._describe(token)}", hint)
 
     def _literal(self, token: _Token) -> int:
         if token.value > MAX_LITERAL:
             raise DiceLimitError(f"Number too large: {token.value}, the limit is {MAX_LITERAL}.")
         return token.value
+
+    def _int(self, what: str) -> int:
+        token = self._peek()
+        if token.kind is not _Kind.INT:
+            self._fail(token, f"Expected {what}.")
+        self._advance()
+        return self._literal(token)
+
+    def _is_comment(self, token: _Token) -> bool:
+        """Dice Maiden's `4d6 ! comment`: a '!' after a space, followed by words rather than an explode condition."""
+        if token.kind is not _Kind.BANG or not token.spaced:
+            return False
+        after = self._peek(1) if self._peek() is token else self._tokens[self._tokens.index(token) + 1]
+        if after.kind is _Kind.BAD:
+            return self._text[after.start].isalpha()
+        return after.kind is _Kind.WORD and after.word != "p"
+
+    # -- one roll, with its repeat count, advantage word and label
+
+    def _roll(self) -> tuple[Expression, str | None]:
+        start_dice = self._dice_requested
+        times = self._repeat_count()
+        node = self._signed_d20() or self._expr()
+        label: str | None = None
+        while True:
+            token = self._peek()
+            if token.kind is _Kind.WORD and token.word in ("adv", "dis"):
+                self._advance()
+                node = self._give_advantage(node, token)
+                continue
+            if token.spaced and (
+                (token.kind is _Kind.WORD and token.word not in _OTHER_SPELLINGS)
+                or (token.kind is _Kind.BAD and self._text[token.start].isalpha())
+            ):
+                label = self._text[token.start :].strip()
+            elif self._is_comment(token):
+                label = self._text[token.end :].strip() or None  # Dice Maiden's "! comment"
+                if label is None:
+                    self._fail(token, "Write the comment after the '!', or use the label: option.")
+            break
+        if times is not None:
+            self._dice_requested += (times - 1) * (self._dice_requested - start_dice)
+            node = Repeat(times, node)
+        return node, label
+
+    def _repeat_count(self) -> int | None:
+        first, second = self._peek(), self._peek(1)
+        # "6 4d6k3" repeats; "6 d20" stays 6d20, since whitespace between a count and its d never mattered.
+        starts_operand = second.kind in (_Kind.INT, _Kind.LPAREN, _Kind.LBRACE)
+        if first.kind is not _Kind.INT or not second.spaced or not starts_operand:
+            return None
+        if not self._has_dice_ahead():
+            return None
+        self._advance()
+        if not 1 <= first.value <= MAX_REPEAT:
+            raise DiceLimitError(f"Can't repeat a roll {first.value} times: repeat it 1 to {MAX_REPEAT} times.")
+        return first.value
+
+    def _has_dice_ahead(self) -> bool:
+        """Whether a 'd' comes before the next ';' (so that "6 4d6" repeats and "1 2" is an error)."""
+        for token in self._tokens[self._index + 1 :]:
+            if token.kind in (_Kind.SEMI, _Kind.END):
+                return False
+            if token.kind is _Kind.WORD and token.word in ("d", "df"):
+                return True
+        return False
+
+    def _give_advantage(self, node: Expression, token: _Token) -> Expression:
+        advantage = Advantage.ADVANTAGE if token.word == "adv" else Advantage.DISADVANTAGE
+        found: list[Dice] = []
+
+        def visit(current: Expression) -> Expression:
+            match current:
+                case Dice():
+                    if current.count == 1 and current.sides == 20 and current == Dice(1, 20):
+                        found.append(current)
+                        return replace(current, advantage=advantage)
+                    return current
+                case Negate():
+                    return Negate(visit(current.operand))
+                case BinaryOp():
+                    return BinaryOp(current.op, visit(current.left), visit(current.right))
+                case Group():
+                    return Group(visit(current.inner))
+                case Annotated():
+                    return Annotated(visit(current.inner), current.note)
+                case DiceSet():
+                    return DiceSet(tuple(visit(item) for item in current.items), current.keep)
+                case _:
+                    return current
+
+        changed = visit(node)
+        if len(found) != 1:
+            raise DiceSyntaxError(
+                self._text,
+                token.start,
+                f"Nothing for '{token.word}' to apply to",
+                f"{token.word} applies to exactly one plain d20 in the roll (like 1d20+5 {token.word}); "
+                f"this roll has {len(found)}.",
+            )
+        self._dice_requested += 1
+        return changed
 
     # -- grammar
 
@@ -622,147 +1061,357 @@ class _Parser:
 
     def _term(self) -> Expression:
         node = self._unary()
-        while self._peek().kind is _Kind.STAR:
+        while (kind := self._peek().kind) in (_Kind.STAR, _Kind.SLASH, _Kind.DSLASH, _Kind.PERCENT):
             self._advance()
-            node = BinaryOp(Operator.MULTIPLY, node, self._unary())
+            if kind is _Kind.STAR:
+                node = BinaryOp(Operator.MULTIPLY, node, self._unary())
+            elif kind is _Kind.PERCENT:
+                node = BinaryOp(Operator.MODULO, node, self._unary())  # Avrae's remainder, `1d100 % 10`
+            else:
+                self._note("/ rounds down, as Avrae and Dice Maiden do.")
+                node = BinaryOp(Operator.DIVIDE, node, self._unary())
+        return node
+
+    def _signed_d20(self) -> Expression | None:
+        """Dice Maiden's `+d20` / `-d20` opening a roll: a d20 with advantage / disadvantage, then the rest."""
+        sign, d_token, sides = self._peek(), self._peek(1), self._peek(2)
+        if not (
+            sign.kind in (_Kind.PLUS, _Kind.MINUS)
+            and d_token.kind is _Kind.WORD
+            and d_token.word == "d"
+            and not d_token.spaced
+            and sides.kind is _Kind.INT
+            and sides.value == 20
+            and not sides.spaced
+            and self._peek(3).kind in (_Kind.PLUS, _Kind.MINUS, _Kind.SEMI, _Kind.END, _Kind.WORD)
+        ):
+            return None
+        if self._peek(3).kind is _Kind.WORD and not self._peek(3).spaced:
+            return None  # a modifier follows (-d20kh1): plain arithmetic
+        self._index += 3
+        advantage = Advantage.ADVANTAGE if sign.kind is _Kind.PLUS else Advantage.DISADVANTAGE
+        self._note(f"{self._text[sign.start : sides.end]} opening a roll is Dice Maiden's {advantage}.")
+        self._dice_requested += 2
+        node: Expression = Dice(1, 20, advantage=advantage)
+        while (kind := self._peek().kind) in (_Kind.PLUS, _Kind.MINUS):
+            self._advance()
+            op = Operator.ADD if kind is _Kind.PLUS else Operator.SUBTRACT
+            node = BinaryOp(op, node, self._term())
         return node
 
     def _unary(self) -> Expression:
         # A loop rather than recursion: 199 minus signs fit in the length limit.
         negations = 0
-        while self._peek().kind is _Kind.MINUS:
+        while (kind := self._peek().kind) in (_Kind.MINUS, _Kind.PLUS):
             self._advance()
-            negations += 1
+            negations += kind is _Kind.MINUS
         node = self._atom()
         for _ in range(negations):
             node = Negate(node)
         return node
 
     def _atom(self) -> Expression:
+        node = self._bare_atom()
+        token = self._peek()
+        if token.kind is _Kind.NOTE:
+            self._advance()
+            note = token.word
+            if not note or len(note) > MAX_ANNOTATION or not all(c.isalnum() or c in " -_'" for c in note):
+                raise DiceSyntaxError(
+                    self._text,
+                    token.start,
+                    "Unusable note in brackets",
+                    f"A note like [fire] takes 1 to {MAX_ANNOTATION} letters, digits, spaces, - or _.",
+                )
+            node = Annotated(node, note)
+        return node
+
+    def _bare_atom(self) -> Expression:
         token = self._peek()
         if token.kind is _Kind.INT:
             self._advance()
-            if self._peek().kind is _Kind.D:
+            after = self._peek()
+            if after.kind is _Kind.WORD and after.word in ("d", "df"):
                 return self._dice(token)
             return Number(self._literal(token))
-        if token.kind is _Kind.D:
+        if token.kind is _Kind.WORD and token.word in ("d", "df"):
             return self._dice(None)
         if token.kind is _Kind.LPAREN:
             self._advance()
             inner = self._expr()
+            if self._peek().kind is _Kind.COMMA:
+                return self._set([inner], token, _Kind.RPAREN)
             closing = self._peek()
             if closing.kind is not _Kind.RPAREN:
-                self._fail(closing, f"Expected +, -, * or ')' to close the '(' at character {token.start + 1}.")
+                self._fail(closing, f"Expected +, -, *, / or ')' to close the '(' at character {token.start + 1}.")
             self._advance()
             return Group(inner)
+        if token.kind is _Kind.LBRACE:
+            self._advance()
+            return self._set([self._expr()], token, _Kind.RBRACE)
         self._fail(token, _EXPECT_OPERAND)
+
+    def _set(self, items: list[Expression], opening: _Token, closing_kind: _Kind) -> DiceSet:
+        while self._peek().kind is _Kind.COMMA:
+            self._advance()
+            if self._peek().kind is closing_kind:
+                break  # Avrae's one-item set `(1d6,)`
+            items.append(self._expr())
+        closing = self._peek()
+        if closing.kind is not closing_kind:
+            bracket = ")" if closing_kind is _Kind.RPAREN else "}"
+            self._fail(closing, f"Expected ',' or '{bracket}' to close the set at character {opening.start + 1}.")
+        self._advance()
+        keep: Keep | None = None
+        token = self._peek()
+        if token.kind is _Kind.WORD and token.word in _KEEP_WORDS:
+            self._advance()
+            keep = self._keep(token)
+            if keep.matching is not None:
+                self._fail(token, "A set keeps or drops its highest or lowest totals: kh1, kl1, dh1, dl1.")
+            if keep.amount == 0:
+                raise DiceError(f"Can't keep or drop 0 items of {self._text[opening.start : token.end + 1]}.")
+        success: Condition | None = None
+        token = self._peek()
+        if token.kind in _COMPARATOR_KINDS:
+            success = self._condition(default=None, strict=False)
+        return DiceSet(tuple(items), keep, success)
+
+    def _keep(self, token: _Token) -> Keep:
+        word = token.word
+        nxt = self._peek()
+        if word in ("k", "p") and nxt.kind in _COMPARATOR_KINDS:
+            self._advance()
+            value = self._int(f"a number after '{self._text[nxt.start : nxt.end]}'")
+            symbol = _COMPARATOR_KINDS[nxt.kind]
+            if symbol in "<>":
+                self._note(f"{word}{symbol}{value} reads {symbol} strictly, as Avrae does.")
+            mode = KeepMode.KEEP_MATCHING if word == "k" else KeepMode.DROP_MATCHING
+            return Keep(mode, 0, _condition_of(symbol, value, strict=True))
+        if word == "p":
+            if nxt.kind is not _Kind.INT:
+                self._fail(
+                    nxt,
+                    "Expected ph N, pl N or the faces to drop, like p1 or p<3. "
+                    "For Dice Maiden's private roll, use the private:true option.",
+                )
+            return Keep(KeepMode.DROP_MATCHING, 0, Condition(Comparator.EQUAL, self._int("a number")))
+        amount = 1
+        if nxt.kind is _Kind.INT:
+            amount = self._int("a number")
+        if word == "k":
+            self._note(
+                f"k{amount} keeps the highest {amount}, as in Roll20 and Dice Maiden "
+                f"(Avrae's k{amount} keeps dice showing {amount}: write k={amount})."
+            )
+        elif word == "d":
+            self._note(f"d{amount} after the dice drops the lowest {amount}, as in Roll20 and Dice Maiden.")
+        return Keep(_KEEP_WORDS[word], amount)
 
     def _dice(self, count_token: _Token | None) -> Dice:
         d_token = self._advance()
         start = d_token.start if count_token is None else count_token.start
-        count = 1 if count_token is None else count_token.value
-        sides_token = self._peek()
-        if sides_token.kind is _Kind.PERCENT:
-            sides = 100
-        elif sides_token.kind is _Kind.INT:
-            sides = sides_token.value
+        count = 1 if count_token is None else count_token.value  # _check_dice names the dice limit
+        fields: dict[str, Any] = {}
+        if d_token.word == "df":
+            sides = FUDGE_SIDES
+            fields["fudge"] = True
         else:
-            self._fail(sides_token, "Expected the number of sides, like d6 or d%.")
-        self._advance()
-
-        keep: Keep | None = None
-        explode: Condition | None = None
-        reroll: Reroll | None = None
-        advantage: Advantage | None = None
+            sides_token = self._peek()
+            if sides_token.kind is _Kind.PERCENT:
+                sides = 100
+            elif sides_token.kind is _Kind.INT:
+                sides = sides_token.value
+            elif sides_token.kind is _Kind.WORD and sides_token.word.startswith("f"):
+                self._fail(sides_token, "Fudge dice are written dF, like 4dF.")
+            else:
+                self._fail(sides_token, "Expected the number of sides, like d6, d% or dF.")
+            self._advance()
         while True:
             token = self._peek()
             kind = token.kind
-            if kind not in _KEEP_KINDS and kind not in (_Kind.BANG, _Kind.R, _Kind.RO, _Kind.ADV, _Kind.DIS):
+            is_word = kind is _Kind.WORD and token.word in _MODIFIER_WORDS
+            if not (is_word or kind in _COMPARATOR_KINDS or (kind is _Kind.BANG and not self._is_comment(token))):
                 break
-            if advantage is not None:
+            if "advantage" in fields:
                 self._fail(token, "adv/dis can't be combined with other modifiers.")
-            if kind in _KEEP_KINDS:
-                if keep is not None:
-                    self._fail(token, "Only one of kh, kl, dh, dl is allowed per dice term.")
-                self._advance()
-                keep = Keep(_KEEP_KINDS[kind], self._keep_amount())
-            elif kind is _Kind.BANG:
-                if explode is not None:
-                    self._fail(token, "Only one explode (!) is allowed per dice term.")
-                self._advance()
-                explode = self._condition(default=sides)
-            elif kind in (_Kind.R, _Kind.RO):
-                if reroll is not None:
-                    self._fail(token, "Only one reroll (r or ro) is allowed per dice term.")
-                self._advance()
-                reroll = Reroll(self._condition(default=None), once=kind is _Kind.RO)
-            else:
-                if keep is not None or explode is not None or reroll is not None:
-                    self._fail(token, "adv/dis can't be combined with other modifiers.")
-                self._advance()
-                advantage = Advantage.ADVANTAGE if kind is _Kind.ADV else Advantage.DISADVANTAGE
-
+            self._advance()
+            self._modifier(token, fields, sides)
         written = self._text[start : self._tokens[self._index - 1].end]
-        node = Dice(count, sides, keep, explode, reroll, advantage)
+        node = Dice(count, sides, **fields)
         _check_dice(node, written)
         self._dice_requested += node.rolled_count
         return node
 
-    def _keep_amount(self) -> int:
-        token = self._peek()
-        if token.kind is not _Kind.INT:
-            return 1
-        self._advance()
-        return self._literal(token)
+    def _once(self, fields: dict[str, Any], name: str, token: _Token, what: str) -> None:
+        if name in fields:
+            self._fail(token, f"Only one {what} is allowed per dice term.")
 
-    def _condition(self, default: int | None) -> Condition:
+    def _modifier(self, token: _Token, fields: dict[str, Any], sides: int) -> None:
+        word = token.word
+        if token.kind is _Kind.BANG:
+            self._once(fields, "explode", token, "explode (!, !!, !p, e)")
+            mode = ExplodeMode.EXPLODE
+            nxt = self._peek()
+            if nxt.kind is _Kind.BANG and not nxt.spaced:
+                self._advance()
+                mode = ExplodeMode.COMPOUND
+            elif nxt.kind is _Kind.WORD and nxt.word == "p" and not nxt.spaced:
+                self._advance()
+                mode = ExplodeMode.PENETRATE
+            fields["explode_mode"] = mode
+            fields["explode"] = self._condition(default=sides, strict=False)
+        elif token.kind in _COMPARATOR_KINDS:
+            self._once(fields, "success", token, "success target (t or a comparison)")
+            value = self._int(f"a number after '{self._text[token.start : token.end]}'")
+            symbol = _COMPARATOR_KINDS[token.kind]
+            if symbol in "<>":
+                self._note(
+                    f"{symbol}{value} counts dice showing {value} or {'more' if symbol == '>' else 'less'}, "
+                    "as Roll20 does."
+                )
+            fields["success"] = _condition_of(symbol, value, strict=False)
+        elif word in _KEEP_WORDS or word == "p":
+            self._once(fields, "keep", token, "keep or drop (k, kh, kl, d, dh, dl, p)")
+            fields["keep"] = self._keep(token)
+        elif word in _EXPLODE_WORDS:
+            self._once(fields, "explode", token, "explode (!, !!, !p, e)")
+            if word == "e":
+                self._note("e explodes again on every matching die, as in Avrae (Dice Maiden's e explodes once).")
+            condition = self._condition(default=sides, strict=word == "e")
+            if word == "ie" and condition.comparator is Comparator.EQUAL:
+                condition = Condition(Comparator.AT_LEAST, condition.value)  # Dice Maiden: ie8 explodes on 8 or more
+            fields["explode"] = condition
+        elif word in _REROLL_WORDS:
+            once, add = word in ("ro", "ra"), word == "ra"
+            earlier: Reroll | None = fields.get("reroll")
+            if earlier is not None and (earlier.once, earlier.add) != (once, add):
+                self._fail(token, "Only one kind of reroll (r, ro or ra) is allowed per dice term.")
+            condition = self._condition(default=None, strict=word in ("rr", "ra"))
+            if word == "ir" and condition.comparator is Comparator.EQUAL:
+                condition = Condition(Comparator.AT_MOST, condition.value)  # Dice Maiden: ir2 rerolls 2 or less
+            if word == "r":
+                self._note("r rerolls until the die stops matching, as in Roll20 (Dice Maiden's r rerolls once: ro).")
+            if earlier is not None:
+                fields["reroll"] = replace(earlier, more=(*earlier.more, condition))
+            else:
+                fields["reroll"] = Reroll(condition, once=once, add=add)
+        elif word in ("mi", "ma"):
+            name = "minimum" if word == "mi" else "maximum"
+            self._once(fields, name, token, word)
+            fields[name] = self._int(f"the {name} face after {word}, like {word}2")
+        elif word == "t":
+            self._once(fields, "success", token, "success target (t or a comparison)")
+            nxt = self._peek()
+            if nxt.kind in _COMPARATOR_KINDS:
+                fields["success"] = self._condition(default=None, strict=False)
+            else:
+                fields["success"] = Condition(Comparator.AT_LEAST, self._int("the target after t, like t7"))
+        elif word == "f":
+            self._once(fields, "failure", token, "failure target (f)")
+            if "success" not in fields:
+                self._fail(token, "Failures count against successes: give the success target first, like 5d10t8f1.")
+            fields["failure"] = self._condition(default=None, strict=False)
+        elif word in _DISPLAY_WORDS:
+            if word in ("cs", "cf"):
+                self._condition(default=sides, strict=False)
+                self._note(
+                    f"{word} only changes how Roll20 highlights dice; the total is the same, so it is set aside."
+                )
+            else:
+                self._note(f"Sorting ({word}) is set aside: the dice are shown in the order rolled.")
+        else:  # adv, dis
+            if fields:
+                self._fail(token, "adv/dis can't be combined with other modifiers.")
+            fields["advantage"] = Advantage.ADVANTAGE if word == "adv" else Advantage.DISADVANTAGE
+
+    def _condition(self, default: int | None, *, strict: bool) -> Condition:
         token = self._peek()
-        comparator = _COMPARATOR_KINDS.get(token.kind)
-        if comparator is not None:
+        symbol = _COMPARATOR_KINDS.get(token.kind)
+        if symbol is not None:
             self._advance()
-            value_token = self._peek()
-            if value_token.kind is not _Kind.INT:
-                self._fail(value_token, f"Expected a number after '{comparator}'.")
-            self._advance()
-            return Condition(comparator, self._literal(value_token))
+            value = self._int(f"a number after '{symbol}'")
+            if symbol in "<>" and not strict:
+                more = "more" if symbol == ">" else "less"
+                self._note(f"{symbol}{value} means {value} or {more}, as in Roll20.")
+            return _condition_of(symbol, value, strict=strict)
         if token.kind is _Kind.INT:
             self._advance()
             return Condition(Comparator.EQUAL, self._literal(token))
         if default is None:
-            self._fail(token, "Expected the faces to reroll, like r1 or r<3.")
+            self._fail(token, "Expected the faces, like r1 or r<3.")
         return Condition(Comparator.EQUAL, default)
 
 
 def _check_dice(node: Dice, written: str) -> None:
     """Refuse a dice term that is well formed but can't be rolled; `written` is the term as the user typed it."""
-    if node.count == 0:
-        raise DiceError(f"Can't roll {written}: roll at least one die.")
-    if not MIN_SIDES <= node.sides <= MAX_SIDES:
+    if not node.fudge and not MIN_SIDES <= node.sides <= MAX_SIDES:
         raise DiceLimitError(f"Dice need between {MIN_SIDES} and {MAX_SIDES} sides; {written} asks for {node.sides}.")
+    if node.count > MAX_DICE:
+        raise DiceLimitError(f"Too many dice: {node.count} requested, the limit is {MAX_DICE} per roll.")
     if node.advantage is not None and (node.count != 1 or node.sides != 20):
         raise DiceError(f"adv/dis applies to a single d20 (like d20adv or 1d20 dis), not {written}.")
-    if node.keep is not None and node.keep.amount == 0:
+    if node.keep is not None and node.keep.matching is None and node.keep.amount == 0:
         raise DiceError(f"Can't keep or drop 0 dice in {written}: use at least 1.")
-    sides = node.sides
+    if node.fudge and (node.explode is not None or node.reroll is not None):
+        raise DiceError(f"Fudge dice can't explode or reroll in {written}: keep, drop and count them instead.")
+    if node.minimum is not None and node.maximum is not None and node.minimum > node.maximum:
+        raise DiceError(f"The minimum is above the maximum in {written}.")
+    low_face, high_face = node.faces
     # Faces a die can finally show once a full reroll (r, not ro) has had its way.
-    settled = [(1, sides)]
+    settled = [(low_face, high_face)]
     if node.reroll is not None and not node.reroll.once:
-        low, high = node.reroll.condition.face_range(sides)
-        if low <= 1 and high >= sides:
-            raise DiceError(
-                f"{written} would reroll forever: every face of a d{sides} matches. Use ro to reroll only once."
-            )
-        if low <= high:
-            settled = [(lo, hi) for lo, hi in ((1, low - 1), (high + 1, sides)) if lo <= hi]
+        settled = _outside(low_face, high_face, [c.face_range(low_face, high_face) for c in node.reroll.conditions])
+        if not settled:
+            hint = " Use ro to reroll only once."
+            high = node.reroll.condition.face_range(low_face, high_face)[1]
+            if "<" in written and "<=" not in written and "rr" not in written.lower() and not node.reroll.more:
+                hint = f" Here r<{high} means {high} or less, as in Roll20: write r<{high - 1}, or Avrae's rr<{high}."
+            raise DiceError(f"{written} would reroll forever: every face of a d{node.sides} matches.{hint}")
     if node.explode is not None:
-        low, high = node.explode.face_range(sides)
+        low, high = node.explode.face_range(low_face, high_face)
         if all(low <= lo and hi <= high for lo, hi in settled):
-            where = "it can settle on" if settled != [(1, sides)] else f"of a d{sides}"
+            where = "it can settle on" if settled != [(low_face, high_face)] else f"of a d{node.sides}"
             raise DiceError(f"{written} would explode forever: every face {where} explodes.")
+
+
+def _outside(low: int, high: int, ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The intervals of low..high that none of `ranges` (inclusive, possibly empty) covers, in order."""
+    left: list[tuple[int, int]] = []
+    start = low
+    for lo, hi in sorted(r for r in ranges if r[0] <= r[1]):
+        if lo > start:
+            left.append((start, lo - 1))
+        start = max(start, hi + 1)
+    if start <= high:
+        left.append((start, high))
+    return left
+
+
+_INLINE: Final = re.compile(r"\[\[(.*?)\]\]")
+
+
+def _parse(text: str) -> _Parsed:
+    if len(text) > MAX_EXPRESSION_LENGTH:
+        raise DiceLimitError(
+            f"That expression is too long: {len(text)} characters, the limit is {MAX_EXPRESSION_LENGTH}."
+        )
+    if not text.strip():
+        raise DiceError("There is nothing to roll: the expression is empty.")
+    if text.lstrip().startswith("[[") and "]]" in text:
+        # Roll20's inline roll `[[1d20+5]]`: the brackets become spaces, so that carets still line up.
+        inline = _INLINE.sub(lambda match: "  " + match.group(1) + "  ", text)
+        try:
+            return _Parser(inline).parse()
+        except DiceSyntaxError as error:
+            raise DiceSyntaxError(text, error.position, error.reason, error.hint) from None
+    return _Parser(text).parse()
 
 
 def parse(text: str) -> Expression:
     """Parse a dice expression, checking every limit so that nothing is rolled for a refused expression.
+
+    A label after the roll (`1d20+5 Roll for Initiative`) is read and left out of the tree; `roll` keeps it.
 
     Args:
         text: The expression as typed, at most `MAX_EXPRESSION_LENGTH` characters.
@@ -773,15 +1422,9 @@ def parse(text: str) -> Expression:
     Raises:
         DiceSyntaxError: The text does not follow the grammar.
         DiceLimitError: A limit is exceeded.
-        DiceError: Anything else that can't be rolled (zero dice, a reroll that never stops, ...).
+        DiceError: Anything else that can't be rolled (a reroll that never stops, ...).
     """
-    if len(text) > MAX_EXPRESSION_LENGTH:
-        raise DiceLimitError(
-            f"That expression is too long: {len(text)} characters, the limit is {MAX_EXPRESSION_LENGTH}."
-        )
-    if not text.strip():
-        raise DiceError("There is nothing to roll: the expression is empty.")
-    return _Parser(text).parse()
+    return _parse(text).expression
 
 
 # ------------------------------------------------------------------------------------------------- evaluator
@@ -790,13 +1433,15 @@ def parse(text: str) -> Expression:
 class _Draft:
     """A die while its term is still being rolled; frozen `Die`s are made once everything is settled."""
 
-    __slots__ = ("exploded", "extra", "face", "state")
+    __slots__ = ("exploded", "extra", "face", "failure", "state", "success")
 
     def __init__(self, face: int, *, extra: bool) -> None:
         self.face = face
         self.state = DieState.KEPT
         self.exploded = False
         self.extra = extra
+        self.success = False
+        self.failure = False
 
 
 class _Roller:
@@ -804,6 +1449,7 @@ class _Roller:
         self._rng = rng
         self._extra_rolls_left = MAX_EXTRA_ROLLS
         self.capped = False
+        self.divided_by_zero = False
 
     def evaluate(self, node: Expression) -> ResultNode:
         if isinstance(node, Number):
@@ -816,17 +1462,47 @@ class _Roller:
         if isinstance(node, BinaryOp):
             left = self.evaluate(node.left)
             right = self.evaluate(node.right)
-            if node.op is Operator.ADD:
-                total = left.total + right.total
-            elif node.op is Operator.SUBTRACT:
-                total = left.total - right.total
-            else:
-                total = left.total * right.total
-            return BinaryResult(node.op, left, right, total)
+            return BinaryResult(node.op, left, right, self._arithmetic(node.op, left.total, right.total))
         if isinstance(node, Group):
             inner = self.evaluate(node.inner)
             return GroupResult(inner, inner.total)
+        if isinstance(node, Annotated):
+            inner = self.evaluate(node.inner)
+            return AnnotatedResult(inner, node.note, inner.total)
+        if isinstance(node, DiceSet):
+            return self._roll_set(node)
+        if isinstance(node, Repeat):
+            items = tuple(self.evaluate(node.inner) for _ in range(node.times))
+            text = str(node.inner)
+            return RollsResult(items, (text,) * node.times, sum(item.total for item in items))
+        if isinstance(node, Several):
+            items = tuple(self.evaluate(item) for item in node.items)
+            return RollsResult(items, tuple(str(item) for item in node.items), sum(item.total for item in items))
         assert_never(node)
+
+    def _arithmetic(self, op: Operator, left: int, right: int) -> int:
+        if op is Operator.ADD:
+            return left + right
+        if op is Operator.SUBTRACT:
+            return left - right
+        if op is Operator.MULTIPLY:
+            return left * right
+        if right == 0:
+            self.divided_by_zero = True
+            return 0
+        return left // right if op is Operator.DIVIDE else left % right
+
+    def _roll_set(self, node: DiceSet) -> SetResult:
+        items = tuple(self.evaluate(item) for item in node.items)
+        kept = [True] * len(items)
+        if node.keep is not None:
+            drafts = [_Draft(item.total, extra=False) for item in items]
+            _apply_keep(drafts, node.keep)
+            kept = [draft.state is DieState.KEPT for draft in drafts]
+        chosen = [item.total for item, keep in zip(items, kept, strict=True) if keep]
+        success = node.success
+        total = sum(chosen) if success is None else sum(success.matches(value) for value in chosen)
+        return SetResult(node, items, tuple(kept), total)
 
     def _take_extra_roll(self) -> bool:
         if self._extra_rolls_left == 0:
@@ -835,61 +1511,107 @@ class _Roller:
         self._extra_rolls_left -= 1
         return True
 
+    def _face(self, node: Dice) -> int:
+        low, high = node.faces
+        return self._rng.randint(low, high)
+
     def _roll_dice(self, node: Dice) -> DiceResult:
-        randint = self._rng.randint
-        sides = node.sides
-        faces = [randint(1, sides) for _ in range(node.rolled_count)]
+        faces = [self._face(node) for _ in range(node.rolled_count)]
         keep = node.effective_keep
-        if keep is None and node.reroll is None and node.explode is None:
+        plain = node == Dice(node.count, node.sides, fudge=node.fudge)
+        if plain:
             # The common case, kept lean so that 1000 dice stay cheap.
             return DiceResult(node, tuple(Die(face) for face in faces), sum(faces), capped=False)
 
         was_capped = False
         slots = [[_Draft(face, extra=False)] for face in faces]
         if node.reroll is not None:
-            for slot in slots:
-                was_capped |= self._reroll(slot, node.reroll, sides)
+            if node.reroll.add:
+                was_capped |= self._reroll_and_add(slots, node)
+            else:
+                for slot in slots:
+                    was_capped |= self._reroll(slot, node.reroll, node)
         if node.explode is not None:
             for slot in slots:
-                was_capped |= self._explode(slot, node.explode, node.reroll, sides)
+                was_capped |= self._explode(slot, node)
         pool = [draft for slot in slots for draft in slot]
+        for draft in pool:
+            if node.minimum is not None and draft.face < node.minimum:
+                draft.face = node.minimum
+            if node.maximum is not None and draft.face > node.maximum:
+                draft.face = node.maximum
         if keep is not None:
             _apply_keep(pool, keep)
-        dice = tuple(Die(draft.face, draft.state, draft.exploded, draft.extra) for draft in pool)
-        total = sum(die.face for die in dice if die.state is DieState.KEPT)
+        if node.success is not None:
+            live = [draft for draft in pool if draft.state is DieState.KEPT]
+            for draft in live:
+                draft.success = node.success.matches(draft.face)
+                draft.failure = node.failure is not None and node.failure.matches(draft.face)
+            total = sum(draft.success for draft in live) - sum(draft.failure for draft in live)
+        else:
+            total = sum(draft.face for draft in pool if draft.state is DieState.KEPT)
+        dice = tuple(Die(d.face, d.state, d.exploded, d.extra, d.success, d.failure) for d in pool)
         return DiceResult(node, dice, total, capped=was_capped)
 
-    def _reroll(self, slot: list[_Draft], reroll: Reroll, sides: int) -> bool:
+    def _reroll(self, slot: list[_Draft], reroll: Reroll, node: Dice) -> bool:
         """Reroll the last die of `slot` as the rule says; return whether the extra-roll cap stopped it."""
         active = slot[-1]
-        condition = reroll.condition
-        while condition.matches(active.face):
+        while reroll.matches(active.face):
             if not self._take_extra_roll():
                 return True
             active.state = DieState.REROLLED
-            active = _Draft(self._rng.randint(1, sides), extra=active.extra)
+            active = _Draft(self._face(node), extra=active.extra)
             slot.append(active)
             if reroll.once:
                 break
         return False
 
-    def _explode(self, slot: list[_Draft], explode: Condition, reroll: Reroll | None, sides: int) -> bool:
+    def _reroll_and_add(self, slots: list[list[_Draft]], node: Dice) -> bool:
+        """Avrae's `ra`: the first die that matches earns one extra die, added to the pool; the cap may stop it."""
+        assert node.reroll is not None
+        for slot in slots:
+            if node.reroll.matches(slot[-1].face):
+                if not self._take_extra_roll():
+                    return True
+                slot.append(_Draft(self._face(node), extra=True))
+                break
+        return False
+
+    def _explode(self, slot: list[_Draft], node: Dice) -> bool:
         """Explode the last die of `slot` until a face does not match; return whether the cap stopped it."""
+        assert node.explode is not None
+        explode, mode = node.explode, node.explode_mode
         active = slot[-1]
-        while explode.matches(active.face):
+        raw = active.face
+        while explode.matches(raw):
             if not self._take_extra_roll():
                 return True
             active.exploded = True
-            slot.append(_Draft(self._rng.randint(1, sides), extra=True))
-            if reroll is not None and self._reroll(slot, reroll, sides):
+            face = self._face(node)
+            if mode is ExplodeMode.COMPOUND:
+                # Compounding adds the roll into the same die: one die, one face, the sum of its rolls.
+                active.face += face
+                raw = face
+                continue
+            slot.append(_Draft(face, extra=True))
+            if node.reroll is not None and not node.reroll.add and self._reroll(slot, node.reroll, node):
                 return True
             active = slot[-1]
+            raw = active.face
+            if mode is ExplodeMode.PENETRATE:
+                active.face -= 1  # Roll20 and Hackmaster: each penetrating die counts one less than it shows
         return False
 
 
 def _apply_keep(pool: list[_Draft], keep: Keep) -> None:
     """Mark DROPPED the dice that `keep` does not keep, among those not rerolled away."""
     live = [index for index, draft in enumerate(pool) if draft.state is DieState.KEPT]
+    if keep.matching is not None:
+        matching = keep.matching
+        for index in live:
+            if matching.matches(pool[index].face) != (keep.mode is KeepMode.KEEP_MATCHING):
+                pool[index].state = DieState.DROPPED
+        return
     highest_first = keep.mode in (KeepMode.KEEP_HIGHEST, KeepMode.DROP_HIGHEST)
     # The index in the key makes ties go to the earlier die.
     if highest_first:
@@ -906,8 +1628,8 @@ def roll(expression: Expression | str, rng: DiceSource) -> RollResult:
     """Roll an expression.
 
     Args:
-        expression: An expression from `parse`, or text to parse first. The limits are checked by `parse`
-            only, so a tree built by hand is trusted as it is.
+        expression: An expression from `parse`, or text to parse first (a label and notes come only with text).
+            The limits are checked by `parse` only, so a tree built by hand is trusted as it is.
         rng: Where the faces come from.
 
     Returns:
@@ -916,7 +1638,10 @@ def roll(expression: Expression | str, rng: DiceSource) -> RollResult:
     Raises:
         DiceError: Only when `expression` is text that `parse` refuses; rolling itself never raises.
     """
-    node = parse(expression) if isinstance(expression, str) else expression
+    parsed = _parse(expression) if isinstance(expression, str) else _Parsed(expression, None, ())
     roller = _Roller(rng)
-    tree = roller.evaluate(node)
-    return RollResult(str(node), tree, tree.total, roller.capped)
+    tree = roller.evaluate(parsed.expression)
+    notes = parsed.notes
+    if roller.divided_by_zero:
+        notes = (*notes, "A division (or remainder) by zero counted as 0.")
+    return RollResult(str(parsed.expression), tree, tree.total, roller.capped, parsed.label, notes)

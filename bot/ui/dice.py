@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import discord
+from discord.utils import escape_markdown
 
 from bot.rules.dice import (
     MAX_EXTRA_ROLLS,
+    AnnotatedResult,
     BinaryResult,
     DiceResult,
     Die,
@@ -16,16 +18,24 @@ from bot.rules.dice import (
     Operator,
     ResultNode,
     RollResult,
+    RollsResult,
+    SetResult,
 )
 from bot.ui.embeds import DESCRIPTION_LIMIT, ROLL_COLOUR, TITLE_LIMIT, clip
 
 # Room left in the description for " = **total**" after the breakdown.
 _TOTAL_ROOM = 40
+# The footer holds the cap and the readings; kept well inside the embed's 6000 characters in all.
+_FOOTER_ROOM = 1000
 
 
 def die_text(die: Die) -> str:
-    """One die: its face, `!` when it exploded, struck through when it does not count."""
+    """One die: its face, `!` when it exploded, bold when a success, struck through when it does not count."""
     text = f"{die.face}!" if die.exploded else str(die.face)
+    if die.success:
+        text = f"**{text}**"
+    elif die.failure:
+        text = f"__{text}__"
     return text if die.state is DieState.KEPT else f"~~{text}~~"
 
 
@@ -35,9 +45,11 @@ def breakdown(node: ResultNode, *, every_die: bool = True) -> str:
         case NumberResult():
             return str(node.value)
         case DiceResult():
+            counted = " successes" if node.term.success is not None else ""
             if not every_die:
-                return f"{node.term} ({len(node.dice)} dice: {node.total})"
-            return f"{node.term} ({', '.join(die_text(d) for d in node.dice)})"
+                return f"{node.term} ({len(node.dice)} dice: {node.total}{counted})"
+            faces = ", ".join(die_text(d) for d in node.dice)
+            return f"{node.term} ({faces})" + (f" → {node.total}{counted}" if counted else "")
         case NegateResult():
             return "-" + breakdown(node.operand, every_die=every_die)
         case BinaryResult():
@@ -46,7 +58,26 @@ def breakdown(node: ResultNode, *, every_die: bool = True) -> str:
             return f"{breakdown(node.left, every_die=every_die)} {op} {breakdown(node.right, every_die=every_die)}"
         case GroupResult():
             return f"({breakdown(node.inner, every_die=every_die)})"
+        case AnnotatedResult():
+            return f"{breakdown(node.inner, every_die=every_die)} \\[{escape_markdown(node.note)}\\]"
+        case SetResult():
+            items = []
+            for item, kept in zip(node.items, node.kept, strict=True):
+                text = f"{breakdown(item, every_die=every_die)} = {item.total}"
+                items.append(text if kept else f"~~{text}~~")
+            keep = "" if node.term.keep is None else str(node.term.keep)
+            target = node.term.success
+            if target is None:
+                return "{" + ", ".join(items) + "}" + keep
+            at = ("=" if target.comparator == "=" else "") + str(target)
+            return "{" + ", ".join(items) + "}" + f"{keep}{at} → {node.total} successes"
+        case RollsResult():
+            return "\n".join(f"{breakdown(item, every_die=every_die)} = **{item.total}**" for item in node.items)
     raise TypeError(f"not a result node: {node!r}")
+
+
+def _totals_only(node: RollsResult) -> str:
+    return "\n".join(f"{text} = **{item.total}**" for text, item in zip(node.texts, node.items, strict=True))
 
 
 def roll_description(result: RollResult) -> str:
@@ -55,15 +86,29 @@ def roll_description(result: RollResult) -> str:
     text = breakdown(result.tree)
     if len(text) > room:
         text = breakdown(result.tree, every_die=False)
+    if isinstance(result.tree, RollsResult):
+        # The totals come first, so that the compact answer (its first lines) shows every roll's outcome.
+        totals = "Totals: " + ", ".join(f"**{item.total}**" for item in result.tree.items)
+        if len(text) > room:
+            text = _totals_only(result.tree)
+        return clip(f"{totals}\n{text}", DESCRIPTION_LIMIT)
     return f"{clip(text, room)} = **{result.total}**"
 
 
-def roll_embed(result: RollResult, *, roller: str, typed: str, label: str | None) -> discord.Embed:
-    """The answer to /roll: the label (or the expression) as title, then every die and the total."""
-    embed = discord.Embed(
-        title=clip(label or typed, TITLE_LIMIT), description=roll_description(result), colour=ROLL_COLOUR
-    )
-    embed.set_author(name=clip(f"{roller} rolls", 256))
+def roll_footer(result: RollResult) -> str | None:
+    """The cap, if it was reached, and which reading was used where dice bots disagree; None when neither."""
+    lines = list(result.notes)
     if result.capped:
-        embed.set_footer(text=f"Exploding and rerolled dice stopped at the limit of {MAX_EXTRA_ROLLS} extra rolls.")
+        lines.insert(0, f"Exploding and rerolled dice stopped at the limit of {MAX_EXTRA_ROLLS} extra rolls.")
+    return clip("\n".join(lines), _FOOTER_ROOM) if lines else None
+
+
+def roll_embed(result: RollResult, *, roller: str, typed: str, label: str | None) -> discord.Embed:
+    """The answer to /roll: the label (the option, else the text after the roll, else the expression) as title."""
+    title = label or result.label or typed
+    embed = discord.Embed(title=clip(title, TITLE_LIMIT), description=roll_description(result), colour=ROLL_COLOUR)
+    embed.set_author(name=clip(f"{roller} rolls", 256))
+    footer = roll_footer(result)
+    if footer is not None:
+        embed.set_footer(text=footer)
     return embed
