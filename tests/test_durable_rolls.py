@@ -137,5 +137,5 @@ async def test_kill_9_during_fair_rolls_loses_no_answered_roll(bot_database: str
             if number is None or "hidden roll" in str(request.body):
                 continue
             faces = [face for _, _, face in log[number]]
-            shown = embed_of(request).get("description", "")
+            shown = request.body["data"]["embeds"][0].get("description", "")  # a callback: only those are counted
             assert all(str(face) in shown for face in faces), (number, faces, shown)
