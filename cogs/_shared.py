@@ -296,6 +296,7 @@ async def answer_hidden(
             title="No GM channel",
         )
     embed.set_author(name=clip(f"Hidden roll by {interaction.user.display_name} in #{_channel_name(interaction)}", 256))
+    fit(embed)  # the author line counts toward Discord's total too
     # Durable before shown, as in answer_roll: logged before the notice and the GM's copy.
     await bot.log_roll(
         interaction,
