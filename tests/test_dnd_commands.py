@@ -392,6 +392,15 @@ async def test_ac_caps_dex_keeps_a_dex_penalty_flat_footed_and_honours_uncanny_d
 # §2, §7: Weapon Finesse and the Str share of damage.
 
 
+async def test_weapon_finesse_waits_for_bab_1(local: LocalDiscord) -> None:
+    await character(local, "Kit", {"Rapier": ""}, strength=12, dexterity=18, weapon_groups="martial", weapon_finesse=1)
+    novice, _ = await attack(local, [10, 3], {"target_ac": 10, "weapon": "Rapier"})
+    assert lines(novice, "Attack roll")[1] == (
+        "Attack bonus +1 = +0 BAB (character) +1 Str (Str 12, melee) +0 size (medium)"
+    )
+    assert "Weapon Finesse needs BAB +1 (§2), not +0: Str is used." in fields(novice)["Notes"]
+
+
 async def test_weapon_finesse_uses_dex_with_a_light_weapon_only(local: LocalDiscord) -> None:
     weapons = {"Short sword": "", "Longsword": ""}
     await character(local, "Lia", weapons, strength=12, dexterity=18, bab=1, weapon_groups="martial", weapon_finesse=1)

@@ -836,6 +836,17 @@ def test_weapon_finesse() -> None:
     assert term(character_attack(rogue.model_copy(update={"weapon_finesse": False}), "Rapier", 10), "Str") == 0
 
 
+def test_weapon_finesse_needs_bab_1() -> None:
+    # §2: the feat needs BAB +1; below that the sheet's feat does nothing and the breakdown says why.
+    novice = dnd(strength=10, dexterity=16, bab=0, weapon_groups=["simple", "martial"], weapon_finesse=True)
+    rapier = character_attack(novice, "Rapier", 10)
+    assert term(rapier, "Str") == 0 and "Dex" not in names(rapier) and rapier.attack_bonus == 0
+    assert any("needs BAB +1" in note for note in rapier.notes)
+    ready = character_attack(novice.model_copy(update={"bab": 1}), "Rapier", 10)
+    assert term(ready, "Dex") == 3 and not any("needs BAB" in note for note in ready.notes)
+    assert not any("needs BAB" in n for n in character_attack(novice, "Longsword", 10).notes)  # not finessable
+
+
 def test_weapon_finesse_with_a_shield_srd_and_nwn() -> None:
     rogue = dnd(
         strength=10,

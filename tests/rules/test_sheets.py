@@ -229,8 +229,8 @@ def test_feats_named_per_weapon_match_any_case() -> None:
 
 
 def test_finesse_uses_dex_only_when_higher() -> None:
-    assert dnd(weapon_finesse=True, dexterity=16, strength=12).finesse_uses_dex
-    assert not dnd(weapon_finesse=True, dexterity=12, strength=16).finesse_uses_dex
+    assert dnd(weapon_finesse=True, dexterity=16, strength=12, bab=1).finesse_uses_dex
+    assert not dnd(weapon_finesse=True, dexterity=12, strength=16, bab=1).finesse_uses_dex
     assert not dnd(dexterity=16).finesse_uses_dex
     shielded = dnd(
         weapon_finesse=True,
@@ -241,6 +241,8 @@ def test_finesse_uses_dex_only_when_higher() -> None:
         armor_proficiencies=["shield"],
     )
     assert dict(shielded.derived())["Finesse attack"] == "3 = 1 BAB + 3 Dex - 1 shield check"
+    below = dnd(weapon_finesse=True, dexterity=16, bab=0)
+    assert below.finesse_wanted and not below.finesse_uses_dex and "Finesse attack" not in dict(below.derived())
 
 
 @pytest.mark.parametrize(

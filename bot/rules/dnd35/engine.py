@@ -54,7 +54,7 @@ from bot.rules.dnd35.tables import (
     threat_text,
 )
 from bot.rules.sheets.base import name_key
-from bot.rules.sheets.dnd35 import ITERATIVE_STEP, MAX_ITERATIVE_ATTACKS, DndSheet, DndWeapon
+from bot.rules.sheets.dnd35 import FINESSE_MIN_BAB, ITERATIVE_STEP, MAX_ITERATIVE_ATTACKS, DndSheet, DndWeapon
 
 NWN_MONK_STEP: Final = 3  # §3 NWN: a monk unarmed (or with a kama) steps down by 3
 NOT_PROFICIENT: Final = -4
@@ -548,6 +548,8 @@ def character_attack(
 
     # §2: ability, size, weapon, feats, proficiency, armor.
     finesse = not ranged and w.finessable and sheet.finesse_uses_dex
+    if not ranged and w.finessable and sheet.finesse_wanted and not finesse:
+        notes.append(f"Weapon Finesse needs BAB +{FINESSE_MIN_BAB} (§2), not {sheet.bab:+d}: Str is used.")
     if ranged:
         terms.append(Term("Dex", sheet.modifier("dexterity"), f"Dex {sheet.dexterity}, ranged"))
     elif finesse:

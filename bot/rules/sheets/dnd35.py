@@ -41,6 +41,7 @@ ABILITY_LABELS: Final = ("Str", "Dex", "Con", "Int", "Wis", "Cha")
 # BAB alone never gives a fifth attack; each one after the first is 5 lower (dnd35.md §3).
 MAX_ITERATIVE_ATTACKS: Final = 4
 ITERATIVE_STEP: Final = 5
+FINESSE_MIN_BAB: Final = 1  # §2: Weapon Finesse is a feat that needs base attack bonus +1
 # A tower shield costs -2 on attack rolls whenever it is employed (dnd35.md §10).
 TOWER_SHIELD_ATTACK_PENALTY: Final = -2
 
@@ -443,7 +444,12 @@ class DndSheet(Sheet):
 
     @property
     def finesse_uses_dex(self) -> bool:
-        """Weapon Finesse, and Dex is the higher: the bot takes Dex only then (dnd35.md §13 item 9)."""
+        """Weapon Finesse at BAB +1 or more (§2), and Dex is the higher: the bot takes Dex only then (§13 item 9)."""
+        return self.finesse_wanted and self.bab >= FINESSE_MIN_BAB
+
+    @property
+    def finesse_wanted(self) -> bool:
+        """Weapon Finesse on the sheet and Dex the higher, whether or not the BAB allows the feat yet."""
         return self.weapon_finesse and self.modifier("dexterity") > self.modifier("strength")
 
     def strength_to_damage(self, grip: Literal["one-handed", "two-handed", "off-hand"]) -> int:
