@@ -19,7 +19,7 @@ from bot.db.characters import CharacterError, CharacterRecord, CharacterReposito
 from bot.deadline import FORM_COMMAND
 from bot.errors import UserError
 from bot.rules.sheets import RULESETS
-from bot.rules.sheets.base import allowed, character_name
+from bot.rules.sheets.base import SheetError, allowed, character_name, parse_pairs
 from bot.rules.sheets.transfer import MAX_IMPORT_BYTES, ImportPlan, Portable, dump_export, parse_export
 from bot.tree import report
 from bot.ui.characters import done_embed, list_embed, sheet_embed
@@ -66,7 +66,7 @@ class Characters(commands.GroupCog, group_name="character", group_description="Y
         ]
 
     async def settable_fields(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
-        """The fields of the chosen character's ruleset, with what each accepts."""
+        """The fields of the chosen character's ruleset, with what each accepts; short names and `feat` work."""
         text = getattr(interaction.namespace, "character", None)
         if not text or interaction.guild_id is None:
             return []
@@ -78,8 +78,7 @@ class Characters(commands.GroupCog, group_name="character", group_description="Y
         sheet = record.ruleset.sheet
         return [
             app_commands.Choice(name=clip(f"{key}: {allowed(sheet, key)}", 100), value=key)
-            for key in sheet.settable
-            if current.lower() in key
+            for key in record.ruleset.fields_matching(current)
         ][:25]
 
     # -- commands ----------------------------------------------------------------------------------------
@@ -186,25 +185,32 @@ class Characters(commands.GroupCog, group_name="character", group_description="Y
         self,
         interaction: Interaction,
         character: str,
-        field: app_commands.Range[str, 1, 40],
-        value: app_commands.Range[str, 0, 400],
+        field: app_commands.Range[str, 1, 40] | None = None,
+        value: app_commands.Range[str, 0, 400] | None = None,
+        values: app_commands.Range[str, 1, 1000] | None = None,
     ) -> None:
-        """Change one number or list of a character; the error says what is allowed.
+        """Change numbers or lists of a character: one field, or several at once; errors say what is allowed.
 
         Args:
             character: One of your characters
-            field: What to change (autocomplete lists the fields and what they accept)
+            field: What to change: its name or a short one (str, dex, hp); autocomplete lists them
             value: The new value: a number, yes/no, one of the choices, or a comma-separated list
+            values: Several at once, e.g. str=12 dex=17 hp=28/28 bab=3 (hp=now/max)
         """
+        pairs = _pairs(field, value, values)
         async with self.bot.database.write.begin() as session:
             repository = CharacterRepository(session)
             record = await find_own(repository, interaction, character)
-            before = getattr(record.sheet, field, None)
-            sheet = record.ruleset.set_field(record.sheet, field, value)
+            before = record.sheet
+            sheet = record.ruleset.set_fields(before, pairs)
             record = await repository.save(record, sheet, now=self.bot.clock())
-        after = getattr(sheet, field)
-        message = f"**{record.name}**: `{field}` {_show(before)} → {_show(after)}"
-        await interaction.response.send_message(embed=done_embed("Saved", message), ephemeral=True)
+        changes = [
+            f"`{key}` {_show(getattr(before, key))} → {_show(getattr(sheet, key))}"
+            for key in record.ruleset.sheet.settable
+            if getattr(before, key) != getattr(sheet, key)
+        ]
+        message = f"**{record.name}**: " + ("; ".join(changes) if changes else "nothing changed")
+        await interaction.response.send_message(embed=done_embed("Saved", clip(message, 4000)), ephemeral=True)
 
     @app_commands.command(name="edit", extras={FORM_COMMAND: True})
     @app_commands.autocomplete(character=own_characters)
@@ -423,13 +429,18 @@ class EditForm(discord.ui.Modal):
         self.record = record
         self.user_id = opened.user.id
         self.inputs: dict[str, discord.ui.TextInput[EditForm]] = {}
+        health = record.ruleset.sheet.health
         for key in record.ruleset.sheet.core:
-            current = getattr(record.sheet, key)
+            label, default, placeholder = key.replace("_", " ").title(), _show(getattr(record.sheet, key)), None
+            if health is not None and key == health[0]:
+                # The form has room for five inputs: the maximum shares its box, as in `hp=28/30`.
+                label, default = f"{label} (now/max)", f"{default}/{_show(getattr(record.sheet, health[1]))}"
+                placeholder = "now/max, e.g. 28/30"
             text_input: discord.ui.TextInput[EditForm] = discord.ui.TextInput(
-                label=clip(key.replace("_", " ").title(), 45),
+                label=clip(label, 45),
                 custom_id=key,
-                default=_show(current),
-                placeholder=clip(allowed(record.ruleset.sheet, key), 100),
+                default=default,
+                placeholder=clip(placeholder or allowed(record.ruleset.sheet, key), 100),
                 max_length=200,
                 required=False,
             )
@@ -446,10 +457,8 @@ class EditForm(discord.ui.Modal):
 
     async def on_submit(self, interaction: Interaction) -> None:  # type: ignore[override]
         """Validate every field, then save against the version the form was opened at."""
-        rules = self.record.ruleset
-        sheet = self.record.sheet
-        for key, text_input in self.inputs.items():
-            sheet = rules.set_field(sheet, key, text_input.value)
+        pairs = [(key, text_input.value) for key, text_input in self.inputs.items()]
+        sheet = self.record.ruleset.set_fields(self.record.sheet, pairs)
         async with self.bot.database.write.begin() as session:
             record = await CharacterRepository(session).save(self.record, sheet, now=self.bot.clock())
         await interaction.response.send_message(embed=sheet_embed(record), ephemeral=True)
@@ -457,6 +466,17 @@ class EditForm(discord.ui.Modal):
     async def on_error(self, interaction: Interaction, error: Exception) -> None:  # type: ignore[override]
         """Failures go through the same funnel as commands."""
         await report(interaction, error)
+
+
+def _pairs(field: str | None, value: str | None, values: str | None) -> list[tuple[str, str]]:
+    """The (field, value) pairs one `/character set` asks for: `field` with `value`, then those of `values`."""
+    if field is None and value is None and values is None:
+        raise SheetError("Give `field` and `value`, or several at once: `values:str=12 dex=17 hp=28/28`.")
+    if (field is None) != (value is None):
+        missing = "value" if value is None else "field"
+        raise SheetError(f"`field` and `value` go together: add `{missing}`, or use `values:str=12 dex=17`.")
+    pairs = [] if field is None or value is None else [(field, value)]
+    return pairs + (parse_pairs(values) if values is not None else [])
 
 
 def _portable(record: CharacterRecord) -> Portable:

@@ -143,6 +143,66 @@ async def test_weapons_are_added_validated_and_removed(local: LocalDiscord) -> N
     assert removed.embed["description"] == "**Vasquez** no longer carries **smartgun**."
 
 
+async def test_set_takes_several_fields_with_the_short_names_players_use(local: LocalDiscord) -> None:
+    await create(local, "Lira", ruleset="dnd35")
+    options = {"character": "Lira", "values": "str=12 DEX=17 hp=28/30 bab=3 finesse=yes"}
+    changed = await local.command("character set", options)
+    assert changed.embed["title"] == "Saved", changed.embed
+    assert changed.embed["description"] == (
+        "**Lira**: `strength` 10 → 12; `dexterity` 10 → 17; `bab` 0 → 3; `hit_points` 10 → 28; "
+        "`max_hit_points` 10 → 30; `weapon_finesse` no → yes"
+    )
+    shown = await local.command("character show", {"character": "Lira"})
+    assert "28 / 30" in json.dumps(shown.embed)
+    # One field and several together; a bad value anywhere changes nothing.
+    both = await local.command("character set", {"character": "Lira", "field": "con", "value": "14", "values": "wis=8"})
+    assert both.embed["description"] == "**Lira**: `constitution` 10 → 14; `wisdom` 10 → 8"
+    refused = await local.command("character set", {"character": "Lira", "values": "str=14 bab=99"})
+    assert refused.embed["title"] == "Not a valid character" and "Allowed for `bab`" in refused.embed["description"]
+    again = await local.command("character set", {"character": "Lira", "values": "str=12"})
+    assert again.embed["description"] == "**Lira**: nothing changed"  # str=14 was not kept either
+
+
+async def test_set_errors_are_short_and_name_the_closest_fields(local: LocalDiscord) -> None:
+    await create(local, "Lira", ruleset="dnd35")
+    typo = await local.command("character set", {"character": "Lira", "field": "strenght", "value": "12"})
+    assert typo.embed["description"] == (
+        "`strenght` is not a field of a D&D 3.5 / NWN character. Did you mean `strength`?"
+    )
+    for word, named in (("feats", "`weapon_finesse`"), ("ac", "`armor_bonus`")):
+        pointed = await local.command("character set", {"character": "Lira", "field": word, "value": "1"})
+        assert pointed.embed["title"] == "Not a valid character"
+        assert len(pointed.embed["description"]) < 300 and named in pointed.embed["description"], word
+    lonely = await local.command("character set", {"character": "Lira", "field": "str"})
+    assert "`field` and `value` go together" in lonely.embed["description"]
+    nothing = await local.command("character set", {"character": "Lira"})
+    assert "values:str=12 dex=17" in nothing.embed["description"]
+    garbled = await local.command("character set", {"character": "Lira", "values": "str 12"})
+    assert "is not `field=value`" in garbled.embed["description"]
+
+
+async def test_field_autocomplete_knows_short_names_and_feats(local: LocalDiscord) -> None:
+    number = await create(local, "Lira", ruleset="dnd35")
+
+    async def offered(typed: str) -> list[str]:
+        options = {"character": f"#{number}", "field": typed}
+        return [c["value"] for c in (await local.autocomplete("character set", options, focused="field")).choices]
+
+    assert await offered("sneak") == ["rogue_level"]
+    assert (await offered("feat"))[:2] == ["weapon_finesse", "weapon_focus"]
+    assert (await offered("dex"))[0] == "dexterity"
+    everything = await offered("")
+    assert everything[:5] == ["strength", "dexterity", "bab", "hit_points", "armor_bonus"] and len(everything) == 25
+
+
+async def test_edit_form_sets_current_and_maximum_hit_points(local: LocalDiscord) -> None:
+    await create(local, "Lira", ruleset="dnd35")
+    form = (await local.command("character edit", {"character": "Lira"})).modal
+    saved = await local.submit(form, {"hit_points": "28/30"})
+    assert saved.embed["footer"]["text"].endswith("version 2"), saved.embed
+    assert "28 / 30" in json.dumps(saved.embed)
+
+
 async def test_edit_form_saves_unless_changed_meanwhile(local: LocalDiscord) -> None:
     await create(local, "Vasquez")
     opened = await local.command("character edit", {"character": "Vasquez"})

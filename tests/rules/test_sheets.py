@@ -14,7 +14,7 @@ from pydantic.fields import FieldInfo
 
 from bot.rules.names import MARKDOWN, WEAPON, NameRefused, clean_name
 from bot.rules.sheets.aliensrl import ALIENSRL, AliensSheet, Weapon
-from bot.rules.sheets.base import MAX_BLOCK_BYTES, SCHEMA_KEY, Ruleset, Sheet, SheetError, allowed
+from bot.rules.sheets.base import MAX_BLOCK_BYTES, SCHEMA_KEY, Ruleset, Sheet, SheetError, allowed, parse_pairs
 from bot.rules.sheets.dnd35 import (
     DND35,
     DR_PROPERTIES,
@@ -562,10 +562,44 @@ def test_set_field_takes_a_good_value_and_refuses_a_bad_one(
 
 
 def test_set_field_refuses_a_field_that_is_not_settable() -> None:
-    with pytest.raises(SheetError, match="Fields: "):
-        DND35.set_field(DND35.blank(), "weapons", "[]")
     with pytest.raises(SheetError, match="not a field"):
-        STAR_FRONTIERS.set_field(STAR_FRONTIERS.blank(), "str", "50")
+        DND35.set_field(DND35.blank(), "weapons", "[]")
+    with pytest.raises(SheetError, match="Did you mean `strength`"):
+        STAR_FRONTIERS.set_field(STAR_FRONTIERS.blank(), "strenth", "50")
+
+
+@pytest.mark.parametrize("rules", RULESETS, ids=lambda r: r.key)
+def test_short_names_and_pointers_lead_to_settable_fields(rules: Ruleset) -> None:
+    settable = set(rules.sheet.settable)
+    assert set(rules.sheet.aliases.values()) <= settable
+    assert not set(rules.sheet.aliases) & settable  # a short name never hides a field
+    for word, (hint, keys) in rules.sheet.pointers.items():
+        assert set(keys) <= settable and keys, word
+        assert len(hint) < 250
+    if rules.sheet.health is not None:
+        assert set(rules.sheet.health) <= set(rules.sheet.model_fields)
+    for alias, key in rules.sheet.aliases.items():
+        assert rules.field_named(alias.upper()) == key
+
+
+def test_set_fields_checks_all_values_together() -> None:
+    sheet = DND35.set_fields(DND35.blank(), [("hp", "28/30"), ("Str", "12"), ("max hp", "31")])
+    assert (sheet.hit_points, sheet.max_hit_points, sheet.strength) == (28, 31, 12)  # type: ignore[attr-defined]
+    with pytest.raises(SheetError, match="Allowed for `max_hit_points`"):
+        DND35.set_fields(DND35.blank(), [("str", "12"), ("hp", "5/0")])
+    sf = STAR_FRONTIERS.set_fields(STAR_FRONTIERS.blank(), [("hp", "40/55"), ("rs", "60")])
+    assert (sf.current_stamina, sf.stamina, sf.reaction_speed) == (40, 55, 60)  # type: ignore[attr-defined]
+
+
+def test_values_are_read_as_field_value_pairs() -> None:
+    assert parse_pairs('str=12 dex=17 "weapon_focus=long sword, rapier"') == [
+        ("str", "12"),
+        ("dex", "17"),
+        ("weapon_focus", "long sword, rapier"),
+    ]
+    for bad in ("str 12", "=12", 'str="12'):
+        with pytest.raises(SheetError):
+            parse_pairs(bad)
 
 
 # -- strict loading -----------------------------------------------------------------------------------------

@@ -6,6 +6,7 @@ are the reference's proposed defaults for numbers its source does not give: data
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Annotated, ClassVar, Literal
 
 from pydantic import Field
@@ -36,6 +37,19 @@ class AliensSheet(Sheet):
 
     settable: ClassVar[tuple[str, ...]] = ("pistol", "rifle", "heavy", "pain", "hit_points", "max_hit_points")
     core: ClassVar[tuple[str, ...]] = ("pistol", "rifle", "heavy", "pain", "hit_points")
+    aliases: ClassVar[Mapping[str, str]] = {
+        "hp": "hit_points",
+        "max_hp": "max_hit_points",
+        "maxhp": "max_hit_points",
+        "hp_max": "max_hit_points",
+        "pistols": "pistol",
+        "rifles": "rifle",
+        "heavy_weapons": "heavy",
+    }
+    pointers: ClassVar[Mapping[str, tuple[str, tuple[str, ...]]]] = {
+        "skill": ("each weapon skill is a field of its own: `pistol`, `rifle`, `heavy`.", ("pistol", "rifle", "heavy")),
+    }
+    health: ClassVar[tuple[str, str] | None] = ("hit_points", "max_hit_points")
 
     pistol: Rank = 0
     rifle: Rank = 0

@@ -11,11 +11,12 @@ where a person types a value as text (`set_field`), where "15" must mean 15.
 
 from __future__ import annotations
 
+import difflib
 import json
 import shlex
 import types
 import typing
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal, get_args, get_origin
 
@@ -47,6 +48,13 @@ class Sheet(BaseModel):
     settable: ClassVar[tuple[str, ...]] = ()
     # Up to five fields for the `/character edit` form (Discord allows five inputs per form).
     core: ClassVar[tuple[str, ...]] = ()
+    # The short names players type for fields, as on a paper sheet: `str`, `dex`, `hp`.
+    aliases: ClassVar[Mapping[str, str]] = {}
+    # Words that name no one field but deserve an answer better than "no such field" (`ac`, `feats`), with the
+    # fields they point to; autocomplete offers those fields for the word.
+    pointers: ClassVar[Mapping[str, tuple[str, tuple[str, ...]]]] = {}
+    # The current and the maximum of the character's health: `hp=28/30` sets both.
+    health: ClassVar[tuple[str, str] | None] = None
 
     def derived(self) -> list[tuple[str, str]]:
         """Values computed from the stored numbers, as (label, value with how it was computed)."""
@@ -105,19 +113,75 @@ class Ruleset:
 
     def set_field(self, sheet: Sheet, key: str, text: str) -> Sheet:
         """`sheet` with one settable field changed to the value typed as `text`."""
-        if key not in self.sheet.settable:
-            raise SheetError(
-                f"`{key}` is not a field of a {self.title} character. Fields: {', '.join(self.sheet.settable)}."
-            )
-        value = from_text(self.sheet.model_fields[key].annotation, key, text)
+        return self.set_fields(sheet, [(key, text)])
+
+    def set_fields(self, sheet: Sheet, pairs: Sequence[tuple[str, str]]) -> Sheet:
+        """`sheet` with several fields changed at once, each named as a player would (`str`, `hp=28/30`).
+
+        The values are checked together, so `hp=30 max_hp=30` works in either order; nothing changes unless all
+        of them are good.
+        """
+        values: dict[str, Any] = {}
+        for typed, text in pairs:
+            key = self.field_named(typed)
+            health = self.sheet.health
+            if health is not None and key == health[0] and "/" in text:
+                current, _, maximum = text.partition("/")
+                values[key] = self._from_text(key, current)
+                values[health[1]] = self._from_text(health[1], maximum)
+            else:
+                values[key] = self._from_text(key, text)
         try:
             changed = self.sheet.model_validate(
-                {**sheet.model_dump(), key: value}, strict=False, context=_grandfather(sheet)
+                {**sheet.model_dump(), **values}, strict=False, context=_grandfather(sheet)
             )
         except ValidationError as error:
-            raise SheetError(f"{explain(error)}\nAllowed for `{key}`: {allowed(self.sheet, key)}.") from None
+            wrong = [k for k in values if any(p["loc"][:1] == (k,) for p in error.errors(include_url=False))]
+            help_lines = "".join(f"\nAllowed for `{k}`: {allowed(self.sheet, k)}." for k in wrong)
+            raise SheetError(f"{explain(error)}{help_lines}") from None
         check_size(self.dump(changed))
         return changed
+
+    def _from_text(self, key: str, text: str) -> Any:
+        return from_text(self.sheet.model_fields[key].annotation, key, text)
+
+    def field_named(self, typed: str) -> str:
+        """The settable field `typed` names: its own name or a short one (`dex`), in any case.
+
+        Anything else is refused in a short error that names the closest fields instead of all of them.
+        """
+        word = "_".join(typed.strip().lower().replace("-", " ").split())
+        if word in self.sheet.settable:
+            return word
+        if word in self.sheet.aliases:
+            return self.sheet.aliases[word]
+        shown = clip_name(typed)
+        pointer = self.sheet.pointers.get(word) or self.sheet.pointers.get(word.removesuffix("s"))
+        if pointer is not None:
+            hint, _ = pointer
+            raise SheetError(f"`{shown}` is not one field of a {self.title} character: {hint}")
+        known = [*self.sheet.settable, *self.sheet.aliases]
+        close = [self._named(k) for k in difflib.get_close_matches(word, known, n=3, cutoff=0.6)]
+        hint = f"Did you mean {' or '.join(dict.fromkeys(close))}?" if close else "Autocomplete on `field` lists them."
+        raise SheetError(f"`{shown}` is not a field of a {self.title} character. {hint}")
+
+    def _named(self, key: str) -> str:
+        return f"`{key}` ({self.sheet.aliases[key]})" if key in self.sheet.aliases else f"`{key}`"
+
+    def fields_matching(self, text: str) -> list[str]:
+        """Settable fields for what a player started typing: by name, short name or pointer word (`feat`).
+
+        With nothing typed yet, the edit form's core fields come first.
+        """
+        word = "_".join(text.strip().lower().replace("-", " ").split())
+        if not word:
+            return [*self.sheet.core, *(k for k in self.sheet.settable if k not in self.sheet.core)]
+        found = [k for k in self.sheet.settable if word in k]
+        found += [k for alias, k in self.sheet.aliases.items() if alias.startswith(word)]
+        for pointer, (_, keys) in self.sheet.pointers.items():
+            if pointer.startswith(word) or word.startswith(pointer):
+                found += keys
+        return list(dict.fromkeys(found))
 
     @property
     def weapon(self) -> type[Sheet]:
@@ -167,6 +231,32 @@ class Ruleset:
             names = ", ".join(w.name for w in weapons) or "none"
             raise SheetError(f"There is no weapon called **{name}**. Weapons: {names}.")
         return sheet.model_copy(update={"weapons": kept})
+
+
+def parse_pairs(text: str) -> list[tuple[str, str]]:
+    """`str=12 dex=17 hp=28/28 "weapon_focus=longsword, rapier"` as (field, value) pairs, in order."""
+    try:
+        words = shlex.split(text)
+    except ValueError as error:
+        raise SheetError(f"Could not read the values: {error}.") from None
+    pairs = []
+    for word in words:
+        key, equals, value = word.partition("=")
+        if not equals or not key:
+            raise SheetError(
+                f"`{clip_name(word)}` is not `field=value`. Write pairs like `str=12 dex=17 hp=28/28`; "
+                'quote a value with spaces: `"weapon_focus=long sword"`.'
+            )
+        pairs.append((key, value))
+    if not pairs:
+        raise SheetError("No values given. Write pairs like `str=12 dex=17 hp=28/28`.")
+    return pairs
+
+
+def clip_name(text: str, limit: int = 40) -> str:
+    """What a player typed, short enough to quote back in an error, without breaking its code span."""
+    text = text.replace("`", "'")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def check_size(data: dict[str, Any]) -> None:

@@ -14,7 +14,7 @@ Armor check penalties are stored as the SRD table prints them: zero or negative,
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Annotated, ClassVar, Final, Literal, get_args
 
 from pydantic import AfterValidator, Field, model_validator
@@ -290,6 +290,53 @@ class DndSheet(Sheet):
         "damage_reduction",
     )
     core: ClassVar[tuple[str, ...]] = ("strength", "dexterity", "bab", "hit_points", "armor_bonus")
+    aliases: ClassVar[Mapping[str, str]] = {
+        "str": "strength",
+        "dex": "dexterity",
+        "con": "constitution",
+        "int": "intelligence",
+        "wis": "wisdom",
+        "cha": "charisma",
+        "hp": "hit_points",
+        "max_hp": "max_hit_points",
+        "maxhp": "max_hit_points",
+        "hp_max": "max_hit_points",
+        "armor_class_bonus": "armor_bonus",
+        "acp": "armor_check_penalty",
+        "natural": "natural_armor",
+        "finesse": "weapon_finesse",
+        "focus": "weapon_focus",
+        "twf": "two_weapon_fighting",
+        "itwf": "improved_two_weapon_fighting",
+        "gtwf": "greater_two_weapon_fighting",
+        "sneak_attack": "rogue_level",
+        "sneak": "rogue_level",
+        "rogue": "rogue_level",
+        "dr": "damage_reduction",
+        "base_attack_bonus": "bab",
+    }
+    pointers: ClassVar[Mapping[str, tuple[str, tuple[str, ...]]]] = {
+        "ac": (
+            "AC is worked out from `armor_bonus`, `shield_bonus`, `natural_armor`, `deflection`, `dodge`, "
+            "`other_ac`, Dex and size; set those.",
+            ("armor_bonus", "shield_bonus", "natural_armor", "deflection", "dodge", "other_ac"),
+        ),
+        "feat": (
+            "each feat is a field of its own: `weapon_finesse`, `weapon_focus`, `improved_critical`, "
+            "`two_weapon_fighting`, `precise_shot`, `uncanny_dodge`...",
+            (
+                "weapon_finesse",
+                "weapon_focus",
+                "improved_critical",
+                "two_weapon_fighting",
+                "improved_two_weapon_fighting",
+                "greater_two_weapon_fighting",
+                "precise_shot",
+                "uncanny_dodge",
+            ),
+        ),
+    }
+    health: ClassVar[tuple[str, str] | None] = ("hit_points", "max_hit_points")
 
     strength: Score = 10
     dexterity: Score = 10

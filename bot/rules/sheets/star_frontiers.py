@@ -12,6 +12,7 @@ whole: a band left out is one the weapon does not have.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from itertools import pairwise
 from typing import Annotated, ClassVar, Final, Literal
 
@@ -142,6 +143,33 @@ class SfSheet(Sheet):
         "defenses",
     )
     core: ClassVar[tuple[str, ...]] = ("strength", "stamina", "dexterity", "current_stamina", "beam")
+    aliases: ClassVar[Mapping[str, str]] = {
+        "str": "strength",
+        "sta": "stamina",
+        "dex": "dexterity",
+        "rs": "reaction_speed",
+        "int": "intuition",
+        "log": "logic",
+        "per": "personality",
+        "ldr": "leadership",
+        "hp": "current_stamina",
+        "current": "current_stamina",
+        "beam_weapons": "beam",
+        "projectile_weapons": "projectile",
+        "gyrojet_weapons": "gyrojet",
+        "thrown_weapons": "thrown",
+        "melee_weapons": "melee",
+        "suit": "defenses",
+        "screen": "defenses",
+    }
+    pointers: ClassVar[Mapping[str, tuple[str, tuple[str, ...]]]] = {
+        "skill": (
+            "each weapon skill is a field of its own: `beam`, `projectile`, `gyrojet`, `thrown`, `melee`, "
+            "`martial_arts`.",
+            SKILLS,
+        ),
+    }
+    health: ClassVar[tuple[str, str] | None] = ("current_stamina", "stamina")
 
     strength: Score = DEFAULT_ABILITY
     stamina: Score = DEFAULT_ABILITY
