@@ -7,6 +7,7 @@ is still at the version it was read at, so a later write never silently undoes a
 
 from __future__ import annotations
 
+import difflib
 import io
 from typing import Any
 
@@ -18,8 +19,11 @@ from bot.client import DiceBot
 from bot.db.characters import CharacterError, CharacterRecord, CharacterRepository
 from bot.deadline import FORM_COMMAND
 from bot.errors import UserError
+from bot.rules import dnd35 as dnd
+from bot.rules import star_frontiers as sf
+from bot.rules.names import WEAPON, clean_name
 from bot.rules.sheets import RULESETS
-from bot.rules.sheets.base import SheetError, allowed, character_name, parse_pairs
+from bot.rules.sheets.base import SheetError, allowed, character_name, name_key, parse_pairs
 from bot.rules.sheets.transfer import MAX_IMPORT_BYTES, ImportPlan, Portable, dump_export, parse_export
 from bot.tree import report
 from bot.ui.characters import done_embed, list_embed, sheet_embed
@@ -80,6 +84,19 @@ class Characters(commands.GroupCog, group_name="character", group_description="Y
             app_commands.Choice(name=clip(f"{key}: {allowed(sheet, key)}", 100), value=key)
             for key in record.ruleset.fields_matching(current)
         ][:25]
+
+    async def table_weapons(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
+        """Weapons of the chosen character's ruleset table (D&D's SRD, Star Frontiers'), matching what was typed."""
+        text = getattr(interaction.namespace, "character", None)
+        if not text or interaction.guild_id is None:
+            return []
+        async with self.bot.database.read() as session:
+            try:
+                record = await find(CharacterRepository(session), interaction, text)
+            except UserError:
+                return []
+        names = _table_names(record.ruleset.key)
+        return [app_commands.Choice(name=n, value=n) for n in names if current.lower() in n.lower()][:25]
 
     # -- commands ----------------------------------------------------------------------------------------
     @app_commands.command(name="create")
@@ -227,7 +244,7 @@ class Characters(commands.GroupCog, group_name="character", group_description="Y
         await interaction.response.send_modal(EditForm(self.bot, record, opened=interaction))
 
     @weapon.command(name="add")
-    @app_commands.autocomplete(character=own_characters)
+    @app_commands.autocomplete(character=own_characters, name=table_weapons)
     async def weapon_add(
         self,
         interaction: Interaction,
@@ -245,6 +262,8 @@ class Characters(commands.GroupCog, group_name="character", group_description="Y
         async with self.bot.database.write.begin() as session:
             repository = CharacterRepository(session)
             record = await find_own(repository, interaction, character)
+            if not details.strip():
+                _check_table_weapon(record.ruleset.key, record.ruleset.title, clean_name(name, WEAPON))
             sheet = record.ruleset.add_weapon(record.sheet, name, details)
             record = await repository.save(record, sheet, now=self.bot.clock())
         added = sheet.weapons[-1].name  # type: ignore[attr-defined]
@@ -477,6 +496,32 @@ def _pairs(field: str | None, value: str | None, values: str | None) -> list[tup
         raise SheetError(f"`field` and `value` go together: add `{missing}`, or use `values:str=12 dex=17`.")
     pairs = [] if field is None or value is None else [(field, value)]
     return pairs + (parse_pairs(values) if values is not None else [])
+
+
+def _table_names(rules: str) -> tuple[str, ...]:
+    """The weapon table of a ruleset, every entry (some need stats from the player); AliensRL has none."""
+    if rules == "dnd35":
+        return dnd.weapon_names()
+    if rules == "sf":
+        return sf.weapon_names(ready=False)
+    return ()
+
+
+def _check_table_weapon(rules: str, title: str, name: str) -> None:
+    """A weapon added by name alone must be a table weapon: a misspelled one would fail only at the first shot."""
+    names = _table_names(rules)
+    if not names or (rules == "dnd35" and dnd.table_weapon(name) is not None):
+        return
+    keys = {name_key(n): n for n in names}
+    if name_key(name) in keys:
+        return
+    close = difflib.get_close_matches(name_key(name), list(keys), n=3, cutoff=0.6)
+    hint = f" Did you mean {' or '.join(f'**{keys[k]}**' for k in close)}?" if close else ""
+    raise SheetError(
+        f"**{clip(name, 40)}** is not in the {title} weapon table.{hint} Autocomplete lists the table; for a "
+        "weapon of your own, give its `details` (a wrong key lists the right ones).",
+        title="Unknown weapon",
+    )
 
 
 def _portable(record: CharacterRecord) -> Portable:
