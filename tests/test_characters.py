@@ -195,6 +195,28 @@ async def test_field_autocomplete_knows_short_names_and_feats(local: LocalDiscor
     assert everything[:5] == ["strength", "dexterity", "bab", "hit_points", "armor_bonus"] and len(everything) == 25
 
 
+async def test_a_weapon_named_alone_must_be_in_the_table(local: LocalDiscord) -> None:
+    number = await create(local, "Riker", ruleset="sf")
+    typo = await local.command("character weapon add", {"character": "Riker", "name": "Auto rifle"})
+    assert typo.embed["title"] == "Unknown weapon"
+    assert typo.embed["description"].startswith(
+        "**Auto rifle** is not in the Star Frontiers weapon table. Did you mean **Automatic rifle** or "
+    )
+    own = {"character": "Riker", "name": "Auto rifle", "details": "damage=1d10 skill=projectile"}
+    assert (await local.command("character weapon add", own)).messages[0]["content"] == "Added **Auto rifle**."
+    table = await local.command("character weapon add", {"character": "Riker", "name": "laser pistol"})
+    assert table.messages[0]["content"] == "Added **laser pistol**.", table.embed
+    offered = await local.autocomplete(
+        "character weapon add", {"character": f"#{number}", "name": "auto"}, focused="name"
+    )
+    assert [c["value"] for c in offered.choices] == ["Automatic pistol", "Automatic rifle"]
+    await create(local, "Regis", ruleset="dnd35")
+    srd = await local.command("character weapon add", {"character": "Regis", "name": "bastard sword"})
+    assert srd.messages[0]["content"] == "Added **bastard sword**.", srd.embed
+    await create(local, "Hicks")  # AliensRL has no table: a name alone takes the defaults
+    assert (await local.command("character weapon add", {"character": "Hicks", "name": "Pulse rfle"})).messages
+
+
 async def test_edit_form_sets_current_and_maximum_hit_points(local: LocalDiscord) -> None:
     await create(local, "Lira", ruleset="dnd35")
     form = (await local.command("character edit", {"character": "Lira"})).modal

@@ -70,8 +70,11 @@ async def test_weapon_names(local: LocalDiscord, ruleset: str) -> None:
         exchange = await local.command("character weapon add", {"character": "Vasquez", "name": name})
         refused(exchange, message)
         assert exchange.embed["description"].startswith("A weapon name ")
-    added = await local.command("character weapon add", {"character": "Vasquez", "name": " Pulse   rifle "})
-    assert added.messages[0]["content"] == "Added **Pulse rifle**."
+    # A name alone is a table weapon's, where the ruleset has a table; a weapon of one's own comes with details.
+    details = {"aliensrl": "", "dnd35": "damage=1d10", "sf": "damage=1d10 skill=beam"}[ruleset]
+    options = {"character": "Vasquez", "name": " Pulse   rifle ", "details": details}
+    added = await local.command("character weapon add", options)
+    assert added.messages[0]["content"] == "Added **Pulse rifle**.", added.embed
     assert fields(await local.command("character show"))["Weapons"].startswith("**Pulse rifle**:")
 
 
