@@ -229,6 +229,47 @@ class Characters(commands.GroupCog, group_name="character", group_description="Y
         message = f"**{record.name}**: " + ("; ".join(changes) if changes else "nothing changed")
         await interaction.response.send_message(embed=done_embed("Saved", clip(message, 4000)), ephemeral=True)
 
+    @app_commands.command(name="hp")
+    @app_commands.rename(maximum="max")
+    @app_commands.autocomplete(character=any_characters)
+    async def hp(
+        self,
+        interaction: Interaction,
+        character: str,
+        change: app_commands.Range[str, 1, 20],
+        maximum: app_commands.Range[str, 1, 20] | None = None,
+    ) -> None:
+        """Change a character's hit points (Star Frontiers: stamina): -13 hurts, +5 heals, =28 sets.
+
+        Args:
+            character: The character: yours, or anyone's here if you have Manage Server (the game master)
+            change: -13 (lose 13), +5 (heal 5, up to the maximum), =28 (set), 28/30 (now and maximum)
+            maximum: Change the maximum too: +5, -2 or =30
+        """
+        async with self.bot.database.write.begin() as session:
+            repository = CharacterRepository(session)
+            record = await find(repository, interaction, character, for_update=True)
+            if record.owner_id != interaction.user.id and not can_moderate(interaction):
+                raise NotYours(
+                    f"**{record.name}** belongs to <@{record.owner_id}>; only they or someone with Manage Server "
+                    "can change its hit points."
+                )
+            before = record.sheet
+            sheet = record.ruleset.change_health(before, change, maximum)
+            record = await repository.save(record, sheet, now=self.bot.clock())
+        health = record.ruleset.sheet.health
+        assert health is not None  # change_health refused a ruleset without
+        now_key, top_key = health
+        was, now, top = getattr(before, now_key), getattr(sheet, now_key), getattr(sheet, top_key)
+        word = "Stamina" if now_key == "current_stamina" else "Hit points"
+        message = f"**{record.name}**: {word} {was} → **{now}** of {top}"
+        if getattr(before, top_key) != top:
+            message += f" (maximum was {getattr(before, top_key)})"
+        undo = f"`/character hp character:#{record.id} change:={was}"
+        undo += f"/{getattr(before, top_key)}`" if getattr(before, top_key) != top else "`"
+        message += f"\nTo undo: {undo}"
+        await interaction.response.send_message(embed=done_embed("Hit points", message), ephemeral=True)
+
     @app_commands.command(name="edit", extras={FORM_COMMAND: True})
     @app_commands.autocomplete(character=own_characters)
     async def edit(self, interaction: Interaction, character: str) -> None:

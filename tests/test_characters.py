@@ -217,6 +217,33 @@ async def test_a_weapon_named_alone_must_be_in_the_table(local: LocalDiscord) ->
     assert (await local.command("character weapon add", {"character": "Hicks", "name": "Pulse rfle"})).messages
 
 
+async def test_hp_hurts_heals_and_sets_for_the_owner_or_the_game_master(local: LocalDiscord) -> None:
+    number = await create(local, "Lira", ruleset="dnd35")
+    await local.command("character set", {"character": "Lira", "values": "hp=28/30"})
+
+    async def hp(options: dict[str, str], actor: Actor | None = None) -> str:
+        exchange = await local.command("character hp", {"character": f"#{number}", **options}, actor=actor)
+        assert exchange.ephemeral
+        return str(exchange.embed["description"])
+
+    assert await hp({"change": "-13"}) == (
+        f"**Lira**: Hit points 28 → **15** of 30\nTo undo: `/character hp character:#{number} change:=28`"
+    )
+    assert (await hp({"change": "+50"})).startswith("**Lira**: Hit points 15 → **30** of 30")  # up to the maximum
+    assert (await hp({"change": "=35"})).startswith("**Lira**: Hit points 30 → **35** of 30")  # set: may pass it
+    assert (await hp({"change": "-5", "max": "+4"})).startswith(
+        "**Lira**: Hit points 35 → **30** of 34 (maximum was 30)"
+    )
+    assert "`change` is `-13` (lose 13)" in await hp({"change": "thirteen"})
+    stranger = await hp({"change": "-1"}, actor=bob(local))
+    assert "only they or someone with Manage Server" in stranger
+    moderator = local.as_user(MOD, permissions=MANAGER_PERMISSIONS)
+    assert (await hp({"change": "-4"}, actor=moderator)).startswith("**Lira**: Hit points 30 → **26** of 34")
+    marine = await create(local, "Riker", ruleset="sf")
+    stamina = await local.command("character hp", {"character": f"#{marine}", "change": "-20"})
+    assert stamina.embed["description"].startswith("**Riker**: Stamina 45 → **25** of 45"), stamina.embed
+
+
 async def test_edit_form_sets_current_and_maximum_hit_points(local: LocalDiscord) -> None:
     await create(local, "Lira", ruleset="dnd35")
     form = (await local.command("character edit", {"character": "Lira"})).modal

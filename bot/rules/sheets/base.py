@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
 import shlex
 import types
 import typing
@@ -142,6 +143,29 @@ class Ruleset:
         check_size(self.dump(changed))
         return changed
 
+    def change_health(self, sheet: Sheet, change: str, maximum: str | None = None) -> Sheet:
+        """`sheet` with its hit points (stamina) changed as a player writes it.
+
+        `-13` and `+5` are relative, `28` or `=28` absolute, `28/30` sets the maximum too; `maximum` takes the same
+        forms for the maximum alone. Checked like `set_fields`, so the field's range applies.
+        """
+        if self.sheet.health is None:
+            raise SheetError(f"A {self.title} character has no hit points to change.")
+        current_key, maximum_key = self.sheet.health
+        before: int = getattr(sheet, current_key)
+        top: int = getattr(sheet, maximum_key)
+        now, given_top, healing = _health_change(change, before, what="change")
+        if maximum is not None:
+            top, extra, _ = _health_change(maximum, top, what="max")
+            if extra is not None:
+                raise SheetError("`max` takes one number: `+5`, `-2` or `=30`.")
+        elif given_top is not None:
+            top = given_top
+        if healing:
+            # Healing stops at the maximum (a value set with `=` may pass it: temporary hit points).
+            now = min(now, max(before, top))
+        return self.set_fields(sheet, [(current_key, str(now)), (maximum_key, str(top))])
+
     def _from_text(self, key: str, text: str) -> Any:
         return from_text(self.sheet.model_fields[key].annotation, key, text)
 
@@ -231,6 +255,24 @@ class Ruleset:
             names = ", ".join(w.name for w in weapons) or "none"
             raise SheetError(f"There is no weapon called **{name}**. Weapons: {names}.")
         return sheet.model_copy(update={"weapons": kept})
+
+
+_HEALTH_CHANGE = re.compile(r"\s*([-+=]?)\s*(\d{1,6})\s*(?:/\s*(\d{1,6})\s*)?")
+
+
+def _health_change(text: str, before: int, *, what: str) -> tuple[int, int | None, bool]:
+    """(the new value, a new maximum or None, whether it heals) for `-13`, `+5`, `=28`, `28` or `28/30`."""
+    match = _HEALTH_CHANGE.fullmatch(text)
+    if match is None:
+        raise SheetError(
+            f"`{what}` is `-13` (lose 13), `+5` (gain 5), `=28` (set), or `28/30` (now and maximum), "
+            f"not `{clip_name(text)}`."
+        )
+    sign, number, top = match.group(1), int(match.group(2)), match.group(3)
+    if top is not None and sign in "+-" and sign:
+        raise SheetError("A maximum goes with a value that is set, not changed: `=28/30`.")
+    value = before + number if sign == "+" else before - number if sign == "-" else number
+    return value, None if top is None else int(top), sign == "+"
 
 
 def parse_pairs(text: str) -> list[tuple[str, str]]:
