@@ -225,7 +225,7 @@ async def run(
         text = line.strip()
         if not text or text.startswith("#"):
             continue
-        if text in ("?", "help", "/help") and not as_json:
+        if text in ("?", "help") and not as_json:  # /help is the bot's own command
             write(command_list(session.commands))
             continue
         try:
