@@ -59,8 +59,13 @@ async def find(
     owner_id: int | None = None,
     for_update: bool = False,
 ) -> CharacterRecord:
-    """The character `text` names: `#12` (what autocomplete fills in) or a name of `owner_id`'s (default: you)."""
+    """The character `text` names: `#12` (what autocomplete fills in) or a name of `owner_id`'s.
+
+    Without `owner_id`, a name is looked up among your characters first, then among everyone's in the server
+    (the game master's ogre, typed in full); several of those are listed to pick from.
+    """
     guild_id = guild_of(interaction)
+    anyone = owner_id is None
     owner_id = interaction.user.id if owner_id is None else owner_id
     text = text.strip()
     # isdecimal, not isdigit: "²" is a digit that int() refuses.
@@ -70,11 +75,20 @@ async def find(
             raise CharacterError(f"There is no character {text} in this server.", title="No such character")
         return record
     matches = await repository.named(guild_id=guild_id, owner_id=owner_id, name=text)
+    if not matches and anyone:
+        matches = await repository.named(guild_id=guild_id, owner_id=None, name=text, limit=6)
+        if len(matches) > 1:
+            listed = ", ".join(f"#{m.id} ({m.ruleset.title}, <@{m.owner_id}>)" for m in matches[:5])
+            raise CharacterError(
+                f"Several characters here are called **{matches[0].name}**: {listed}. Pick one by number.",
+                title="Which character?",
+            )
     whose = "You have" if owner_id == interaction.user.id else f"<@{owner_id}> has"
     if not matches:
+        name = clip(text, 40)
+        said = f"Nobody here has a character called **{name}**" if anyone else f"{whose} no character called **{name}**"
         raise CharacterError(
-            f"{whose} no character called **{clip(text, 40)}** here. `/character list` shows them.",
-            title="No such character",
+            f"{said}. `/character list` shows yours; autocomplete finds everyone's.", title="No such character"
         )
     if len(matches) > 1:
         options = ", ".join(f"#{m.id} ({m.ruleset.title})" for m in matches)

@@ -517,7 +517,7 @@ REFUSALS = [
     pytest.param(
         {"distance": 3, "character": "Hudson"},
         "No such character",
-        "You have no character called **Hudson** here.",
+        "Nobody here has a character called **Hudson**.",
         id="unknown-character",
     ),
 ]

@@ -89,8 +89,10 @@ async def test_only_the_owner_changes_a_character(local: LocalDiscord) -> None:
     ]:
         exchange = await local.command(name, options, actor=other)
         assert exchange.embed["title"] == "Not your character", name
-    # By name, Bob only ever reaches his own characters.
-    missing = await local.command("character set", {"character": "Vasquez", "field": "pain", "value": "5"}, actor=other)
+    # By name Bob finds Alice's character too (he has none of that name), and is told whose it is.
+    theirs = await local.command("character set", {"character": "Vasquez", "field": "pain", "value": "5"}, actor=other)
+    assert theirs.embed["title"] == "Not your character"
+    missing = await local.command("character set", {"character": "Nobody", "field": "pain", "value": "5"}, actor=other)
     assert missing.embed["title"] == "No such character"
     # Anyone may look.
     shown = await local.command("character show", {"character": f"#{number}"}, actor=other)

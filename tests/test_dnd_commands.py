@@ -392,6 +392,20 @@ async def test_ac_caps_dex_keeps_a_dex_penalty_flat_footed_and_honours_uncanny_d
 # §2, §7: Weapon Finesse and the Str share of damage.
 
 
+async def test_a_target_typed_by_name_is_found_among_everyone_s_characters(local: LocalDiscord) -> None:
+    gm = local.as_user("200000000000000009")
+    created = await local.command("character create", {"ruleset": "dnd35", "name": "Ogre"}, actor=gm)
+    number = created.embed["footer"]["text"].split()[0]
+    await local.command("character set", {"character": "Ogre", "values": "armor_bonus=5 natural=5"}, actor=gm)
+    miss, _ = await attack(local, [12], {"attack_bonus": 0, "damage": "1d6", "target": "ogre"})
+    assert "vs AC 20" in lines(miss, "Attack roll")[0], lines(miss, "Attack roll")
+    # A second Ogre of another player: the name no longer says which, so the answer lists both to pick from.
+    await local.command("character create", {"ruleset": "dnd35", "name": "Ogre"}, actor=local.as_user("2" * 18))
+    local.bot.dice = ScriptedDice([12])
+    which = await local.command("dnd attack", {"attack_bonus": 0, "damage": "1d6", "target": "Ogre"})
+    assert which.embed["title"] == "Which character?" and number in which.embed["description"]
+
+
 async def test_weapon_finesse_waits_for_bab_1(local: LocalDiscord) -> None:
     await character(local, "Kit", {"Rapier": ""}, strength=12, dexterity=18, weapon_groups="martial", weapon_finesse=1)
     novice, _ = await attack(local, [10, 3], {"target_ac": 10, "weapon": "Rapier"})

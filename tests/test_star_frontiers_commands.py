@@ -808,7 +808,7 @@ REFUSALS = [
     pytest.param(
         {"distance": 10, "character": "Nobody"},
         "No such character",
-        "You have no character called **Nobody** here.",
+        "Nobody here has a character called **Nobody**.",
         id="unknown-character",
     ),
     pytest.param(

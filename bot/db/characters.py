@@ -154,15 +154,16 @@ class CharacterRepository:
         return _record(row) if row is not None else None
 
     async def named(
-        self, *, guild_id: int, owner_id: int, name: str, rules: str | None = None
+        self, *, guild_id: int, owner_id: int | None, name: str, rules: str | None = None, limit: int = 25
     ) -> list[CharacterRecord]:
-        """A user's characters in a server with this name (any case), in any or one ruleset."""
-        query = select(Character).where(
-            Character.guild_id == guild_id, Character.owner_id == owner_id, Character.name_key == name_key(name)
-        )
+        """A user's characters in a server with this name (any case), or anyone's (`owner_id` None)."""
+        query = select(Character).where(Character.guild_id == guild_id, Character.name_key == name_key(name))
+        if owner_id is not None:
+            query = query.where(Character.owner_id == owner_id)
+        query = query.limit(limit)
         if rules is not None:
             query = query.where(Character.ruleset == rules)
-        return [_record(row) for row in await self.session.scalars(query.order_by(Character.ruleset))]
+        return [_record(row) for row in await self.session.scalars(query.order_by(Character.ruleset, Character.id))]
 
     async def owned(self, *, guild_id: int, owner_id: int) -> list[CharacterRecord]:
         """Every character of a user in a server, by ruleset and name."""
