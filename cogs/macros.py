@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from typing import Any
 
 import discord
@@ -32,6 +33,19 @@ def parse_roll(tree: app_commands.CommandTree[Any], line: str) -> Parsed:
     if any(option["type"] == ATTACHMENT for option in parsed.options):
         raise MacroError("A saved roll cannot carry a file.")
     return parsed
+
+
+def with_options(line: str, options: str) -> str:
+    """A saved line with this run's `name:value` options: a new option is added, one the line has is replaced."""
+    try:
+        saved, given = shlex.split(line), shlex.split(options)
+    except ValueError as error:
+        raise MacroError(f"Could not read the options: {error}.") from None
+    if any(word.startswith("/") or ":" not in word for word in given):
+        raise MacroError("Give this run's options as `name:value`, e.g. `target_ac:17 private:true`.")
+    names = {word.partition(":")[0] for word in given}
+    kept = [word for word in saved if word.startswith("/") or word.partition(":")[0] not in names]
+    return shlex.join([*kept, *given])
 
 
 class Macros(commands.GroupCog, group_name="macro", group_description="Your saved rolls in this server"):
@@ -85,11 +99,17 @@ class Macros(commands.GroupCog, group_name="macro", group_description="Your save
 
     @app_commands.command(name="run")
     @app_commands.autocomplete(name=names)
-    async def run(self, interaction: Interaction, name: app_commands.Range[str, 1, NAME_LENGTH]) -> None:
-        """Run one of your saved rolls, as if you had typed its command.
+    async def run(
+        self,
+        interaction: Interaction,
+        name: app_commands.Range[str, 1, NAME_LENGTH],
+        options: app_commands.Range[str, 1, LINE_LENGTH] | None = None,
+    ) -> None:
+        """Run one of your saved rolls, as if you had typed its command; options fill in or override its own.
 
         Args:
             name: The saved roll (autocomplete lists yours)
+            options: Options for this run, as in the command: target_ac:17 private:true
         """
         guild_id = guild_of(interaction)
         async with self.bot.database.read() as session:
@@ -99,7 +119,7 @@ class Macros(commands.GroupCog, group_name="macro", group_description="Your save
                 f"You have no saved roll called **{clip(name, NAME_LENGTH)}** here. `/macro list` shows yours.",
                 title="No such saved roll",
             )
-        parsed = parse_roll(self.bot.tree, saved.line)
+        parsed = parse_roll(self.bot.tree, saved.line if options is None else with_options(saved.line, options))
         await replay(interaction, parsed.name, {option["name"]: option["value"] for option in parsed.options})
 
     @app_commands.command(name="list")

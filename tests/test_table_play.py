@@ -163,6 +163,28 @@ async def test_a_saved_roll_runs_as_if_typed(local: LocalDiscord, database: Data
     assert (await local.autocomplete("macro run", {"name": "a"}, "name", actor=local.as_user(STRANGER))).choices == []
 
 
+async def test_a_saved_roll_takes_this_run_s_options(local: LocalDiscord, database: Database) -> None:
+    await local.command(
+        "macro save", {"name": "axe", "command": "/dnd attack attack_bonus:5 damage:1d8+3 target_ac:15"}
+    )
+    local.bot.dice = ScriptedDice([12])
+    harder = await local.command("macro run", {"name": "axe", "options": "target_ac:18 'damage:1d8 + 3'"})
+    assert harder.rejected == [], harder.requests
+    assert harder.embed["description"].startswith("**Miss**"), harder.embed  # 12 + 5 = 17 misses AC 18
+    logged = await rows(database)
+    assert logged[-1].inputs == {**QUICK, "target_ac": 18, "damage": "1d8 + 3"}
+    local.bot.dice = ScriptedDice([3])
+    private = await local.command("macro run", {"name": "axe", "options": "private:true"})
+    assert private.ephemeral and private.embed["description"].startswith("**Miss**"), private.embed
+    for bad, message in (
+        ("target_ac:x", "must be a whole number"),
+        ("nope:1", "has no option `nope`"),
+        ("18", "`name:value`"),
+    ):
+        refused = await local.command("macro run", {"name": "axe", "options": bad})
+        assert message in refused.embed["description"], (bad, refused.embed)
+
+
 async def test_saved_rolls_are_checked_when_saved(local: LocalDiscord) -> None:
     cases = {
         "/character list": "Not a roll",
