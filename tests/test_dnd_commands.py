@@ -8,6 +8,7 @@ other in that order, the iterative attacks first, then the off-hand ones.
 
 from __future__ import annotations
 
+import json
 import random
 import re
 from typing import Any
@@ -404,6 +405,16 @@ async def test_a_target_typed_by_name_is_found_among_everyone_s_characters(local
     local.bot.dice = ScriptedDice([12])
     which = await local.command("dnd attack", {"attack_bonus": 0, "damage": "1d6", "target": "Ogre"})
     assert which.embed["title"] == "Which character?" and number in which.embed["description"]
+
+
+async def test_a_target_immune_to_criticals_on_its_sheet(local: LocalDiscord) -> None:
+    await character(local, "Golem", armor_bonus=2, immune_to_criticals="yes")
+    options = {"attack_bonus": 0, "damage": "1d6", "precision": "2d6", "target": "Golem"}
+    hit, _ = await attack(local, [20, 4], options)  # a natural 20 threatens, but no confirmation die is rolled
+    assert "crit 0.0%" in hit.embed["description"], hit.embed["description"]
+    assert "immune to critical hits" in fields(hit)["Notes"]
+    sheet = fields(await local.command("character show", {"character": "Golem"}))
+    assert "immune: no criticals" in json.dumps(sheet)
 
 
 async def test_weapon_finesse_waits_for_bab_1(local: LocalDiscord) -> None:

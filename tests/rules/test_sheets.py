@@ -510,6 +510,7 @@ SETTABLE_CASES: dict[str, dict[str, tuple[str, Any, str]]] = {
         "uncanny_dodge": ("Yes", True, "?"),
         "rogue_level": ("5", 5, "61"),
         "damage_reduction": ("5/magic", "5/magic", "5/wood"),
+        "immune_to_criticals": ("yes", True, "undead"),
     },
     "sf": {
         "strength": ("60", 60, "101"),

@@ -192,7 +192,7 @@ def target_sheet(
         touch: A touch attack: no armor, shield or natural armor.
         flat_footed: The defender is flat-footed: no Dex bonus, no dodge bonuses, unless it has Uncanny Dodge.
         dr: Overrides the defender's own damage reduction.
-        immune_to_criticals: Constructs, oozes, plants, undead, elementals, ...
+        immune_to_criticals: Constructs, oozes, plants, undead, elementals, ...; the sheet's own field counts too.
     """
     kind = " ".join(w for w, on in (("flat-footed", flat_footed), ("touch", touch), ("AC", True)) if on)
     notes: tuple[str, ...] = ()
@@ -203,7 +203,7 @@ def target_sheet(
         kind=kind,
         explanation=sheet.ac_explained(touch=touch, flat_footed=flat_footed),
         dr=_dr(dr) if dr is not None else dr_from_text(sheet.damage_reduction),
-        immune_to_criticals=immune_to_criticals,
+        immune_to_criticals=immune_to_criticals or sheet.immune_to_criticals,
         denied_dex=flat_footed and not sheet.uncanny_dodge,
         notes=notes,
     )

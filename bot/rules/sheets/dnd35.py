@@ -288,6 +288,7 @@ class DndSheet(Sheet):
         "uncanny_dodge",
         "rogue_level",
         "damage_reduction",
+        "immune_to_criticals",
     )
     core: ClassVar[tuple[str, ...]] = ("strength", "dexterity", "bab", "hit_points", "armor_bonus")
     aliases: ClassVar[Mapping[str, str]] = {
@@ -313,6 +314,8 @@ class DndSheet(Sheet):
         "sneak": "rogue_level",
         "rogue": "rogue_level",
         "dr": "damage_reduction",
+        "crit_immune": "immune_to_criticals",
+        "immune": "immune_to_criticals",
         "base_attack_bonus": "bab",
     }
     pointers: ClassVar[Mapping[str, tuple[str, tuple[str, ...]]]] = {
@@ -381,6 +384,8 @@ class DndSheet(Sheet):
     rogue_level: Annotated[int, Field(ge=0, le=60)] = 0
 
     damage_reduction: Annotated[str, AfterValidator(_damage_reduction)] = ""
+    # Constructs, oozes, plants, undead, elementals: no critical hits, no precision damage (dnd35.md §6).
+    immune_to_criticals: bool = False
     weapons: Annotated[tuple[DndWeapon, ...], Field(max_length=20)] = ()
 
     # -- abilities and size -----------------------------------------------------------------------------
@@ -545,6 +550,8 @@ class DndSheet(Sheet):
             ("Hit points", f"{self.hit_points} / {self.max_hit_points}"),
             ("Damage reduction", self.damage_reduction or "none"),
         ]
+        if self.immune_to_criticals:
+            combat.append(("Critical hits", "immune: no criticals, no sneak attack or other precision damage"))
         if self.rogue_level:
             combat.append(("Sneak attack", f"{self.sneak_attack_dice}d6"))
         max_dex = "no limit" if self.max_dex is None else signed(self.max_dex)
