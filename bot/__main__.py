@@ -17,6 +17,7 @@ import random
 import signal
 import sys
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 
 import discord
@@ -27,6 +28,7 @@ from bot.config import Settings, SettingsError
 from bot.db.engine import Database, open_database
 from bot.db.migrate import SchemaMismatch, check_schema, upgrade
 from bot.discord_api import point_discord_at
+from bot.rules import fair
 from bot.rules.fair_log import FairLogError, check_log, parse_log
 
 log = logging.getLogger("bot")
@@ -137,6 +139,8 @@ async def run_console(settings: Settings, args: argparse.Namespace) -> int:
     database = await prepare_database(settings)
     seeded = args.seed is not None
     dice = random.Random(args.seed) if seeded else random.SystemRandom()
+    # A seeded console's fair seeds are reproducible too (so never secret): its transcripts then replay exactly.
+    fair_seeds = partial(random.Random(f"fair {args.seed}").randbytes, fair.SEED_BYTES) if seeded else fair.new_seed
     ids = Snowflakes(SEEDED_EPOCH_MS) if seeded else Snowflakes()
     actor = Actor(user_id=args.user or DEFAULT_USER, guild_id=args.guild or DEFAULT_GUILD, channel_id=DEFAULT_CHANNEL)
     # The console registers its commands with the double itself; a dev server sync would only add noise.
@@ -145,7 +149,10 @@ async def run_console(settings: Settings, args: argparse.Namespace) -> int:
     interactive = sys.stdin.isatty() and not args.json
     try:
         async with local_discord(
-            lambda: DiceBot(settings=settings, database=database, dice=dice), connect=True, ids=ids, actor=actor
+            lambda: DiceBot(settings=settings, database=database, dice=dice, fair_seeds=fair_seeds),
+            connect=True,
+            ids=ids,
+            actor=actor,
         ) as local:
             if interactive:
                 print(

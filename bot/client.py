@@ -26,6 +26,7 @@ from bot.db.rolls import RollLogPruner, RollLogWriter
 from bot.db.settings import SettingsRepository
 from bot.errors import UserError
 from bot.rules.dice import DiceSource
+from bot.rules.fair import new_seed
 from bot.tree import BotTree, command_name, given_options
 
 log = logging.getLogger(__name__)
@@ -60,6 +61,7 @@ class DiceBot(commands.Bot):
         database: Database,
         dice: DiceSource,
         clock: Callable[[], datetime] = utc_now,
+        fair_seeds: Callable[[], bytes] = new_seed,
         **options: Any,
     ) -> None:
         # The bot never joins voice: the warnings about missing voice libraries would only confuse.
@@ -79,6 +81,7 @@ class DiceBot(commands.Bot):
         self.database = database
         self.dice = dice
         self.clock = clock
+        self.fair_seeds = fair_seeds  # only the seeded console passes its own, so its transcripts replay
         self._server_settings: dict[int | None, tuple[float, dict[str, str]]] = {}
         self._unfair: dict[int, float] = {}  # channels read to have no fair session open, and when
         self._fair_starts = 0  # fair sessions started in this process: a read begun before one is not kept

@@ -44,7 +44,7 @@ class Fair(commands.GroupCog, group_name="fair", group_description="Provably fai
             raise FairSessionError(
                 "On this server only members with Manage Server start fair sessions (`/settings` `fair.who`)."
             )
-        seed = fair.new_seed()
+        seed = self.bot.fair_seeds()
         async with self.bot.database.write.begin() as session:
             started = await FairRepository(session).start(
                 guild_id=interaction.guild_id,
@@ -61,7 +61,7 @@ class Fair(commands.GroupCog, group_name="fair", group_description="Provably fai
                 f"Commitment (SHA-256 of the secret seed):\n`{started.commitment}`\n"
                 "Every die rolled in this channel now comes from that seed and the roll's number. "
                 "`/fair reveal` shows the seed; then anyone can check any roll with `/fair verify` or the "
-                "script in the README."
+                "script in docs/fair.md."
             ),
             colour=FAIR_COLOUR,
         )
@@ -204,8 +204,8 @@ def log_file(raw: RawLog, limit: int) -> tuple[list[tuple[str, bytes]], str]:
     names = fair_log.part_names(log.commitment, len(pieces))
     if len(pieces) == 1:
         return list(zip(names, pieces, strict=True)), (
-            f"The attached `{whole}` logs every roll ({logged}): `python -m bot verify {whole}`, or the README's "
-            "script, checks them all offline."
+            f"The attached `{whole}` logs every roll ({logged}): `python -m bot verify {whole}`, or the script in "
+            "docs/fair.md, checks them all offline."
         )
     return list(zip(names, pieces, strict=True)), (
         f"The log ({logged}) is {_size(len(data))}, more than the {_size(limit)} Discord lets me attach at once, "

@@ -118,3 +118,16 @@ def test_lines_are_checked_as_discord_client_checks_them() -> None:
 def test_unusable_lines_say_why(line: str, message: str) -> None:
     with pytest.raises(CommandLineError, match=message.replace("(", r"\(").replace("/", "/")):
         parse_line(line, COMMANDS)
+
+
+def test_only_a_seeded_console_repeats_its_fair_seeds(tmp_path: Path) -> None:
+    # The docs' fair transcripts replay because --seed fixes the session's seed; without it the seed is secret.
+    def commitment(*args: str) -> str:
+        folder = tmp_path / str(len(list(tmp_path.iterdir())))
+        folder.mkdir()
+        result = _console(folder, "console", *args, stdin="/fair start\n")
+        assert result.returncode == 0, result.stderr
+        return result.stdout.split("`")[1]
+
+    assert commitment("--seed", "1") == commitment("--seed", "1") != commitment("--seed", "2")
+    assert len({commitment(), commitment(), commitment("--seed", "1")}) == 3

@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def independent_faces(seed_hex: str, roll_number: int, sides: list[int]) -> list[int]:
-    """The README's derivation, written again here without the bot's code."""
+    """docs/fair.md's derivation, written again here without the bot's code."""
     seed, faces = bytes.fromhex(seed_hex), []
     for k, n in enumerate(sides):
         attempt = 0

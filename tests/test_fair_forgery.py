@@ -18,7 +18,6 @@ import pytest
 
 from bot.__main__ import main
 from bot.local.driver import LocalDiscord
-from bot.rules import fair
 from bot.rules.fair import FairDice, seed_from_hex
 from bot.rules.fair_log import filename
 from tests.dice_sources import NoDice
@@ -43,13 +42,13 @@ SESSION = [
 
 
 @pytest.fixture
-async def exported(local: LocalDiscord, monkeypatch: pytest.MonkeyPatch) -> Document:
+async def exported(local: LocalDiscord) -> Document:
     """A revealed session's log, as /fair reveal attached it.
 
     The seed is fixed, so each forgery's verdict is too: with a fresh seed a forgery can match by chance (a
     moved roll whose first faces happen to agree), and the line naming it would change from run to run.
     """
-    monkeypatch.setattr(fair, "new_seed", lambda: SEED)
+    local.bot.fair_seeds = lambda: SEED
     local.bot.dice = NoDice()
     await character(local, "Kara", {"Greatsword": ""}, strength=16, bab=11, weapon_groups="martial")
     commitment = await start(local)

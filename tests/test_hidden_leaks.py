@@ -52,7 +52,7 @@ def said(exchange: Exchange) -> str:
 
 
 def faces(seed_hex: str, roll_number: int, sides: list[int]) -> list[int]:
-    """The README's derivation, independently of the bot's code."""
+    """docs/fair.md's derivation, independently of the bot's code."""
     seed, out = bytes.fromhex(seed_hex), []
     for k, n in enumerate(sides):
         attempt = 0

@@ -1,6 +1,6 @@
 """Strangers: a member without Manage Server tries every command on someone else's data, by name and by #id.
 
-The design (README, cogs/characters.py): anyone in a server may look at a character there, and roll with it
+The design (docs/commands.md, cogs/characters.py): anyone in a server may look at a character there, and roll with it
 by `#id`; only its owner changes it (moderators may also delete it); characters of other servers do not
 exist here; private and hidden rolls are never listed. Afterwards the database must be exactly as before.
 """

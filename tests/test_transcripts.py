@@ -1,61 +1,225 @@
-"""Every /roll transcript in the README and in docs/ is what the console really prints.
+"""Every transcript in the README and in docs/ is what the console, or the shell, really prints.
 
-A transcript is a fenced block of kind `text` whose lines starting with "> " are typed into the console; the
-other lines are what it printed. Each block runs in a fresh console with `--seed 1` on an empty database, and
-must print exactly its lines, the "Buttons:" lines (the console's hint for clicking) left out.
+A transcript is a fenced `text` block of one of two kinds:
 
-Only blocks that type nothing but /roll are run here: the README's /fair and /aliens transcripts show a
-session's random secret and other commands' answers, which belong to those commands' own tests.
+- **console**: lines starting with "> " are typed into `python -m bot console --seed 1` on an empty database;
+  the lines after each are what the console printed for it, button lines included.
+- **shell**: lines starting with "$ " are run by `sh`, with this interpreter first on PATH (so `python` is the
+  project's); the lines after each are what it printed, standard error included, as a terminal shows it.
+
+The blocks of one document run in order in one folder, so that a shell block can check the file a console
+transcript before it saved (each console transcript still starts from an empty database). The folder also
+holds `verify_roll.py` (tools/verify_roll.py, as a player would have saved it) and, once a fair session's log
+is there, the doctored copies `tampered.json` and `padded.json` made from it by `doctor` below.
+
+Nothing is masked: with `--seed` the console draws its dice, its ids and even its fair sessions' seeds from
+the seed, so every byte it prints is reproducible. To tell which typed line printed what, the test types a bare
+`click` after each line: it prints one fixed complaint and changes nothing.
+
+After a change to what the bot prints, rewrite every block from the real output and review the diff:
+`UPDATE_TRANSCRIPTS=1 .venv/bin/python -m pytest tests/test_transcripts.py`, or `.venv/bin/python -m
+tests.test_transcripts` (which rewrites and prints the documents it changed).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
+from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 _BLOCK = re.compile(r"^(```|~~~)text\n(.*?)^\1$", re.MULTILINE | re.DOTALL)
+MARK = "click"
+MARKED = "!! `click LABEL` presses a button of the bot's last answer."
+PROMPTS = {"console": "> ", "shell": "$ "}
+# A session log's name holds its commitment: a rewrite renames it wherever the document mentions it.
+_LOG_NAME = re.compile(r"fair-session-[0-9a-f]{16}\.json")
 
 
-def transcripts() -> list[tuple[str, str]]:
-    """(where, block) for every transcript: a `text` block with at least one typed line."""
+@dataclass(frozen=True)
+class Block:
+    """One transcript: where its body sits in the document, its kind, and (input, printed lines) pairs."""
+
+    document: Path
+    start: int
+    end: int
+    kind: str
+    steps: tuple[tuple[str, tuple[str, ...]], ...]
+
+    def text(self, printed: list[list[str]], renames: dict[str, str]) -> str:
+        """The block's body with each input (its file names renamed) followed by `printed` for it."""
+        prompt = PROMPTS[self.kind]
+        return "".join(
+            prompt + renamed(typed, renames) + "\n" + "".join(line + "\n" for line in out)
+            for (typed, _), out in zip(self.steps, printed, strict=True)
+        )
+
+
+def blocks(document: Path) -> list[Block]:
+    """Every transcript of a document, in order: a `text` block whose first line is typed."""
     found = []
-    for document in DOCUMENTS:
-        for number, match in enumerate(_BLOCK.finditer(document.read_text(encoding="utf-8")), start=1):
-            block = match.group(2)
-            typed = [line for line in block.splitlines() if line.startswith("> ")]
-            if typed and all(re.match(r"> (@\d+ )?/roll ", line) for line in typed):
-                found.append((f"{document.relative_to(ROOT)} #{number}", block))
+    for match in _BLOCK.finditer(document.read_text(encoding="utf-8")):
+        lines = match.group(2).splitlines()
+        kind = next((k for k, prompt in PROMPTS.items() if lines and lines[0].startswith(prompt)), None)
+        if kind is None:
+            continue
+        steps: list[tuple[str, list[str]]] = []
+        for line in lines:
+            if line.startswith(PROMPTS[kind]):
+                steps.append((line[len(PROMPTS[kind]) :], []))
+            else:
+                steps[-1][1].append(line)
+        found.append(Block(document, match.start(2), match.end(2), kind, tuple((t, tuple(o)) for t, o in steps)))
     return found
 
 
-def test_the_documents_have_transcripts() -> None:
-    where = {name.split(" ")[0] for name, _ in transcripts()}
-    assert {"README.md", "docs/dice.md"} <= where
+def log_names(lines: Iterable[str]) -> list[str]:
+    """The fair session logs named in these lines, in order of first mention."""
+    return list(dict.fromkeys(name for line in lines for name in _LOG_NAME.findall(line)))
 
 
-@pytest.mark.parametrize(("where", "block"), transcripts(), ids=[name for name, _ in transcripts()])
-def test_transcript_is_what_the_console_prints(tmp_path: Path, where: str, block: str) -> None:
-    lines = block.splitlines()
-    typed = "".join(line[2:] + "\n" for line in lines if line.startswith("> "))
-    expected = [line for line in lines if not line.startswith("> ")]
-    env = {**os.environ, "DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path}/console.db", "DISCORD_TOKEN": ""}
+def renamed(text: str, renames: dict[str, str]) -> str:
+    """`text` with every log name in `renames` replaced by its new one."""
+    return _LOG_NAME.sub(lambda match: renames.get(match[0], match[0]), text)
+
+
+def doctor(folder: Path) -> None:
+    """`tampered.json`: roll 2's first draw forged to [19, 38, 20]; `padded.json`: a draw [1, 1, 1] put before it.
+
+    The forgeries docs/fair.md shows being caught: a natural 20 from a moved range, and a burnt draw.
+    """
+    logs = sorted(folder.glob("fair-session-*.json"))
+    if not logs:
+        return
+    log = json.loads(logs[-1].read_text(encoding="utf-8"))
+    roll = next(r for r in log["rolls"] if r["roll"] == 2)
+    real = roll["draws"]
+    roll["draws"] = [[19, 38, 20], *real[1:]]
+    (folder / "tampered.json").write_text(json.dumps(log, indent=2), encoding="utf-8")
+    roll["draws"] = [[1, 1, 1], *real]
+    (folder / "padded.json").write_text(json.dumps(log, indent=2), encoding="utf-8")
+
+
+def run_console(block: Block, folder: Path, database: Path) -> list[list[str]]:
+    """What the seeded console prints for each typed line of the block."""
+    typed = "".join(f"{line}\n{MARK}\n" for line, _ in block.steps)
+    env = {**os.environ, "DATABASE_URL": f"sqlite+aiosqlite:///{database}", "DISCORD_TOKEN": ""}
     result = subprocess.run(
         [sys.executable, "-m", "bot", "console", "--seed", "1"],
         input=typed,
         capture_output=True,
         text=True,
         env=env,
-        cwd=tmp_path,
-        timeout=120,
+        cwd=folder,
+        timeout=180,
         check=False,
     )
     assert result.returncode == 0, result.stderr
-    printed = [line for line in result.stdout.splitlines() if not line.startswith("Buttons:")]
-    assert printed == expected, where
+    printed: list[list[str]] = [[]]
+    for line in result.stdout.splitlines():
+        if line == MARKED:
+            printed.append([])
+        else:
+            printed[-1].append(line)
+    assert printed.pop() == [], "the console printed after its last line"
+    return printed
+
+
+def run_shell(block: Block, folder: Path, renames: dict[str, str]) -> list[list[str]]:
+    """What each command of the block prints, run in the folder."""
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    env["PYTHONPATH"] = str(ROOT)  # `python -m bot` from the folder imports this tree's bot
+    printed = []
+    for command, _ in block.steps:
+        result = subprocess.run(
+            ["sh", "-c", renamed(command, renames)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            env=env,
+            cwd=folder,
+            timeout=180,
+            check=False,
+        )
+        printed.append(result.stdout.splitlines())
+    return printed
+
+
+@dataclass
+class Run:
+    """A document's transcripts run in order: what printed for each, and the log names that changed."""
+
+    document: Path
+    printed: list[tuple[Block, list[list[str]]]]
+    renames: dict[str, str]
+
+
+def run_document(document: Path, folder: Path) -> Run:
+    """Every transcript of the document with what really printed for it, run in order in `folder`."""
+    shutil.copy(ROOT / "tools" / "verify_roll.py", folder / "verify_roll.py")
+    run = Run(document, [], {})
+    for number, block in enumerate(blocks(document), start=1):
+        if block.kind == "console":
+            printed = run_console(block, folder, folder / f"console-{number}.db")
+            shown = log_names(line for _, out in block.steps for line in out)
+            made = log_names(line for out in printed for line in out)
+            run.renames.update((old, new) for old, new in zip(shown, made, strict=False) if old != new)
+            doctor(folder)
+        else:
+            printed = run_shell(block, folder, run.renames)
+        run.printed.append((block, printed))
+    return run
+
+
+def rewrite(run: Run) -> bool:
+    """Put what really printed into the document's blocks, and the new log names; whether anything changed."""
+    text = original = run.document.read_text(encoding="utf-8")
+    for block, printed in sorted(run.printed, key=lambda pair: pair[0].start, reverse=True):
+        text = text[: block.start] + block.text(printed, run.renames) + text[block.end :]
+    text = renamed(text, run.renames)
+    run.document.write_text(text, encoding="utf-8")
+    return text != original
+
+
+DOCUMENTED = [document for document in DOCUMENTS if blocks(document)]
+
+
+def test_the_documents_have_transcripts() -> None:
+    where = {str(document.relative_to(ROOT)) for document in DOCUMENTED}
+    assert {"README.md", "docs/dice.md", "docs/fair.md", "docs/commands.md"} <= where
+    kinds = {block.kind for document in DOCUMENTED for block in blocks(document)}
+    assert kinds == {"console", "shell"}
+
+
+@pytest.mark.parametrize("document", DOCUMENTED, ids=[str(d.relative_to(ROOT)) for d in DOCUMENTED])
+def test_transcripts_are_what_really_prints(tmp_path: Path, document: Path) -> None:
+    run = run_document(document, tmp_path)
+    if os.environ.get("UPDATE_TRANSCRIPTS"):
+        rewrite(run)
+        return
+    for block, printed in run.printed:
+        for (typed, expected), out in zip(block.steps, printed, strict=True):
+            assert list(expected) == out, f"{document.relative_to(ROOT)}: {PROMPTS[block.kind]}{typed}"
+
+
+def main() -> int:
+    """Rewrite every transcript from what really prints; name the documents that changed."""
+    for document in DOCUMENTED:
+        with tempfile.TemporaryDirectory() as folder:
+            if rewrite(run_document(document, Path(folder))):
+                sys.stdout.write(f"rewrote {document.relative_to(ROOT)}\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

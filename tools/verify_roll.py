@@ -15,7 +15,7 @@ import sys
 
 
 def faces(seed, roll_number, ranges):
-    """The faces of roll `roll_number`, one per range (LOW, HIGH), as the README derives them."""
+    """The faces of roll `roll_number`, one per range (LOW, HIGH), as docs/fair.md derives them."""
     for k, (low, high) in enumerate(ranges):
         n, attempt = high - low + 1, 0
         limit = 2**256 - 2**256 % n  # digests from here up are redrawn, so that every face is equally likely

@@ -71,7 +71,7 @@ def render_text(requests: list[Captured], folder: Path | None = None) -> list[st
         for name, data in request.files.items():
             if folder is not None:
                 (folder / name).write_bytes(data)
-                out.append(f"(attached {name}, {len(data)} bytes: saved as {folder / name})")
+                out.append(f"(attached {name}, {len(data)} bytes: saved as {_shown(folder / name)})")
         body = request.body if isinstance(request.body, dict) else {}
         if request.status >= 400:
             out.append(f"!! Discord would refuse this {request.method} ({request.status}): {json.dumps(body)[:300]}")
@@ -107,6 +107,11 @@ def render_modal(modal: dict[str, Any]) -> list[str]:
             )
     out.append("(type: submit field:value ..., fields left out keep their value)")
     return out
+
+
+def _shown(path: Path) -> Path:
+    # Relative to the working folder when inside it: shorter, and the same on every machine.
+    return path.relative_to(Path.cwd()) if path.is_relative_to(Path.cwd()) else path
 
 
 def _mentions(text: str) -> str:

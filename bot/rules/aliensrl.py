@@ -1,4 +1,4 @@
-"""AliensRL ranged accuracy, damage and strays; melee (aliensrl.md).
+"""AliensRL ranged accuracy, damage and strays; melee (docs/rules/aliensrl.md).
 
 One d100 roll per projectile decides both where the shot goes and how much of the ammunition's damage it
 deals (§1). The steps, each recorded in the result:

@@ -11,7 +11,7 @@ from bot.rules.aliensrl import Projectile, Shot, ShotOdds, Term
 from bot.ui.embeds import EMBED_TOTAL_LIMIT, FIELD_VALUE_LIMIT, ROLL_COLOUR, TITLE_LIMIT, clip, fixed
 
 DEFAULT_MARK = "†"
-FOOTER = "† a default: the rules source does not give this number, so the bot proposes one (see README)."
+FOOTER = "† a default: the rules source does not give this number; the bot proposes one (docs/rules/aliensrl.md §8)."
 COMPACT_LINES_PER_FIELD = 8
 
 

@@ -38,14 +38,14 @@ from bot.rules.fair_log import FairLog, LogRoll, Unanswered, check_log, dump_log
 from tests.stats import chi2_sf
 
 ROOT = Path(__file__).resolve().parents[2]
-README = ROOT / "README.md"
+FAIR_DOC = ROOT / "docs" / "fair.md"
 TOOL = ROOT / "tools" / "verify_roll.py"
 
 
-def readme_block(language: str) -> str:
-    """The first block of `language` in the README's fair-dice section."""
-    text = README.read_text(encoding="utf-8")
-    start = text.index(f"```{language}\n", text.index("## Provably fair dice")) + len(f"```{language}\n")
+def doc_block(language: str) -> str:
+    """The first block of `language` in docs/fair.md."""
+    text = FAIR_DOC.read_text(encoding="utf-8")
+    start = text.index(f"```{language}\n") + len(f"```{language}\n")
     return text[start : text.index("```", start)]
 
 
@@ -374,8 +374,8 @@ def test_the_tool_agrees_with_fair_dice() -> None:
     assert run_tool(SEED.hex(), 42, *sides) == (commitment(SEED), fair_faces(SEED, 42, ranges))
 
 
-def test_the_readme_shows_the_tool_as_it_is() -> None:
-    assert readme_block("python") == tool_source()
+def test_the_docs_show_the_tool_as_it_is() -> None:
+    assert doc_block("python") == tool_source()
 
 
 def test_the_tool_checks_an_exported_log(tmp_path: Path) -> None:
@@ -417,11 +417,11 @@ def test_the_tool_checks_an_exported_log(tmp_path: Path) -> None:
     assert run_script(str(path), exit_code=1)[0] == "commitment MISMATCH"
 
 
-def test_the_readme_example_log_and_transcript_check_out() -> None:
-    example = parse_log(readme_block("json").encode())
+def test_the_docs_example_log_and_transcript_check_out() -> None:
+    example = parse_log(doc_block("json").encode())
     assert (example.seed, example.commitment) == (EXAMPLE_SEED_HEX, EXAMPLE_COMMITMENT)
     assert check_log(example).ok
-    text = README.read_text(encoding="utf-8")
+    text = FAIR_DOC.read_text(encoding="utf-8")
     transcript = text[text.index("> /fair start") :]
     seed = transcript.split("Seed: `", 1)[1].split("`", 1)[0]
     posted = transcript.split("Commitment (SHA-256 of the secret seed):\n`", 1)[1].split("`", 1)[0]

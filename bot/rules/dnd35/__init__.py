@@ -1,4 +1,4 @@
-"""D&D 3.5 / NWN attack resolution (dnd35.md): tables and notation, attacks and their resolution, exact odds.
+"""D&D 3.5 / NWN attack resolution (docs/rules/dnd35.md): tables and notation, attacks and their resolution, exact odds.
 
 * `tables`: the SRD weapon and armor tables (§9, §10), `effective_weapon`, and the notation readers
   (`parse_damage`, `parse_crit`, `parse_dr`, `parse_dice`, `parse_energy`).

@@ -3,9 +3,9 @@
 - `tables`: the weapon table (data/sf_weapons.json), damage dice, range bands, a character's effective weapon.
 - `model`: attack descriptions, built from a character (`ranged_attack`, `melee_attack`) or from bare numbers
   (`quick_ranged`, `quick_melee`), with the situation of the moment and the server's `Variants`.
-- `engine`: the 12-step ranged and 9-step melee procedures of star_frontiers.md §4-5 and the d100 roll of §3
-  (its docstring lists every step); `shoot` / `melee` roll an attack with a dice source, `odds` gives exact
-  chances.
+- `engine`: the 12-step ranged and 9-step melee procedures of docs/rules/star_frontiers.md §4-5 and the d100
+  roll of §3 (its docstring lists every step); `shoot` / `melee` roll an attack with a dice source, `odds`
+  gives exact chances.
 """
 
 from __future__ import annotations
