@@ -60,17 +60,20 @@ from bot.rules.dice import (
     Operator,
     Repeat,
     Several,
+    parse,
     roll,
 )
 
 # Work units one expression may spend on exact counting: one unit is one total of one step whose weight fits
-# a machine word, as in `bot.rules.dnd35.odds` (17-60 ns a unit measured there), so about 30 ms at most.
-ODDS_BUDGET: Final = 450_000
+# a machine word, as in `bot.rules.dnd35.odds`. Measured here 10-40 ns a unit (python -m tests.perf.bench_hostile),
+# so at most about 25 ms; 5d10!>8 takes 532,056, 10d6! 391,953, 4d6k3 6,600.
+ODDS_BUDGET: Final = 600_000
 EXACT_ERROR: Final = 1e-9  # a chance the cap or a cut chain could change, below which the odds count as exact
 BERRY_ESSEEN: Final = 0.56  # Shevtsova (2010), independent summands: sup |F - Φ| <= 0.56 Σ E|X-μ|³ / σ³
 SAMPLE_DICE: Final = 8_000  # dice the sampled estimate may draw in all (2-5 µs each with the roller)
 SAMPLE_ROLL: Final = 30  # what one roll of the roller costs besides its dice, in dice
 MAX_SAMPLES: Final = 1_000
+_SHORT: Final = 8  # a distribution this short is convolved term by term, a longer one by one multiplication
 _FACE: Final = 20  # work units of one face in a Python loop (dicts, the face's value), against one of a C loop
 SAMPLE_SEED: Final = 17  # the estimate's own dice: fixed, so that the same expression gets the same estimate
 _WORD_BITS: Final = 60
@@ -219,14 +222,44 @@ def _add_uniform(dist: _Dist, low: int, sides: int) -> _Dist:
 
 
 def _convolve(a: _Dist, b: _Dist) -> _Dist:
-    """The sum of two independent totals: the shorter one's weights, each times the longer, shifted (C loops)."""
+    """The sum of two independent totals.
+
+    A short one: its weights, each times the longer list, shifted (C loops). Else Kronecker substitution: each
+    list becomes one integer with a field wide enough for any weight of the result, and one multiplication of
+    integers (Karatsuba, in C) does every product at once.
+    """
     small, big = (a, b) if len(a.counts) <= len(b.counts) else (b, a)
-    out = [0] * (len(small.counts) + len(big.counts) - 1)
-    width = len(big.counts)
-    for shift, weight in enumerate(small.counts):
-        if weight:
-            out[shift : shift + width] = map(add, out[shift : shift + width], map(mul, big.counts, repeat(weight)))
-    return _Dist(a.offset + b.offset, out)
+    size = len(small.counts) + len(big.counts) - 1
+    if len(small.counts) <= _SHORT:
+        out = [0] * size
+        width = len(big.counts)
+        for shift, weight in enumerate(small.counts):
+            if weight:
+                out[shift : shift + width] = map(add, out[shift : shift + width], map(mul, big.counts, repeat(weight)))
+        return _Dist(a.offset + b.offset, out)
+    field = (a.total() * b.total()).bit_length() // 8 + 1
+    product = _packed(a.counts, field) * _packed(b.counts, field)
+    data = product.to_bytes(size * field, "little")
+    return _Dist(
+        a.offset + b.offset, [int.from_bytes(data[i : i + field], "little") for i in range(0, size * field, field)]
+    )
+
+
+def _packed(counts: list[int], field: int) -> int:
+    return int.from_bytes(b"".join(c.to_bytes(field, "little") for c in counts), "little")
+
+
+def _power(dist: _Dist, times: int) -> _Dist:
+    """The sum of `times` independent copies of `dist` (times >= 1), by repeated squaring."""
+    result: _Dist | None = None
+    while True:
+        if times & 1:
+            result = dist if result is None else _convolve(result, dist)
+        times >>= 1
+        if not times:
+            assert result is not None
+            return result
+        dist = _convolve(dist, dist)
 
 
 def _scale(dist: _Dist, factor: int) -> _Dist:
@@ -321,7 +354,9 @@ def _term(node: Dice) -> _Term:
         elif node.reroll is not None and node.reroll.once:
             explodes = max(explodes, (sides * staying + matched * both) / sides**2)
         # Deep enough that a longer chain is negligible for any of the dice.
-        depth = max(1, math.ceil(math.log(_CHAIN_NEGLIGIBLE / max(count, 1)) / math.log(explodes)))
+        depth = 1
+        if explodes > 0:
+            depth = max(1, math.ceil(math.log(_CHAIN_NEGLIGIBLE / max(count, 1)) / math.log(explodes)))
         depth = min(depth, MAX_EXTRA_ROLLS)
     bounded = node.explode is None and (node.reroll is None or node.reroll.once or node.reroll.add)
     return _Term(node, count, low, sides, depth, explodes, continues, bounded)
@@ -354,7 +389,7 @@ def cap_error(terms: list[_Term]) -> float:
     more often than its chain is followed (at most `explodes`^(depth+1) each), and all dice together
     needing more than the cap (Chernoff: each die's extra rolls are at most geometric with `continues`).
     """
-    chains = [t for t in terms if not t.bounded and t.count]
+    chains = [t for t in terms if not t.bounded and t.count and t.continues > 0]
     bounded = sum(t.count if t.node.reroll is None or not t.node.reroll.add else 1 for t in terms if t.bounded)
     union = sum(t.count * t.explodes ** (t.depth + 1) for t in chains if t.node.explode is not None)
     if not chains:
@@ -505,11 +540,7 @@ def _pool(term: _Term) -> _Dist:
         return _reroll_and_add(term)
     if keep is not None and keep.matching is None:
         return _keep(term)
-    slot = _slot(term)
-    dist = slot
-    for _ in range(term.count - 1):
-        dist = _convolve(dist, slot)
-    return dist
+    return _power(_slot(term), term.count)
 
 
 def _keep(term: _Term) -> _Dist:
@@ -565,15 +596,10 @@ def _reroll_and_add(term: _Term) -> _Dist:
     faces = range(term.low, term.low + term.sides)
     one = _map(_Dist(term.low, [1] * term.sides), lambda face: value(_clamp(node, face)))
     stays = {face: 1 for face in faces if not node.reroll.matches(face)}
-    every = one
-    for _ in range(term.count - 1):
-        every = _convolve(every, one)
+    every = _power(one, term.count)
     if not stays:
         return _convolve(every, one)
-    none_slot = _map(_from_weights(stays), lambda face: value(_clamp(node, face)))
-    none = none_slot
-    for _ in range(term.count - 1):
-        none = _convolve(none, none_slot)
+    none = _power(_map(_from_weights(stays), lambda face: value(_clamp(node, face))), term.count)
     some = _Dist(every.offset, list(every.counts))
     for index, weight in enumerate(none.counts):
         some.counts[none.offset - every.offset + index] -= weight
@@ -673,6 +699,34 @@ def _words(bits: float) -> int:
     return 1 + int(bits) // _WORD_BITS
 
 
+def _convolve_work(a: int, b: int, bits: float) -> int:
+    """The work of `_convolve` on lengths `a` and `b` whose result's weights take `bits` bits."""
+    if min(a, b) <= _SHORT:
+        return a * b * _words(bits) + _FACE
+    # Packing and unpacking each weight (Python loops), then Karatsuba on the two integers, ~n^1.585 words.
+    fields = (a + b) * _words(bits)
+    return _FACE * (2 * (a + b) + fields // 4) + int(fields**1.585) // 8
+
+
+def _power_work(span: int, bits: float, times: int) -> tuple[int, int, float]:
+    """The work of `_power`: the shape of each product of the repeated squaring, priced as `_convolve`."""
+    work = 0
+    result: tuple[int, float] | None = None
+    while True:
+        if times & 1:
+            if result is None:
+                result = (span, bits)
+            else:
+                work += _convolve_work(result[0], span, result[1] + bits)
+                result = (result[0] + span - 1, result[1] + bits)
+        times >>= 1
+        if not times:
+            assert result is not None
+            return work, result[0], result[1]
+        work += _convolve_work(span, span, 2 * bits)
+        span, bits = 2 * span - 1, 2 * bits
+
+
 def _face_range(term: _Term) -> tuple[int, int]:
     """The range of what one roll of the term's die adds (after mi/ma, penetration, keep by face, successes)."""
     node = term.node
@@ -733,7 +787,8 @@ def _price_term(term: _Term) -> _Shape:
         low, high = _face_range(term)
         spread = high - low + 1
         bits = (n + 1) * math.log2(max(s, 2))
-        work = 2 * sum(i * spread * spread for i in range(1, n + 1)) * _words(bits) + 6 * _FACE * s
+        work = 2 * _power_work(spread, math.log2(max(s, 2)), n)[0] + _convolve_work(n * spread, spread, bits)
+        work += 6 * _FACE * s
         return _Shape(min(n * low, (n + 1) * low), max(n * high, (n + 1) * high), bits, work)
     if keep is not None and keep.matching is None:
         if node.explode is not None and node.explode_mode is not ExplodeMode.COMPOUND:
@@ -748,8 +803,7 @@ def _price_term(term: _Term) -> _Shape:
         low, high = min(0, kept * slot.low), max(0, kept * slot.high)
         return _Shape(low, high, slot.bits * n, work + slot.work)
     slot = _price_slot(term)
-    words = _words(slot.bits * n)
-    work = slot.work + sum((i * (slot.span - 1) + 1 + 10) * slot.span * words for i in range(1, n))
+    work = slot.work + _power_work(slot.span, slot.bits, n)[0]
     return _Shape(n * slot.low, n * slot.high, slot.bits * n, work)
 
 
@@ -770,7 +824,7 @@ def _price(node: Expression) -> _Shape:
         if node.op in (Operator.ADD, Operator.SUBTRACT):
             sign = 1 if node.op is Operator.ADD else -1
             low, high = (a.low + b.low, a.high + b.high) if sign > 0 else (a.low - b.high, a.high - b.low)
-            return _Shape(low, high, bits, a.work + b.work + a.span * b.span * _words(bits))
+            return _Shape(low, high, bits, a.work + b.work + _convolve_work(a.span, b.span, bits))
         low, high = _range_of(node.op, a, b)
         pairs = _FACE // 4 * a.span * b.span * _words(bits)
         return _Shape(low, high, bits, a.work + b.work + pairs + (high - low + 1) * _words(bits))
@@ -780,7 +834,10 @@ def _price(node: Expression) -> _Shape:
         work = sum(i.work for i in items)
         low, high = sum(i.low for i in items), sum(i.high for i in items)
         if node.keep is None and node.success is None:
-            return _Shape(low, high, bits, work + math.prod(i.span for i in items) * _words(bits))
+            spans = [i.span for i in items]
+            for index in range(1, len(items)):
+                work += _convolve_work(sum(spans[:index]), spans[index], bits)
+            return _Shape(low, high, bits, work)
         work += math.prod(i.span for i in items) * 2 * _FACE
         if node.success is not None:
             return _Shape(0, len(items), bits, work)
@@ -986,3 +1043,18 @@ def odds(expression: Expression) -> Odds:
                 Method.NORMAL, moments.low, moments.high, (), (), 1, moments.mean, error, moments.variance, priced
             )
     return _sampled(node, priced)
+
+
+LIGHT_WORK: Final = 50_000  # priced work light enough to count on a shared event loop (a few milliseconds)
+
+
+def light(expression: Expression) -> bool:
+    """Whether the odds of `expression` are counted exactly with little work (no estimate, no sampling)."""
+    node = _first_roll(expression)
+    work = odds_work(node)
+    return work is not None and work <= LIGHT_WORK and cap_error(_terms(node)) < EXACT_ERROR
+
+
+def odds_of(text: str) -> Odds:
+    """The odds of a /roll expression given as text (for a worker process: text in, frozen result out)."""
+    return odds(parse(text))
