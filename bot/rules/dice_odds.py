@@ -70,7 +70,7 @@ from bot.rules.dice import (
 ODDS_BUDGET: Final = 600_000
 EXACT_ERROR: Final = 1e-9  # a chance the cap or a cut chain could change, below which the odds count as exact
 BERRY_ESSEEN: Final = 0.56  # Shevtsova (2010), independent summands: sup |F - Φ| <= 0.56 Σ E|X-μ|³ / σ³
-SAMPLE_DICE: Final = 8_000  # dice the sampled estimate may draw in all (2-5 µs each with the roller)
+SAMPLE_DICE: Final = 6_000  # dice the sampled estimate may draw in all (2-5 µs each with the roller)
 SAMPLE_ROLL: Final = 30  # what one roll of the roller costs besides its dice, in dice
 MAX_SAMPLES: Final = 1_000
 _SHORT: Final = 8  # a distribution this short is convolved term by term, a longer one by one multiplication
