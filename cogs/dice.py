@@ -64,11 +64,12 @@ class Dice(commands.Cog):
             target: Also show the chance to reach at least this total (or this many successes)
             private: Show the odds to you only
         """
-        dice.parse(expression)  # a refused expression is answered before any work
+        tree = dice.parse(expression)  # a refused expression is answered before any work
+        of = {dice.Repeat: "each roll", dice.Several: "the first roll"}.get(type(tree))
         # Counting (up to tens of milliseconds) and drawing the chart (about 20) run in the worker process,
         # so that the event loop, which every server shares, stays free meanwhile.
         found, png = await offload.in_process(odds_report, expression, target)
-        embed = fit(odds_embed(found, typed=expression, target=target))
+        embed = fit(odds_embed(found, typed=expression, target=target, of=of))
         chart = discord.File(io.BytesIO(png), filename=ODDS_CHART)
         await interaction.response.send_message(embed=embed, file=chart, ephemeral=private)
 

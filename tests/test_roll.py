@@ -324,3 +324,10 @@ async def test_odds_refuses_what_roll_refuses(local: LocalDiscord) -> None:
     exchange = await local.command("odds", {"expression": "1d6!>0"})
     assert exchange.ephemeral
     assert exchange.embed["title"] == "Can't roll that"
+
+
+async def test_odds_of_several_rolls_say_which_roll_they_are_about(local: LocalDiscord) -> None:
+    exchange = await local.command("odds", {"expression": "1d20+5; 2d6"})
+    assert exchange.embed["description"].startswith("Of the first roll: exact · mean 15.50 · totals 6 to 25\n")
+    exchange = await local.command("odds", {"expression": "6 4d6k3"})
+    assert exchange.embed["description"].startswith("Of each roll: exact · mean 12.24 · totals 3 to 18\n")

@@ -205,9 +205,12 @@ def at_least_table(odds: Odds, rows: int = ODDS_ROWS) -> str:
     return "```\n" + "\n".join(lines) + "\n```"
 
 
-def odds_embed(odds: Odds, *, typed: str, target: int | None) -> discord.Embed:
-    """The answer to /odds: how the odds were found, the chance to reach `target`, the table and the chart."""
-    lines = [odds_summary(odds)]
+def odds_embed(odds: Odds, *, typed: str, target: int | None, of: str | None = None) -> discord.Embed:
+    """The answer to /odds: how the odds were found, the chance to reach `target`, the table and the chart.
+
+    `of` names the roll they are about when the text holds several (`the first roll`, `each roll`).
+    """
+    lines = [odds_summary(odds) if of is None else f"Of {of}: {odds_summary(odds)}"]
     if target is not None:
         lines.append(f"At least {target:,}: **{chance(odds.at_least(target))}**")
     lines.append(at_least_table(odds))
