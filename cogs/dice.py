@@ -1,15 +1,21 @@
-"""/roll: any dice expression, every die shown."""
+"""/roll: any dice expression, every die shown, with its odds; /odds: the whole distribution, rolling nothing."""
 
 from __future__ import annotations
 
+import io
 from typing import Any
 
+import discord
 from discord import Interaction, app_commands
 from discord.ext import commands
 
+from bot import offload
 from bot.client import DiceBot
-from bot.rules import dice, replay
-from bot.ui.dice import roll_embed
+from bot.rules import dice, dice_odds, replay
+from bot.rules.dice_odds import Odds
+from bot.ui.chart import ODDS_BARS, odds_chart
+from bot.ui.dice import ODDS_CHART, odds_embed, odds_line, odds_summary, roll_embed
+from bot.ui.embeds import fit
 from cogs._replay import ROLLS, Details, RollAgain
 from cogs._shared import Rolled, answer_roll, draw
 
@@ -28,6 +34,7 @@ class Dice(commands.Cog):
         label: app_commands.Range[str, 1, 100] | None = None,
         private: bool = False,
         hidden: bool = False,
+        target: int | None = None,
     ) -> None:
         """Roll dice the way Roll20, Avrae or Dice Maiden read them: 4d6k3, 1d20+5 adv, 6d10 t7, 4dF.
 
@@ -36,8 +43,54 @@ class Dice(commands.Cog):
             label: What the roll is for, shown as its title
             private: Show the result to you only
             hidden: Send the result to the GM channel; this channel only sees that you rolled
+            target: Also show the exact chance to reach at least this total (or this many successes)
         """
-        await roll_and_answer(self.bot, interaction, expression, label=label, private=private, hidden=hidden)
+        await roll_and_answer(
+            self.bot, interaction, expression, label=label, private=private, hidden=hidden, target=target
+        )
+
+    @app_commands.command(name="odds")
+    async def odds(
+        self,
+        interaction: Interaction[DiceBot],
+        expression: app_commands.Range[str, 1, dice.MAX_EXPRESSION_LENGTH],
+        target: int | None = None,
+        private: bool = False,
+    ) -> None:
+        """The whole distribution of a roll as a chart, with the chance to reach each total; rolls nothing.
+
+        Args:
+            expression: Any /roll expression: 4d6k3, 1d20+5 adv, 3d6!, 6d10 t7 (of several rolls, the first)
+            target: Also show the chance to reach at least this total (or this many successes)
+            private: Show the odds to you only
+        """
+        tree = dice.parse(expression)  # a refused expression is answered before any work
+        of = {dice.Repeat: "each roll", dice.Several: "the first roll"}.get(type(tree))
+        # Counting (up to tens of milliseconds) and drawing the chart (about 20) run in the worker process,
+        # so that the event loop, which every server shares, stays free meanwhile.
+        found, png = await offload.in_process(odds_report, expression, target)
+        embed = fit(odds_embed(found, typed=expression, target=target, of=of))
+        chart = discord.File(io.BytesIO(png), filename=ODDS_CHART)
+        await interaction.response.send_message(embed=embed, file=chart, ephemeral=private)
+
+
+def odds_report(expression: str, target: int | None) -> tuple[Odds, bytes]:
+    """The odds of `expression` and their chart (run in the worker process: text in, plain data out)."""
+    found = dice_odds.odds_of(expression)
+    bars = [(first, last, float(p)) for first, last, p in found.points(ODDS_BARS)]
+    return found, odds_chart(expression, odds_summary(found), bars, target)
+
+
+async def roll_odds(expression: str) -> Odds:
+    """The odds of a roll's expression: on the loop when they are light to count, else in the worker process.
+
+    They come from the expression alone: no die is drawn, so the roll's dice (and a fair session's log) never
+    see them.
+    """
+    tree = dice.parse(expression)
+    if dice_odds.light(tree):
+        return dice_odds.odds(tree)
+    return await offload.in_process(dice_odds.odds_of, expression)
 
 
 async def roll_and_answer(
@@ -48,10 +101,16 @@ async def roll_and_answer(
     label: str | None,
     private: bool,
     hidden: bool = False,
+    target: int | None = None,
 ) -> None:
-    """Roll an expression for whoever asked, answer with every die, and log it with its d20 tally."""
+    """Roll an expression for whoever asked, answer with every die and its odds, and log it with its d20 tally."""
     drawn = await draw(bot, interaction, replay.DICE, replay.DiceRoll(expression))
-    embed = roll_embed(drawn.result, roller=interaction.user.display_name, typed=expression, label=label)
+    try:
+        line = odds_line(drawn.result, await roll_odds(expression), target=target)
+    except Exception as error:
+        await bot.abandon_roll(drawn.dice, error)  # the roll was drawn: its fair roll number says why it was not shown
+        raise
+    embed = roll_embed(drawn.result, roller=interaction.user.display_name, typed=expression, label=label, odds=line)
     await answer_roll(
         bot,
         interaction,

@@ -71,7 +71,7 @@ async def test_a_session_commits_rolls_reveals_and_verifies(local: LocalDiscord,
     # After the reveal the channel rolls from the bot's own dice again.
     local.bot.dice = ScriptedDice([4])
     after = await local.command("roll", {"expression": "1d6"})
-    assert after.embed["description"] == "1d6 (4) = **4**"
+    assert after.embed["description"].split("\n")[0] == "1d6 (4) = **4**"  # then its odds line
     assert "footer" not in after.embed
     async with database.read() as session:
         rows = (await session.scalars(select(RollLog).where(RollLog.fair_roll.is_not(None)))).all()

@@ -49,7 +49,9 @@ async def test_a_hidden_roll_goes_to_the_gm_channel(local: LocalDiscord) -> None
     [row] = notice.body["data"]["components"]  # Roll again only: the notice has no details to show
     assert [b["label"] for b in row["components"]] == ["Roll again"]
     embed = posted.body["embeds"][0]
-    assert embed["description"] == "1d20 (17) + 3 = **20**"
+    assert embed["description"] == (  # the GM sees the odds too
+        "1d20 (17) + 3 = **20**\nOdds: mean 13.50 · better than 80.0% of rolls · 5.0% roll exactly 20"
+    )
     assert embed["author"]["name"].startswith("Hidden roll by Player0001")
     history = await local.command("history")
     assert history.embed["description"] == "No public rolls here yet."  # hidden rolls are never listed

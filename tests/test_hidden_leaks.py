@@ -227,7 +227,7 @@ async def test_hidden_and_private_is_fully_private(local: LocalDiscord, database
     # Measured on main: a public notice in the channel. Now every message of the exchange is the roller's alone.
     assert exchange.messages and all(m.get("flags", 0) & 64 for m in exchange.messages)
     assert exchange.embed["description"] == "You made a hidden roll: only the GM channel sees it."
-    assert gm_post(local).body["embeds"][0]["description"] == "1d20 (17) + 3 = **20**"
+    assert gm_post(local).body["embeds"][0]["description"].split("\n")[0] == "1d20 (17) + 3 = **20**"
     async with database.read() as session:
         row = (await session.scalars(select(RollLog))).one()
     assert row.hidden and row.private

@@ -13,13 +13,23 @@ from bot.local.driver import LocalDiscord
 from tests.dice_sources import NoDice, ScriptedDice
 
 
+def outcome(embed: dict[str, object]) -> str:
+    """The first line of an answer: the breakdown and the total (the odds line comes next)."""
+    description = embed["description"]
+    assert isinstance(description, str)
+    return description.split("\n")[0]
+
+
 async def test_seeded_roll_shows_every_die_and_the_total_in_bold(local: LocalDiscord) -> None:
     local.bot.dice = ScriptedDice([3, 6, 1, 5])
     exchange = await local.command("roll", {"expression": "4d6kh3+2", "label": "Strength score"})
     embed = exchange.embed
     assert embed["title"] == "Strength score"
     assert embed["author"]["name"] == "Player0001 rolls"
-    assert embed["description"] == "4d6kh3 (3, 6, ~~1~~, 5) + 2 = **16**"
+    # 4d6kh3 is 14 here: 836 of its 1296 outcomes are lower (64.5%), 160 equal (12.3%).
+    assert embed["description"] == (
+        "4d6kh3 (3, 6, ~~1~~, 5) + 2 = **16**\nOdds: mean 14.24 · better than 64.5% of rolls · 12.3% roll exactly 16"
+    )
     assert exchange.response["type"] == 4
     assert not exchange.ephemeral
     assert exchange.rejected == []
@@ -71,7 +81,8 @@ async def test_exploding_dice_stop_at_the_extra_roll_cap_and_say_so(local: Local
     local.bot.dice = ScriptedDice([2] * 1001)
     exchange = await local.command("roll", {"expression": "1d2!"})
     assert exchange.embed["footer"]["text"] == "Exploding and rerolled dice stopped at the limit of 1000 extra rolls."
-    assert exchange.embed["description"].endswith("= **2002**")
+    assert outcome(exchange.embed).endswith("= **2002**")
+    assert exchange.embed["description"].endswith("better than >99.9% of rolls · <0.1% roll exactly 2002")
     assert exchange.rejected == []
 
 
@@ -130,7 +141,7 @@ async def test_roll_again_rolls_the_same_expression_for_the_roller_only(
     again = await local.click(local.original(first), again_id)
     assert again.response["type"] == 4  # a new answer, the first one stays as it was
     assert again.embed["title"] == "damage"
-    assert again.embed["description"] == "2d6 (6, 6) + 1 = **13**"
+    assert outcome(again.embed) == "2d6 (6, 6) + 1 = **13**"
     async with database.read() as session:
         rows = (await session.scalars(select(RollLog).order_by(RollLog.id))).all()
     assert [(r.command, r.inputs) for r in rows] == [("roll", {"expression": "2d6+1", "label": "damage"})] * 2
@@ -184,7 +195,8 @@ async def test_other_bots_notations_roll_with_their_meaning(
     exchange = await local.command("roll", {"expression": expression})
     assert exchange.rejected == []
     assert not exchange.ephemeral, exchange.embed
-    assert exchange.embed["description"] == description
+    assert outcome(exchange.embed) == description
+    assert exchange.embed["description"].split("\n")[1].startswith("Odds: mean ")
     assert dice.exhausted
 
 
@@ -192,7 +204,7 @@ async def test_text_after_the_roll_is_its_label(local: LocalDiscord) -> None:
     local.bot.dice = ScriptedDice([12])
     exchange = await local.command("roll", {"expression": "1d20+5 Roll for Initiative"})
     assert exchange.embed["title"] == "Roll for Initiative"
-    assert exchange.embed["description"] == "1d20 (12) + 5 = **17**"
+    assert outcome(exchange.embed) == "1d20 (12) + 5 = **17**"
     local.bot.dice = ScriptedDice([3, 4])
     exchange = await local.command("roll", {"expression": "2d6 ! fire damage"})
     assert exchange.embed["title"] == "fire damage"
@@ -201,7 +213,10 @@ async def test_text_after_the_roll_is_its_label(local: LocalDiscord) -> None:
 async def test_several_rolls_at_once_each_have_a_total(local: LocalDiscord) -> None:
     local.bot.dice = ScriptedDice([12, 3, 4])
     exchange = await local.command("roll", {"expression": "1d20+5; 2d6+3"})
-    assert exchange.embed["description"] == "Totals: **17**, **10**\n1d20 (12) + 5 = **17**"  # compact
+    assert exchange.embed["description"] == (  # compact: the totals and the first roll's odds
+        "Totals: **17**, **10**\n"
+        "Odds of the first roll (1d20 + 5): mean 15.50 · better than 55.0% of rolls · 5.0% roll exactly 17"
+    )
     local.bot.dice = ScriptedDice([3, 6, 1, 5] * 6)
     exchange = await local.command("roll", {"expression": "6 4d6k3", "label": "Abilities"})
     assert exchange.embed["description"].startswith("Totals: " + ", ".join(["**14**"] * 6))
@@ -235,3 +250,84 @@ async def test_the_largest_rolls_still_fit_discords_limits(local: LocalDiscord) 
     for expression in ("20 " + "+".join(["50d6!"] * 1), "10 100d10000", "1d2!; " * 9 + "1d2!"):
         exchange = await local.command("roll", {"expression": expression})
         assert exchange.rejected == [], expression
+
+
+# ------------------------------------------------------------------------------------ the odds of every roll
+
+
+async def test_target_shows_the_exact_chance_to_reach_it(local: LocalDiscord) -> None:
+    local.bot.dice = ScriptedDice([4, 5])
+    exchange = await local.command("roll", {"expression": "2d6+1", "target": 9})
+    # 2d6 is 9 here: 26 of its 36 outcomes are lower, 4 equal; 15 reach 8 (41.7%).
+    assert exchange.embed["description"] == (
+        "2d6 (4, 5) + 1 = **10**\n"
+        "Odds: mean 8.00 · better than 72.2% of rolls · 11.1% roll exactly 10 · at least 9: 41.7%"
+    )
+
+
+async def test_target_counts_successes_for_a_success_roll(local: LocalDiscord) -> None:
+    local.bot.dice = ScriptedDice([7, 3, 10])
+    exchange = await local.command("roll", {"expression": "3d10 t7", "target": 2})
+    # Each die succeeds with 4/10: two or more of three is 3 * 0.16 * 0.6 + 0.064 = 35.2%.
+    line = exchange.embed["description"].split("\n")[1]
+    assert line == "Odds: mean 1.20 · better than 64.8% of rolls · 28.8% roll exactly 2 · at least 2 successes: 35.2%"
+
+
+async def test_an_estimate_is_marked_with_how_close_it_is(local: LocalDiscord) -> None:
+    exchange = await local.command("roll", {"expression": "1000d10000"})
+    line = exchange.embed["description"].split("\n")[1]
+    assert line.startswith("Odds (normal approximation, within ±2.3%): mean 5000500.00 · better than ")
+    exchange = await local.command("roll", {"expression": "3d6!kh2"})
+    line = exchange.embed["description"].split("\n")[1]
+    assert line.startswith("Odds (estimate from ") and " rolls, ±" in line
+
+
+async def test_the_odds_draw_no_die_of_the_roll(local: LocalDiscord) -> None:
+    dice = ScriptedDice([3, 6, 1, 5])
+    local.bot.dice = dice
+    exchange = await local.command("roll", {"expression": "4d6k3", "target": 15})
+    assert dice.exhausted  # the four faces of the roll, no more: the odds are counted from the expression
+    assert exchange.embed["description"].endswith("at least 15: 23.1%")  # 300 of 1296 outcomes
+    exchange = await local.command("roll", {"expression": "3d6!kh2"})  # sampled, on the estimate's own dice
+    assert exchange.rejected == []
+
+
+async def test_odds_posts_the_chart_and_the_at_least_table(local: LocalDiscord, database: Database) -> None:
+    local.bot.dice = NoDice()  # /odds rolls nothing
+    exchange = await local.command("odds", {"expression": "4d6k3", "target": 15})
+    assert exchange.rejected == []
+    embed = exchange.embed
+    assert embed["title"] == "Odds of 4d6k3"
+    lines = embed["description"].split("\n")
+    assert lines[0] == "exact · mean 12.24 · totals 3 to 18"
+    assert lines[1] == "At least 15: **23.1%**"
+    assert lines[3].split() == ["total", "chance", "at", "least"]
+    assert lines[4].split() == ["3", "0.1%", "100.0%"]
+    assert lines[-2].split() == ["18", "1.6%", "1.6%"]
+    assert embed["image"]["url"] == "attachment://odds.png"
+    [png] = exchange.files.values()
+    assert png.startswith(b"\x89PNG\r\n\x1a\n")
+    async with database.read() as session:
+        assert (await session.scalars(select(RollLog))).all() == []  # and logs nothing
+
+
+async def test_odds_of_a_huge_spread_fits_the_embed_in_bins(local: LocalDiscord) -> None:
+    exchange = await local.command("odds", {"expression": "1000d10000!", "private": True})
+    assert exchange.rejected == []
+    assert exchange.ephemeral
+    rows = exchange.embed["description"].split("```")[1].strip().split("\n")
+    assert 10 < len(rows) <= 31
+    assert "-" in rows[1]  # a bin of totals
+
+
+async def test_odds_refuses_what_roll_refuses(local: LocalDiscord) -> None:
+    exchange = await local.command("odds", {"expression": "1d6!>0"})
+    assert exchange.ephemeral
+    assert exchange.embed["title"] == "Can't roll that"
+
+
+async def test_odds_of_several_rolls_say_which_roll_they_are_about(local: LocalDiscord) -> None:
+    exchange = await local.command("odds", {"expression": "1d20+5; 2d6"})
+    assert exchange.embed["description"].startswith("Of the first roll: exact · mean 15.50 · totals 6 to 25\n")
+    exchange = await local.command("odds", {"expression": "6 4d6k3"})
+    assert exchange.embed["description"].startswith("Of each roll: exact · mean 12.24 · totals 3 to 18\n")

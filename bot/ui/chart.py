@@ -8,6 +8,7 @@ good for the roller and red where it was bad, beyond ordinary luck; blue within 
 from __future__ import annotations
 
 import io
+import math
 from typing import Final
 
 from PIL import Image, ImageDraw, ImageFont
@@ -69,6 +70,46 @@ def luck_chart(title: str, rows: list[Row]) -> bytes:
             top = y + offset
             draw.rectangle((LABEL_WIDTH, top, LABEL_WIDTH + length, top + BAR_HEIGHT), fill=fill)
             draw.text((LABEL_WIDTH + length + 8, top + 3), f"{word} {_number(value)}", fill=TEXT, font=small)
+    out = io.BytesIO()
+    image.save(out, format="PNG", optimize=True)
+    return out.getvalue()
+
+
+ODDS_HEIGHT: Final = 360
+ODDS_BARS: Final = 60  # totals beyond this many are drawn in bins of consecutive totals
+REACHED: Final = LUCKY
+
+
+def odds_chart(title: str, subtitle: str, bars: list[tuple[int, int, float]], target: int | None) -> bytes:
+    """A PNG of the chance of each total (or bin of totals), the bars at or above `target` in green.
+
+    Args:
+        title: The expression.
+        subtitle: How the odds were found, and the mean.
+        bars: (first total, last total, chance) in order, as `Odds.points` gives them.
+        target: The total to reach, or None.
+    """
+    image = Image.new("RGB", (WIDTH, ODDS_HEIGHT), BACKGROUND)
+    draw = ImageDraw.Draw(image)
+    big, small = _font(22), _font(15)
+    draw.text((16, 14), title, fill=TEXT, font=big)
+    draw.text((16, 42), subtitle, fill=MUTED, font=small)
+    left, right, top, bottom = 56, WIDTH - 16, TOP + 12, ODDS_HEIGHT - 36
+    tallest = max((p for _, _, p in bars), default=0.0) or 1.0
+    draw.text((8, top - 8), f"{100 * tallest:.1f}%", fill=MUTED, font=small)
+    draw.line((left, bottom, right, bottom), fill=EXPECTED)
+    step = (right - left) / max(len(bars), 1)
+    # A bin is labelled with its first total, and only as often as the widest label fits.
+    widest = max((len(f"{first:,}") for first, _, _ in bars), default=1) * 9 + 12
+    labels = max(1, math.ceil(widest / step))
+    for index, (first, _, p) in enumerate(bars):
+        x0 = left + index * step
+        height = round((bottom - top) * p / tallest)
+        reached = target is not None and first >= target
+        fill = REACHED if reached else ORDINARY
+        draw.rectangle((x0 + 1, bottom - max(height, 1), x0 + max(step - 1, 1), bottom), fill=fill)
+        if index % labels == 0:
+            draw.text((x0, bottom + 6), f"{first:,}", fill=MUTED, font=small)
     out = io.BytesIO()
     image.save(out, format="PNG", optimize=True)
     return out.getvalue()

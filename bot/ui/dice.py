@@ -1,6 +1,8 @@
-"""A rolled dice expression as Markdown: every die shown, dropped and rerolled dice struck through."""
+"""A rolled dice expression as Markdown: every die shown, dropped and rerolled dice struck through; its odds."""
 
 from __future__ import annotations
+
+from fractions import Fraction
 
 import discord
 from discord.utils import escape_markdown
@@ -21,7 +23,8 @@ from bot.rules.dice import (
     RollsResult,
     SetResult,
 )
-from bot.ui.embeds import DESCRIPTION_LIMIT, ROLL_COLOUR, TITLE_LIMIT, clip
+from bot.rules.dice_odds import Method, Odds
+from bot.ui.embeds import DESCRIPTION_LIMIT, ROLL_COLOUR, TITLE_LIMIT, clip, fixed, percent
 
 # Room left in the description for " = **total**" after the breakdown.
 _TOTAL_ROOM = 40
@@ -80,9 +83,71 @@ def _totals_only(node: RollsResult) -> str:
     return "\n".join(f"{text} = **{item.total}**" for text, item in zip(node.texts, node.items, strict=True))
 
 
-def roll_description(result: RollResult) -> str:
-    """The breakdown and the total in bold, short enough for an embed description."""
-    room = DESCRIPTION_LIMIT - _TOTAL_ROOM
+def chance(value: Fraction) -> str:
+    """A chance as a percentage with one decimal, never rounded to a certainty it is not: <0.1%, >99.9%."""
+    if 0 < value < Fraction(1, 2000):
+        return "<0.1%"
+    if Fraction(1999, 2000) <= value < 1:
+        return ">99.9%"
+    return percent(value)
+
+
+def odds_method(odds: Odds) -> str:
+    """How the odds were found, for an estimate: `normal approximation, within ±2.3%`; empty when exact."""
+    if odds.method is Method.EXACT:
+        return ""
+    error = chance(Fraction(odds.error)).lstrip("<>")
+    if odds.method is Method.NORMAL:
+        return f"normal approximation, within ±{error}"
+    return f"estimate from {odds.denominator:,} rolls, ±{error}"
+
+
+def _first_roll(result: RollResult) -> tuple[ResultNode, str | None]:
+    """The roll the odds are about: the only one, else the first (with its text)."""
+    if isinstance(result.tree, RollsResult):
+        return result.tree.items[0], result.tree.texts[0]
+    return result.tree, None
+
+
+def _counts_successes(node: ResultNode) -> bool:
+    while isinstance(node, GroupResult | AnnotatedResult):
+        node = node.inner
+    if isinstance(node, DiceResult):
+        return node.term.success is not None
+    return isinstance(node, SetResult) and node.term.success is not None
+
+
+def odds_line(result: RollResult, odds: Odds, *, target: int | None = None) -> str:
+    """Where the roll falls among every roll of its expression, its mean, and the chance to reach `target`.
+
+    `Odds: mean 12.24 · better than 88.0% of rolls · 7.3% roll exactly 16 · at least 15: 30.4%`; for several
+    rolls the first roll's; an estimate says so, and how close it is.
+    """
+    node, text = _first_roll(result)
+    total = node.total
+    estimate = odds_method(odds)
+    head = "Odds" if text is None else f"Odds of the first roll ({escape_markdown(clip(text, 60))})"
+    head += f" ({estimate}):" if estimate else ":"
+    mean = fixed(odds.mean, 2)
+    parts = [f"mean {'≈' if odds.method is Method.SAMPLED else ''}{mean}"]
+    # The total was rolled, so it can happen: a chance of 0 or a certainty here is a cut chain or a sample
+    # that missed it (both tiny), and is shown as the smallest amount instead.
+    tiny = Fraction(1, 10**9)
+    parts.append(f"better than {chance(min(odds.below(total), 1 - tiny))} of rolls")
+    parts.append(f"{chance(max(odds.exactly(total), tiny))} roll exactly {total}")
+    if target is not None:
+        what = f"{target} successes" if _counts_successes(node) else str(target)
+        parts.append(f"at least {what}: {chance(odds.at_least(target))}")
+    return f"{head} " + " · ".join(parts)
+
+
+def roll_description(result: RollResult, odds: str | None = None) -> str:
+    """The breakdown and the total in bold, then the `odds` line, short enough for an embed description.
+
+    The odds come second, so that the compact answer (the first two lines) keeps them: after the total of a
+    single roll, after the totals of several.
+    """
+    room = DESCRIPTION_LIMIT - _TOTAL_ROOM - (len(odds) + 1 if odds else 0)
     text = breakdown(result.tree)
     if len(text) > room:
         text = breakdown(result.tree, every_die=False)
@@ -91,8 +156,10 @@ def roll_description(result: RollResult) -> str:
         totals = "Totals: " + ", ".join(f"**{item.total}**" for item in result.tree.items)
         if len(text) > room:
             text = _totals_only(result.tree)
-        return clip(f"{totals}\n{text}", DESCRIPTION_LIMIT)
-    return f"{clip(text, room)} = **{result.total}**"
+        head = totals if odds is None else f"{clip(totals, room)}\n{odds}"
+        return clip(f"{head}\n{text}", DESCRIPTION_LIMIT)
+    line = f"{clip(text, room)} = **{result.total}**"
+    return line if odds is None else f"{line}\n{odds}"
 
 
 def roll_footer(result: RollResult) -> str | None:
@@ -103,12 +170,51 @@ def roll_footer(result: RollResult) -> str | None:
     return clip("\n".join(lines), _FOOTER_ROOM) if lines else None
 
 
-def roll_embed(result: RollResult, *, roller: str, typed: str, label: str | None) -> discord.Embed:
+def roll_embed(
+    result: RollResult, *, roller: str, typed: str, label: str | None, odds: str | None = None
+) -> discord.Embed:
     """The answer to /roll: the label (the option, else the text after the roll, else the expression) as title."""
     title = label or result.label or typed
-    embed = discord.Embed(title=clip(title, TITLE_LIMIT), description=roll_description(result), colour=ROLL_COLOUR)
+    description = roll_description(result, odds)
+    embed = discord.Embed(title=clip(title, TITLE_LIMIT), description=description, colour=ROLL_COLOUR)
     embed.set_author(name=clip(f"{roller} rolls", 256))
     footer = roll_footer(result)
     if footer is not None:
         embed.set_footer(text=footer)
+    return embed
+
+
+ODDS_CHART = "odds.png"
+ODDS_ROWS = 30  # rows of the at-least table; a wider spread of totals is shown in bins
+
+
+def odds_summary(odds: Odds) -> str:
+    """`exact · mean 12.24 · totals 3 to 18`, the line under the chart's title and in the embed."""
+    how = odds_method(odds) or "exact"
+    return f"{how} · mean {fixed(odds.mean, 2)} · totals {odds.low:,} to {odds.high:,}"
+
+
+def at_least_table(odds: Odds, rows: int = ODDS_ROWS) -> str:
+    """A monospace table of each total (or bin of totals), its chance, and the chance of at least its first."""
+    points = odds.points(rows)
+    labels = [f"{first:,}" if first == last else f"{first:,}-{last:,}" for first, last, _ in points]
+    width = max(len("total"), *(len(label) for label in labels))
+    lines = [f"{'total':>{width}}  {'chance':>7}  {'at least':>8}"]
+    for label, (first, _, p) in zip(labels, points, strict=True):
+        lines.append(f"{label:>{width}}  {chance(p):>7}  {chance(odds.at_least(first)):>8}")
+    return "```\n" + "\n".join(lines) + "\n```"
+
+
+def odds_embed(odds: Odds, *, typed: str, target: int | None, of: str | None = None) -> discord.Embed:
+    """The answer to /odds: how the odds were found, the chance to reach `target`, the table and the chart.
+
+    `of` names the roll they are about when the text holds several (`the first roll`, `each roll`).
+    """
+    lines = [odds_summary(odds) if of is None else f"Of {of}: {odds_summary(odds)}"]
+    if target is not None:
+        lines.append(f"At least {target:,}: **{chance(odds.at_least(target))}**")
+    lines.append(at_least_table(odds))
+    embed = discord.Embed(title=clip(f"Odds of {typed}", TITLE_LIMIT), description="\n".join(lines), colour=ROLL_COLOUR)
+    embed.set_image(url=f"attachment://{ODDS_CHART}")
+    embed.set_footer(text="Nothing was rolled. docs/dice.md says how the odds are found and how close estimates are.")
     return embed

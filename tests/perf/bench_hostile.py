@@ -93,6 +93,22 @@ def dice_roll(expression: str) -> Callable[[random.Random], object]:
     return run
 
 
+def dice_odds_row(expression: str, *, chart: bool = False) -> Callable[[random.Random], object]:
+    """/roll's odds line (parse, count or estimate, the line), or /odds' whole answer with its chart."""
+    # Imported here, not at the top: a checkout from before issue 17 has none of them, and its other rows run.
+    from bot.rules import dice_odds
+    from bot.ui.dice import odds_embed, odds_line
+    from cogs.dice import odds_report
+
+    def run(rng: random.Random) -> object:
+        if chart:
+            found, png = odds_report(expression, 10)
+            return odds_embed(found, typed=expression, target=10).to_dict(), len(png)
+        return odds_line(roll(expression, rng), dice_odds.odds(dice_odds.parse(expression)), target=10)
+
+    return run
+
+
 def sf_burst(rng: random.Random) -> object:
     """The costliest Star Frontiers odds: a burst split between the most targets (9d10, every total counted)."""
     shooter = SfSheet(dexterity=55, beam=2)
@@ -138,6 +154,21 @@ def cases() -> dict[str, Callable[[random.Random], object]]:
         "/aliens fire 20 shots at 1000 (rules only)": aliens_fire,
         "/roll 1000d10000": dice_roll("1000d10000"),
         "/roll 4d6kh3+1d20 (ordinary)": dice_roll("4d6kh3+1d20"),
+        # The odds of /roll (issue 17): the ordinary, the largest counts the budget lets through, and the most
+        # expensive estimates (a sum too big to count, a keep among 1000 dice, explosions that can hit the cap).
+        "/roll odds 4d6kh3+1d20 (exact)": dice_odds_row("4d6kh3+1d20"),
+        "/roll odds 5d10!>8 (exact, near the budget)": dice_odds_row("5d10!>8"),
+        "/roll odds 10d6! (exact)": dice_odds_row("10d6!"),
+        "/roll odds 1000d10000 (normal)": dice_odds_row("1000d10000"),
+        "/roll odds 1000d10000! (sampled)": dice_odds_row("1000d10000!"),
+        "/roll odds 1000d10000!kh500 (sampled)": dice_odds_row("1000d10000!kh500"),
+        "/roll odds 1000d2r1 (cap binds: sampled)": dice_odds_row("1000d2r1"),
+        "/roll odds 999d9999ra1 (sampled)": dice_odds_row("999d9999ra1"),
+        "/roll odds {1d20 x 9}kh3 (sampled)": dice_odds_row("{" + ",".join(["1d10000"] * 9) + "}kh3"),
+        "/roll odds 10 x 100d10000!!k50; (200 chars)": dice_odds_row("; ".join(["100d10000!!k50"] * 10)[:200]),
+        "/roll odds 1d10000*1d10000*... (sampled)": dice_odds_row("*".join(["1d10000"] * 25)),
+        "/odds 4d6k3 (chart, rules only)": dice_odds_row("4d6k3", chart=True),
+        "/odds 1000d10000!kh500 (chart, rules only)": dice_odds_row("1000d10000!kh500", chart=True),
     }
 
 
