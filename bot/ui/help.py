@@ -32,8 +32,8 @@ STARTS: Final = (
             '/macro save name:init command:"/roll expression:1d20+2 label:Initiative"',
         ),
         None,
-        "`/roll` reads Roll20, Avrae and Dice Maiden notation; `/history` lists rolls; `/fair start` makes dice "
-        "provable.",
+        "`/roll` reads Roll20, Avrae and Dice Maiden notation and shows each roll's exact odds; `/odds` charts "
+        "every total; `/fair start` makes dice provable.",
     ),
     Start(
         "dnd35",
