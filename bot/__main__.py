@@ -19,12 +19,13 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
+import aiohttp
 import discord
 from dotenv import load_dotenv
 
 from bot.client import DiceBot, ShardedDiceBot
 from bot.config import Settings, SettingsError
-from bot.db.engine import Database, open_database
+from bot.db.engine import Database, DatabaseUnavailable, check_writable, open_database, unavailable
 from bot.db.migrate import SchemaMismatch, check_schema, upgrade
 from bot.discord_api import point_discord_at
 from bot.rules.fair_log import FairLogError, check_log, parse_log
@@ -33,6 +34,9 @@ log = logging.getLogger("bot")
 
 # With --seed the console's ids start from a fixed instant, so its whole output is reproducible.
 SEEDED_EPOCH_MS = 1767225600000
+DISCORD_API = "https://discord.com/api/v10"
+# Exit codes: 1 Discord (the token, the network), 2 a setting, 3 the schema, 4 the database.
+EXIT_DISCORD, EXIT_SETTING, EXIT_SCHEMA, EXIT_DATABASE = 1, 2, 3, 4
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -72,6 +76,8 @@ async def prepare_database(settings: Settings, *, migrate: bool | None = None) -
 
     A single process on SQLite migrates at start, so that a fresh clone just runs. A bot on PostgreSQL may be
     many processes: there migrating is one deploy step (`python -m bot migrate`), never a race between them.
+    A database that cannot be reached, opened or written is refused with DatabaseUnavailable, before any
+    command could be answered and then fail to be logged.
     """
     database = open_database(settings.database_url)
     if migrate is None:
@@ -80,10 +86,29 @@ async def prepare_database(settings: Settings, *, migrate: bool | None = None) -
         await check_schema(database, older_ok=migrate)
         if migrate:
             await upgrade(database)
-    except BaseException:
+        await check_writable(database)
+    except BaseException as error:
         await database.dispose()
+        if isinstance(error, Exception) and (known := unavailable(settings.database_url, error)) is not None:
+            log.debug("The database at start", exc_info=True)
+            raise known from error
         raise
     return database
+
+
+def discord_failure(settings: Settings, error: Exception) -> str | None:
+    """The operator's one line for a refused token or an unreachable Discord; None for anything else."""
+    if isinstance(error, discord.LoginFailure):
+        return "Discord refused DISCORD_TOKEN: copy the bot token again from the Developer Portal."
+    where = settings.api_base or DISCORD_API
+    if isinstance(error, aiohttp.ClientConnectorError):
+        reason = error.os_error.strerror or str(error.os_error)
+        return f"Can't reach Discord at {where} ({reason}): check the network, or DISCORD_API_BASE if it is set."
+    if isinstance(error, (aiohttp.ClientError, OSError, TimeoutError)):
+        return f"Can't reach Discord at {where} ({error or type(error).__name__}): check the network."
+    if isinstance(error, discord.HTTPException):
+        return f"Discord answered {error.status} at {where} ({error.text or error}): try again later."
+    return None
 
 
 async def run_bot(settings: Settings, token: str) -> int:
@@ -98,9 +123,12 @@ async def run_bot(settings: Settings, token: str) -> int:
             # `docker stop` sends SIGTERM: close the gateway and the database cleanly instead of dying mid-write.
             asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, lambda: asyncio.ensure_future(bot.close()))
             await bot.start(token)
-    except discord.LoginFailure:
-        print("Discord refused DISCORD_TOKEN: copy the bot token again from the Developer Portal.", file=sys.stderr)
-        return 1
+    except Exception as error:
+        if (line := discord_failure(settings, error)) is None:
+            raise
+        log.debug("Discord at start", exc_info=True)
+        print(line, file=sys.stderr)
+        return EXIT_DISCORD
     finally:
         await database.dispose()
     return 0
@@ -114,6 +142,12 @@ async def run_sync(settings: Settings, token: str) -> int:
         async with DiceBot(settings=settings, database=database, dice=random.SystemRandom()) as bot:
             await bot.login(token)
             synced = await bot.tree.sync()
+    except Exception as error:
+        if (line := discord_failure(settings, error)) is None:
+            raise
+        log.debug("Discord at sync", exc_info=True)
+        print(line, file=sys.stderr)
+        return EXIT_DISCORD
     finally:
         await database.dispose()
     print(f"Registered {len(synced)} commands globally; Discord may take up to an hour to show them everywhere.")
@@ -190,12 +224,15 @@ def main(argv: list[str] | None = None) -> int:
         settings = Settings.from_env(os.environ)
     except SettingsError as error:
         print(f"{error.title}: {error.message}", file=sys.stderr)
-        return 2
+        return EXIT_SETTING
     try:
         return run(settings, args)
     except SchemaMismatch as error:
         print(error.message, file=sys.stderr)
-        return 3
+        return EXIT_SCHEMA
+    except DatabaseUnavailable as error:
+        print(error.message, file=sys.stderr)
+        return EXIT_DATABASE
 
 
 def run(settings: Settings, args: argparse.Namespace) -> int:
@@ -217,7 +254,7 @@ def run(settings: Settings, args: argparse.Namespace) -> int:
         return asyncio.run(run_migrate(settings))
     if settings.token is None:
         print(f"`{command}` needs DISCORD_TOKEN (see .env.example).", file=sys.stderr)
-        return 2
+        return EXIT_SETTING
     if command == "sync":
         return asyncio.run(run_sync(settings, settings.token))
     return asyncio.run(run_bot(settings, settings.token))
