@@ -50,12 +50,19 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     # No defaults here: they live with the console (bot/local), which only the console imports.
     offline.add_argument("--user", help="the user id commands come from")
     offline.add_argument("--guild", help="the server id commands come from")
+    offline.add_argument("--manager", action="store_true", help="act with Manage Server (as a moderator)")
+    offline.add_argument(
+        "--timeout", type=float, default=10.0, help="seconds a command may take before it is stopped (default: 10)"
+    )
     commands.add_parser("sync", help="register the slash commands with Discord globally")
     commands.add_parser("migrate", help="bring the database to the newest schema")
     verify = commands.add_parser("verify", help="check a fair session's exported log offline, no database or token")
     verify.add_argument("file", help="the log /fair reveal or /fair log attached; - reads standard input")
     verify.add_argument("--roll", type=int, help="check only this roll number")
     args = parser.parse_args(argv)
+    if not 0 < getattr(args, "timeout", 1) <= 900:
+        # Discord's own limit: an interaction's token lasts 15 minutes.
+        parser.error("--timeout must be seconds, above 0 and at most 900")
     for name in ("user", "guild"):
         value = getattr(args, name, None)
         if value is not None and not value.isdigit():
@@ -166,13 +173,18 @@ async def run_console(settings: Settings, args: argparse.Namespace) -> int:
     # The double and its driver are the console's alone: the running bot never loads them.
     from bot.local import console
     from bot.local.driver import DEFAULT_CHANNEL, DEFAULT_GUILD, DEFAULT_USER, local_discord
-    from bot.local.payloads import Actor, Snowflakes
+    from bot.local.payloads import MANAGER_PERMISSIONS, MEMBER_PERMISSIONS, Actor, Snowflakes
 
     database = await prepare_database(settings)
     seeded = args.seed is not None
     dice = random.Random(args.seed) if seeded else random.SystemRandom()
     ids = Snowflakes(SEEDED_EPOCH_MS) if seeded else Snowflakes()
-    actor = Actor(user_id=args.user or DEFAULT_USER, guild_id=args.guild or DEFAULT_GUILD, channel_id=DEFAULT_CHANNEL)
+    actor = Actor(
+        user_id=args.user or DEFAULT_USER,
+        guild_id=args.guild or DEFAULT_GUILD,
+        channel_id=DEFAULT_CHANNEL,
+        permissions=MANAGER_PERMISSIONS if args.manager else MEMBER_PERMISSIONS,
+    )
     # The console registers its commands with the double itself; a dev server sync would only add noise.
     # Its one typist is no crowd to protect Discord from, and a script would only trip the rate limit.
     settings = replace(settings, dev_guild_id=None, rate_limit=None)
@@ -181,6 +193,7 @@ async def run_console(settings: Settings, args: argparse.Namespace) -> int:
         async with local_discord(
             lambda: DiceBot(settings=settings, database=database, dice=dice), connect=True, ids=ids, actor=actor
         ) as local:
+            local.timeout = args.timeout
             if interactive:
                 print(
                     'Offline console. Try: /roll expression:4d6kh3 label:"Strength"  (? lists commands, Ctrl-D quits)'

@@ -115,6 +115,23 @@ def channel_object(
     return channel
 
 
+def role_object(role_id: str, *, name: str = "", permissions: str = MEMBER_PERMISSIONS) -> dict[str, Any]:
+    """A role as an interaction's `resolved.roles` carries it."""
+    return {
+        "id": role_id,
+        "name": name or f"role-{role_id[-4:]}",
+        "color": 0,
+        "hoist": False,
+        "icon": None,
+        "unicode_emoji": None,
+        "position": 1,
+        "permissions": permissions,
+        "managed": False,
+        "mentionable": True,
+        "flags": 0,
+    }
+
+
 def interaction(
     ids: Snowflakes,
     actor: Actor,
