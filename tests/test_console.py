@@ -170,6 +170,9 @@ def test_the_console_acts_as_a_moderator_and_fills_a_channel_option(tmp_path: Pa
     # `@ID` without the `!` is an ordinary member, whatever the console's own user may do.
     assert lines[6:8] == ["== Not allowed ==", "Changing the rules of this server needs the Manage Server permission."]
     assert lines[8] == "@player0001 made a hidden roll."
+    # The GM channel's copy, which the bot posts there itself, not as an answer to the interaction.
+    gm = lines.index(f"(posted in <#{GM}>)")
+    assert lines[gm + 1 : gm + 3] == ["Hidden roll by Player0001 in #dice", "== 1d20 =="]
     manager = _console(tmp_path, "console", "--manager", stdin="/settings set setting:aliensrl.ring value:angband\n")
     assert manager.stdout.splitlines()[0] == "== Setting saved =="
 

@@ -107,6 +107,8 @@ def render_text(requests: list[Captured], folder: Path | None = None) -> list[st
                 out.append("Suggestions: " + (", ".join(c["name"] for c in choices) or "none"))
                 continue
             body = body.get("data") or {}
+        elif _channel_post(request):
+            out.append(f"(posted in <#{request.path.split('/')[2]}>)")
         elif not request.path.startswith("/webhooks/") or request.method not in ("POST", "PATCH"):
             continue
         out.extend(render_message(body))
@@ -116,6 +118,10 @@ def render_text(requests: list[Captured], folder: Path | None = None) -> list[st
         if request.path.endswith("/callback") and (request.body or {}).get("type") == MODAL:
             out.extend(render_modal((request.body or {}).get("data") or {}))
     return out
+
+
+def _channel_post(request: Captured) -> bool:
+    return request.method == "POST" and request.path.startswith("/channels/") and request.path.endswith("/messages")
 
 
 def render_modal(modal: dict[str, Any]) -> list[str]:
@@ -194,6 +200,7 @@ class Session:
     async def line(self, text: str) -> list[str]:
         """Run one line; what to print."""
         actor, rest = self.actor(text)
+        mark = len(self.local.double.requests)
         word = rest.split(maxsplit=1)[0] if rest else ""
         if word == "click":
             exchange = await self._click(rest[len(word) :].strip(), actor)
@@ -204,7 +211,10 @@ class Session:
             data = command_data(parsed.name, parsed.options, resolved=parsed.resolved)
             exchange = await self.local.send(interaction(self.local.ids, actor, APPLICATION_COMMAND, data))
         self.last = exchange
-        return render_json(exchange.requests) if self.as_json else render_text(exchange.requests, self.folder)
+        # What the bot posted in a channel on its own (a hidden roll's GM copy) carries no interaction token.
+        mine = {id(r) for r in exchange.requests}
+        requests = [r for r in self.local.double.requests[mark:] if id(r) in mine or _channel_post(r)]
+        return render_json(requests) if self.as_json else render_text(requests, self.folder)
 
     def _resolve(self, parsed: Parsed, actor: Actor) -> Parsed:
         """The line's files uploaded, and its channels and roles described, as Discord's client sends them."""
