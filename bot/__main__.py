@@ -5,6 +5,9 @@ python -m bot console         the offline console: slash commands typed in a ter
 python -m bot sync            register the commands with Discord for every server (a deploy step)
 python -m bot migrate         bring the database to the newest schema and stop
 python -m bot verify FILE     check an exported fair-session log offline (no database, no token)
+
+What stops a start is one line on standard error, naming the setting and the fix; the exit code says which
+kind (EXIT_DISCORD, EXIT_SETTING, EXIT_SCHEMA, EXIT_DATABASE).
 """
 
 from __future__ import annotations
@@ -114,7 +117,12 @@ def discord_failure(settings: Settings, error: Exception) -> str | None:
     if isinstance(error, (aiohttp.ClientError, OSError, TimeoutError)):
         return f"Can't reach Discord at {where} ({error or type(error).__name__}): check the network."
     if isinstance(error, discord.HTTPException):
-        return f"Discord answered {error.status} at {where} ({error.text or error}): try again later."
+        text = error.text or str(error)
+        if error.status >= 500 or error.status == 429:
+            return f"Discord at {where} is failing or busy ({error.status}: {text}): try again in a few minutes."
+        return (
+            f"Discord at {where} refused the request ({error.status}: {text}): check DISCORD_API_BASE, then report it."
+        )
     return None
 
 

@@ -9,11 +9,15 @@ import socket
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
+from types import SimpleNamespace
 
+import discord
 import pytest
 import pytest_asyncio
 from alembic import command
 
+from bot.__main__ import discord_failure
+from bot.config import Settings
 from bot.db.engine import open_database
 from bot.db.migrate import alembic_config, head_revision, upgrade
 from bot.local.double import DiscordDouble
@@ -208,3 +212,17 @@ async def test_no_network_stops_the_bot_with_one_line(tmp_path: Path, command: s
     assert returncode == 1
     assert line.startswith(f"Can't reach Discord at http://127.0.0.1:{port}/api/v10 (Connect call failed")
     assert line.endswith("check the network, or DISCORD_API_BASE if it is set.")
+
+
+@pytest.mark.parametrize(
+    ("status", "expected"),
+    [
+        (400, "Discord at https://discord.com/api/v10 refused the request (400: Invalid Form Body): check"),
+        (503, "Discord at https://discord.com/api/v10 is failing or busy (503: Invalid Form Body): try again"),
+    ],
+)
+def test_an_http_error_from_discord_reads_as_one_line(status: int, expected: str) -> None:
+    response = SimpleNamespace(status=status, reason="Bad")
+    line = discord_failure(Settings(), discord.HTTPException(response, {"message": "Invalid Form Body", "code": 50035}))
+    assert line is not None and line.startswith(expected) and "\n" not in line
+    assert discord_failure(Settings(), ValueError("a bug")) is None  # keeps its traceback
