@@ -5,6 +5,9 @@ python -m bot console         the offline console: slash commands typed in a ter
 python -m bot sync            register the commands with Discord for every server (a deploy step)
 python -m bot migrate         bring the database to the newest schema and stop
 python -m bot verify FILE     check an exported fair-session log offline (no database, no token)
+
+What stops a start is one line on standard error, naming the setting and the fix; the exit code says which
+kind (EXIT_DISCORD, EXIT_SETTING, EXIT_SCHEMA, EXIT_DATABASE).
 """
 
 from __future__ import annotations
@@ -20,12 +23,13 @@ from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
+import aiohttp
 import discord
 from dotenv import load_dotenv
 
 from bot.client import DiceBot, ShardedDiceBot
 from bot.config import Settings, SettingsError
-from bot.db.engine import Database, open_database
+from bot.db.engine import Database, DatabaseUnavailable, check_writable, open_database, unavailable
 from bot.db.migrate import SchemaMismatch, check_schema, upgrade
 from bot.discord_api import point_discord_at
 from bot.rules import fair
@@ -35,6 +39,9 @@ log = logging.getLogger("bot")
 
 # With --seed the console's ids start from a fixed instant, so its whole output is reproducible.
 SEEDED_EPOCH_MS = 1767225600000
+DISCORD_API = "https://discord.com/api/v10"
+# Exit codes: 1 Discord (the token, the network), 2 a setting, 3 the schema, 4 the database.
+EXIT_DISCORD, EXIT_SETTING, EXIT_SCHEMA, EXIT_DATABASE = 1, 2, 3, 4
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -48,12 +55,19 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     # No defaults here: they live with the console (bot/local), which only the console imports.
     offline.add_argument("--user", help="the user id commands come from")
     offline.add_argument("--guild", help="the server id commands come from")
+    offline.add_argument("--manager", action="store_true", help="act with Manage Server (as a moderator)")
+    offline.add_argument(
+        "--timeout", type=float, default=10.0, help="seconds a command may take before it is stopped (default: 10)"
+    )
     commands.add_parser("sync", help="register the slash commands with Discord globally")
     commands.add_parser("migrate", help="bring the database to the newest schema")
     verify = commands.add_parser("verify", help="check a fair session's exported log offline, no database or token")
     verify.add_argument("file", help="the log /fair reveal or /fair log attached; - reads standard input")
     verify.add_argument("--roll", type=int, help="check only this roll number")
     args = parser.parse_args(argv)
+    if not 0 < getattr(args, "timeout", 1) <= 900:
+        # Discord's own limit: an interaction's token lasts 15 minutes.
+        parser.error("--timeout must be seconds, above 0 and at most 900")
     for name in ("user", "guild"):
         value = getattr(args, name, None)
         if value is not None and not value.isdigit():
@@ -74,6 +88,8 @@ async def prepare_database(settings: Settings, *, migrate: bool | None = None) -
 
     A single process on SQLite migrates at start, so that a fresh clone just runs. A bot on PostgreSQL may be
     many processes: there migrating is one deploy step (`python -m bot migrate`), never a race between them.
+    A database that cannot be reached, opened or written is refused with DatabaseUnavailable, before any
+    command could be answered and then fail to be logged.
     """
     database = open_database(settings.database_url)
     if migrate is None:
@@ -82,10 +98,34 @@ async def prepare_database(settings: Settings, *, migrate: bool | None = None) -
         await check_schema(database, older_ok=migrate)
         if migrate:
             await upgrade(database)
-    except BaseException:
+        await check_writable(database)
+    except BaseException as error:
         await database.dispose()
+        if isinstance(error, Exception) and (known := unavailable(settings.database_url, error)) is not None:
+            log.debug("The database at start", exc_info=True)
+            raise known from error
         raise
     return database
+
+
+def discord_failure(settings: Settings, error: Exception) -> str | None:
+    """The operator's one line for a refused token or an unreachable Discord; None for anything else."""
+    if isinstance(error, discord.LoginFailure):
+        return "Discord refused DISCORD_TOKEN: copy the bot token again from the Developer Portal."
+    where = settings.api_base or DISCORD_API
+    if isinstance(error, aiohttp.ClientConnectorError):
+        reason = error.os_error.strerror or str(error.os_error)
+        return f"Can't reach Discord at {where} ({reason}): check the network, or DISCORD_API_BASE if it is set."
+    if isinstance(error, (aiohttp.ClientError, OSError, TimeoutError)):
+        return f"Can't reach Discord at {where} ({error or type(error).__name__}): check the network."
+    if isinstance(error, discord.HTTPException):
+        text = error.text or str(error)
+        if error.status >= 500 or error.status == 429:
+            return f"Discord at {where} is failing or busy ({error.status}: {text}): try again in a few minutes."
+        return (
+            f"Discord at {where} refused the request ({error.status}: {text}): check DISCORD_API_BASE, then report it."
+        )
+    return None
 
 
 async def run_bot(settings: Settings, token: str) -> int:
@@ -100,9 +140,12 @@ async def run_bot(settings: Settings, token: str) -> int:
             # `docker stop` sends SIGTERM: close the gateway and the database cleanly instead of dying mid-write.
             asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, lambda: asyncio.ensure_future(bot.close()))
             await bot.start(token)
-    except discord.LoginFailure:
-        print("Discord refused DISCORD_TOKEN: copy the bot token again from the Developer Portal.", file=sys.stderr)
-        return 1
+    except Exception as error:
+        if (line := discord_failure(settings, error)) is None:
+            raise
+        log.debug("Discord at start", exc_info=True)
+        print(line, file=sys.stderr)
+        return EXIT_DISCORD
     finally:
         await database.dispose()
     return 0
@@ -116,6 +159,12 @@ async def run_sync(settings: Settings, token: str) -> int:
         async with DiceBot(settings=settings, database=database, dice=random.SystemRandom()) as bot:
             await bot.login(token)
             synced = await bot.tree.sync()
+    except Exception as error:
+        if (line := discord_failure(settings, error)) is None:
+            raise
+        log.debug("Discord at sync", exc_info=True)
+        print(line, file=sys.stderr)
+        return EXIT_DISCORD
     finally:
         await database.dispose()
     print(f"Registered {len(synced)} commands globally; Discord may take up to an hour to show them everywhere.")
@@ -134,7 +183,7 @@ async def run_console(settings: Settings, args: argparse.Namespace) -> int:
     # The double and its driver are the console's alone: the running bot never loads them.
     from bot.local import console
     from bot.local.driver import DEFAULT_CHANNEL, DEFAULT_GUILD, DEFAULT_USER, local_discord
-    from bot.local.payloads import Actor, Snowflakes
+    from bot.local.payloads import MANAGER_PERMISSIONS, MEMBER_PERMISSIONS, Actor, Snowflakes
 
     database = await prepare_database(settings)
     seeded = args.seed is not None
@@ -142,7 +191,12 @@ async def run_console(settings: Settings, args: argparse.Namespace) -> int:
     # A seeded console's fair seeds are reproducible too (so never secret): its transcripts then replay exactly.
     fair_seeds = partial(random.Random(f"fair {args.seed}").randbytes, fair.SEED_BYTES) if seeded else fair.new_seed
     ids = Snowflakes(SEEDED_EPOCH_MS) if seeded else Snowflakes()
-    actor = Actor(user_id=args.user or DEFAULT_USER, guild_id=args.guild or DEFAULT_GUILD, channel_id=DEFAULT_CHANNEL)
+    actor = Actor(
+        user_id=args.user or DEFAULT_USER,
+        guild_id=args.guild or DEFAULT_GUILD,
+        channel_id=DEFAULT_CHANNEL,
+        permissions=MANAGER_PERMISSIONS if args.manager else MEMBER_PERMISSIONS,
+    )
     # The console registers its commands with the double itself; a dev server sync would only add noise.
     # Its one typist is no crowd to protect Discord from, and a script would only trip the rate limit.
     settings = replace(settings, dev_guild_id=None, rate_limit=None)
@@ -154,6 +208,7 @@ async def run_console(settings: Settings, args: argparse.Namespace) -> int:
             ids=ids,
             actor=actor,
         ) as local:
+            local.timeout = args.timeout
             if interactive:
                 print(
                     'Offline console. Try: /roll expression:4d6kh3 label:"Strength"  (? lists commands, Ctrl-D quits)'
@@ -197,12 +252,15 @@ def main(argv: list[str] | None = None) -> int:
         settings = Settings.from_env(os.environ)
     except SettingsError as error:
         print(f"{error.title}: {error.message}", file=sys.stderr)
-        return 2
+        return EXIT_SETTING
     try:
         return run(settings, args)
     except SchemaMismatch as error:
         print(error.message, file=sys.stderr)
-        return 3
+        return EXIT_SCHEMA
+    except DatabaseUnavailable as error:
+        print(error.message, file=sys.stderr)
+        return EXIT_DATABASE
 
 
 def run(settings: Settings, args: argparse.Namespace) -> int:
@@ -224,7 +282,7 @@ def run(settings: Settings, args: argparse.Namespace) -> int:
         return asyncio.run(run_migrate(settings))
     if settings.token is None:
         print(f"`{command}` needs DISCORD_TOKEN (see .env.example).", file=sys.stderr)
-        return 2
+        return EXIT_SETTING
     if command == "sync":
         return asyncio.run(run_sync(settings, settings.token))
     return asyncio.run(run_bot(settings, settings.token))

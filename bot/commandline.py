@@ -31,6 +31,7 @@ class Parsed:
     user_id: str | None
     name: str
     options: list[dict[str, Any]]
+    # The users the options name; a channel's or role's object (its type, its server) is the caller's to add.
     resolved: dict[str, Any] | None
     files: dict[str, str]  # attachment option -> local path, uploaded when the line runs
 
@@ -118,6 +119,14 @@ def _value(option: dict[str, Any], raw: str) -> Any:
         value = raw.strip("<@!>")
         if not value.isdigit():
             raise CommandLineError(f"`{name}` must be a user id or mention, not `{raw}`.")
+    elif kind == CHANNEL:
+        value = raw.removeprefix("<#").removesuffix(">").removeprefix("#")
+        if not value.isdigit():
+            raise CommandLineError(f"`{name}` must be a channel id or mention (#ID or <#ID>), not `{raw}`.")
+    elif kind == ROLE:
+        value = raw.removeprefix("<@&").removesuffix(">").removeprefix("&")
+        if not value.isdigit():
+            raise CommandLineError(f"`{name}` must be a role id or mention (&ID or <@&ID>), not `{raw}`.")
     else:
         raise CommandLineError(f"The console cannot fill an option of this type yet (`{name}`).")
     choices = option.get("choices")

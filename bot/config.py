@@ -5,6 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError
+
 from bot.errors import UserError
 
 DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///data/bot.db"
@@ -15,6 +18,9 @@ IDENTIFY_INTERVAL = 5.0
 # Days a roll stays in the roll log (a fair session's rolls: days after its reveal); 0 keeps every roll.
 DEFAULT_ROLL_LOG_KEEP_DAYS = 365
 MAX_ROLL_LOG_KEEP_DAYS = 36500
+# The async drivers the bot is built on: SQLAlchemy's asyncio extension refuses any other.
+DATABASE_DRIVERS = {"sqlite": "sqlite+aiosqlite", "postgresql": "postgresql+asyncpg", "postgres": "postgresql+asyncpg"}
+DATABASE_EXAMPLES = "sqlite+aiosqlite:///data/bot.db or postgresql+asyncpg://USER:PASSWORD@HOST/NAME"
 
 
 class SettingsError(UserError):
@@ -101,7 +107,7 @@ class Settings:
             )
         return cls(
             token=get("DISCORD_TOKEN"),
-            database_url=get("DATABASE_URL") or DEFAULT_DATABASE_URL,
+            database_url=_database_url(get("DATABASE_URL") or DEFAULT_DATABASE_URL),
             dev_guild_id=int(guild) if guild else None,
             log_level=level,
             api_base=get("DISCORD_API_BASE"),
@@ -112,6 +118,23 @@ class Settings:
             identify_interval=float(interval),
             roll_log_keep_days=int(keep) or None,
         )
+
+
+def _database_url(url: str) -> str:
+    """DATABASE_URL with one of the two drivers; the rest (host, file, password) is the connection's to judge."""
+    try:
+        scheme = make_url(url).drivername
+    except (ArgumentError, ValueError):
+        # Not echoed: whatever it is, it may hold a password.
+        raise SettingsError(f"DATABASE_URL must be a database URL such as {DATABASE_EXAMPLES}.") from None
+    if scheme in DATABASE_DRIVERS.values():
+        return url
+    dialect = scheme.partition("+")[0]
+    if dialect in DATABASE_DRIVERS:
+        raise SettingsError(
+            f"DATABASE_URL must name the async driver, {DATABASE_DRIVERS[dialect]}://..., not {scheme}://..."
+        )
+    raise SettingsError(f"DATABASE_URL must be SQLite or PostgreSQL ({DATABASE_EXAMPLES}), not {scheme}://...")
 
 
 def _shards(count: str | None, ids: str | None) -> tuple[int | None, tuple[int, ...]]:

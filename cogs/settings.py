@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import discord
 from discord import app_commands
 from discord.ext import commands
@@ -15,7 +17,36 @@ from bot.ui.characters import done_embed
 from bot.ui.embeds import ROLL_COLOUR, clip
 from cogs._shared import Interaction, can_moderate, guild_of
 
-TEXT_CHANNELS = (discord.ChannelType.text, discord.ChannelType.news, discord.ChannelType.private_thread)
+# Where the bot can post a message: text and announcement channels and their threads. Not categories, forums
+# or media channels (posts there are threads), nor voice and stage channels.
+TEXT_CHANNELS = (
+    discord.ChannelType.text,
+    discord.ChannelType.news,
+    discord.ChannelType.public_thread,
+    discord.ChannelType.private_thread,
+    discord.ChannelType.news_thread,
+)
+GmChannel = app_commands.AppCommandChannel | app_commands.AppCommandThread
+
+
+class PostableChannel(app_commands.Transformer):
+    """A channel option whose picker lists only TEXT_CHANNELS; the value is Discord's resolved channel."""
+
+    @property
+    def type(self) -> discord.AppCommandOptionType:
+        """A channel option."""
+        return discord.AppCommandOptionType.channel
+
+    @property
+    def channel_types(self) -> list[discord.ChannelType]:
+        """What Discord's picker offers."""
+        return list(TEXT_CHANNELS)
+
+    async def transform(self, interaction: discord.Interaction[Any], value: Any, /) -> GmChannel:
+        """The channel as Discord resolved it (no cache is needed to save its id)."""
+        if not isinstance(value, (app_commands.AppCommandChannel, app_commands.AppCommandThread)):
+            raise app_commands.TransformerError(value, self.type, self)
+        return value
 
 
 @app_commands.guild_only()
@@ -92,7 +123,9 @@ class Settings(commands.GroupCog, group_name="settings", group_description="This
         await interaction.response.send_message(embed=done_embed("Setting saved", message))
 
     @app_commands.command(name="gm-channel")
-    async def gm_channel(self, interaction: Interaction, channel: app_commands.AppCommandChannel) -> None:
+    async def gm_channel(
+        self, interaction: Interaction, channel: app_commands.Transform[GmChannel, PostableChannel]
+    ) -> None:
         """Name the channel hidden rolls go to (needs Manage Server).
 
         Args:

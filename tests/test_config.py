@@ -37,11 +37,26 @@ def test_every_setting_is_read() -> None:
 
 
 @pytest.mark.parametrize(
-    ("name", "value"), [("DEV_GUILD_ID", "abc"), ("LOG_LEVEL", "LOUD"), ("IDENTIFY_INTERVAL", "0")]
+    ("name", "value"),
+    [
+        ("DEV_GUILD_ID", "abc"),
+        ("LOG_LEVEL", "LOUD"),
+        ("IDENTIFY_INTERVAL", "0"),
+        ("DATABASE_URL", "sqlite:///data/bot.db"),
+        ("DATABASE_URL", "postgresql+psycopg2://h/db"),
+        ("DATABASE_URL", "data/bot.db"),
+    ],
 )
 def test_bad_values_are_refused_with_a_reason(name: str, value: str) -> None:
     with pytest.raises(SettingsError, match=name):
         Settings.from_env({name: value})
+
+
+def test_a_database_url_is_never_echoed_with_its_password() -> None:
+    for url in ("mysql://dice:secretpw@db/dice", "dice:secretpw@db", "postgresql://dice:secretpw@db/dice"):
+        with pytest.raises(SettingsError) as refused:
+            Settings.from_env({"DATABASE_URL": url})
+        assert "secretpw" not in refused.value.message
 
 
 def test_env_example_lists_every_setting() -> None:

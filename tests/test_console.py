@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
+import re
 import subprocess
 import sys
+from collections.abc import AsyncIterator
 from pathlib import Path
 
+import discord
 import pytest
+from discord import app_commands
 
 from bot.commandline import CommandLineError, parse_line
+from bot.local import console
+from bot.local.driver import LocalDiscord
 
 SCRIPT = """\
 /roll expression:4d6kh3 label:"Strength score"
@@ -86,6 +93,14 @@ COMMANDS = [
         "description": "Characters",
         "options": [{"name": "show", "type": 1, "description": "s", "options": []}],
     },
+    {
+        "name": "post",
+        "description": "Post somewhere",
+        "options": [
+            {"name": "channel", "type": 7, "description": "c", "channel_types": [0]},
+            {"name": "role", "type": 8, "description": "r"},
+        ],
+    },
 ]
 
 
@@ -101,6 +116,16 @@ def test_lines_are_checked_as_discord_client_checks_them() -> None:
 
 
 @pytest.mark.parametrize(
+    "line", ["/post channel:#77 role:&88", "/post channel:<#77> role:<@&88>", "/post channel:77 role:88"]
+)
+def test_channels_and_roles_are_ids_or_mentions(line: str) -> None:
+    assert parse_line(line, COMMANDS).options == [
+        {"name": "channel", "type": 7, "value": "77"},
+        {"name": "role", "type": 8, "value": "88"},
+    ]
+
+
+@pytest.mark.parametrize(
     ("line", "message"),
     [
         ("roll expression:1", "A command starts with /"),
@@ -113,10 +138,12 @@ def test_lines_are_checked_as_discord_client_checks_them() -> None:
         ('/roll expression:"1', "Could not read the line"),
         ("/character", "/character needs one of: show."),
         ("@abc /roll expression:1", "is not a user id"),
+        ("/post channel:general", "`channel` must be a channel id or mention (#ID or <#ID>), not `general`."),
+        ("/post role:@everyone", "`role` must be a role id or mention (&ID or <@&ID>), not `@everyone`."),
     ],
 )
 def test_unusable_lines_say_why(line: str, message: str) -> None:
-    with pytest.raises(CommandLineError, match=message.replace("(", r"\(").replace("/", "/")):
+    with pytest.raises(CommandLineError, match=re.escape(message)):
         parse_line(line, COMMANDS)
 
 
@@ -131,3 +158,56 @@ def test_only_a_seeded_console_repeats_its_fair_seeds(tmp_path: Path) -> None:
 
     assert commitment("--seed", "1") == commitment("--seed", "1") != commitment("--seed", "2")
     assert len({commitment(), commitment(), commitment("--seed", "1")}) == 3
+
+
+MOD = "200000000000000009"
+GM = "300000000000000077"
+
+
+def test_the_console_acts_as_a_moderator_and_fills_a_channel_option(tmp_path: Path) -> None:
+    script = f"""\
+/settings gm-channel channel:#{GM}
+@{MOD}! /settings gm-channel channel:#{GM}
+@{MOD} /settings set setting:aliensrl.ring value:angband
+/roll expression:1d20 hidden:true
+"""
+    result = _console(tmp_path, "console", "--seed", "1", stdin=script)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[:3] == [
+        "(only you can see this)",
+        "== Not allowed ==",
+        "Choosing the GM channel needs the Manage Server permission.",
+    ]
+    assert lines[3:5] == ["== GM channel saved ==", f"Hidden rolls (`hidden:true` on any roll) now go to <#{GM}>."]
+    # `@ID` without the `!` is an ordinary member, whatever the console's own user may do.
+    assert lines[6:8] == ["== Not allowed ==", "Changing the rules of this server needs the Manage Server permission."]
+    assert lines[8] == "@player0001 made a hidden roll."
+    # The GM channel's copy, which the bot posts there itself, not as an answer to the interaction.
+    gm = lines.index(f"(posted in <#{GM}>)")
+    assert lines[gm + 1 : gm + 3] == ["Hidden roll by Player0001 in #dice", "== 1d20 =="]
+    manager = _console(tmp_path, "console", "--manager", stdin="/settings set setting:aliensrl.ring value:angband\n")
+    assert manager.stdout.splitlines()[0] == "== Setting saved =="
+
+
+async def test_a_command_that_hangs_is_stopped_and_the_console_goes_on(local: LocalDiscord) -> None:
+    @app_commands.command(name="hang", description="Never answers")
+    async def hang(interaction: discord.Interaction) -> None:
+        await asyncio.Event().wait()
+
+    local.bot.tree.add_command(hang)
+    await local.bot.tree.sync()
+    local.timeout = 0.5
+
+    async def lines() -> AsyncIterator[str]:
+        for line in ("/hang", "/roll expression:1d6"):
+            yield line
+
+    out: list[str] = []
+    await console.run(local, lines(), out.append, as_json=False, folder=Path.cwd())
+    assert out[
+        0
+    ] == "!! No answer within 0.5 s, so the command was stopped (python -m bot console --timeout SECONDS " + (
+        "allows more)."
+    )
+    assert out[1:3] == ["Player0001 rolls", "== 1d6 =="]

@@ -33,6 +33,7 @@ from bot.local.payloads import (
     MANAGER_PERMISSIONS,
     MODAL_SUBMIT,
     Actor,
+    channel_object,
     command_data,
     interaction,
     member_object,
@@ -196,16 +197,7 @@ def option_values(
         channel_id = raw["value"] = draw(st.one_of(st.just(GM_CHANNEL), snowflakes()))
         channel_type = draw(st.sampled_from(option.get("channel_types") or [0]))
         name = draw(texts(1, 100))
-        resolved["channels"] = {
-            channel_id: {
-                "id": channel_id,
-                "type": channel_type,
-                "name": name,
-                "permissions": actor.permissions,
-                "parent_id": None,
-                "guild_id": actor.guild_id,
-            }
-        }
+        resolved["channels"] = {channel_id: channel_object(channel_id, actor, kind=channel_type, name=name)}
     elif kind == ATTACHMENT:
         data = draw(
             st.one_of(

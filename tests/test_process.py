@@ -5,15 +5,21 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import socket
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
+from types import SimpleNamespace
 
+import discord
+import pytest
 import pytest_asyncio
 from alembic import command
 
+from bot.__main__ import discord_failure
+from bot.config import Settings
 from bot.db.engine import open_database
-from bot.db.migrate import alembic_config, head_revision
+from bot.db.migrate import alembic_config, head_revision, upgrade
 from bot.local.double import DiscordDouble
 from bot.local.payloads import APPLICATION_COMMAND, Actor, Snowflakes, command_data, interaction
 
@@ -117,3 +123,106 @@ async def test_a_sharded_process_refuses_an_old_schema_and_says_what_to_run(tmp_
     assert process.returncode == 3
     expected = f"The database schema is at 0004, this bot needs {head_revision()}: run `python -m bot migrate`."
     assert stderr.decode().strip() == expected  # one line, nothing else
+
+
+async def _one_line(*args: str, env: dict[str, str], cwd: Path) -> tuple[int | None, str]:
+    """Run `python -m bot ARGS`; its exit code and standard error, which must be one line and no traceback."""
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot", *args, env=env, cwd=cwd, stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    _, stderr = await asyncio.wait_for(process.communicate(), 60)
+    text = stderr.decode()
+    assert "Traceback" not in text and len(text.strip().splitlines()) == 1, text
+    return process.returncode, text.strip()
+
+
+async def _migrate(path: Path) -> None:
+    # Read-only is SQLite's `mode=ro` in the tests: they run as root, where a chmod would not stop a write.
+    database = open_database(f"sqlite+aiosqlite:///{path}")
+    await upgrade(database)
+    await database.dispose()
+
+
+@pytest.mark.parametrize(
+    ("url", "code", "expected"),
+    [
+        (
+            "postgresql+asyncpg://dice:secretpw@127.0.0.1:1/dice",
+            4,
+            "Can't reach the database server at 127.0.0.1:1/dice",
+        ),
+        ("sqlite+aiosqlite:///{tmp}/a-file/bot.db", 4, "its folder {tmp}/a-file can't be created"),
+        ("sqlite+aiosqlite:///{tmp}/a-file/deeper/bot.db", 4, "its folder {tmp}/a-file/deeper can't be created"),
+        ("sqlite+aiosqlite:///{tmp}", 4, "DATABASE_URL names the folder {tmp}, not a file"),
+        ("sqlite+aiosqlite:///{tmp}/a-file", 4, "{tmp}/a-file (DATABASE_URL): file is not a database"),
+        ("sqlite:///{tmp}/bot.db", 2, "DATABASE_URL must name the async driver, sqlite+aiosqlite://"),
+        ("postgresql://dice:secretpw@db/dice", 2, "DATABASE_URL must name the async driver, postgresql+asyncpg://"),
+        ("mysql://dice:secretpw@db/dice", 2, "DATABASE_URL must be SQLite or PostgreSQL"),
+        ("dice:secretpw@db", 2, "DATABASE_URL must be a database URL such as"),
+        ("sqlite+aiosqlite:///file:{tmp}/ro.db?mode=ro&uri=true", 4, "{tmp}/ro.db (DATABASE_URL) is read-only"),
+    ],
+)
+async def test_a_database_the_bot_cannot_use_stops_it_with_one_line(
+    tmp_path: Path, url: str, code: int, expected: str
+) -> None:
+    (tmp_path / "a-file").write_text("not a database\n")
+    await _migrate(tmp_path / "ro.db")
+    env = {**os.environ, "DATABASE_URL": url.format(tmp=tmp_path)}
+    returncode, line = await _one_line("migrate", env=env, cwd=tmp_path)
+    assert returncode == code
+    assert expected.format(tmp=tmp_path) in line
+    assert "DATABASE_URL" in line and "secretpw" not in line
+
+
+async def test_a_read_only_database_is_refused_before_the_first_command(tmp_path: Path) -> None:
+    # Migrated already, so nothing needs writing at start: only the write probe can tell.
+    await _migrate(tmp_path / "ro.db")
+    env = {**os.environ, "DATABASE_URL": f"sqlite+aiosqlite:///file:{tmp_path}/ro.db?mode=ro&uri=true"}
+    returncode, line = await _one_line("console", env=env, cwd=tmp_path)
+    assert returncode == 4
+    assert line.endswith("is read-only (attempt to write a readonly database): every roll is written to the roll "
+                         "log, so give the bot a database it can write.")  # fmt: skip
+
+
+@pytest.mark.parametrize("command", ["sync", "run"])
+async def test_a_wrong_token_stops_the_bot_with_one_line(double: DiscordDouble, tmp_path: Path, command: str) -> None:
+    await _migrate(tmp_path / "bot.db")  # a second start, so INFO has nothing to log before the login
+    env = _env(double, tmp_path, DISCORD_TOKEN="not.the.token", LOG_LEVEL="INFO")
+    returncode, line = await _one_line(command, env=env, cwd=tmp_path)
+    assert returncode == 1
+    assert line == "Discord refused DISCORD_TOKEN: copy the bot token again from the Developer Portal."
+    assert [r.status for r in double.requests] == [401]
+
+
+@pytest.mark.parametrize("command", ["sync", "run"])
+async def test_no_network_stops_the_bot_with_one_line(tmp_path: Path, command: str) -> None:
+    # Nothing listens on a port the test held and let go: what a Discord out of reach looks like.
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        port = held.getsockname()[1]
+    await _migrate(tmp_path / "bot.db")
+    env = {
+        **os.environ,
+        "DISCORD_TOKEN": "any",
+        "DISCORD_API_BASE": f"http://127.0.0.1:{port}/api/v10",
+        "DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path}/bot.db",
+    }
+    returncode, line = await _one_line(command, env=env, cwd=tmp_path)
+    assert returncode == 1
+    assert line.startswith(f"Can't reach Discord at http://127.0.0.1:{port}/api/v10 (Connect call failed")
+    assert line.endswith("check the network, or DISCORD_API_BASE if it is set.")
+
+
+@pytest.mark.parametrize(
+    ("status", "expected"),
+    [
+        (400, "Discord at https://discord.com/api/v10 refused the request (400: Invalid Form Body): check"),
+        (503, "Discord at https://discord.com/api/v10 is failing or busy (503: Invalid Form Body): try again"),
+    ],
+)
+def test_an_http_error_from_discord_reads_as_one_line(status: int, expected: str) -> None:
+    response = SimpleNamespace(status=status, reason="Bad")
+    line = discord_failure(Settings(), discord.HTTPException(response, {"message": "Invalid Form Body", "code": 50035}))
+    assert line is not None and line.startswith(expected) and "\n" not in line
+    assert discord_failure(Settings(), ValueError("a bug")) is None  # keeps its traceback

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from bot.local.driver import Exchange, LocalDiscord
+from bot.local.limits import sync_payload
 from bot.local.payloads import MANAGER_PERMISSIONS, Actor
 from bot.rules.settings import SETTINGS
 from tests.dice_sources import ScriptedDice
@@ -54,3 +55,26 @@ async def test_settings_are_per_server(local: LocalDiscord) -> None:
     elsewhere = Actor(user_id=MOD, guild_id="400000000000000001", channel_id="400000000000000002")
     shown = await local.command("settings show", actor=elsewhere)
     assert "**chebyshev** (default)" in ring_field(shown)["value"]
+
+
+async def test_the_gm_channel_picker_lists_only_channels_the_bot_can_post_in(local: LocalDiscord) -> None:
+    [settings] = [c for c in sync_payload(local.bot.tree) if c["name"] == "settings"]
+    [gm] = [o for o in settings["options"] if o["name"] == "gm-channel"]
+    [channel] = gm["options"]
+    # Text, announcement, and their public, private and announcement threads: no category, forum, media,
+    # voice or stage channel.
+    assert sorted(channel["channel_types"]) == [0, 5, 10, 11, 12]
+
+
+async def test_a_channel_of_another_type_is_refused(local: LocalDiscord) -> None:
+    # Discord's picker would not offer it; an old client's request still gets an answer, and nothing is saved.
+    category = {"id": "300000000000000078", "type": 4, "name": "Campaign", "permissions": "0", "parent_id": None}
+    refused = await local.command(
+        "settings gm-channel",
+        [{"name": "channel", "type": 7, "value": category["id"]}],
+        actor=local.as_user(MOD, permissions=MANAGER_PERMISSIONS),
+        resolved={"channels": {category["id"]: category}},
+    )
+    assert refused.ephemeral and refused.embed["description"].endswith(
+        "is not a text channel: hidden rolls need one to be posted in."
+    )

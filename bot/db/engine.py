@@ -10,14 +10,26 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import event
-from sqlalchemy.engine import make_url
+from sqlalchemy import event, exc, text
+from sqlalchemy.engine import URL, make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
+
+from bot.errors import UserError
 
 log = logging.getLogger(__name__)
 
 # How long a writer waits for another writer's lock before SQLite gives up with "database is locked".
 BUSY_TIMEOUT_MS = 5000
+# SQLSTATEs of a PostgreSQL that will not take writes (a standby, default_transaction_read_only, no grant).
+READ_ONLY_SQLSTATES = {"25006", "42501"}
+# SQLSTATEs of a PostgreSQL that refused who the bot logs in as, or the database it names.
+LOGIN_SQLSTATES = {"28000", "28P01", "3D000"}
+
+
+class DatabaseUnavailable(UserError):
+    """The database DATABASE_URL names cannot be opened, reached or written: one line for the operator."""
+
+    title = "Database"
 
 
 class Writers:
@@ -57,10 +69,84 @@ class Database:
 
 
 def ensure_sqlite_directory(url: str) -> None:
-    """Create the folder of an SQLite database file, so that a fresh clone runs without setup."""
+    """Create the folder of an SQLite database file, so that a fresh clone runs without setup.
+
+    A `file:` URI (`?uri=true`, e.g. `mode=ro`) is SQLite's to open as written; nothing is created for it.
+    """
     parsed = make_url(url)
-    if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:"):
-        Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+    if parsed.get_backend_name() != "sqlite" or parsed.database in (None, "", ":memory:") or parsed.query.get("uri"):
+        return
+    path = Path(parsed.database)
+    if path.is_dir():
+        raise DatabaseUnavailable(
+            f"DATABASE_URL names the folder {path}, not a file: name a file in it, such as {path / 'bot.db'}."
+        )
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        # FileExistsError or NotADirectoryError: some part of the path is a file.
+        raise DatabaseUnavailable(
+            f"DATABASE_URL names {path}, but its folder {path.parent} can't be created ({error.strerror}): "
+            "point it at a file in a folder the bot can write."
+        ) from error
+
+
+def unavailable(url: str, error: BaseException) -> DatabaseUnavailable | None:
+    """The operator's one line for an error that opening, migrating or probing the database raised, if it is theirs.
+
+    None for anything else (a bug), which keeps its traceback.
+    """
+    parsed = make_url(url)
+    where = _where(parsed)
+    if isinstance(error, DatabaseUnavailable):
+        return error
+    if isinstance(error, OSError):
+        # Refused, timed out, an unknown host: nothing answered at the address.
+        reason = error.strerror or type(error).__name__
+        return DatabaseUnavailable(
+            f"Can't reach the database server at {where} (DATABASE_URL): {reason}. Start it, or fix the host and port."
+        )
+    if not isinstance(error, exc.DBAPIError):
+        return None
+    sqlstate = getattr(error.orig, "sqlstate", None)
+    reason = str(error.orig).strip().splitlines()[0] if str(error.orig).strip() else type(error.orig).__name__
+    if sqlstate in READ_ONLY_SQLSTATES or "readonly database" in reason:
+        return DatabaseUnavailable(
+            f"The database at {where} (DATABASE_URL) is read-only ({reason}): every roll is written to the roll "
+            "log, so give the bot a database it can write."
+        )
+    if sqlstate in LOGIN_SQLSTATES:
+        return DatabaseUnavailable(
+            f"The database server at {where} refused the bot ({reason}): fix the user, password or database "
+            "name in DATABASE_URL."
+        )
+    if parsed.get_backend_name() == "sqlite":
+        return DatabaseUnavailable(
+            f"Can't use the SQLite file {where} (DATABASE_URL): {reason}. Point it at an SQLite file the bot can "
+            "read and write, or at a new one."
+        )
+    return DatabaseUnavailable(f"The database at {where} (DATABASE_URL) failed: {reason}. Check DATABASE_URL.")
+
+
+def _where(url: URL) -> str:
+    """The file or host:port/database of `url`, never its password."""
+    if url.get_backend_name() == "sqlite":
+        return url.database or ":memory:"
+    # A Unix socket comes as ?host=/run/postgresql.
+    host = url.host or url.query.get("host") or "localhost"
+    return f"{host}:{url.port or 5432}/{url.database or ''}"
+
+
+async def check_writable(database: Database) -> None:
+    """Refuse (DatabaseUnavailable, via `unavailable`) a database that opens but will not take a write.
+
+    A read-only database (an SQLite file opened `mode=ro` or on a read-only mount, a PostgreSQL standby, a
+    user without grants) still answers reads and migrations that have nothing to do; it would fail every roll
+    only after answering it. An update that changes nothing, rolled back, needs the same write permission.
+    """
+    async with database.write.sessions() as session:
+        await session.execute(text("UPDATE alembic_version SET version_num = version_num"))
+        await session.rollback()
 
 
 def open_database(url: str) -> Database:

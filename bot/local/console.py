@@ -1,12 +1,15 @@
 """The offline console: slash commands typed as in Discord's message box, run through the real bot.
 
 A line is `/command [subcommand] option:value option:"a value with spaces"`, optionally preceded by
-`@USER_ID ` to act as another user. An attachment option takes a local path (`file:characters.json`).
+`@USER_ID ` to act as another user, `@USER_ID! ` as another user with Manage Server. An attachment option
+takes a local path (`file:characters.json`), a channel option `#ID` (a text channel of the console's
+server), a role option `&ID`.
 `click LABEL` presses a button of the bot's last answer and `submit field:value ...` fills in the form it
 just showed. The line becomes a real interaction payload, checked the way Discord's
 client checks what it sends (option names, types, choices, ranges, required options), and goes through the
 gateway of the local double to discord.py's own command tree. What the bot sends back is printed as text,
-or with `--json` as one object per request: `{"method", "path", "body"}`.
+or with `--json` as one object per request: `{"method", "path", "body"}`. A line the bot takes longer than
+the timeout to finish is stopped with an error line, and the console reads the next.
 """
 
 from __future__ import annotations
@@ -21,10 +24,28 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, TextIO
 
-from bot.commandline import SUB_COMMAND, SUB_COMMAND_GROUP, CommandLineError, parse_line, split_user
+from bot.commandline import (
+    CHANNEL,
+    ROLE,
+    SUB_COMMAND,
+    SUB_COMMAND_GROUP,
+    CommandLineError,
+    Parsed,
+    parse_line,
+    split_user,
+)
 from bot.local.double import AUTOCOMPLETE_RESULT, DEFERRED_MESSAGE, EPHEMERAL, MODAL, Captured
-from bot.local.driver import Exchange, LocalDiscord
-from bot.local.payloads import APPLICATION_COMMAND, Actor, command_data, interaction
+from bot.local.driver import Exchange, LocalDiscord, cancel_interactions
+from bot.local.payloads import (
+    APPLICATION_COMMAND,
+    MANAGER_PERMISSIONS,
+    MEMBER_PERMISSIONS,
+    Actor,
+    channel_object,
+    command_data,
+    interaction,
+    role_object,
+)
 
 MENTION = re.compile(r"<@!?(\d+)>")
 UPLOAD_LIMIT = 10 * 1024 * 1024  # the attachment_size_limit the double's interactions announce
@@ -86,6 +107,8 @@ def render_text(requests: list[Captured], folder: Path | None = None) -> list[st
                 out.append("Suggestions: " + (", ".join(c["name"] for c in choices) or "none"))
                 continue
             body = body.get("data") or {}
+        elif _channel_post(request):
+            out.append(f"(posted in <#{request.path.split('/')[2]}>)")
         elif not request.path.startswith("/webhooks/") or request.method not in ("POST", "PATCH"):
             continue
         out.extend(render_message(body))
@@ -95,6 +118,10 @@ def render_text(requests: list[Captured], folder: Path | None = None) -> list[st
         if request.path.endswith("/callback") and (request.body or {}).get("type") == MODAL:
             out.extend(render_modal((request.body or {}).get("data") or {}))
     return out
+
+
+def _channel_post(request: Captured) -> bool:
+    return request.method == "POST" and request.path.startswith("/channels/") and request.path.endswith("/messages")
 
 
 def render_modal(modal: dict[str, Any]) -> list[str]:
@@ -166,25 +193,48 @@ class Session:
         self.commands = local.double.commands.get(None, [])
         self.last: Exchange | None = None
 
+    def actor(self, text: str) -> tuple[Actor, str]:
+        """Who runs a line (`@ID`, `@ID!` with Manage Server, else the console's user), and the line without it."""
+        head, space, rest = text.partition(" ")
+        manager = head.startswith("@") and head.endswith("!")
+        user_id, rest = split_user(head.removesuffix("!") + space + rest if manager else text)
+        if user_id is None:
+            return self.local.actor, rest
+        return self.local.as_user(user_id, permissions=MANAGER_PERMISSIONS if manager else MEMBER_PERMISSIONS), rest
+
     async def line(self, text: str) -> list[str]:
         """Run one line; what to print."""
-        user_id, rest = split_user(text)
-        actor = self.local.actor if user_id is None else self.local.as_user(user_id)
+        actor, rest = self.actor(text)
+        mark = len(self.local.double.requests)
         word = rest.split(maxsplit=1)[0] if rest else ""
         if word == "click":
             exchange = await self._click(rest[len(word) :].strip(), actor)
         elif word == "submit":
             exchange = await self._submit(rest[len(word) :].strip(), actor)
         else:
-            parsed = parse_line(text, self.commands)
-            for option in parsed.options:
-                if option["name"] in parsed.files:
-                    option["value"], resolved = self._upload(parsed.files[option["name"]])
-                    parsed = replace(parsed, resolved={**(parsed.resolved or {}), **resolved})
+            parsed = self._resolve(parse_line(rest, self.commands), actor)
             data = command_data(parsed.name, parsed.options, resolved=parsed.resolved)
             exchange = await self.local.send(interaction(self.local.ids, actor, APPLICATION_COMMAND, data))
         self.last = exchange
-        return render_json(exchange.requests) if self.as_json else render_text(exchange.requests, self.folder)
+        # What the bot posted in a channel on its own (a hidden roll's GM copy) carries no interaction token.
+        mine = {id(r) for r in exchange.requests}
+        requests = [r for r in self.local.double.requests[mark:] if id(r) in mine or _channel_post(r)]
+        return render_json(requests) if self.as_json else render_text(requests, self.folder)
+
+    def _resolve(self, parsed: Parsed, actor: Actor) -> Parsed:
+        """The line's files uploaded, and its channels and roles described, as Discord's client sends them."""
+        resolved: dict[str, Any] = dict(parsed.resolved or {})
+        for option in parsed.options:
+            if option["name"] in parsed.files:
+                option["value"], uploaded = self._upload(parsed.files[option["name"]])
+                resolved |= uploaded
+            elif option["type"] == CHANNEL:
+                if actor.guild_id is None:
+                    raise ConsoleError("A channel option names a channel of a server; this line has none.")
+                resolved.setdefault("channels", {})[option["value"]] = channel_object(option["value"], actor)
+            elif option["type"] == ROLE:
+                resolved.setdefault("roles", {})[option["value"]] = role_object(option["value"])
+        return replace(parsed, resolved=resolved or None)
 
     def _upload(self, path: str) -> tuple[str, dict[str, Any]]:
         file = self.folder / path
@@ -238,6 +288,14 @@ async def run(
                 write(out)
         except CommandLineError as error:
             write(json.dumps({"error": str(error)}) if as_json else f"!! {error}")
+        except TimeoutError:
+            # A hung command must not hang the console, nor keep the next line's settle() waiting on it.
+            await cancel_interactions()
+            message = (
+                f"No answer within {local.timeout:g} s, so the command was stopped "
+                "(python -m bot console --timeout SECONDS allows more)."
+            )
+            write(json.dumps({"error": message}) if as_json else f"!! {message}")
 
 
 def stdout_writer(line: str) -> None:

@@ -104,6 +104,8 @@ class LocalDiscord:
         self.double = double
         self.actor = actor
         self._seen: dict[str, asyncio.Future[None]] = {}
+        # Seconds an interaction may take, from delivery until every task it started has finished.
+        self.timeout = 10.0
         bot.add_listener(self._on_interaction, "on_interaction")
 
     async def _on_interaction(self, interaction: Any) -> None:
@@ -168,8 +170,12 @@ class LocalDiscord:
         attachment = self.double.host_file(filename, data)
         return attachment["id"], {"attachments": {attachment["id"]: attachment}}
 
-    async def send(self, payload: dict[str, Any], *, timeout: float = 10.0) -> Exchange:
-        """Deliver a raw INTERACTION_CREATE (over the gateway when connected) and wait until it is handled."""
+    async def send(self, payload: dict[str, Any], *, timeout: float | None = None) -> Exchange:
+        """Deliver a raw INTERACTION_CREATE (over the gateway when connected) and wait until it is handled.
+
+        TimeoutError when it takes longer than `timeout` (default: `self.timeout`).
+        """
+        timeout = self.timeout if timeout is None else timeout
         mark = len(self.double.requests)
         seen = self._seen[payload["id"]] = asyncio.get_running_loop().create_future()
         try:
@@ -205,17 +211,30 @@ def _option_type(value: Any) -> int:
     return 3
 
 
+def _running_interaction_tasks() -> list[asyncio.Task[Any]]:
+    current = asyncio.current_task()
+    return [
+        t
+        for t in asyncio.all_tasks()
+        if t is not current and not t.done() and t.get_name().startswith(_INTERACTION_TASKS)
+    ]
+
+
+async def cancel_interactions() -> int:
+    """Stop every interaction task still running (a command that hung); how many there were."""
+    tasks = _running_interaction_tasks()
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    return len(tasks)
+
+
 async def settle(timeout: float = 10.0) -> None:
     """Wait until no interaction task of discord.py's is running (commands, listeners, views)."""
 
     async def drain() -> None:
         while True:
-            current = asyncio.current_task()
-            tasks = [
-                t
-                for t in asyncio.all_tasks()
-                if t is not current and not t.done() and t.get_name().startswith(_INTERACTION_TASKS)
-            ]
+            tasks = _running_interaction_tasks()
             if not tasks:
                 return
             await asyncio.gather(*tasks, return_exceptions=True)

@@ -2,9 +2,11 @@
 
 Sources: the API docs' application-commands page (name pattern, 1-32 / 1-100 characters, at most 25
 options and choices, required options first, 8000 combined characters per command since 2024-02-20,
-100 slash commands per scope) and the message resource page (embed limits, 6000 characters summed over all
-embeds of a message). discord.py accepts many payloads that Discord then rejects with 400 / 50035, so the
-double applies these checks to every sync and every response.
+100 slash commands per scope; which option types take choices, ranges, lengths, autocomplete and channel
+types), Discord's published OpenAPI schema (discord/discord-api-spec: the `ChannelTypes` a CHANNEL option may
+list, which has no 16, media; the `contexts` and `integration_types` enums) and the message resource page
+(embed limits, 6000 characters summed over all embeds of a message). discord.py accepts many payloads that
+Discord then rejects with 400 / 50035, so the double applies these checks to every sync and every response.
 """
 
 from __future__ import annotations
@@ -14,8 +16,16 @@ from typing import Any
 
 from bot.discord_api import sync_payload as sync_payload  # what is checked here; the bot needs it too
 
-SUB_COMMAND, SUB_COMMAND_GROUP, STRING = 1, 2, 3
+SUB_COMMAND, SUB_COMMAND_GROUP, STRING, INTEGER, CHANNEL, NUMBER = 1, 2, 3, 4, 7, 10
+OPTION_TYPES = range(1, 12)  # SUB_COMMAND .. ATTACHMENT
 CHAT_INPUT, USER, MESSAGE = 1, 2, 3
+# The schema's ChannelTypes: text, DM, voice, group DM, category, announcement, the three threads, stage,
+# directory, forum. discord.py's channel annotations add 16 (media), which the schema refuses.
+SCHEMA_CHANNEL_TYPES = frozenset({0, 1, 2, 3, 4, 5, 10, 11, 12, 13, 14, 15})
+CONTEXTS = frozenset({0, 1, 2})  # guild, bot DM, private channel
+INTEGRATION_TYPES = frozenset({0, 1})  # guild install, user install
+# Integer and number options, their choices and their ranges, lie within what a double holds exactly.
+SAFE_NUMBER = 2**53
 COMMAND_TOTAL_CHARS = 8000
 MESSAGE_CONTENT = 2000
 EMBEDS_PER_MESSAGE = 10
@@ -88,20 +98,66 @@ def _check_options(options: list[dict[str, Any]], where: str, errors: list[str],
                 errors.append(f"{at}: required option listed after an optional one")
         else:
             seen_optional = True
+        if kind not in OPTION_TYPES:
+            errors.append(f"{at}: unknown option type {kind}")
         choices = option.get("choices") or []
         if len(choices) > 25:
             errors.append(f"{at}: {len(choices)} choices > 25")
+        if choices and kind not in (STRING, INTEGER, NUMBER):
+            errors.append(f"{at}: only string, integer and number options take choices")
+            choices = []
+        if option.get("autocomplete") and kind not in (STRING, INTEGER, NUMBER):
+            errors.append(f"{at}: only string, integer and number options autocomplete")
         if choices and option.get("autocomplete"):
             errors.append(f"{at}: autocomplete may not be set together with choices")
         for choice in choices:
             if not 1 <= len(choice["name"]) <= 100:
                 errors.append(f"{at}: choice name must be 1-100 characters")
-            if kind == STRING and not 1 <= len(str(choice["value"])) <= 100:
-                errors.append(f"{at}: string choice value must be at most 100 characters")
-        if "min_length" in option and not 0 <= option["min_length"] <= 6000:
-            errors.append(f"{at}: min_length out of 0..6000")
-        if "max_length" in option and not 1 <= option["max_length"] <= 6000:
-            errors.append(f"{at}: max_length out of 1..6000")
+            if not _value_ok(kind, choice["value"]):
+                errors.append(f"{at}: choice value {choice['value']!r} does not fit a type {kind} option")
+        _check_bounds(option, at, errors)
+        _check_channel_types(option, at, errors)
+
+
+def _value_ok(kind: int, value: Any) -> bool:
+    """A choice value of an option of type `kind`: a string of 1-100 characters, or a number Discord holds."""
+    if kind == STRING:
+        return isinstance(value, str) and 1 <= len(value) <= 100
+    number = (int,) if kind == INTEGER else (int, float)
+    return isinstance(value, number) and not isinstance(value, bool) and -SAFE_NUMBER <= value <= SAFE_NUMBER
+
+
+def _check_bounds(option: dict[str, Any], at: str, errors: list[str]) -> None:
+    """min_length/max_length only on strings, min_value/max_value only on numbers, each low <= high."""
+    kind = option["type"]
+    for low, high, cap, kinds in (
+        ("min_length", "max_length", 6000, (STRING,)),
+        ("min_value", "max_value", None, (INTEGER, NUMBER)),
+    ):
+        given = {key: option[key] for key in (low, high) if option.get(key) is not None}
+        if given and kind not in kinds:
+            errors.append(f"{at}: {', '.join(given)} only apply to option types {kinds}")
+            continue
+        for key, value in given.items():
+            if cap is not None and not (0 if key == low else 1) <= value <= cap:
+                errors.append(f"{at}: {key} out of {0 if key == low else 1}..{cap}")
+            if cap is None and not _value_ok(kind, value):
+                errors.append(f"{at}: {key} {value!r} does not fit a type {kind} option")
+        if len(given) == 2 and given[low] > given[high]:
+            errors.append(f"{at}: {low} {given[low]} > {high} {given[high]}")
+
+
+def _check_channel_types(option: dict[str, Any], at: str, errors: list[str]) -> None:
+    """channel_types only on CHANNEL options, each one the schema's ChannelTypes holds, none twice."""
+    types = option.get("channel_types")
+    if types is None:
+        return
+    if option["type"] != CHANNEL:
+        errors.append(f"{at}: only channel options take channel_types")
+    if unknown := sorted(set(types) - SCHEMA_CHANNEL_TYPES):
+        errors.append(f"{at}: channel_types {unknown} are not in the API schema's ChannelTypes")
+    if len(types) != len(set(types)):
+        errors.append(f"{at}: a channel type is listed twice")
 
 
 def validate_command(command: dict[str, Any]) -> list[str]:
@@ -118,8 +174,28 @@ def validate_command(command: dict[str, Any]) -> list[str]:
         total = _chars({**command, "choices": None})
         if total > COMMAND_TOTAL_CHARS:
             errors.append(f"/{name}: {total} combined characters > {COMMAND_TOTAL_CHARS}")
-    elif not 1 <= len(name) <= 32:
-        errors.append(f"{name!r}: context-menu name must be 1-32 characters")
+    elif command.get("type") in (USER, MESSAGE):
+        if not 1 <= len(name) <= 32:
+            errors.append(f"{name!r}: context-menu name must be 1-32 characters")
+        if command.get("description") or command.get("options"):
+            errors.append(f"{name!r}: a context-menu command has no description and no options")
+    else:
+        errors.append(f"{name!r}: unknown command type {command.get('type')}")
+    errors.extend(_check_command_fields(command))
+    return errors
+
+
+def _check_command_fields(command: dict[str, Any]) -> list[str]:
+    """The fields beside the options: the enums of the schema and a permission bit set written as a string."""
+    errors: list[str] = []
+    name = command["name"]
+    if unknown := sorted(set(command.get("contexts") or ()) - CONTEXTS):
+        errors.append(f"/{name}: contexts {unknown} are not in the API schema")
+    if unknown := sorted(set(command.get("integration_types") or ()) - INTEGRATION_TYPES):
+        errors.append(f"/{name}: integration_types {unknown} are not in the API schema")
+    permissions = command.get("default_member_permissions")
+    if permissions is not None and not (isinstance(permissions, str) and permissions.isdigit()):
+        errors.append(f"/{name}: default_member_permissions must be a bit set as a string of digits")
     return errors
 
 

@@ -35,6 +35,7 @@ JOINED_AT = "2025-01-01T00:00:00+00:00"
 
 APPLICATION_COMMAND, COMPONENT, AUTOCOMPLETE, MODAL_SUBMIT = 2, 3, 4, 5
 SUB_COMMAND, SUB_COMMAND_GROUP = 1, 2
+THREAD_TYPES = (10, 11, 12)  # announcement, public and private threads
 
 
 class Snowflakes:
@@ -83,6 +84,51 @@ def member_object(actor: Actor) -> dict[str, Any]:
         "mute": False,
         "permissions": actor.permissions,
         "pending": False,
+    }
+
+
+def channel_object(
+    channel_id: str, actor: Actor, *, kind: int = 0, name: str = "", parent_id: str | None = None
+) -> dict[str, Any]:
+    """A channel as an interaction's `resolved.channels` carries it; a thread has its parent and metadata."""
+    channel: dict[str, Any] = {
+        "id": channel_id,
+        "type": kind,
+        "name": name or f"channel-{channel_id[-4:]}",
+        "guild_id": actor.guild_id,
+        "permissions": actor.permissions,
+        "parent_id": parent_id,
+    }
+    if kind in THREAD_TYPES:
+        channel |= {
+            "parent_id": parent_id or actor.channel_id,
+            "owner_id": actor.user_id,
+            "member_count": 1,
+            "message_count": 0,
+            "thread_metadata": {
+                "archived": False,
+                "auto_archive_duration": 1440,
+                "archive_timestamp": JOINED_AT,
+                "locked": False,
+            },
+        }
+    return channel
+
+
+def role_object(role_id: str, *, name: str = "", permissions: str = MEMBER_PERMISSIONS) -> dict[str, Any]:
+    """A role as an interaction's `resolved.roles` carries it."""
+    return {
+        "id": role_id,
+        "name": name or f"role-{role_id[-4:]}",
+        "color": 0,
+        "hoist": False,
+        "icon": None,
+        "unicode_emoji": None,
+        "position": 1,
+        "permissions": permissions,
+        "managed": False,
+        "mentionable": True,
+        "flags": 0,
     }
 
 
