@@ -21,8 +21,8 @@ from bot.rules.dice import DiceSource
 from bot.rules.luck import Luck
 from bot.rules.replay import Kind, Proof
 from bot.rules.settings import ANSWERS
-from bot.ui.embeds import clip, compact, fit, stamp_fair
-from cogs._replay import roll_view
+from bot.ui.embeds import Answer, clip, fit, stamp_fair
+from cogs._replay import roll_view, stored_details
 
 Interaction = discord.Interaction[DiceBot]
 
@@ -125,12 +125,6 @@ def stamp(embed: discord.Embed, dice: DiceSource) -> discord.Embed:
     return embed
 
 
-def summary_of(embed: discord.Embed) -> str:
-    """The first line of an answer, without Markdown emphasis, for /history."""
-    line = (embed.description or embed.title or "").split("\n", 1)[0]
-    return clip(line.replace("**", "").replace("~~", ""), 200)
-
-
 @dataclass(frozen=True, slots=True)
 class Drawn(Generic[R]):
     """A roll run through the rules core: the dice it used, every draw, and the proof the log keeps."""
@@ -175,7 +169,7 @@ class Rolled:
 async def answer_roll(
     bot: DiceBot,
     interaction: Interaction,
-    embed: discord.Embed,
+    answer: Answer,
     *,
     result: dict[str, Any],
     private: bool,
@@ -185,19 +179,20 @@ async def answer_roll(
     rolled: Rolled = Rolled(),
     proof: Proof[Any] | None = None,
 ) -> None:
-    """Log a roll, then answer it: the fair-session stamp, its first line, then the message it landed in.
+    """Log a roll, then answer it: the fair-session stamp, its /history line, then the message it landed in.
 
-    The channel sees the compact answer (the outcome and the odds) with a Details button for the full
-    breakdown, which the log keeps, and a Roll again button. A hidden roll goes in full to the server's GM
-    channel; the channel it was made in only learns that it was made (and its fair roll number, so it can be
-    verified after the reveal). It is logged as private. A fair roll is logged with its `proof` (`draw` made
-    it); if the command fails before its roll is logged, its fair roll number is left with the reason.
+    `answer` is the roll's presenter's work, its forms made from the result. The channel sees the compact form
+    (the outcome and the odds) with a Details button for the full breakdown (the log keeps both forms for it)
+    and a Roll again button. A hidden roll goes in full to the server's GM channel; the channel it was made in
+    only learns that it was made (and its fair roll number, so it can be verified after the reveal). It is
+    logged as private. A fair roll is logged with its `proof` (`draw` made it); if the command fails before
+    its roll is logged, its fair roll number is left with the reason.
     """
     try:
         await _log_and_answer(
             bot,
             interaction,
-            embed,
+            answer,
             result=result,
             private=private,
             dice=dice,
@@ -216,7 +211,7 @@ async def answer_roll(
 async def _log_and_answer(
     bot: DiceBot,
     interaction: Interaction,
-    embed: discord.Embed,
+    answer: Answer,
     *,
     result: dict[str, Any],
     private: bool,
@@ -226,14 +221,17 @@ async def _log_and_answer(
     rolled: Rolled,
     proof: Proof[Any] | None,
 ) -> None:
-    if dice is not None:
-        stamp(embed, dice)
-    fit(embed)  # the full answer is also what Details shows and the GM channel gets
+    embed, short = answer.full, answer.compact
+    for form in (embed, short) if short is not None else (embed,):
+        if dice is not None:
+            stamp(form, dice)
+        fit(form)  # the one step that keeps every answer, full (Details, the GM channel) or compact, in limits
     if hidden:
         await answer_hidden(
             bot,
             interaction,
             embed,
+            history=answer.history,
             result=result,
             dice=dice,
             command=command,
@@ -242,7 +240,6 @@ async def _log_and_answer(
             private=private,
         )
         return
-    short = compact(embed)
     full_first = short is None or await _answers(bot, interaction) == "full"
     view = roll_view(interaction.id, details=None if short is None else ("short" if full_first else "full"))
     shown = embed if full_first or short is None else short
@@ -252,12 +249,12 @@ async def _log_and_answer(
         result=result,
         private=private,
         dice=dice,
-        summary=summary_of(embed),
+        summary=answer.history,
         command=command,
         character_id=rolled.character_id,
         ruleset=rolled.ruleset,
         luck=rolled.luck,
-        details=dict(embed.to_dict()) if short else None,
+        details=stored_details(embed, short),
         proof=proof.to_log() if proof else None,
     )
     sent = await interaction.response.send_message(embed=shown, ephemeral=private, view=view)
@@ -274,6 +271,7 @@ async def answer_hidden(
     interaction: Interaction,
     embed: discord.Embed,
     *,
+    history: str,
     result: dict[str, Any],
     dice: DiceSource | None,
     command: str | None,
@@ -304,7 +302,7 @@ async def answer_hidden(
         private=True,
         hidden=True,
         dice=dice,
-        summary=summary_of(embed),
+        summary=history,
         command=command,
         character_id=rolled.character_id,
         ruleset=rolled.ruleset,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import discord
 from discord import app_commands
 from discord.ext import commands
 
@@ -12,8 +11,8 @@ from bot.errors import UserError
 from bot.rules import aliensrl as rules
 from bot.rules import luck, replay
 from bot.rules.sheets.aliensrl import AliensSheet
-from bot.ui.aliensrl import odds_embed, shot_embed, skill_text
-from bot.ui.embeds import ROLL_COLOUR, clip
+from bot.ui.aliensrl import melee_answer, odds_embed, shot_answer, skill_text
+from bot.ui.embeds import clip
 from cogs._replay import ROLLS
 from cogs._shared import Interaction, Rolled, answer_roll, character_choices, draw, find_for_roll
 
@@ -161,11 +160,10 @@ class Aliens(commands.GroupCog, group_name="aliens", group_description="AliensRL
         inputs = replay.AliensShot(shooter, dx, dy, distance, intervening, ring)
         drawn = await draw(self.bot, interaction, replay.ALIENS_SHOT, inputs)
         shot = drawn.result
-        embed = shot_embed(shot, shooter=name, weapon=shooter.weapon)
         await answer_roll(
             self.bot,
             interaction,
-            embed,
+            shot_answer(shot, shooter=name, weapon=shooter.weapon),
             result=drawn.proof.outcome,
             private=private,
             dice=drawn.dice,
@@ -248,16 +246,10 @@ class Aliens(commands.GroupCog, group_name="aliens", group_description="AliensRL
             private: Show the result to you only
         """
         result = rules.melee(attacker, damage)
-        mark = "†" if result.default else ""
-        embed = discord.Embed(
-            title=f"{attacker.title()} attacks in melee",
-            description=f"**Hits** (melee always hits): **{result.damage}**{mark} damage",
-            colour=ROLL_COLOUR,
-        )
-        if result.default:
-            embed.set_footer(text="† a default: the rules source gives no number for alien melee damage.")
         outcome = {"attacker": attacker, "damage": result.damage}
-        await answer_roll(self.bot, interaction, embed, result=outcome, private=private, rolled=Rolled(ruleset=RULESET))
+        await answer_roll(
+            self.bot, interaction, melee_answer(result), result=outcome, private=private, rolled=Rolled(ruleset=RULESET)
+        )
 
 
 async def setup(bot: DiceBot) -> None:

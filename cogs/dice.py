@@ -9,7 +9,7 @@ from discord.ext import commands
 
 from bot.client import DiceBot
 from bot.rules import dice, replay
-from bot.ui.dice import roll_embed
+from bot.ui.dice import roll_answer
 from cogs._replay import ROLLS, Details, RollAgain
 from cogs._shared import Rolled, answer_roll, draw
 
@@ -51,11 +51,11 @@ async def roll_and_answer(
 ) -> None:
     """Roll an expression for whoever asked, answer with every die, and log it with its d20 tally."""
     drawn = await draw(bot, interaction, replay.DICE, replay.DiceRoll(expression))
-    embed = roll_embed(drawn.result, roller=interaction.user.display_name, typed=expression, label=label)
+    answer = roll_answer(drawn.result, roller=interaction.user.display_name, typed=expression, label=label)
     await answer_roll(
         bot,
         interaction,
-        embed,
+        answer,
         result=drawn.result.to_dict(),
         private=private,
         dice=drawn.dice,

@@ -14,7 +14,7 @@ from bot.errors import UserError
 from bot.rules import dnd35 as dnd
 from bot.rules import luck, replay
 from bot.rules.sheets.dnd35 import DndSheet
-from bot.ui.dnd35 import ac_embed, attack_embed, full_attack_embed, odds_embed
+from bot.ui.dnd35 import ac_embed, attack_answer, full_attack_answer, odds_embed
 from cogs._replay import ROLLS
 from cogs._shared import Interaction, Rolled, answer_roll, character_choices, draw, find, find_for_roll
 
@@ -265,13 +265,13 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
             chances = dnd.odds(built, variants=variants)
             drawn = await draw(self.bot, interaction, replay.DND_ATTACK, replay.DndAttackRoll(built, variants), session)
         result = drawn.result
-        embed = attack_embed(result, chances, attacker=name)
+        answer = attack_answer(result, chances, attacker=name)
         tally = luck.add(luck.dnd_attack(result, chances), drawn.counted.d20_luck())
         rolled = Rolled(character_id, RULESET, tally)
         await answer_roll(
             self.bot,
             interaction,
-            embed,
+            answer,
             result=drawn.proof.outcome,
             private=private,
             dice=drawn.dice,
@@ -431,7 +431,7 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
             inputs = replay.DndFullAttackRoll(tuple(attacks), variants)
             drawn = await draw(self.bot, interaction, replay.DND_FULL_ATTACK, inputs, session)
         full = drawn.result
-        embed = full_attack_embed(
+        answer = full_attack_answer(
             full,
             expected,  # type: ignore[arg-type]
             attacker=record.name,
@@ -444,7 +444,7 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
         await answer_roll(
             self.bot,
             interaction,
-            embed,
+            answer,
             result=drawn.proof.outcome,
             private=private,
             dice=drawn.dice,

@@ -13,7 +13,7 @@ from bot.errors import UserError
 from bot.rules import luck, replay
 from bot.rules import star_frontiers as sf
 from bot.rules.sheets.star_frontiers import SfSheet
-from bot.ui.star_frontiers import attack_embed, odds_embed
+from bot.ui.star_frontiers import attack_answer, odds_embed
 from cogs._replay import ROLLS
 from cogs._shared import Interaction, Rolled, answer_roll, character_choices, draw, find, find_for_roll
 
@@ -226,11 +226,10 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
         odds = sf.odds(attack, variants)
         drawn = await draw(self.bot, interaction, replay.SF_SHOT, replay.SfShot(attack, variants))
         result = drawn.result
-        embed = attack_embed(result, odds, attacker=name)
         await answer_roll(
             self.bot,
             interaction,
-            embed,
+            attack_answer(result, odds, attacker=name),
             result=drawn.proof.outcome,
             private=private,
             dice=drawn.dice,
@@ -362,11 +361,10 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
         odds = sf.odds(attack, variants)
         drawn = await draw(self.bot, interaction, replay.SF_MELEE, replay.SfMelee(attack, variants))
         result = drawn.result
-        embed = attack_embed(result, odds, attacker=name)
         await answer_roll(
             self.bot,
             interaction,
-            embed,
+            attack_answer(result, odds, attacker=name),
             result=drawn.proof.outcome,
             private=private,
             dice=drawn.dice,

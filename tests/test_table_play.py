@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import math
+import re
 from fractions import Fraction
 from itertools import product
 from typing import Any
 
+import pytest
 from sqlalchemy import select
 
 from bot.db.engine import Database
@@ -16,6 +18,7 @@ from bot.local.double import UPDATE_MESSAGE
 from bot.local.driver import LocalDiscord
 from bot.local.payloads import user_object
 from tests.dice_sources import ScriptedDice
+from tests.test_aliens import create_vasquez
 
 STRANGER = "200000000000000002"
 QUICK = {"attack_bonus": 5, "damage": "1d8+3", "target_ac": 15}  # hit 55%, 20/x2
@@ -100,6 +103,105 @@ async def test_a_server_can_start_answers_full(local: LocalDiscord, full_answers
 async def test_one_line_answers_have_no_details_button(local: LocalDiscord) -> None:
     first = await local.command("roll", {"expression": "1d20"})
     assert list(buttons(local.original(first))) == ["Roll again"]
+
+
+# Every roll command's compact answer, made from its result: the outcome, the damage and the odds line.
+SF_QUICK_SHOT = {"score": 40, "skill": 1, "damage": "1d10", "range": "point_blank"}  # chance 50
+SF_QUICK_MELEE = {"score": 40, "skill": 1, "damage": "1d10"}  # chance 50
+SF_HIT = "**Hit**: 20 is at or under 50\nDamage 1d10 (7) = **7** (quick-mode weapon)"
+SF_ODDS = "Odds: hit 50.0% · knock-out 2.0% · expected damage 2.75"
+ALIENS_ODDS = "critical 2%, full damage 0%, may stray 0%, expected damage to the target 5.22"
+COMPACT = [
+    ("sf shoot", SF_QUICK_SHOT, [20, 7], f"{SF_HIT}\n{SF_ODDS}", "Hit: 7 damage"),
+    ("sf melee", SF_QUICK_MELEE, [20, 7], f"{SF_HIT}\n{SF_ODDS}", "Hit: 7 damage"),
+    ("sf shoot", SF_QUICK_SHOT, [77], f"**Miss**: 77 is over 50\n{SF_ODDS}", "Miss: 77 is over 50"),
+    (
+        "aliens fire",
+        {"skill_rank": 2, "distance": 2},
+        [42],
+        f"**hits†**: **5** damage to the target\nOdds: {ALIENS_ODDS}",
+        "hits†: 5 damage to the target",
+    ),
+    (
+        "dnd attack",
+        QUICK,
+        [12, 5],
+        "**Hit**: **8** damage\nOdds: hit 55.0% · crit 2.8% · avg 4.33",
+        "Hit: 8 damage",
+    ),
+]
+
+
+@pytest.mark.parametrize(("command", "options", "faces", "compact", "history"), COMPACT, ids=[c[0] for c in COMPACT])
+async def test_the_compact_answer_carries_the_outcome_and_the_odds_line(
+    local: LocalDiscord,
+    database: Database,
+    command: str,
+    options: dict[str, Any],
+    faces: list[int],
+    compact: str,
+    history: str,
+) -> None:
+    local.bot.dice = ScriptedDice(faces)
+    first = await local.command(command, options)
+    assert first.embed["description"] == compact
+    assert not first.embed.get("fields")  # the steps wait behind Details
+    [row] = await rows(database)
+    assert row.summary == history  # the /history line, from the same result
+
+    message = local.original(first)
+    full = await local.click(message, buttons(message)["Details"])
+    assert full.response["data"]["embeds"][0]["fields"]  # every step
+    back = await local.click(local.original(first), buttons(local.original(first))["Less"])
+    assert back.response["data"]["embeds"][0] == first.embed  # the compact form the log kept, as it was
+
+
+async def test_a_multi_shot_weapon_answers_every_shot_and_the_total_compact(
+    local: LocalDiscord, database: Database
+) -> None:
+    await create_vasquez(local, heavy=2, pain=1, details="type=heavy accuracy=2 shots=3")
+    local.bot.dice = ScriptedDice([42, 99, 3])
+    first = await local.command("aliens fire", {"distance": 3})
+    assert first.embed["description"].split("\n") == [
+        "Shot 1: **hits†**: **5** damage to the target",
+        "Shot 2: **barely grazes†**: **1** damage to the target",
+        "Shot 3: **hits very hard†**: **8** damage to the target",  # a third shot, once shown under Details only
+        "Total to the target: **14**",
+        f"Odds (each shot): {ALIENS_ODDS}",
+    ]
+    [row] = await rows(database)
+    assert row.summary == "3 shots: 14 damage to the target"
+
+
+async def test_alien_melee_answers_with_its_odds_line_and_no_details(local: LocalDiscord) -> None:
+    first = await local.command("aliens melee")
+    assert first.embed["description"].split("\n") == [
+        "**Hits** (melee always hits): **5**† damage",
+        "Odds: hit 100% · the damage is fixed, no dice are rolled",
+    ]
+    assert list(buttons(local.original(first))) == ["Roll again"]  # nothing more to show
+
+
+async def test_a_full_attack_answers_compact_with_its_odds_line(local: LocalDiscord, database: Database) -> None:
+    await dnd_character(local, "Kara")
+    local.bot.dice = ScriptedDice([15, 6])
+    first = await local.command("dnd full-attack", {"character": "Kara", "target_ac": 10})
+    lines = first.embed["description"].split("\n")
+    assert lines[0] == "**6** damage in total: 1 of 1 attacks hit"
+    assert re.fullmatch(r"Odds: avg \d+\.\d\d for the whole full attack", lines[1]), lines
+    assert not first.embed.get("fields")
+    [row] = await rows(database)
+    assert row.summary == "6 damage in total: 1 of 1 attacks hit"
+
+
+async def test_history_lists_the_line_each_result_gives(local: LocalDiscord) -> None:
+    local.bot.dice = ScriptedDice([20, 7, 42])
+    await local.command("sf shoot", SF_QUICK_SHOT)
+    await local.command("aliens fire", {"skill_rank": 2, "distance": 2})
+    shown = await local.command("history")
+    lines = shown.embed["description"].splitlines()
+    assert "`/aliens fire`: hits†: 5 damage to the target [jump]" in lines[0]
+    assert "`/sf shoot`: Hit: 7 damage [jump]" in lines[1]
 
 
 # ---------------------------------------------------------------------------------------------------------

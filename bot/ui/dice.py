@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import discord
 from discord.utils import escape_markdown
 
@@ -21,7 +23,7 @@ from bot.rules.dice import (
     RollsResult,
     SetResult,
 )
-from bot.ui.embeds import DESCRIPTION_LIMIT, ROLL_COLOUR, TITLE_LIMIT, clip
+from bot.ui.embeds import DESCRIPTION_LIMIT, ROLL_COLOUR, TITLE_LIMIT, Answer, clip, history_text
 
 # Room left in the description for " = **total**" after the breakdown.
 _TOTAL_ROOM = 40
@@ -112,3 +114,30 @@ def roll_embed(result: RollResult, *, roller: str, typed: str, label: str | None
     if footer is not None:
         embed.set_footer(text=footer)
     return embed
+
+
+def roll_answer(result: RollResult, *, roller: str, typed: str, label: str | None) -> Answer:
+    """The answer to /roll in its three forms; only several rolls have a shorter one than the full answer."""
+    full = roll_embed(result, roller=roller, typed=typed, label=label)
+    compact = None
+    if isinstance(result.tree, RollsResult) and len(result.tree.items) > 1:
+        compact = roll_embed(result, roller=roller, typed=typed, label=label)
+        first = f"{breakdown(result.tree.items[0])} = **{result.tree.items[0].total}**"
+        compact.description = clip(f"{_totals(result.tree)}\n{first}", DESCRIPTION_LIMIT)
+    return Answer(full=full, compact=compact, history=roll_history(result))
+
+
+def roll_history(result: RollResult) -> str:
+    """A roll's /history line: the totals of several rolls, else the breakdown and the total, plain."""
+    if isinstance(result.tree, RollsResult):
+        return history_text("Totals: " + ", ".join(str(item.total) for item in result.tree.items))
+    text = breakdown(result.tree)
+    if len(text) > DESCRIPTION_LIMIT - _TOTAL_ROOM:
+        text = breakdown(result.tree, every_die=False)
+    # The breakdown's own emphasis and escapes, which a plain line does not need.
+    text = re.sub(r"\\(.)", r"\1", re.sub(r"\*\*|~~|__", "", text))
+    return history_text(f"{text} = {result.total}")
+
+
+def _totals(tree: RollsResult) -> str:
+    return "Totals: " + ", ".join(f"**{item.total}**" for item in tree.items)
