@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -32,6 +33,7 @@ I = TypeVar("I")  # noqa: E741 - a roll's rules inputs
 R = TypeVar("R")  # the rules core's result
 
 GM_POST_TRIES = 3
+QUICK_NOT_CHARACTER = "Quick mode takes no `character` or `weapon`: use one or the other."
 
 
 class NotYours(CharacterError):
@@ -116,6 +118,66 @@ async def find_for_roll(
             title="Which character?",
         )
     return active
+
+
+def quick_mode(
+    given: Iterable[object], *, needed: Iterable[object], needs: str, character: str | None, weapon: str | None
+) -> bool:
+    """Whether a roll is in quick mode: any of the `given` numbers typed instead of a character.
+
+    Refused when one of the `needed` options is missing (`needs` says which) or a character or weapon is named
+    too, since a roll cannot be both.
+    """
+    if all(value is None for value in given):
+        return False
+    if any(value is None for value in needed):
+        raise UserError(needs, title="Quick mode")
+    if character is not None or weapon is not None:
+        raise UserError(QUICK_NOT_CHARACTER, title="Quick mode")
+    return True
+
+
+def only_weapon(record: CharacterRecord, fitting: Sequence[str], *, table: str | None = None) -> str:
+    """The weapon a roll uses when none is named: the character's only one that fits, else the question."""
+    if len(fitting) == 1:
+        return fitting[0]
+    carried = ", ".join(w.name for w in getattr(record.sheet, "weapons", ())) or "none"
+    also = f"; name one (or one from {table})" if table else ""
+    raise UserError(f"Which weapon? **{record.name}** carries {carried}{also}.", title="Which weapon?")
+
+
+async def weapon_choices(
+    bot: DiceBot,
+    interaction: Interaction,
+    current: str,
+    *,
+    rules: str,
+    title: str,
+    table: Iterable[str] = (),
+    label: Callable[[Any], str] = lambda weapon: str(weapon.name),
+    quick: Sequence[str] = (),
+) -> list[app_commands.Choice[str]]:
+    """Autocomplete: the weapons of the character in the `character` option (or your active one), then `table`.
+
+    Nothing is looked up once one of the `quick` options is filled in: quick mode takes no weapon.
+    """
+    found: list[tuple[str, str]] = []  # (shown, value)
+    quick_given = any(getattr(interaction.namespace, name, None) is not None for name in quick)
+    if interaction.guild_id is not None and not quick_given:
+        async with bot.database.read() as session:
+            try:
+                record = await find_for_roll(
+                    CharacterRepository(session), interaction, interaction.namespace.character, rules, title
+                )
+                found = [(label(w), w.name) for w in getattr(record.sheet, "weapons", ())]
+            except UserError:
+                pass
+    taken = {value.casefold() for _, value in found}
+    found += [(name, name) for name in table if name.casefold() not in taken]
+    typed = current.lower()
+    return [
+        app_commands.Choice(name=clip(shown, 100), value=value) for shown, value in found if typed in value.lower()
+    ][:25]
 
 
 def stamp(embed: discord.Embed, dice: DiceSource) -> discord.Embed:

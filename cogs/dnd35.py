@@ -16,10 +16,23 @@ from bot.rules import luck, replay
 from bot.rules.sheets.dnd35 import DndSheet
 from bot.ui.dnd35 import ac_embed, attack_answer, full_attack_answer, odds_embed
 from cogs._replay import ROLLS
-from cogs._shared import Interaction, Rolled, answer_roll, character_choices, draw, find, find_for_roll
+from cogs._shared import (
+    Interaction,
+    Rolled,
+    answer_roll,
+    character_choices,
+    draw,
+    find,
+    find_for_roll,
+    only_weapon,
+    quick_mode,
+    weapon_choices,
+)
 
 RULESET = "dnd35"
 TITLE = "D&D 3.5"
+QUICK = ("attack_bonus", "damage", "crit")  # the options that make an attack quick mode
+QUICK_NEEDS = "Quick mode needs `attack_bonus` and `damage` (e.g. 1d8+4); `crit` defaults to 20/x2."
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,10 +60,15 @@ class Options:
     damage: str | None = None
     crit: str | None = None
 
-    @property
     def quick(self) -> bool:
-        """Quick mode: the numbers are given, no character."""
-        return self.attack_bonus is not None or self.damage is not None or self.crit is not None
+        """Quick mode: the numbers are given instead of a character (refused when half given, or with one)."""
+        return quick_mode(
+            (self.attack_bonus, self.damage, self.crit),
+            needed=(self.attack_bonus, self.damage),
+            needs=QUICK_NEEDS,
+            character=self.character,
+            weapon=self.weapon,
+        )
 
     def situation(self) -> dnd.Situation:
         """What only the table knows about this attack."""
@@ -76,20 +94,9 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
     # -- autocomplete ------------------------------------------------------------------------------------
     async def weapons(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
         """The character's weapons first, then the SRD table."""
-        names: list[str] = []
-        if interaction.guild_id is not None and getattr(interaction.namespace, "attack_bonus", None) is None:
-            async with self.bot.database.read() as session:
-                try:
-                    record = await find_for_roll(
-                        CharacterRepository(session), interaction, interaction.namespace.character, RULESET, TITLE
-                    )
-                    assert isinstance(record.sheet, DndSheet)
-                    names = [w.name for w in record.sheet.weapons]
-                except UserError:
-                    pass
-        taken = {n.casefold() for n in names}
-        names += [n for n in dnd.weapon_names() if n.casefold() not in taken]
-        return [app_commands.Choice(name=n, value=n) for n in names if current.lower() in n.lower()][:25]
+        return await weapon_choices(
+            self.bot, interaction, current, rules=RULESET, title=TITLE, table=dnd.weapon_names(), quick=QUICK
+        )
 
     async def characters(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
         """Your D&D characters."""
@@ -136,16 +143,8 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
         """One attack from quick-mode numbers or from a character, who makes it, and the character's id."""
         target = await self.target(interaction, options, session)
         situation = options.situation()
-        if options.quick:
-            if options.attack_bonus is None or options.damage is None:
-                raise UserError(
-                    "Quick mode needs `attack_bonus` and `damage` (e.g. 1d8+4); `crit` defaults to 20/x2.",
-                    title="Quick mode",
-                )
-            if options.character is not None or options.weapon is not None:
-                raise UserError(
-                    "Quick mode takes no `character` or `weapon`: use one or the other.", title="Quick mode"
-                )
+        if options.quick():
+            assert options.attack_bonus is not None and options.damage is not None  # quick() makes sure
             attack = dnd.quick_attack(
                 options.attack_bonus,
                 options.damage,
@@ -160,7 +159,7 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
         record = await self.attacker(interaction, options.character, session)
         sheet = record.sheet
         assert isinstance(sheet, DndSheet)
-        weapon = options.weapon or _only_weapon(record, sheet)
+        weapon = options.weapon or only_weapon(record, [w.name for w in sheet.weapons], table="the SRD table")
         two_weapon = None
         if options.off_hand:
             used = dnd.effective_weapon(dnd.find_weapon(sheet, weapon), size=sheet.size)
@@ -421,7 +420,7 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
             record = await self.attacker(interaction, character, session)
             sheet = record.sheet
             assert isinstance(sheet, DndSheet)
-            primary = weapon or _only_weapon(record, sheet)
+            primary = weapon or only_weapon(record, [w.name for w in sheet.weapons], table="the SRD table")
             attacks = dnd.full_attack(
                 sheet, primary, defender, options.situation(), off_hand_weapon=off_hand_weapon, variants=variants
             )
@@ -478,13 +477,6 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
         if sheet.uncanny_dodge:
             embed.set_footer(text="Uncanny Dodge: keeps its Dex bonus while flat-footed.")
         await interaction.response.send_message(embed=embed)
-
-
-def _only_weapon(record: CharacterRecord, sheet: DndSheet) -> str:
-    if len(sheet.weapons) == 1:
-        return sheet.weapons[0].name
-    names = ", ".join(w.name for w in sheet.weapons) or "none"
-    raise UserError(f"Which weapon? **{record.name}** carries {names}; name one (or one from the SRD table).")
 
 
 async def setup(bot: DiceBot) -> None:

@@ -500,13 +500,13 @@ REFUSALS = [
     ),
     pytest.param(
         {**QUICK, "distance": 3, "character": "Vasquez"},
-        "Quick mode or character?",
-        "Quick mode (`skill_rank`, `accuracy`, `ammo_damage`) takes no `character` or `weapon`: use one or the other.",
+        "Quick mode",
+        "Quick mode takes no `character` or `weapon`: use one or the other.",
         id="quick-and-character",
     ),
     pytest.param(
         {"accuracy": 2, "distance": 3, "weapon": "Smartgun"},
-        "Quick mode or character?",
+        "Quick mode",
         "use one or the other",
         id="quick-and-weapon",
     ),

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import replace
 from fractions import Fraction
 from itertools import product
 from typing import Any
@@ -402,3 +405,42 @@ async def test_history_and_stats_suggest_any_ruleset_and_the_chosen_users_charac
     options = [{"name": "user", "type": 6, "value": STRANGER}, {"name": "character", "type": 3, "value": "ka"}]
     theirs = await local.autocomplete("stats", options, "character")
     assert [c["name"].split(" (")[0] for c in theirs.choices] == ["Kato"]
+
+
+# ---------------------------------------------------------------------------------------------------------
+# One read transaction per roll, in every ruleset.
+
+
+async def test_every_ruleset_reads_a_character_roll_in_as_many_transactions_as_dnd(local: LocalDiscord) -> None:
+    """With nothing kept in memory (settings, the channel's fair session), /dnd attack reads everything in one
+    read transaction; Star Frontiers and AliensRL took three, and a melee against a character one more."""
+    await dnd_character(local, "Kara")
+    await local.command("character create", {"ruleset": "sf", "name": "Zix"})
+    await local.command("character create", {"ruleset": "sf", "name": "Lean"})
+    await local.command("character weapon add", {"character": "Zix", "name": "Laser pistol"})
+    await create_vasquez(local, details="type=heavy")
+    original = local.bot.database
+    reads: list[None] = []
+
+    @asynccontextmanager
+    async def counted() -> AsyncIterator[Any]:
+        reads.append(None)
+        async with original.read() as session:
+            yield session
+
+    async def count(command: str, options: dict[str, Any]) -> int:
+        local.bot.forget_server_settings(int(local.actor.guild_id))
+        local.bot.fair_session_started(int(local.actor.channel_id))  # the channel's session is read again
+        reads.clear()
+        local.bot.database = replace(original, read=counted)
+        try:
+            exchange = await local.command(command, options)
+        finally:
+            local.bot.database = original
+        assert exchange.rejected == [] and not exchange.ephemeral, exchange.embed
+        return len(reads)
+
+    dnd = await count("dnd attack", {"character": "Kara", "target_ac": 10})
+    assert await count("sf shoot", {"character": "Zix", "distance": 3, "seu": 1}) == dnd
+    assert await count("sf melee", {"character": "Zix", "target": "Lean"}) == dnd
+    assert await count("aliens fire", {"character": "Vasquez", "distance": 3}) == dnd
