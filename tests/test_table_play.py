@@ -19,7 +19,7 @@ from bot.db.macros import MAX_MACROS
 from bot.db.models import RollLog
 from bot.local.double import UPDATE_MESSAGE
 from bot.local.driver import LocalDiscord
-from bot.local.payloads import user_object
+from bot.local.payloads import MANAGER_PERMISSIONS, user_object
 from tests.dice_sources import ScriptedDice
 from tests.test_aliens import create_vasquez
 
@@ -63,7 +63,11 @@ async def test_an_attack_answers_compact_and_details_switches_the_message(local:
     local.bot.dice = ScriptedDice([12, 5])
     first = await local.command("dnd attack", QUICK)
     embed = first.embed
-    assert embed["description"] == "**Hit**: **8** damage\nOdds: hit 55.0% · crit 2.8% · avg 4.33"
+    assert (
+        embed["description"]
+        == "**Hit**: **8** damage\nd20 **12** +5 = **17** vs AC 15\nOdds: hit 55.0% · crit 2.8% · avg 4.33"
+    )
+    assert "footer" not in embed  # the rule variants are the reference's: nothing to say on a phone
     assert not embed.get("fields")  # the steps wait behind Details
     message = local.original(first)
     assert buttons(message) == {
@@ -74,7 +78,7 @@ async def test_an_attack_answers_compact_and_details_switches_the_message(local:
     full = await local.click(message, buttons(message)["Details"])
     assert full.response["type"] == UPDATE_MESSAGE  # the same message, edited
     shown = full.response["data"]["embeds"][0]
-    assert shown["description"] == embed["description"]
+    assert shown["description"] == "**Hit**: **8** damage\nOdds: hit 55.0% · crit 2.8% · avg 4.33"
     assert shown["fields"][0]["name"] == "Attack roll"
     assert "d20 **12** +5 = **17** vs AC 15 → hit" in shown["fields"][0]["value"]
     assert [c["label"] for c in full.response["data"]["components"][0]["components"]] == ["Roll again", "Less"]
@@ -122,14 +126,14 @@ COMPACT = [
         "aliens fire",
         {"skill_rank": 2, "distance": 2},
         [42],
-        f"**hits†**: **5** damage to the target\nOdds: {ALIENS_ODDS}",
-        "hits†: 5 damage to the target",
+        f"d100 42 (rating 0, skill 5): **hits**: **5** damage to the target\nOdds: {ALIENS_ODDS}",
+        "hits: 5 damage to the target",
     ),
     (
         "dnd attack",
         QUICK,
         [12, 5],
-        "**Hit**: **8** damage\nOdds: hit 55.0% · crit 2.8% · avg 4.33",
+        "**Hit**: **8** damage\nd20 **12** +5 = **17** vs AC 15\nOdds: hit 55.0% · crit 2.8% · avg 4.33",
         "Hit: 8 damage",
     ),
 ]
@@ -166,9 +170,9 @@ async def test_a_multi_shot_weapon_answers_every_shot_and_the_total_compact(
     local.bot.dice = ScriptedDice([42, 99, 3])
     first = await local.command("aliens fire", {"distance": 3})
     assert first.embed["description"].split("\n") == [
-        "Shot 1: **hits†**: **5** damage to the target",
-        "Shot 2: **barely grazes†**: **1** damage to the target",
-        "Shot 3: **hits very hard†**: **8** damage to the target",  # a third shot, once shown under Details only
+        "Shot 1: d100 42 (rating 0, skill 5): **hits**: **5** damage to the target",
+        "Shot 2: d100 99 (rating 4, skill 5): **barely grazes**: **1** damage to the target",
+        "Shot 3: d100 3 (rating -3, skill 5): **hits very hard**: **8** damage to the target",  # once in Details only
         "Total to the target: **14**",
         f"Odds (each shot): {ALIENS_ODDS}",
     ]
@@ -190,8 +194,8 @@ async def test_a_full_attack_answers_compact_with_its_odds_line(local: LocalDisc
     local.bot.dice = ScriptedDice([15, 6])
     first = await local.command("dnd full-attack", {"character": "Kara", "target_ac": 10})
     lines = first.embed["description"].split("\n")
-    assert lines[0] == "**6** damage in total: 1 of 1 attacks hit"
-    assert re.fullmatch(r"Odds: avg \d+\.\d\d for the whole full attack", lines[1]), lines
+    assert lines[:2] == ["**6** damage in total: 1 of 1 attacks hit", "1. d20 **15** -4 = **11** vs AC 10: hit **6**"]
+    assert re.fullmatch(r"Odds: avg \d+\.\d\d for the whole full attack", lines[2]), lines
     assert not first.embed.get("fields")
     [row] = await rows(database)
     assert row.summary == "6 damage in total: 1 of 1 attacks hit"
@@ -203,7 +207,7 @@ async def test_history_lists_the_line_each_result_gives(local: LocalDiscord) -> 
     await local.command("aliens fire", {"skill_rank": 2, "distance": 2})
     shown = await local.command("history")
     lines = shown.embed["description"].splitlines()
-    assert "`/aliens fire`: hits†: 5 damage to the target [jump]" in lines[0]
+    assert "`/aliens fire`: hits: 5 damage to the target [jump]" in lines[0]
     assert "`/sf shoot`: Hit: 7 damage [jump]" in lines[1]
 
 
@@ -444,3 +448,14 @@ async def test_every_ruleset_reads_a_character_roll_in_as_many_transactions_as_d
     assert await count("sf shoot", {"character": "Zix", "distance": 3, "seu": 1}) == dnd
     assert await count("sf melee", {"character": "Zix", "target": "Lean"}) == dnd
     assert await count("aliens fire", {"character": "Vasquez", "distance": 3}) == dnd
+
+
+async def test_the_compact_answer_names_the_rule_variants_only_when_the_server_changed_them(
+    local: LocalDiscord,
+) -> None:
+    moderator = local.as_user("200000000000000099", permissions=MANAGER_PERMISSIONS)
+    saved = await local.command("settings set", {"setting": "dnd35.confirmation", "value": "nwn"}, actor=moderator)
+    assert saved.embed["title"] == "Setting saved", saved.embed
+    local.bot.dice = ScriptedDice([12, 5])
+    first = await local.command("dnd attack", QUICK)
+    assert first.embed["footer"]["text"] == "multipliers add up (seed) · NWN confirmation · /settings"

@@ -37,8 +37,8 @@ def percent(chance: Fraction) -> str:
     return _percent(chance, 2, trim=True)
 
 
-def _word(quality: int) -> str:
-    return f"{rules.QUALITY_WORDS[quality]}{DEFAULT_MARK}"
+def _word(quality: int, *, marks: bool = True) -> str:
+    return f"{rules.QUALITY_WORDS[quality]}{DEFAULT_MARK if marks else ''}"
 
 
 def _landing(shot: Shot, p: Projectile) -> str:
@@ -49,11 +49,11 @@ def _landing(shot: Shot, p: Projectile) -> str:
     return f"{ox:+d}, {oy:+d} from the aimed square"
 
 
-def outcome(shot: Shot, p: Projectile, *, bold: bool = True) -> str:
-    """What happened to one projectile, in one line (`bold=False`: plain text, for /history)."""
+def outcome(shot: Shot, p: Projectile, *, bold: bool = True, marks: bool = True) -> str:
+    """What happened to one projectile, in one line (`bold=False`: plain, for /history; `marks`: the † too)."""
     b = (lambda text: f"**{text}**") if bold else (lambda text: text)
     crit = " (critical, 200%)" if p.critical else ""
-    hit = f"{b(_word(p.quality))}: {b(p.damage)} damage{crit}"
+    hit = f"{b(_word(p.quality, marks=marks))}: {b(p.damage)} damage{crit}"
     if p.intervening_face is not None and not p.intervening_missed:
         return f"hits the being in the way: {hit}"
     prefix = "misses the being in the way and flies on; " if p.intervening_missed else ""
@@ -135,15 +135,21 @@ def shot_answer(shot: Shot, *, shooter: str, weapon: str) -> Answer:
 def shot_history(shot: Shot) -> str:
     """A shot in one plain line: the outcome of a single projectile, or the total of several."""
     if len(shot.projectiles) == 1:
-        return outcome(shot, shot.projectiles[0], bold=False)
+        return outcome(shot, shot.projectiles[0], bold=False, marks=False)
     return f"{len(shot.projectiles)} shots: {shot.total_to_target} damage to the target"
 
 
-def _shot_lines(shot: Shot, *, most: int | None = None) -> list[str]:
-    """Each shot's outcome (the first `most` of them), then the total when there are several."""
+def _shot_lines(shot: Shot, *, most: int | None = None, short: bool = False) -> list[str]:
+    """Each shot's outcome (the first `most` of them), then the total when there are several.
+
+    `short`: each with its d100 and the skill rating it was read against, without the † of defaults.
+    """
     many = len(shot.projectiles) > 1
     shown = shot.projectiles if most is None else shot.projectiles[:most]
-    lines = [f"{f'Shot {i}: ' if many else ''}{outcome(shot, p)}" for i, p in enumerate(shown, start=1)]
+    lines = []
+    for i, p in enumerate(shown, start=1):
+        roll = f"d100 {p.face} (rating {p.band.rating}, skill {p.skill}): " if short else ""
+        lines.append(f"{f'Shot {i}: ' if many else ''}{roll}{outcome(shot, p, marks=not short)}")
     if left := len(shot.projectiles) - len(shown):
         lines.append(f"… and {left} more shots (Details shows them)")
     if many:
@@ -153,16 +159,14 @@ def _shot_lines(shot: Shot, *, most: int | None = None) -> list[str]:
 
 def _shot_head(shot: Shot, *, shooter: str, weapon: str) -> discord.Embed:
     title = clip(f"{shooter} fires {weapon}" if weapon else f"{shooter} fires", TITLE_LIMIT)
-    embed = discord.Embed(title=title, colour=ROLL_COLOUR)
-    embed.set_footer(text=DEFAULT_FOOTER)
-    return embed
+    return discord.Embed(title=title, colour=ROLL_COLOUR)
 
 
 def shot_compact(shot: Shot, *, shooter: str, weapon: str) -> discord.Embed:
     """The short answer to /aliens fire: each shot's outcome, the total and the odds line."""
     embed = _shot_head(shot, shooter=shooter, weapon=weapon)
     each = " (each shot)" if len(shot.projectiles) > 1 else ""
-    lines = [*_shot_lines(shot, most=COMPACT_SHOTS), f"Odds{each}: {odds_line(shot.odds)}"]
+    lines = [*_shot_lines(shot, most=COMPACT_SHOTS, short=True), f"Odds{each}: {odds_line(shot.odds)}"]
     embed.description = "\n".join(lines)
     return embed
 
@@ -179,6 +183,7 @@ def _shot_embed(shot: Shot, *, shooter: str, weapon: str, compact: bool) -> disc
     many = len(shot.projectiles) > 1
     embed = _shot_head(shot, shooter=shooter, weapon=weapon)
     embed.description = "\n".join(_shot_lines(shot))
+    embed.set_footer(text=DEFAULT_FOOTER)
     aim = f"({shot.dx}, {shot.dy}), distance {shot.distance}" if shot.dx is not None else f"distance {shot.distance}"
     embed.add_field(name="Odds before the roll (each shot)", value=odds_line(shot.odds), inline=False)
     embed.add_field(name=f"Skill rating at {aim}", value=skill_text(shot.projectiles[0].terms), inline=False)
@@ -205,7 +210,7 @@ def melee_answer(result: rules.Melee) -> Answer:
     )
     if result.default:
         embed.set_footer(text=DEFAULT_FOOTER)
-    return Answer(full=embed, compact=None, history=history_text(f"Hits: {result.damage}{mark} damage"))
+    return Answer(full=embed, compact=None, history=history_text(f"Hits: {result.damage} damage"))
 
 
 def odds_embed(shot_odds: ShotOdds, *, title: str, skill: str, shots: int, distance: int) -> discord.Embed:

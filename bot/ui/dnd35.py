@@ -67,6 +67,12 @@ def variants_text(variants: dnd.Variants) -> str:
     return f"{multipliers} · {confirmation} · /settings"
 
 
+def _changed(variants: dnd.Variants) -> bool:
+    """Whether the server reads the rules an attack's numbers depend on differently from the reference."""
+    default = dnd.DEFAULT_VARIANTS
+    return variants.multipliers is not default.multipliers or variants.confirmation is not default.confirmation
+
+
 def headline(result: dnd.AttackResult, *, bold: bool = True) -> str:
     """The outcome and the damage, in one line (`bold=False`: plain text, for /history)."""
     b = (lambda text: f"**{text}**") if bold else (lambda text: text)
@@ -161,11 +167,29 @@ def attack_answer(result: dnd.AttackResult, odds: dnd.AttackOdds, *, attacker: s
 
 
 def attack_compact(result: dnd.AttackResult, odds: dnd.AttackOdds, *, attacker: str) -> discord.Embed:
-    """The short answer to /dnd attack: the outcome, the damage and the odds line."""
+    """The short answer to /dnd attack: the outcome and damage, the d20 against the AC, and the odds line.
+
+    The server's rule variants are named only when it changed them; every step waits behind Details.
+    """
     embed = _attack_head(result, attacker=attacker)
-    embed.description = f"{headline(result)}\n{odds_line(odds)}"
-    embed.set_footer(text=variants_text(result.variants))
+    lines = [headline(result), roll_line(result)]
+    c = result.confirmation
+    if c is not None:
+        verdict = "confirmed" if c.confirmed else "not confirmed"
+        lines.append(f"confirm d20 **{c.face}** {signed(result.attack.attack_bonus)} = {c.total} → {verdict}")
+    embed.description = "\n".join([*lines, odds_line(odds)])
+    if _changed(result.variants):
+        embed.set_footer(text=variants_text(result.variants))
     return embed
+
+
+def roll_line(result: dnd.AttackResult) -> str:
+    """The d20, the attack bonus and the total against the AC, in one short line."""
+    attack = result.attack
+    return (
+        f"d20 **{result.face}** {signed(attack.attack_bonus)} = **{result.total}** "
+        f"vs {attack.target.kind} {attack.target.ac}"
+    )
 
 
 def _attack_head(result: dnd.AttackResult, *, attacker: str) -> discord.Embed:
@@ -223,17 +247,22 @@ def _full_attack_head(full: dnd.FullAttackResult, *, attacker: str, weapon: str)
     hits = any(r.hit for r in full.results)
     crits = any(r.critical for r in full.results)
     colour = COLOURS[dnd.Outcome.CRITICAL if crits else dnd.Outcome.HIT if hits else dnd.Outcome.MISS]
-    embed = discord.Embed(title=clip(f"{attacker}: full attack with {weapon}", TITLE_LIMIT), colour=colour)
-    embed.set_footer(text=variants_text(full.results[0].variants) if full.results else "")
-    return embed
+    return discord.Embed(title=clip(f"{attacker}: full attack with {weapon}", TITLE_LIMIT), colour=colour)
 
 
 def full_attack_compact(
     full: dnd.FullAttackResult, expected: Fraction, *, attacker: str, weapon: str, exact: bool = True
 ) -> discord.Embed:
-    """The short answer to /dnd full-attack: the total and the odds line."""
+    """The short answer to /dnd full-attack: the total, each attack's d20 against the AC and damage, the odds."""
     embed = _full_attack_head(full, attacker=attacker, weapon=weapon)
-    embed.description = f"{full_attack_total(full)}\n{full_attack_odds_line(expected, exact=exact)}"
+    lines = [full_attack_total(full)]
+    for i, result in enumerate(full.results, start=1):
+        what = "critical" if result.critical else "hit" if result.hit else "miss"
+        damage = f" **{result.damage}**" if result.hit else ""
+        lines.append(f"{i}. {roll_line(result)}: {what}{damage}")
+    embed.description = "\n".join([*lines, full_attack_odds_line(expected, exact=exact)])
+    if full.results and _changed(full.results[0].variants):
+        embed.set_footer(text=variants_text(full.results[0].variants))
     return embed
 
 
@@ -246,6 +275,7 @@ def full_attack_embed(
     """
     embed = _full_attack_head(full, attacker=attacker, weapon=weapon)
     embed.description = f"{full_attack_total(full)}\n{full_attack_odds_line(expected, exact=exact)}"
+    embed.set_footer(text=variants_text(full.results[0].variants) if full.results else "")
     for i, result in enumerate(full.results[:20], start=1):
         parts = [headline(result), attack_roll_text(result)]
         if (threat := threat_text_of(result)) is not None:

@@ -82,20 +82,20 @@ def attack_history(result: sf.AttackResult) -> str:
     return text
 
 
-def _outcome_lines(result: sf.AttackResult) -> list[str]:
-    """The outcome, and the damage when it hit."""
+def _outcome_lines(result: sf.AttackResult, *, marks: bool = True) -> list[str]:
+    """The outcome, and the damage when it hit (`marks=False`: without the † of defaults, for the short answer)."""
 
     def b(text: object) -> str:
         return f"**{text}**"
 
     if result.knockout is not None:
-        mark = DEFAULT_MARK if result.knockout.default else ""
+        mark = DEFAULT_MARK if result.knockout.default and marks else ""
         lines = [f"{b(f'Hit, knocked out for {result.knockout.turns} turns')}{mark}: {result.knockout.reason}"]
     else:
         lines = [f"{b('Hit' if result.hit else 'Miss')}: {result.reason}"]
     if result.damage is not None:
         d = result.damage
-        plan_mark = DEFAULT_MARK if d.plan.default else ""
+        plan_mark = DEFAULT_MARK if d.plan.default and marks else ""
         faces = ", ".join(map(str, d.faces))
         rolled = f"{d.plan.dice}{plan_mark} ({faces})" if d.faces else f"{d.plan.dice}{plan_mark}"
         bonus = f" + {d.plan.dice.bonus}" if d.faces and d.plan.dice.bonus else ""
@@ -117,16 +117,16 @@ def _attack_head(result: sf.AttackResult, *, attacker: str) -> discord.Embed:
     if weapon == sf.QUICK_WEAPON:
         verb = "shoots" if ranged else "attacks in melee"
     colour = KNOCKOUT_COLOUR if result.knockout is not None else HIT_COLOUR if result.hit else MISS_COLOUR
-    embed = discord.Embed(title=clip(f"{attacker} {verb}", TITLE_LIMIT), colour=colour)
-    if _uses_defaults(result):
-        embed.set_footer(text=DEFAULT_FOOTER)
-    return embed
+    return discord.Embed(title=clip(f"{attacker} {verb}", TITLE_LIMIT), colour=colour)
 
 
 def attack_compact(result: sf.AttackResult, odds: sf.Odds, *, attacker: str) -> discord.Embed:
-    """The short answer to /sf shoot and /sf melee: the outcome, the damage and the odds line."""
+    """The short answer to /sf shoot and /sf melee: the outcome (the d100 against the chance), damage, odds.
+
+    The † of defaults and the note that explains it wait behind Details.
+    """
     embed = _attack_head(result, attacker=attacker)
-    embed.description = "\n".join([*_outcome_lines(result), f"Odds: {odds_line(odds)}"])
+    embed.description = "\n".join([*_outcome_lines(result, marks=False), f"Odds: {odds_line(odds)}"])
     return embed
 
 
@@ -140,6 +140,8 @@ def attack_embed(result: sf.AttackResult, odds: sf.Odds, *, attacker: str) -> di
     )
     roll = f"d100 **{sf.face_text(result.roll)}** → {result.decision.value}: {result.reason}"
     embed.add_field(name="The roll", value=f"{roll}\n{variants_text(result.variants)}", inline=False)
+    if _uses_defaults(result):
+        embed.set_footer(text=DEFAULT_FOOTER)
     return embed
 
 
