@@ -90,6 +90,22 @@ async def test_an_attack_answers_compact_and_details_switches_the_message(local:
     assert buttons(local.original(first))["Details"] == f"details:{first.payload['id']}:full"
 
 
+async def test_less_on_a_roll_logged_with_its_full_answer_only_says_so(local: LocalDiscord, database: Database) -> None:
+    """Rows logged before both forms were kept hold the full answer alone: Details works, Less explains."""
+    local.bot.dice = ScriptedDice([12, 5])
+    first = await local.command("dnd attack", QUICK)
+    async with database.write.begin() as session:
+        row = (await session.scalars(select(RollLog))).one()
+        assert row.details is not None
+        row.details = row.details["full"]  # as the log kept it before
+    message = local.original(first)
+    full = await local.click(message, buttons(message)["Details"])
+    assert full.response["data"]["embeds"][0]["fields"][0]["name"] == "Attack roll"
+    less = await local.click(local.original(first), buttons(local.original(first))["Less"])
+    assert less.ephemeral and "before its short form was kept" in less.embed["description"]
+    assert local.original(first)["embeds"][0]["fields"]  # the message still shows the details
+
+
 async def test_someone_else_pressing_details_sees_the_steps_privately(local: LocalDiscord) -> None:
     local.bot.dice = ScriptedDice([3])
     first = await local.command("dnd attack", QUICK)
