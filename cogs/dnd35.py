@@ -116,8 +116,10 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
             finesse_shield=dnd.FinesseShieldRule(current["dnd35.finesse_shield"]),
         )
 
-    async def target(self, interaction: Interaction, options: Options, session: AsyncSession) -> dnd.Target:
-        """The defender: a character here (its AC computed), or the AC given."""
+    async def target(
+        self, interaction: Interaction, options: Options, session: AsyncSession
+    ) -> tuple[dnd.Target, str | None]:
+        """The defender and its character's name: a character here (its AC computed), or the AC given."""
         if (options.target is None) == (options.target_ac is None):
             raise UserError(
                 "Give the defender as `target_ac` (a number) or `target` (a character here), one of them.",
@@ -125,13 +127,15 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
             )
         if options.target_ac is not None:
             kind = " ".join(w for w, on in (("flat-footed", options.flat_footed), ("touch", options.touch)) if on)
-            return dnd.target_ac(
+            given = dnd.target_ac(
                 options.target_ac, dr=options.dr, denied_dex=options.flat_footed, kind=f"{kind} AC".strip()
             )
+            return given, None
         record = await find(CharacterRepository(session), interaction, options.target)  # type: ignore[arg-type]
         if not isinstance(record.sheet, DndSheet):
             raise UserError(f"**{record.name}** is a {record.ruleset.title} character, not {TITLE}.")
-        return dnd.target_sheet(record.sheet, touch=options.touch, flat_footed=options.flat_footed, dr=options.dr)
+        sheet = record.sheet
+        return dnd.target_sheet(sheet, touch=options.touch, flat_footed=options.flat_footed, dr=options.dr), record.name
 
     async def attacker(self, interaction: Interaction, text: str | None, session: AsyncSession) -> CharacterRecord:
         """The attacking character: named, or your active one."""
@@ -139,9 +143,9 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
 
     async def build(
         self, interaction: Interaction, options: Options, variants: dnd.Variants, session: AsyncSession
-    ) -> tuple[dnd.Attack, str, int | None]:
-        """One attack from quick-mode numbers or from a character, who makes it, and the character's id."""
-        target = await self.target(interaction, options, session)
+    ) -> tuple[dnd.Attack, str, int | None, str | None]:
+        """One attack from quick-mode numbers or from a character: who makes it, its id, the defender's name."""
+        target, defender = await self.target(interaction, options, session)
         situation = options.situation()
         if options.quick():
             assert options.attack_bonus is not None and options.damage is not None  # quick() makes sure
@@ -155,7 +159,7 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
                 off_hand=options.off_hand,
                 label=f"attack {options.damage}",
             )
-            return attack, interaction.user.display_name, None
+            return attack, interaction.user.display_name, None, defender
         record = await self.attacker(interaction, options.character, session)
         sheet = record.sheet
         assert isinstance(sheet, DndSheet)
@@ -177,7 +181,7 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
             two_weapon=two_weapon,
             variants=variants,
         )
-        return attack, record.name, record.id
+        return attack, record.name, record.id, defender
 
     # -- commands ----------------------------------------------------------------------------------------
     @app_commands.command(name="attack", extras=ROLLS)
@@ -260,11 +264,11 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
         # come last, once nothing can fail any more, so that a fair session never skips a roll number.
         async with self.bot.database.read() as session:
             variants = await self.variants(interaction, session)
-            built, name, character_id = await self.build(interaction, options, variants, session)
+            built, name, character_id, defender = await self.build(interaction, options, variants, session)
             chances = dnd.odds(built, variants=variants)
             drawn = await draw(self.bot, interaction, replay.DND_ATTACK, replay.DndAttackRoll(built, variants), session)
         result = drawn.result
-        answer = attack_answer(result, chances, attacker=name)
+        answer = attack_answer(result, chances, attacker=name, defender=defender)
         tally = luck.add(luck.dnd_attack(result, chances), drawn.counted.d20_luck())
         rolled = Rolled(character_id, RULESET, tally)
         await answer_roll(
@@ -355,7 +359,7 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
         )
         async with self.bot.database.read() as session:
             variants = await self.variants(interaction, session)
-            built, name, _ = await self.build(interaction, options, variants, session)
+            built, name, _, _ = await self.build(interaction, options, variants, session)
         chances = dnd.odds(built, variants=variants)
         embed = odds_embed(built, chances, attacker=name, variants=variants)
         await interaction.response.send_message(embed=embed, ephemeral=private)
@@ -416,13 +420,13 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
         )
         async with self.bot.database.read() as session:
             variants = await self.variants(interaction, session)
-            defender = await self.target(interaction, options, session)
+            target_now, defender = await self.target(interaction, options, session)
             record = await self.attacker(interaction, character, session)
             sheet = record.sheet
             assert isinstance(sheet, DndSheet)
             primary = weapon or only_weapon(record, [w.name for w in sheet.weapons], table="the SRD table")
             attacks = dnd.full_attack(
-                sheet, primary, defender, options.situation(), off_hand_weapon=off_hand_weapon, variants=variants
+                sheet, primary, target_now, options.situation(), off_hand_weapon=off_hand_weapon, variants=variants
             )
             chances = dnd.odds_for(attacks, variants=variants)  # one work budget for the whole command
             expected = sum((c.expected_damage for c in chances), start=0)
@@ -436,6 +440,7 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
             attacker=record.name,
             weapon=primary,
             exact=exact,
+            defender=defender,
         )
         tally = drawn.counted.d20_luck()
         for result, odds in zip(full.results, chances, strict=False):

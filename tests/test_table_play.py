@@ -475,3 +475,14 @@ async def test_the_compact_answer_names_the_rule_variants_only_when_the_server_c
     local.bot.dice = ScriptedDice([12, 5])
     first = await local.command("dnd attack", QUICK)
     assert first.embed["footer"]["text"] == "multipliers add up (seed) · NWN confirmation · /settings"
+
+
+async def test_the_compact_answer_names_the_defender_when_it_is_a_character(local: LocalDiscord) -> None:
+    await dnd_character(local, "Kara")
+    await dnd_character(local, "Ogre")  # a new sheet: AC 10
+    local.bot.dice = ScriptedDice([12, 5])
+    quick = await local.command("dnd attack", {"attack_bonus": 5, "damage": "1d8+3", "target": "Ogre"})
+    assert quick.embed["description"].split("\n")[1] == "d20 **12** +5 = **17** vs Ogre's AC 10"
+    local.bot.dice = ScriptedDice([15, 6])
+    full = await local.command("dnd full-attack", {"character": "Kara", "target": "Ogre"})
+    assert full.embed["description"].split("\n")[1] == "1. d20 **15** -4 = **11** vs Ogre's AC 10: hit **6**"

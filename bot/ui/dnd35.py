@@ -157,22 +157,26 @@ def damage_text(result: dnd.AttackResult) -> str | None:
     return "\n".join(lines)
 
 
-def attack_answer(result: dnd.AttackResult, odds: dnd.AttackOdds, *, attacker: str) -> Answer:
-    """The answer to /dnd attack in its three forms."""
+def attack_answer(
+    result: dnd.AttackResult, odds: dnd.AttackOdds, *, attacker: str, defender: str | None = None
+) -> Answer:
+    """The answer to /dnd attack in its three forms; `defender` names the target's character, if any."""
     return Answer(
         full=attack_embed(result, odds, attacker=attacker),
-        compact=attack_compact(result, odds, attacker=attacker),
+        compact=attack_compact(result, odds, attacker=attacker, defender=defender),
         history=history_text(headline(result, bold=False)),
     )
 
 
-def attack_compact(result: dnd.AttackResult, odds: dnd.AttackOdds, *, attacker: str) -> discord.Embed:
+def attack_compact(
+    result: dnd.AttackResult, odds: dnd.AttackOdds, *, attacker: str, defender: str | None = None
+) -> discord.Embed:
     """The short answer to /dnd attack: the outcome and damage, the d20 against the AC, and the odds line.
 
     The server's rule variants are named only when it changed them; every step waits behind Details.
     """
     embed = _attack_head(result, attacker=attacker)
-    lines = [headline(result), roll_line(result)]
+    lines = [headline(result), roll_line(result, defender=defender)]
     c = result.confirmation
     if c is not None:
         verdict = "confirmed" if c.confirmed else "not confirmed"
@@ -183,12 +187,13 @@ def attack_compact(result: dnd.AttackResult, odds: dnd.AttackOdds, *, attacker: 
     return embed
 
 
-def roll_line(result: dnd.AttackResult) -> str:
-    """The d20, the attack bonus and the total against the AC, in one short line."""
+def roll_line(result: dnd.AttackResult, *, defender: str | None = None) -> str:
+    """The d20, the attack bonus and the total against the AC (of `defender`, when named), in one short line."""
     attack = result.attack
+    whose = f"{defender}'s " if defender else ""
     return (
         f"d20 **{result.face}** {signed(attack.attack_bonus)} = **{result.total}** "
-        f"vs {attack.target.kind} {attack.target.ac}"
+        f"vs {whose}{attack.target.kind} {attack.target.ac}"
     )
 
 
@@ -217,12 +222,18 @@ def attack_embed(result: dnd.AttackResult, odds: dnd.AttackOdds, *, attacker: st
 
 
 def full_attack_answer(
-    full: dnd.FullAttackResult, expected: Fraction, *, attacker: str, weapon: str, exact: bool = True
+    full: dnd.FullAttackResult,
+    expected: Fraction,
+    *,
+    attacker: str,
+    weapon: str,
+    exact: bool = True,
+    defender: str | None = None,
 ) -> Answer:
     """The answer to /dnd full-attack in its three forms (`exact`: whether the expected damage is exact)."""
     return Answer(
         full=full_attack_embed(full, expected, attacker=attacker, weapon=weapon, exact=exact),
-        compact=full_attack_compact(full, expected, attacker=attacker, weapon=weapon, exact=exact),
+        compact=full_attack_compact(full, expected, attacker=attacker, weapon=weapon, exact=exact, defender=defender),
         history=history_text(full_attack_total(full, bold=False)),
     )
 
@@ -251,7 +262,13 @@ def _full_attack_head(full: dnd.FullAttackResult, *, attacker: str, weapon: str)
 
 
 def full_attack_compact(
-    full: dnd.FullAttackResult, expected: Fraction, *, attacker: str, weapon: str, exact: bool = True
+    full: dnd.FullAttackResult,
+    expected: Fraction,
+    *,
+    attacker: str,
+    weapon: str,
+    exact: bool = True,
+    defender: str | None = None,
 ) -> discord.Embed:
     """The short answer to /dnd full-attack: the total, each attack's d20 against the AC and damage, the odds."""
     embed = _full_attack_head(full, attacker=attacker, weapon=weapon)
@@ -259,7 +276,8 @@ def full_attack_compact(
     for i, result in enumerate(full.results, start=1):
         what = "critical" if result.critical else "hit" if result.hit else "miss"
         damage = f" **{result.damage}**" if result.hit else ""
-        lines.append(f"{i}. {roll_line(result)}: {what}{damage}")
+        named = defender if i == 1 else None  # once is enough on a phone
+        lines.append(f"{i}. {roll_line(result, defender=named)}: {what}{damage}")
     embed.description = "\n".join([*lines, full_attack_odds_line(expected, exact=exact)])
     if full.results and _changed(full.results[0].variants):
         embed.set_footer(text=variants_text(full.results[0].variants))
