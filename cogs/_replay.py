@@ -1,10 +1,10 @@
 """Running a roll command again: the buttons under every roll, and saved rolls (`/macro run`).
 
-A roll's answer carries two buttons whose custom ids name the interaction that made the roll:
-**Roll again** (the same command with the same options, for the user who rolled) and **Details** (the
-full breakdown in place of the compact one, and back). Both find the roll in the roll log, so they keep
-working after the bot restarts. A custom id is the client's to make up, so every press is checked against the
-log (`logged_roll`): this server and channel, and a private or hidden roll for its roller only.
+A roll's answer carries two buttons whose custom ids name the interaction that made the roll: **Roll again**
+(the same command with the same options, for the user who rolled) and **Details** (the full breakdown in place
+of the compact one, and back: the log keeps both forms, `stored_details`). Both find the roll in the roll log,
+so they keep working after the bot restarts. A custom id is the client's to make up, so every press is checked
+against the log (`logged_roll`): this server and channel, and a private or hidden roll for its roller only.
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ from discord import app_commands
 from bot.db.rolls import LoggedRoll, RollRepository
 from bot.errors import UserError
 from bot.tree import report
-from bot.ui.embeds import compact
 
 ROLL = "roll"  # the extras key that marks a command as a roll: `@app_commands.command(..., extras=ROLLS)`
 ROLLS = {ROLL: True}
@@ -161,15 +160,34 @@ class Details(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"details
                 raise UserError("A hidden roll shows its details in the GM channel only.", title="Hidden roll")
             if roll.details is None:
                 raise UserError("This roll has no more details than it shows.")
-            full = discord.Embed.from_dict(roll.details)
+            full, short = stored_forms(roll.details)
             if roll.user_id != interaction.user.id:
                 await interaction.response.send_message(embed=full, ephemeral=True)
                 return
-            embed = full if self.show == "full" else (compact(full) or full)
+            if self.show == "full":
+                embed = full
+            elif short is not None:
+                embed = short
+            else:
+                raise UserError("This roll was logged before its short form was kept: it has only its details.")
             other = "short" if self.show == "full" else "full"
             await interaction.response.edit_message(embed=embed, view=roll_view(self.interaction_id, details=other))
         except Exception as error:
             await report(interaction, error)
+
+
+def stored_details(full: discord.Embed, compact: discord.Embed | None) -> dict[str, Any] | None:
+    """What the roll log keeps for Details and Less: both forms of an answer that has a short one."""
+    if compact is None:
+        return None
+    return {"full": dict(full.to_dict()), "compact": dict(compact.to_dict())}
+
+
+def stored_forms(details: dict[str, Any]) -> tuple[discord.Embed, discord.Embed | None]:
+    """The full and the compact answer `stored_details` kept; a row logged before it kept only the full one."""
+    if "full" in details and "compact" in details:
+        return discord.Embed.from_dict(details["full"]), discord.Embed.from_dict(details["compact"])
+    return discord.Embed.from_dict(details), None
 
 
 def roll_view(interaction_id: int, *, details: str | None) -> discord.ui.View:

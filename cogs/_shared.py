@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -21,8 +22,8 @@ from bot.rules.dice import DiceSource
 from bot.rules.luck import Luck
 from bot.rules.replay import Kind, Proof
 from bot.rules.settings import ANSWERS
-from bot.ui.embeds import clip, compact, fit, stamp_fair
-from cogs._replay import roll_view
+from bot.ui.embeds import Answer, clip, fit, stamp_fair
+from cogs._replay import roll_view, stored_details
 
 Interaction = discord.Interaction[DiceBot]
 
@@ -32,6 +33,7 @@ I = TypeVar("I")  # noqa: E741 - a roll's rules inputs
 R = TypeVar("R")  # the rules core's result
 
 GM_POST_TRIES = 3
+QUICK_NOT_CHARACTER = "Quick mode takes no `character` or `weapon`: use one or the other."
 
 
 class NotYours(CharacterError):
@@ -132,17 +134,71 @@ async def find_for_roll(
     return active
 
 
+def quick_mode(
+    given: Iterable[object], *, needed: Iterable[object], needs: str, character: str | None, weapon: str | None
+) -> bool:
+    """Whether a roll is in quick mode: any of the `given` numbers typed instead of a character.
+
+    Refused when one of the `needed` options is missing (`needs` says which) or a character or weapon is named
+    too, since a roll cannot be both.
+    """
+    if all(value is None for value in given):
+        return False
+    if any(value is None for value in needed):
+        raise UserError(needs, title="Quick mode")
+    if character is not None or weapon is not None:
+        raise UserError(QUICK_NOT_CHARACTER, title="Quick mode")
+    return True
+
+
+def only_weapon(record: CharacterRecord, fitting: Sequence[str], *, table: str | None = None) -> str:
+    """The weapon a roll uses when none is named: the character's only one that fits, else the question."""
+    if len(fitting) == 1:
+        return fitting[0]
+    carried = ", ".join(w.name for w in getattr(record.sheet, "weapons", ())) or "none"
+    also = f"; name one (or one from {table})" if table else ""
+    raise UserError(f"Which weapon? **{record.name}** carries {carried}{also}.", title="Which weapon?")
+
+
+async def weapon_choices(
+    bot: DiceBot,
+    interaction: Interaction,
+    current: str,
+    *,
+    rules: str,
+    title: str,
+    table: Iterable[str] = (),
+    label: Callable[[Any], str] = lambda weapon: str(weapon.name),
+    quick: Sequence[str] = (),
+) -> list[app_commands.Choice[str]]:
+    """Autocomplete: the weapons of the character in the `character` option (or your active one), then `table`.
+
+    Nothing is looked up once one of the `quick` options is filled in: quick mode takes no weapon.
+    """
+    found: list[tuple[str, str]] = []  # (shown, value)
+    quick_given = any(getattr(interaction.namespace, name, None) is not None for name in quick)
+    if interaction.guild_id is not None and not quick_given:
+        async with bot.database.read() as session:
+            try:
+                record = await find_for_roll(
+                    CharacterRepository(session), interaction, interaction.namespace.character, rules, title
+                )
+                found = [(label(w), w.name) for w in getattr(record.sheet, "weapons", ())]
+            except UserError:
+                pass
+    taken = {value.casefold() for _, value in found}
+    found += [(name, name) for name in table if name.casefold() not in taken]
+    typed = current.lower()
+    return [
+        app_commands.Choice(name=clip(shown, 100), value=value) for shown, value in found if typed in value.lower()
+    ][:25]
+
+
 def stamp(embed: discord.Embed, dice: DiceSource) -> discord.Embed:
     """Mark an answer rolled with a fair session's dice with its roll number and the commitment."""
     if isinstance(dice, SessionDice):
         stamp_fair(embed, dice.roll_number, dice.session.commitment)
     return embed
-
-
-def summary_of(embed: discord.Embed) -> str:
-    """The first line of an answer, without Markdown emphasis, for /history."""
-    line = (embed.description or embed.title or "").split("\n", 1)[0]
-    return clip(line.replace("**", "").replace("~~", ""), 200)
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,7 +245,7 @@ class Rolled:
 async def answer_roll(
     bot: DiceBot,
     interaction: Interaction,
-    embed: discord.Embed,
+    answer: Answer,
     *,
     result: dict[str, Any],
     private: bool,
@@ -199,19 +255,20 @@ async def answer_roll(
     rolled: Rolled = Rolled(),
     proof: Proof[Any] | None = None,
 ) -> None:
-    """Log a roll, then answer it: the fair-session stamp, its first line, then the message it landed in.
+    """Log a roll, then answer it: the fair-session stamp, its /history line, then the message it landed in.
 
-    The channel sees the compact answer (the outcome and the odds) with a Details button for the full
-    breakdown, which the log keeps, and a Roll again button. A hidden roll goes in full to the server's GM
-    channel; the channel it was made in only learns that it was made (and its fair roll number, so it can be
-    verified after the reveal). It is logged as private. A fair roll is logged with its `proof` (`draw` made
-    it); if the command fails before its roll is logged, its fair roll number is left with the reason.
+    `answer` is the roll's presenter's work, its forms made from the result. The channel sees the compact form
+    (the outcome and the odds) with a Details button for the full breakdown (the log keeps both forms for it)
+    and a Roll again button. A hidden roll goes in full to the server's GM channel; the channel it was made in
+    only learns that it was made (and its fair roll number, so it can be verified after the reveal). It is
+    logged as private. A fair roll is logged with its `proof` (`draw` made it); if the command fails before
+    its roll is logged, its fair roll number is left with the reason.
     """
     try:
         await _log_and_answer(
             bot,
             interaction,
-            embed,
+            answer,
             result=result,
             private=private,
             dice=dice,
@@ -230,7 +287,7 @@ async def answer_roll(
 async def _log_and_answer(
     bot: DiceBot,
     interaction: Interaction,
-    embed: discord.Embed,
+    answer: Answer,
     *,
     result: dict[str, Any],
     private: bool,
@@ -240,14 +297,17 @@ async def _log_and_answer(
     rolled: Rolled,
     proof: Proof[Any] | None,
 ) -> None:
-    if dice is not None:
-        stamp(embed, dice)
-    fit(embed)  # the full answer is also what Details shows and the GM channel gets
+    embed, short = answer.full, answer.compact
+    for form in (embed, short) if short is not None else (embed,):
+        if dice is not None:
+            stamp(form, dice)
+        fit(form)  # the one step that keeps every answer, full (Details, the GM channel) or compact, in limits
     if hidden:
         await answer_hidden(
             bot,
             interaction,
             embed,
+            history=answer.history,
             result=result,
             dice=dice,
             command=command,
@@ -256,7 +316,6 @@ async def _log_and_answer(
             private=private,
         )
         return
-    short = compact(embed)
     full_first = short is None or await _answers(bot, interaction) == "full"
     view = roll_view(interaction.id, details=None if short is None else ("short" if full_first else "full"))
     shown = embed if full_first or short is None else short
@@ -266,12 +325,12 @@ async def _log_and_answer(
         result=result,
         private=private,
         dice=dice,
-        summary=summary_of(embed),
+        summary=answer.history,
         command=command,
         character_id=rolled.character_id,
         ruleset=rolled.ruleset,
         luck=rolled.luck,
-        details=dict(embed.to_dict()) if short else None,
+        details=stored_details(embed, short),
         proof=proof.to_log() if proof else None,
     )
     sent = await interaction.response.send_message(embed=shown, ephemeral=private, view=view)
@@ -288,6 +347,7 @@ async def answer_hidden(
     interaction: Interaction,
     embed: discord.Embed,
     *,
+    history: str,
     result: dict[str, Any],
     dice: DiceSource | None,
     command: str | None,
@@ -318,7 +378,7 @@ async def answer_hidden(
         private=True,
         hidden=True,
         dice=dice,
-        summary=summary_of(embed),
+        summary=history,
         command=command,
         character_id=rolled.character_id,
         ruleset=rolled.ruleset,

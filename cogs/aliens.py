@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import discord
 from discord import app_commands
 from discord.ext import commands
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.client import DiceBot
 from bot.db.characters import CharacterRepository
@@ -12,13 +12,25 @@ from bot.errors import UserError
 from bot.rules import aliensrl as rules
 from bot.rules import luck, replay
 from bot.rules.sheets.aliensrl import AliensSheet
-from bot.ui.aliensrl import odds_embed, shot_embed, skill_text
-from bot.ui.embeds import ROLL_COLOUR, clip
+from bot.rules.sheets.aliensrl import Weapon as AliensWeapon
+from bot.ui.aliensrl import melee_answer, odds_embed, shot_answer, skill_text
+from bot.ui.embeds import clip
 from cogs._replay import ROLLS
-from cogs._shared import Interaction, Rolled, answer_roll, character_choices, draw, find_for_roll
+from cogs._shared import (
+    Interaction,
+    Rolled,
+    answer_roll,
+    character_choices,
+    draw,
+    find_for_roll,
+    only_weapon,
+    quick_mode,
+    weapon_choices,
+)
 
 RULESET = "aliensrl"
 TITLE = "AliensRL"
+QUICK = ("skill_rank", "accuracy", "ammo_damage")  # the options that make a shot quick mode
 Offset = app_commands.Range[int, -rules.MAX_DISTANCE, rules.MAX_DISTANCE]
 
 
@@ -31,34 +43,23 @@ class Aliens(commands.GroupCog, group_name="aliens", group_description="AliensRL
 
     async def weapons(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
         """The weapons of the chosen (or active) character."""
-        if interaction.guild_id is None:
-            return []
-        async with self.bot.database.read() as session:
-            try:
-                record = await find_for_roll(
-                    CharacterRepository(session), interaction, interaction.namespace.character, RULESET, TITLE
-                )
-            except UserError:
-                return []
-        assert isinstance(record.sheet, AliensSheet)
-        return [
-            app_commands.Choice(name=clip(f"{w.name} ({w.type}, accuracy {w.accuracy:+d})", 100), value=w.name)
-            for w in record.sheet.weapons
-            if current.lower() in w.name.lower()
-        ][:25]
+        return await weapon_choices(
+            self.bot, interaction, current, rules=RULESET, title=TITLE, label=_weapon_label, quick=QUICK
+        )
 
     async def characters(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
         """Your AliensRL characters."""
         return await character_choices(self.bot, interaction, current, rules=RULESET)
 
-    async def ring(self, interaction: Interaction) -> rules.Ring:
+    async def ring(self, interaction: Interaction, session: AsyncSession) -> rules.Ring:
         """The server's reading of "two tiles away" (`/settings`; the reference's default elsewhere)."""
-        current = await self.bot.server_settings(interaction.guild_id)
+        current = await self.bot.server_settings(interaction.guild_id, session)
         return rules.Ring(current["aliensrl.ring"])
 
     async def shooter(
         self,
         interaction: Interaction,
+        session: AsyncSession,
         *,
         weapon: str | None,
         character: str | None,
@@ -68,14 +69,8 @@ class Aliens(commands.GroupCog, group_name="aliens", group_description="AliensRL
         pain: int | None,
     ) -> tuple[rules.Shooter, str, int | None]:
         """The shooter from quick-mode numbers, or from a character and one of its weapons; their name and id."""
-        quick = skill_rank is not None or accuracy is not None or ammo_damage is not None
-        if quick:
-            if character is not None or weapon is not None:
-                raise UserError(
-                    "Quick mode (`skill_rank`, `accuracy`, `ammo_damage`) takes no `character` or `weapon`: "
-                    "use one or the other.",
-                    title="Quick mode or character?",
-                )
+        # Every quick-mode number has a default, so none is needed.
+        if quick_mode((skill_rank, accuracy, ammo_damage), needed=(), needs="", character=character, weapon=weapon):
             shooter = rules.Shooter(
                 rank=skill_rank or 0,
                 pain=pain or 0,
@@ -83,25 +78,19 @@ class Aliens(commands.GroupCog, group_name="aliens", group_description="AliensRL
                 ammo_damage=rules.DEFAULT_AMMO_DAMAGE if ammo_damage is None else ammo_damage,
             )
             return shooter, interaction.user.display_name, None
-        async with self.bot.database.read() as session:
-            record = await find_for_roll(CharacterRepository(session), interaction, character, RULESET, TITLE)
+        record = await find_for_roll(CharacterRepository(session), interaction, character, RULESET, TITLE)
         sheet = record.sheet
         assert isinstance(sheet, AliensSheet)
         if not sheet.weapons:
             raise UserError(
                 f"**{record.name}** carries no weapon: `/character weapon add` gives one.", title="No weapon"
             )
-        if weapon is None:
-            if len(sheet.weapons) > 1:
-                names = ", ".join(w.name for w in sheet.weapons)
-                raise UserError(f"Which weapon? **{record.name}** carries {names}.", title="Which weapon?")
-            chosen = sheet.weapons[0]
-        else:
-            matches = [w for w in sheet.weapons if w.name.casefold() == weapon.casefold()]
-            if not matches:
-                names = ", ".join(w.name for w in sheet.weapons)
-                raise UserError(f"**{record.name}** has no weapon `{clip(weapon, 40)}`; it carries {names}.")
-            chosen = matches[0]
+        wanted = weapon or only_weapon(record, [w.name for w in sheet.weapons])
+        matches = [w for w in sheet.weapons if w.name.casefold() == wanted.casefold()]
+        if not matches:
+            names = ", ".join(w.name for w in sheet.weapons)
+            raise UserError(f"**{record.name}** has no weapon `{clip(wanted, 40)}`; it carries {names}.")
+        chosen = matches[0]
         shooter = rules.Shooter(
             rank=sheet.rank(chosen.type),
             pain=sheet.pain if pain is None else pain,
@@ -148,24 +137,26 @@ class Aliens(commands.GroupCog, group_name="aliens", group_description="AliensRL
             hidden: Send the result to the GM channel; this channel only sees that you rolled
         """
         rules.check_aim(dx, dy, distance)  # a bad aim is reported before anything is looked up
-        shooter, name, character_id = await self.shooter(
-            interaction,
-            weapon=weapon,
-            character=character,
-            skill_rank=skill_rank,
-            accuracy=accuracy,
-            ammo_damage=ammo_damage,
-            pain=pain,
-        )
-        ring = await self.ring(interaction)
-        inputs = replay.AliensShot(shooter, dx, dy, distance, intervening, ring)
-        drawn = await draw(self.bot, interaction, replay.ALIENS_SHOT, inputs)
+        # One read transaction for everything the shot reads; the dice come last, once nothing can fail.
+        async with self.bot.database.read() as session:
+            shooter, name, character_id = await self.shooter(
+                interaction,
+                session,
+                weapon=weapon,
+                character=character,
+                skill_rank=skill_rank,
+                accuracy=accuracy,
+                ammo_damage=ammo_damage,
+                pain=pain,
+            )
+            ring = await self.ring(interaction, session)
+            inputs = replay.AliensShot(shooter, dx, dy, distance, intervening, ring)
+            drawn = await draw(self.bot, interaction, replay.ALIENS_SHOT, inputs, session)
         shot = drawn.result
-        embed = shot_embed(shot, shooter=name, weapon=shooter.weapon)
         await answer_roll(
             self.bot,
             interaction,
-            embed,
+            shot_answer(shot, shooter=name, weapon=shooter.weapon),
             result=drawn.proof.outcome,
             private=private,
             dice=drawn.dice,
@@ -207,18 +198,20 @@ class Aliens(commands.GroupCog, group_name="aliens", group_description="AliensRL
             private: Show the result to you only
         """
         rules.check_aim(dx, dy, distance)  # a bad aim is reported before anything is looked up
-        shooter, name, _ = await self.shooter(
-            interaction,
-            weapon=weapon,
-            character=character,
-            skill_rank=skill_rank,
-            accuracy=accuracy,
-            ammo_damage=ammo_damage,
-            pain=pain,
-        )
+        async with self.bot.database.read() as session:
+            shooter, name, _ = await self.shooter(
+                interaction,
+                session,
+                weapon=weapon,
+                character=character,
+                skill_rank=skill_rank,
+                accuracy=accuracy,
+                ammo_damage=ammo_damage,
+                pain=pain,
+            )
+            ring = await self.ring(interaction, session)
         rules.check_shooter(shooter)
         dx, dy, d = rules.check_aim(dx, dy, distance)
-        ring = await self.ring(interaction)
         chances = rules.odds(shooter, d, intervening=intervening, ring=ring)
         aim = f"({dx}, {dy}), distance {d}" if dx is not None else f"distance {d}"
         what = f"{name} with {shooter.weapon}" if shooter.weapon else name
@@ -248,16 +241,14 @@ class Aliens(commands.GroupCog, group_name="aliens", group_description="AliensRL
             private: Show the result to you only
         """
         result = rules.melee(attacker, damage)
-        mark = "†" if result.default else ""
-        embed = discord.Embed(
-            title=f"{attacker.title()} attacks in melee",
-            description=f"**Hits** (melee always hits): **{result.damage}**{mark} damage",
-            colour=ROLL_COLOUR,
-        )
-        if result.default:
-            embed.set_footer(text="† a default: the rules source gives no number for alien melee damage.")
         outcome = {"attacker": attacker, "damage": result.damage}
-        await answer_roll(self.bot, interaction, embed, result=outcome, private=private, rolled=Rolled(ruleset=RULESET))
+        await answer_roll(
+            self.bot, interaction, melee_answer(result), result=outcome, private=private, rolled=Rolled(ruleset=RULESET)
+        )
+
+
+def _weapon_label(weapon: AliensWeapon) -> str:
+    return f"{weapon.name} ({weapon.type}, accuracy {weapon.accuracy:+d})"
 
 
 async def setup(bot: DiceBot) -> None:

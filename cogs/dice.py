@@ -14,7 +14,7 @@ from bot.client import DiceBot
 from bot.rules import dice, dice_odds, replay
 from bot.rules.dice_odds import Odds
 from bot.ui.chart import ODDS_BARS, odds_chart
-from bot.ui.dice import ODDS_CHART, odds_embed, odds_line, odds_summary, roll_embed
+from bot.ui.dice import ODDS_CHART, odds_embed, odds_line, odds_summary, roll_answer
 from bot.ui.embeds import fit
 from cogs._replay import ROLLS, Details, RollAgain
 from cogs._shared import Rolled, answer_roll, draw
@@ -110,11 +110,11 @@ async def roll_and_answer(
     except Exception as error:
         await bot.abandon_roll(drawn.dice, error)  # the roll was drawn: its fair roll number says why it was not shown
         raise
-    embed = roll_embed(drawn.result, roller=interaction.user.display_name, typed=expression, label=label, odds=line)
+    answer = roll_answer(drawn.result, roller=interaction.user.display_name, typed=expression, label=label, odds=line)
     await answer_roll(
         bot,
         interaction,
-        embed,
+        answer,
         result=drawn.result.to_dict(),
         private=private,
         dice=drawn.dice,

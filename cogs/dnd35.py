@@ -14,12 +14,25 @@ from bot.errors import UserError
 from bot.rules import dnd35 as dnd
 from bot.rules import luck, replay
 from bot.rules.sheets.dnd35 import DndSheet
-from bot.ui.dnd35 import ac_embed, attack_embed, full_attack_embed, odds_embed
+from bot.ui.dnd35 import ac_embed, attack_answer, full_attack_answer, odds_embed
 from cogs._replay import ROLLS
-from cogs._shared import Interaction, Rolled, answer_roll, character_choices, draw, find, find_for_roll
+from cogs._shared import (
+    Interaction,
+    Rolled,
+    answer_roll,
+    character_choices,
+    draw,
+    find,
+    find_for_roll,
+    only_weapon,
+    quick_mode,
+    weapon_choices,
+)
 
 RULESET = "dnd35"
 TITLE = "D&D 3.5"
+QUICK = ("attack_bonus", "damage", "crit")  # the options that make an attack quick mode
+QUICK_NEEDS = "Quick mode needs `attack_bonus` and `damage` (e.g. 1d8+4); `crit` defaults to 20/x2."
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,10 +60,15 @@ class Options:
     damage: str | None = None
     crit: str | None = None
 
-    @property
     def quick(self) -> bool:
-        """Quick mode: the numbers are given, no character."""
-        return self.attack_bonus is not None or self.damage is not None or self.crit is not None
+        """Quick mode: the numbers are given instead of a character (refused when half given, or with one)."""
+        return quick_mode(
+            (self.attack_bonus, self.damage, self.crit),
+            needed=(self.attack_bonus, self.damage),
+            needs=QUICK_NEEDS,
+            character=self.character,
+            weapon=self.weapon,
+        )
 
     def situation(self) -> dnd.Situation:
         """What only the table knows about this attack."""
@@ -76,20 +94,9 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
     # -- autocomplete ------------------------------------------------------------------------------------
     async def weapons(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
         """The character's weapons first, then the SRD table."""
-        names: list[str] = []
-        if interaction.guild_id is not None and getattr(interaction.namespace, "attack_bonus", None) is None:
-            async with self.bot.database.read() as session:
-                try:
-                    record = await find_for_roll(
-                        CharacterRepository(session), interaction, interaction.namespace.character, RULESET, TITLE
-                    )
-                    assert isinstance(record.sheet, DndSheet)
-                    names = [w.name for w in record.sheet.weapons]
-                except UserError:
-                    pass
-        taken = {n.casefold() for n in names}
-        names += [n for n in dnd.weapon_names() if n.casefold() not in taken]
-        return [app_commands.Choice(name=n, value=n) for n in names if current.lower() in n.lower()][:25]
+        return await weapon_choices(
+            self.bot, interaction, current, rules=RULESET, title=TITLE, table=dnd.weapon_names(), quick=QUICK
+        )
 
     async def characters(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
         """Your D&D characters."""
@@ -109,8 +116,10 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
             finesse_shield=dnd.FinesseShieldRule(current["dnd35.finesse_shield"]),
         )
 
-    async def target(self, interaction: Interaction, options: Options, session: AsyncSession) -> dnd.Target:
-        """The defender: a character here (its AC computed), or the AC given."""
+    async def target(
+        self, interaction: Interaction, options: Options, session: AsyncSession
+    ) -> tuple[dnd.Target, str | None]:
+        """The defender and its character's name: a character here (its AC computed), or the AC given."""
         if (options.target is None) == (options.target_ac is None):
             raise UserError(
                 "Give the defender as `target_ac` (a number) or `target` (a character here), one of them.",
@@ -118,13 +127,15 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
             )
         if options.target_ac is not None:
             kind = " ".join(w for w, on in (("flat-footed", options.flat_footed), ("touch", options.touch)) if on)
-            return dnd.target_ac(
+            given = dnd.target_ac(
                 options.target_ac, dr=options.dr, denied_dex=options.flat_footed, kind=f"{kind} AC".strip()
             )
+            return given, None
         record = await find(CharacterRepository(session), interaction, options.target)  # type: ignore[arg-type]
         if not isinstance(record.sheet, DndSheet):
             raise UserError(f"**{record.name}** is a {record.ruleset.title} character, not {TITLE}.")
-        return dnd.target_sheet(record.sheet, touch=options.touch, flat_footed=options.flat_footed, dr=options.dr)
+        sheet = record.sheet
+        return dnd.target_sheet(sheet, touch=options.touch, flat_footed=options.flat_footed, dr=options.dr), record.name
 
     async def attacker(self, interaction: Interaction, text: str | None, session: AsyncSession) -> CharacterRecord:
         """The attacking character: named, or your active one."""
@@ -132,20 +143,12 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
 
     async def build(
         self, interaction: Interaction, options: Options, variants: dnd.Variants, session: AsyncSession
-    ) -> tuple[dnd.Attack, str, int | None]:
-        """One attack from quick-mode numbers or from a character, who makes it, and the character's id."""
-        target = await self.target(interaction, options, session)
+    ) -> tuple[dnd.Attack, str, int | None, str | None]:
+        """One attack from quick-mode numbers or from a character: who makes it, its id, the defender's name."""
+        target, defender = await self.target(interaction, options, session)
         situation = options.situation()
-        if options.quick:
-            if options.attack_bonus is None or options.damage is None:
-                raise UserError(
-                    "Quick mode needs `attack_bonus` and `damage` (e.g. 1d8+4); `crit` defaults to 20/x2.",
-                    title="Quick mode",
-                )
-            if options.character is not None or options.weapon is not None:
-                raise UserError(
-                    "Quick mode takes no `character` or `weapon`: use one or the other.", title="Quick mode"
-                )
+        if options.quick():
+            assert options.attack_bonus is not None and options.damage is not None  # quick() makes sure
             attack = dnd.quick_attack(
                 options.attack_bonus,
                 options.damage,
@@ -156,11 +159,11 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
                 off_hand=options.off_hand,
                 label=f"attack {options.damage}",
             )
-            return attack, interaction.user.display_name, None
+            return attack, interaction.user.display_name, None, defender
         record = await self.attacker(interaction, options.character, session)
         sheet = record.sheet
         assert isinstance(sheet, DndSheet)
-        weapon = options.weapon or _only_weapon(record, sheet)
+        weapon = options.weapon or only_weapon(record, [w.name for w in sheet.weapons], table="the SRD table")
         two_weapon = None
         if options.off_hand:
             used = dnd.effective_weapon(dnd.find_weapon(sheet, weapon), size=sheet.size)
@@ -178,7 +181,7 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
             two_weapon=two_weapon,
             variants=variants,
         )
-        return attack, record.name, record.id
+        return attack, record.name, record.id, defender
 
     # -- commands ----------------------------------------------------------------------------------------
     @app_commands.command(name="attack", extras=ROLLS)
@@ -261,17 +264,17 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
         # come last, once nothing can fail any more, so that a fair session never skips a roll number.
         async with self.bot.database.read() as session:
             variants = await self.variants(interaction, session)
-            built, name, character_id = await self.build(interaction, options, variants, session)
+            built, name, character_id, defender = await self.build(interaction, options, variants, session)
             chances = dnd.odds(built, variants=variants)
             drawn = await draw(self.bot, interaction, replay.DND_ATTACK, replay.DndAttackRoll(built, variants), session)
         result = drawn.result
-        embed = attack_embed(result, chances, attacker=name)
+        answer = attack_answer(result, chances, attacker=name, defender=defender)
         tally = luck.add(luck.dnd_attack(result, chances), drawn.counted.d20_luck())
         rolled = Rolled(character_id, RULESET, tally)
         await answer_roll(
             self.bot,
             interaction,
-            embed,
+            answer,
             result=drawn.proof.outcome,
             private=private,
             dice=drawn.dice,
@@ -356,7 +359,7 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
         )
         async with self.bot.database.read() as session:
             variants = await self.variants(interaction, session)
-            built, name, _ = await self.build(interaction, options, variants, session)
+            built, name, _, _ = await self.build(interaction, options, variants, session)
         chances = dnd.odds(built, variants=variants)
         embed = odds_embed(built, chances, attacker=name, variants=variants)
         await interaction.response.send_message(embed=embed, ephemeral=private)
@@ -417,13 +420,13 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
         )
         async with self.bot.database.read() as session:
             variants = await self.variants(interaction, session)
-            defender = await self.target(interaction, options, session)
+            target_now, defender = await self.target(interaction, options, session)
             record = await self.attacker(interaction, character, session)
             sheet = record.sheet
             assert isinstance(sheet, DndSheet)
-            primary = weapon or _only_weapon(record, sheet)
+            primary = weapon or only_weapon(record, [w.name for w in sheet.weapons], table="the SRD table")
             attacks = dnd.full_attack(
-                sheet, primary, defender, options.situation(), off_hand_weapon=off_hand_weapon, variants=variants
+                sheet, primary, target_now, options.situation(), off_hand_weapon=off_hand_weapon, variants=variants
             )
             chances = dnd.odds_for(attacks, variants=variants)  # one work budget for the whole command
             expected = sum((c.expected_damage for c in chances), start=0)
@@ -431,12 +434,13 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
             inputs = replay.DndFullAttackRoll(tuple(attacks), variants)
             drawn = await draw(self.bot, interaction, replay.DND_FULL_ATTACK, inputs, session)
         full = drawn.result
-        embed = full_attack_embed(
+        answer = full_attack_answer(
             full,
             expected,  # type: ignore[arg-type]
             attacker=record.name,
             weapon=primary,
             exact=exact,
+            defender=defender,
         )
         tally = drawn.counted.d20_luck()
         for result, odds in zip(full.results, chances, strict=False):
@@ -444,7 +448,7 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
         await answer_roll(
             self.bot,
             interaction,
-            embed,
+            answer,
             result=drawn.proof.outcome,
             private=private,
             dice=drawn.dice,
@@ -478,13 +482,6 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
         if sheet.uncanny_dodge:
             embed.set_footer(text="Uncanny Dodge: keeps its Dex bonus while flat-footed.")
         await interaction.response.send_message(embed=embed)
-
-
-def _only_weapon(record: CharacterRecord, sheet: DndSheet) -> str:
-    if len(sheet.weapons) == 1:
-        return sheet.weapons[0].name
-    names = ", ".join(w.name for w in sheet.weapons) or "none"
-    raise UserError(f"Which weapon? **{record.name}** carries {names}; name one (or one from the SRD table).")
 
 
 async def setup(bot: DiceBot) -> None:

@@ -6,6 +6,7 @@ from typing import Literal
 
 from discord import app_commands
 from discord.ext import commands
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.client import DiceBot
 from bot.db.characters import CharacterRecord, CharacterRepository
@@ -13,12 +14,24 @@ from bot.errors import UserError
 from bot.rules import luck, replay
 from bot.rules import star_frontiers as sf
 from bot.rules.sheets.star_frontiers import SfSheet
-from bot.ui.star_frontiers import attack_embed, odds_embed
+from bot.ui.star_frontiers import attack_answer, odds_embed
 from cogs._replay import ROLLS
-from cogs._shared import Interaction, Rolled, answer_roll, character_choices, draw, find, find_for_roll
+from cogs._shared import (
+    Interaction,
+    Rolled,
+    answer_roll,
+    character_choices,
+    draw,
+    find,
+    find_for_roll,
+    only_weapon,
+    quick_mode,
+    weapon_choices,
+)
 
 RULESET = "sf"
 TITLE = "Star Frontiers"
+QUICK = ("score", "skill", "damage")  # the options that make an attack quick mode
 Race = Literal["human", "dralasite", "vrusk", "yazirian"]
 TARGET_MOVEMENT = [app_commands.Choice(name=m.value.replace("_", " "), value=m.value) for m in sf.TargetMovement]
 ATTACKER_MOVEMENT = [app_commands.Choice(name=m.value.replace("_", " "), value=m.value) for m in sf.AttackerMovement]
@@ -43,19 +56,9 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
     # -- autocomplete ------------------------------------------------------------------------------------
     async def weapons(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
         """The character's weapons first, then the weapon table."""
-        names: list[str] = []
-        if interaction.guild_id is not None:
-            async with self.bot.database.read() as session:
-                try:
-                    record = await find_for_roll(
-                        CharacterRepository(session), interaction, interaction.namespace.character, RULESET, TITLE
-                    )
-                    assert isinstance(record.sheet, SfSheet)
-                    names = [w.name for w in record.sheet.weapons]
-                except UserError:
-                    pass
-        names += [n for n in sf.weapon_names() if n.casefold() not in {m.casefold() for m in names}]
-        return [app_commands.Choice(name=n, value=n) for n in names if current.lower() in n.lower()][:25]
+        return await weapon_choices(
+            self.bot, interaction, current, rules=RULESET, title=TITLE, table=sf.weapon_names(), quick=QUICK
+        )
 
     async def characters(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
         """Your Star Frontiers characters."""
@@ -66,23 +69,22 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
         return await character_choices(self.bot, interaction, current, rules=RULESET, anyone=True)
 
     # -- shared --------------------------------------------------------------------------------------------
-    async def variants(self, interaction: Interaction) -> sf.Variants:
+    async def variants(self, interaction: Interaction, session: AsyncSession) -> sf.Variants:
         """The server's readings (`/settings`)."""
-        current = await self.bot.server_settings(interaction.guild_id)
+        current = await self.bot.server_settings(interaction.guild_id, session)
         return sf.Variants(
             automatic_miss=current["sf.automatic_miss"] == "expanded",
             sight_to_point_blank=current["sf.sight"] == "to-point-blank",
         )
 
-    async def character(self, interaction: Interaction, text: str | None) -> CharacterRecord:
+    async def character(self, interaction: Interaction, text: str | None, session: AsyncSession) -> CharacterRecord:
         """The attacking character: named, or the active one."""
-        async with self.bot.database.read() as session:
-            record = await find_for_roll(CharacterRepository(session), interaction, text, RULESET, TITLE)
-        return record
+        return await find_for_roll(CharacterRepository(session), interaction, text, RULESET, TITLE)
 
     async def ranged(
         self,
         interaction: Interaction,
+        session: AsyncSession,
         *,
         weapon: str | None,
         character: str | None,
@@ -102,24 +104,18 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
                 "Give the distance in metres (`distance`) or the range band (`range`), one of them.",
                 title="Where is the target?",
             )
-        if score is not None or skill is not None or damage is not None:
-            if score is None or skill is None or damage is None or range is None:
-                raise UserError(
-                    "Quick mode needs `score` (the RW score), `skill` (the level), `damage` (dice) and `range`.",
-                    title="Quick mode",
-                )
-            if character is not None or weapon is not None:
-                raise UserError(
-                    "Quick mode takes no `character` or `weapon`: use one or the other.", title="Quick mode"
-                )
+        needs = "Quick mode needs `score` (the RW score), `skill` (the level), `damage` (dice) and `range`."
+        quick = (score, skill, damage)
+        if quick_mode(quick, needed=(*quick, range), needs=needs, character=character, weapon=weapon):
+            assert score is not None and skill is not None and damage is not None and range is not None
             attack = sf.quick_ranged(
                 score, skill, damage, sf.Band(range), situation, heavy=heavy, wounded=wounded, race=_race(race)
             )
             return attack, interaction.user.display_name, None
-        record = await self.character(interaction, character)
+        record = await self.character(interaction, character, session)
         sheet = record.sheet
         assert isinstance(sheet, SfSheet)
-        chosen = weapon or _only_weapon(record, sheet, melee=False)
+        chosen = weapon or only_weapon(record, _weapons(sheet, melee=False), table="the table")
         if distance is None:
             raise UserError("A character's shot takes the `distance` in metres; its weapon's bands give the range.")
         return sf.ranged_attack(sheet, chosen, distance, situation, name=record.name), record.name, record.id
@@ -208,29 +204,31 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
             seu=seu,
             modifier=modifier,
         )
-        attack, name, character_id = await self.ranged(
-            interaction,
-            weapon=weapon,
-            character=character,
-            distance=distance,
-            range=range,
-            situation=situation,
-            score=score,
-            skill=skill,
-            damage=damage,
-            race=race,
-            wounded=wounded,
-            heavy=heavy,
-        )
-        variants = await self.variants(interaction)
-        odds = sf.odds(attack, variants)
-        drawn = await draw(self.bot, interaction, replay.SF_SHOT, replay.SfShot(attack, variants))
+        # One read transaction for everything the shot reads; the dice come last, once nothing can fail.
+        async with self.bot.database.read() as session:
+            attack, name, character_id = await self.ranged(
+                interaction,
+                session,
+                weapon=weapon,
+                character=character,
+                distance=distance,
+                range=range,
+                situation=situation,
+                score=score,
+                skill=skill,
+                damage=damage,
+                race=race,
+                wounded=wounded,
+                heavy=heavy,
+            )
+            variants = await self.variants(interaction, session)
+            odds = sf.odds(attack, variants)
+            drawn = await draw(self.bot, interaction, replay.SF_SHOT, replay.SfShot(attack, variants), session)
         result = drawn.result
-        embed = attack_embed(result, odds, attacker=name)
         await answer_roll(
             self.bot,
             interaction,
-            embed,
+            attack_answer(result, odds, attacker=name),
             result=drawn.proof.outcome,
             private=private,
             dice=drawn.dice,
@@ -242,6 +240,7 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
     async def melee_attack(
         self,
         interaction: Interaction,
+        session: AsyncSession,
         *,
         weapon: str | None,
         character: str | None,
@@ -255,16 +254,10 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
         wounded: bool,
     ) -> tuple[sf.MeleeAttack, str, int | None]:
         """A melee attack from quick-mode numbers or from a character."""
-        if score is not None or skill is not None or damage is not None:
-            if score is None or skill is None or damage is None:
-                raise UserError(
-                    "Quick mode needs `score` (the MW score), `skill` (the level) and `damage` (dice).",
-                    title="Quick mode",
-                )
-            if character is not None or weapon is not None:
-                raise UserError(
-                    "Quick mode takes no `character` or `weapon`: use one or the other.", title="Quick mode"
-                )
+        needs = "Quick mode needs `score` (the MW score), `skill` (the level) and `damage` (dice)."
+        quick = (score, skill, damage)
+        if quick_mode(quick, needed=quick, needs=needs, character=character, weapon=weapon):
+            assert score is not None and skill is not None and damage is not None
             attack = sf.quick_melee(
                 score,
                 skill,
@@ -276,18 +269,19 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
                 race=_race(race),
             )
             return attack, interaction.user.display_name, None
-        record = await self.character(interaction, character)
+        record = await self.character(interaction, character, session)
         sheet = record.sheet
         assert isinstance(sheet, SfSheet)
         chosen = weapon or "Bare hands"
         return sf.melee_attack(sheet, chosen, situation, name=record.name), record.name, record.id
 
-    async def target_encumbered(self, interaction: Interaction, target: str | None, given: bool) -> bool:
+    async def target_encumbered(
+        self, interaction: Interaction, target: str | None, given: bool, session: AsyncSession
+    ) -> bool:
         """Whether the target is encumbered: from its character when one is named, else as given."""
         if target is None:
             return given
-        async with self.bot.database.read() as session:
-            record = await find(CharacterRepository(session), interaction, target)
+        record = await find(CharacterRepository(session), interaction, target)
         if not isinstance(record.sheet, SfSheet):
             raise UserError(f"**{record.name}** is a {record.ruleset.title} character, not {TITLE}.")
         return record.sheet.encumbered
@@ -337,36 +331,38 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
             private: Show the result to you only
             hidden: Send the result to the GM channel; this channel only sees that you rolled
         """
-        situation = sf.MeleeSituation(
-            unaware=helpless == "unaware",
-            stunned=helpless == "stunned",
-            battle_rage=battle_rage,
-            target_encumbered=await self.target_encumbered(interaction, target, target_encumbered),
-            defending=target_defending,
-            modifier=modifier,
-        )
-        attack, name, character_id = await self.melee_attack(
-            interaction,
-            weapon=weapon,
-            character=character,
-            situation=situation,
-            score=score,
-            skill=skill,
-            weapon_modifier=weapon_modifier,
-            damage=damage,
-            blunt=blunt,
-            race=race,
-            wounded=wounded,
-        )
-        variants = await self.variants(interaction)
-        odds = sf.odds(attack, variants)
-        drawn = await draw(self.bot, interaction, replay.SF_MELEE, replay.SfMelee(attack, variants))
+        # One read transaction for everything the attack reads; the dice come last, once nothing can fail.
+        async with self.bot.database.read() as session:
+            situation = sf.MeleeSituation(
+                unaware=helpless == "unaware",
+                stunned=helpless == "stunned",
+                battle_rage=battle_rage,
+                target_encumbered=await self.target_encumbered(interaction, target, target_encumbered, session),
+                defending=target_defending,
+                modifier=modifier,
+            )
+            attack, name, character_id = await self.melee_attack(
+                interaction,
+                session,
+                weapon=weapon,
+                character=character,
+                situation=situation,
+                score=score,
+                skill=skill,
+                weapon_modifier=weapon_modifier,
+                damage=damage,
+                blunt=blunt,
+                race=race,
+                wounded=wounded,
+            )
+            variants = await self.variants(interaction, session)
+            odds = sf.odds(attack, variants)
+            drawn = await draw(self.bot, interaction, replay.SF_MELEE, replay.SfMelee(attack, variants), session)
         result = drawn.result
-        embed = attack_embed(result, odds, attacker=name)
         await answer_roll(
             self.bot,
             interaction,
-            embed,
+            attack_answer(result, odds, attacker=name),
             result=drawn.proof.outcome,
             private=private,
             dice=drawn.dice,
@@ -436,51 +432,54 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
             private: Show the result to you only
         """
         attack: sf.Attack
-        if kind == "shoot":
-            situation = sf.RangedSituation(
-                target=sf.TargetMovement(target_movement),
-                aim=aim,
-                seu=seu,
-                cover=sf.Cover(cover),
-                size=sf.Size(target_size),
-                modifier=modifier,
-            )
-            attack, name, _ = await self.ranged(
-                interaction,
-                weapon=weapon,
-                character=character,
-                distance=distance,
-                range=range,
-                situation=situation,
-                score=score,
-                skill=skill,
-                damage=damage,
-                race=race,
-                wounded=False,
-                heavy=False,
-            )
-        else:
-            melee_situation = sf.MeleeSituation(
-                unaware=helpless == "unaware",
-                stunned=helpless == "stunned",
-                battle_rage=battle_rage,
-                defending=target_defending,
-                modifier=modifier,
-            )
-            attack, name, _ = await self.melee_attack(
-                interaction,
-                weapon=weapon,
-                character=character,
-                situation=melee_situation,
-                score=score,
-                skill=skill,
-                weapon_modifier=weapon_modifier,
-                damage=damage,
-                blunt=blunt,
-                race=race,
-                wounded=False,
-            )
-        variants = await self.variants(interaction)
+        async with self.bot.database.read() as session:
+            if kind == "shoot":
+                situation = sf.RangedSituation(
+                    target=sf.TargetMovement(target_movement),
+                    aim=aim,
+                    seu=seu,
+                    cover=sf.Cover(cover),
+                    size=sf.Size(target_size),
+                    modifier=modifier,
+                )
+                attack, name, _ = await self.ranged(
+                    interaction,
+                    session,
+                    weapon=weapon,
+                    character=character,
+                    distance=distance,
+                    range=range,
+                    situation=situation,
+                    score=score,
+                    skill=skill,
+                    damage=damage,
+                    race=race,
+                    wounded=False,
+                    heavy=False,
+                )
+            else:
+                melee_situation = sf.MeleeSituation(
+                    unaware=helpless == "unaware",
+                    stunned=helpless == "stunned",
+                    battle_rage=battle_rage,
+                    defending=target_defending,
+                    modifier=modifier,
+                )
+                attack, name, _ = await self.melee_attack(
+                    interaction,
+                    session,
+                    weapon=weapon,
+                    character=character,
+                    situation=melee_situation,
+                    score=score,
+                    skill=skill,
+                    weapon_modifier=weapon_modifier,
+                    damage=damage,
+                    blunt=blunt,
+                    race=race,
+                    wounded=False,
+                )
+            variants = await self.variants(interaction, session)
         chances = sf.odds(attack, variants)
         steps = sf.attack_steps(attack, variants)
         what = "shot" if kind == "shoot" else "melee attack"
@@ -492,7 +491,8 @@ def _race(text: str | None) -> Race | None:
     return None if text is None else text  # type: ignore[return-value]
 
 
-def _only_weapon(record: CharacterRecord, sheet: SfSheet, *, melee: bool) -> str:
+def _weapons(sheet: SfSheet, *, melee: bool) -> list[str]:
+    """The character's weapons of one kind (melee or ranged) that can be used as they stand."""
     fitting = []
     for weapon in sheet.weapons:
         try:
@@ -500,10 +500,7 @@ def _only_weapon(record: CharacterRecord, sheet: SfSheet, *, melee: bool) -> str
                 fitting.append(weapon.name)
         except sf.AttackError:
             continue  # a weapon that cannot be used as it stands is never the default
-    if len(fitting) == 1:
-        return fitting[0]
-    names = ", ".join(w.name for w in sheet.weapons) or "none"
-    raise UserError(f"Which weapon? **{record.name}** carries {names}; name one (or one from the table).")
+    return fitting
 
 
 async def setup(bot: DiceBot) -> None:

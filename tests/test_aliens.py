@@ -22,6 +22,9 @@ from tests.dice_sources import NoDice, ScriptedDice
 # These tests read every step: the server shows full answers (the compact default is tested in test_buttons).
 pytestmark = pytest.mark.usefixtures("full_answers")
 
+MELEE_ODDS = "Odds: hit 100% · the damage is fixed, no dice are rolled"
+DEFAULT_FOOTER = "† a default: the rules source does not give this number, so the bot proposes one."
+
 RED = 0xE74C3C
 BLURPLE = 0x5865F2
 DAGGER = "†"
@@ -444,8 +447,8 @@ async def test_melee_default_damage_is_5_with_the_default_mark(
     exchange = await local.command("aliens melee", {} if attacker is None else {"attacker": attacker})
     embed = exchange.embed
     assert embed["title"] == f"{(attacker or 'warrior').title()} attacks in melee"
-    assert embed["description"] == "**Hits** (melee always hits): **5**† damage"
-    assert embed["footer"]["text"] == "† a default: the rules source gives no number for alien melee damage."
+    assert embed["description"] == f"**Hits** (melee always hits): **5**† damage\n{MELEE_ODDS}"
+    assert embed["footer"]["text"] == DEFAULT_FOOTER
     [row] = await logged(database)
     assert row.command == "aliens melee" and row.result == {"attacker": attacker or "warrior", "damage": 5}
 
@@ -454,10 +457,10 @@ async def test_melee_with_an_explicit_damage(local: LocalDiscord) -> None:
     local.bot.dice = NoDice()
     exchange = await local.command("aliens melee", {"attacker": "hunter", "damage": 12, "private": True})
     assert exchange.ephemeral
-    assert exchange.embed["description"] == "**Hits** (melee always hits): **12** damage"
+    assert exchange.embed["description"] == f"**Hits** (melee always hits): **12** damage\n{MELEE_ODDS}"
     assert "footer" not in exchange.embed
     zero = await local.command("aliens melee", {"damage": 0})
-    assert zero.embed["description"] == "**Hits** (melee always hits): **0** damage"
+    assert zero.embed["description"] == f"**Hits** (melee always hits): **0** damage\n{MELEE_ODDS}"
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -497,13 +500,13 @@ REFUSALS = [
     ),
     pytest.param(
         {**QUICK, "distance": 3, "character": "Vasquez"},
-        "Quick mode or character?",
-        "Quick mode (`skill_rank`, `accuracy`, `ammo_damage`) takes no `character` or `weapon`: use one or the other.",
+        "Quick mode",
+        "Quick mode takes no `character` or `weapon`: use one or the other.",
         id="quick-and-character",
     ),
     pytest.param(
         {"accuracy": 2, "distance": 3, "weapon": "Smartgun"},
-        "Quick mode or character?",
+        "Quick mode",
         "use one or the other",
         id="quick-and-weapon",
     ),

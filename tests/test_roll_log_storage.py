@@ -25,7 +25,9 @@ from bot.rules import dnd35 as dnd
 from bot.rules.dice import MAX_DICE, MAX_EXPRESSION_LENGTH, MAX_EXTRA_ROLLS, MAX_SIDES
 from bot.rules.luck import CountingDice
 from bot.rules.sheets.dnd35 import DndSheet
-from bot.ui.dnd35 import full_attack_embed
+from bot.ui.dnd35 import full_attack_answer
+from bot.ui.embeds import fit
+from cogs._replay import stored_details
 from tests.roll_log_rows import stored_rows
 
 RED = 0xE74C3C
@@ -210,7 +212,7 @@ def test_the_largest_full_attack_the_sheet_allows_stays_under_the_row_maximum() 
 
     Four iterative and three off-hand attacks, each a x6 critical of 99d999 with 99d999 precision and 306 energy
     dice: 999 dice of 999 sides an attack, one under the engine's cap. The row adds the full answer (at most
-    Discord's 6,000 characters).
+    Discord's 6,000 characters) and its compact form.
     """
     heavy = {
         "damage": "99d999",
@@ -232,8 +234,9 @@ def test_the_largest_full_attack_the_sheet_allows_stays_under_the_row_maximum() 
     attacks = dnd.full_attack(sheet, "Longsword", -50, situation, off_hand_weapon="Short sword")
     dice = CritDice()
     full = dnd.resolve_all(attacks, CountingDice(dice))
-    embed = full_attack_embed(full, Fraction(0), attacker="Max", weapon="Longsword")
-    details = embed.to_dict()
+    answer = full_attack_answer(full, Fraction(0), attacker="Max", weapon="Longsword")
+    assert answer.compact is not None
+    details = stored_details(fit(answer.full), fit(answer.compact))  # as answer_roll logs them
     outcome = {"attacks": [r.to_dict() for r in full.results], "total": full.total_damage}
     assert len(full.results) == 7 and len(dice.draws) == 7 * (2 + 999)
     fixed = 20 * 8 + 200 + 200 + 2000  # numbers, command, summary, inputs (options of at most 40 characters)

@@ -35,7 +35,7 @@ D10 = (1, 10)
 ODDS_LINE = re.compile(r"hit \d+\.\d% · knock-out \d+\.\d% · expected damage \d+\.\d\d")
 EXPANDED = "This server: 96-00 always misses (Expanded); a sight reaches point blank. `/settings` changes them."
 BASIC = "This server: no automatic miss (Basic); a sight stops at short. `/settings` changes them."
-DEFAULT_FOOTER = "† rests on a default: the rules source does not give this number, so the bot proposes one."
+DEFAULT_FOOTER = "† a default: the rules source does not give this number, so the bot proposes one."
 
 # Quick mode: RW 40 + skill level 1 (+10) at point blank (0) = 50 before the situation.
 QUICK_SHOT = {"score": 40, "skill": 1, "damage": "1d10", "range": "point_blank"}

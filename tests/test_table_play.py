@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import math
+import re
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import replace
 from fractions import Fraction
 from itertools import product
 from typing import Any
 
+import pytest
 from sqlalchemy import select
 
 from bot.db.engine import Database
@@ -14,8 +19,9 @@ from bot.db.macros import MAX_MACROS
 from bot.db.models import RollLog
 from bot.local.double import UPDATE_MESSAGE
 from bot.local.driver import LocalDiscord
-from bot.local.payloads import user_object
+from bot.local.payloads import MANAGER_PERMISSIONS, user_object
 from tests.dice_sources import ScriptedDice
+from tests.test_aliens import create_vasquez
 
 STRANGER = "200000000000000002"
 QUICK = {"attack_bonus": 5, "damage": "1d8+3", "target_ac": 15}  # hit 55%, 20/x2
@@ -57,7 +63,11 @@ async def test_an_attack_answers_compact_and_details_switches_the_message(local:
     local.bot.dice = ScriptedDice([12, 5])
     first = await local.command("dnd attack", QUICK)
     embed = first.embed
-    assert embed["description"] == "**Hit**: **8** damage\nOdds: hit 55.0% · crit 2.8% · avg 4.33"
+    assert (
+        embed["description"]
+        == "**Hit**: **8** damage\nd20 **12** +5 = **17** vs AC 15\nOdds: hit 55.0% · crit 2.8% · avg 4.33"
+    )
+    assert "footer" not in embed  # the rule variants are the reference's: nothing to say on a phone
     assert not embed.get("fields")  # the steps wait behind Details
     message = local.original(first)
     assert buttons(message) == {
@@ -68,7 +78,7 @@ async def test_an_attack_answers_compact_and_details_switches_the_message(local:
     full = await local.click(message, buttons(message)["Details"])
     assert full.response["type"] == UPDATE_MESSAGE  # the same message, edited
     shown = full.response["data"]["embeds"][0]
-    assert shown["description"] == embed["description"]
+    assert shown["description"] == "**Hit**: **8** damage\nOdds: hit 55.0% · crit 2.8% · avg 4.33"
     assert shown["fields"][0]["name"] == "Attack roll"
     assert "d20 **12** +5 = **17** vs AC 15 → hit" in shown["fields"][0]["value"]
     assert [c["label"] for c in full.response["data"]["components"][0]["components"]] == ["Roll again", "Less"]
@@ -78,6 +88,22 @@ async def test_an_attack_answers_compact_and_details_switches_the_message(local:
     assert back.response["type"] == UPDATE_MESSAGE
     assert back.response["data"]["embeds"][0] == embed
     assert buttons(local.original(first))["Details"] == f"details:{first.payload['id']}:full"
+
+
+async def test_less_on_a_roll_logged_with_its_full_answer_only_says_so(local: LocalDiscord, database: Database) -> None:
+    """Rows logged before both forms were kept hold the full answer alone: Details works, Less explains."""
+    local.bot.dice = ScriptedDice([12, 5])
+    first = await local.command("dnd attack", QUICK)
+    async with database.write.begin() as session:
+        row = (await session.scalars(select(RollLog))).one()
+        assert row.details is not None
+        row.details = row.details["full"]  # as the log kept it before
+    message = local.original(first)
+    full = await local.click(message, buttons(message)["Details"])
+    assert full.response["data"]["embeds"][0]["fields"][0]["name"] == "Attack roll"
+    less = await local.click(local.original(first), buttons(local.original(first))["Less"])
+    assert less.ephemeral and "before its short form was kept" in less.embed["description"]
+    assert local.original(first)["embeds"][0]["fields"]  # the message still shows the details
 
 
 async def test_someone_else_pressing_details_sees_the_steps_privately(local: LocalDiscord) -> None:
@@ -100,6 +126,105 @@ async def test_a_server_can_start_answers_full(local: LocalDiscord, full_answers
 async def test_one_line_answers_have_no_details_button(local: LocalDiscord) -> None:
     first = await local.command("roll", {"expression": "1d20"})
     assert list(buttons(local.original(first))) == ["Roll again"]
+
+
+# Every roll command's compact answer, made from its result: the outcome, the damage and the odds line.
+SF_QUICK_SHOT = {"score": 40, "skill": 1, "damage": "1d10", "range": "point_blank"}  # chance 50
+SF_QUICK_MELEE = {"score": 40, "skill": 1, "damage": "1d10"}  # chance 50
+SF_HIT = "**Hit**: 20 is at or under 50\nDamage 1d10 (7) = **7** (quick-mode weapon)"
+SF_ODDS = "Odds: hit 50.0% · knock-out 2.0% · expected damage 2.75"
+ALIENS_ODDS = "critical 2%, full damage 0%, may stray 0%, expected damage to the target 5.22"
+COMPACT = [
+    ("sf shoot", SF_QUICK_SHOT, [20, 7], f"{SF_HIT}\n{SF_ODDS}", "Hit: 7 damage"),
+    ("sf melee", SF_QUICK_MELEE, [20, 7], f"{SF_HIT}\n{SF_ODDS}", "Hit: 7 damage"),
+    ("sf shoot", SF_QUICK_SHOT, [77], f"**Miss**: 77 is over 50\n{SF_ODDS}", "Miss: 77 is over 50"),
+    (
+        "aliens fire",
+        {"skill_rank": 2, "distance": 2},
+        [42],
+        f"d100 42 (rating 0, skill 5): **hits**: **5** damage to the target\nOdds: {ALIENS_ODDS}",
+        "hits: 5 damage to the target",
+    ),
+    (
+        "dnd attack",
+        QUICK,
+        [12, 5],
+        "**Hit**: **8** damage\nd20 **12** +5 = **17** vs AC 15\nOdds: hit 55.0% · crit 2.8% · avg 4.33",
+        "Hit: 8 damage",
+    ),
+]
+
+
+@pytest.mark.parametrize(("command", "options", "faces", "compact", "history"), COMPACT, ids=[c[0] for c in COMPACT])
+async def test_the_compact_answer_carries_the_outcome_and_the_odds_line(
+    local: LocalDiscord,
+    database: Database,
+    command: str,
+    options: dict[str, Any],
+    faces: list[int],
+    compact: str,
+    history: str,
+) -> None:
+    local.bot.dice = ScriptedDice(faces)
+    first = await local.command(command, options)
+    assert first.embed["description"] == compact
+    assert not first.embed.get("fields")  # the steps wait behind Details
+    [row] = await rows(database)
+    assert row.summary == history  # the /history line, from the same result
+
+    message = local.original(first)
+    full = await local.click(message, buttons(message)["Details"])
+    assert full.response["data"]["embeds"][0]["fields"]  # every step
+    back = await local.click(local.original(first), buttons(local.original(first))["Less"])
+    assert back.response["data"]["embeds"][0] == first.embed  # the compact form the log kept, as it was
+
+
+async def test_a_multi_shot_weapon_answers_every_shot_and_the_total_compact(
+    local: LocalDiscord, database: Database
+) -> None:
+    await create_vasquez(local, heavy=2, pain=1, details="type=heavy accuracy=2 shots=3")
+    local.bot.dice = ScriptedDice([42, 99, 3])
+    first = await local.command("aliens fire", {"distance": 3})
+    assert first.embed["description"].split("\n") == [
+        "Shot 1: d100 42 (rating 0, skill 5): **hits**: **5** damage to the target",
+        "Shot 2: d100 99 (rating 4, skill 5): **barely grazes**: **1** damage to the target",
+        "Shot 3: d100 3 (rating -3, skill 5): **hits very hard**: **8** damage to the target",  # once in Details only
+        "Total to the target: **14**",
+        f"Odds (each shot): {ALIENS_ODDS}",
+    ]
+    [row] = await rows(database)
+    assert row.summary == "3 shots: 14 damage to the target"
+
+
+async def test_alien_melee_answers_with_its_odds_line_and_no_details(local: LocalDiscord) -> None:
+    first = await local.command("aliens melee")
+    assert first.embed["description"].split("\n") == [
+        "**Hits** (melee always hits): **5**† damage",
+        "Odds: hit 100% · the damage is fixed, no dice are rolled",
+    ]
+    assert list(buttons(local.original(first))) == ["Roll again"]  # nothing more to show
+
+
+async def test_a_full_attack_answers_compact_with_its_odds_line(local: LocalDiscord, database: Database) -> None:
+    await dnd_character(local, "Kara")
+    local.bot.dice = ScriptedDice([15, 6])
+    first = await local.command("dnd full-attack", {"character": "Kara", "target_ac": 10})
+    lines = first.embed["description"].split("\n")
+    assert lines[:2] == ["**6** damage in total: 1 of 1 attacks hit", "1. d20 **15** -4 = **11** vs AC 10: hit **6**"]
+    assert re.fullmatch(r"Odds: avg \d+\.\d\d for the whole full attack", lines[2]), lines
+    assert not first.embed.get("fields")
+    [row] = await rows(database)
+    assert row.summary == "6 damage in total: 1 of 1 attacks hit"
+
+
+async def test_history_lists_the_line_each_result_gives(local: LocalDiscord) -> None:
+    local.bot.dice = ScriptedDice([20, 7, 42])
+    await local.command("sf shoot", SF_QUICK_SHOT)
+    await local.command("aliens fire", {"skill_rank": 2, "distance": 2})
+    shown = await local.command("history")
+    lines = shown.embed["description"].splitlines()
+    assert "`/aliens fire`: hits: 5 damage to the target [jump]" in lines[0]
+    assert "`/sf shoot`: Hit: 7 damage [jump]" in lines[1]
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -322,3 +447,64 @@ async def test_history_and_stats_suggest_any_ruleset_and_the_chosen_users_charac
     options = [{"name": "user", "type": 6, "value": STRANGER}, {"name": "character", "type": 3, "value": "ka"}]
     theirs = await local.autocomplete("stats", options, "character")
     assert [c["name"].split(" (")[0] for c in theirs.choices] == ["Kato"]
+
+
+# ---------------------------------------------------------------------------------------------------------
+# One read transaction per roll, in every ruleset.
+
+
+async def test_every_ruleset_reads_a_character_roll_in_as_many_transactions_as_dnd(local: LocalDiscord) -> None:
+    """With nothing kept in memory (settings, the channel's fair session), /dnd attack reads everything in one
+    read transaction; Star Frontiers and AliensRL took three, and a melee against a character one more."""
+    await dnd_character(local, "Kara")
+    await local.command("character create", {"ruleset": "sf", "name": "Zix"})
+    await local.command("character create", {"ruleset": "sf", "name": "Lean"})
+    await local.command("character weapon add", {"character": "Zix", "name": "Laser pistol"})
+    await create_vasquez(local, details="type=heavy")
+    original = local.bot.database
+    reads: list[None] = []
+
+    @asynccontextmanager
+    async def counted() -> AsyncIterator[Any]:
+        reads.append(None)
+        async with original.read() as session:
+            yield session
+
+    async def count(command: str, options: dict[str, Any]) -> int:
+        local.bot.forget_server_settings(int(local.actor.guild_id))
+        local.bot.fair_session_started(int(local.actor.channel_id))  # the channel's session is read again
+        reads.clear()
+        local.bot.database = replace(original, read=counted)
+        try:
+            exchange = await local.command(command, options)
+        finally:
+            local.bot.database = original
+        assert exchange.rejected == [] and not exchange.ephemeral, exchange.embed
+        return len(reads)
+
+    dnd = await count("dnd attack", {"character": "Kara", "target_ac": 10})
+    assert await count("sf shoot", {"character": "Zix", "distance": 3, "seu": 1}) == dnd
+    assert await count("sf melee", {"character": "Zix", "target": "Lean"}) == dnd
+    assert await count("aliens fire", {"character": "Vasquez", "distance": 3}) == dnd
+
+
+async def test_the_compact_answer_names_the_rule_variants_only_when_the_server_changed_them(
+    local: LocalDiscord,
+) -> None:
+    moderator = local.as_user("200000000000000099", permissions=MANAGER_PERMISSIONS)
+    saved = await local.command("settings set", {"setting": "dnd35.confirmation", "value": "nwn"}, actor=moderator)
+    assert saved.embed["title"] == "Setting saved", saved.embed
+    local.bot.dice = ScriptedDice([12, 5])
+    first = await local.command("dnd attack", QUICK)
+    assert first.embed["footer"]["text"] == "multipliers add up (seed) · NWN confirmation · /settings"
+
+
+async def test_the_compact_answer_names_the_defender_when_it_is_a_character(local: LocalDiscord) -> None:
+    await dnd_character(local, "Kara")
+    await dnd_character(local, "Ogre")  # a new sheet: AC 10
+    local.bot.dice = ScriptedDice([12, 5])
+    quick = await local.command("dnd attack", {"attack_bonus": 5, "damage": "1d8+3", "target": "Ogre"})
+    assert quick.embed["description"].split("\n")[1] == "d20 **12** +5 = **17** vs Ogre's AC 10"
+    local.bot.dice = ScriptedDice([15, 6])
+    full = await local.command("dnd full-attack", {"character": "Kara", "target": "Ogre"})
+    assert full.embed["description"].split("\n")[1] == "1. d20 **15** -4 = **11** vs Ogre's AC 10: hit **6**"

@@ -1,4 +1,7 @@
-"""AliensRL shots and odds as embeds: the outcome first, then every step, defaults marked with †."""
+"""AliensRL shots, melee and odds as answers: the outcome first, then every step, defaults marked with †.
+
+Each answer's forms (full, compact, /history line) are made from the frozen result, never from one another.
+"""
 
 from __future__ import annotations
 
@@ -8,25 +11,34 @@ import discord
 
 from bot.rules import aliensrl as rules
 from bot.rules.aliensrl import Projectile, Shot, ShotOdds, Term
-from bot.ui.embeds import EMBED_TOTAL_LIMIT, FIELD_VALUE_LIMIT, ROLL_COLOUR, TITLE_LIMIT, clip, fixed
+from bot.ui.embeds import (
+    DEFAULT_FOOTER,
+    DEFAULT_MARK,
+    EMBED_TOTAL_LIMIT,
+    FIELD_VALUE_LIMIT,
+    ROLL_COLOUR,
+    TITLE_LIMIT,
+    Answer,
+    clip,
+    fit,
+    fixed,
+    history_text,
+    term,
+)
+from bot.ui.embeds import percent as _percent
 
-DEFAULT_MARK = "†"
-FOOTER = "† a default: the rules source does not give this number; the bot proposes one (docs/rules/aliensrl.md §8)."
 COMPACT_LINES_PER_FIELD = 8
+MELEE_ODDS = "Odds: hit 100% · the damage is fixed, no dice are rolled"
+COMPACT_SHOTS = 8  # shots a short answer lists one by one; a longer burst is counted after them
 
 
 def percent(chance: Fraction) -> str:
     """A probability as a percentage with at most two decimals, rounded half up exactly: 2%, 0.63%, 33.33%."""
-    return fixed(chance * 100, 2).rstrip("0").rstrip(".") + "%"
+    return _percent(chance, 2, trim=True)
 
 
-def signed(value: int) -> str:
-    """A term of a sum: '+ 2' or '- 3'."""
-    return f"+ {value}" if value >= 0 else f"- {-value}"
-
-
-def _word(quality: int) -> str:
-    return f"{rules.QUALITY_WORDS[quality]}{DEFAULT_MARK}"
+def _word(quality: int, *, marks: bool = True) -> str:
+    return f"{rules.QUALITY_WORDS[quality]}{DEFAULT_MARK if marks else ''}"
 
 
 def _landing(shot: Shot, p: Projectile) -> str:
@@ -37,15 +49,16 @@ def _landing(shot: Shot, p: Projectile) -> str:
     return f"{ox:+d}, {oy:+d} from the aimed square"
 
 
-def outcome(shot: Shot, p: Projectile) -> str:
-    """What happened to one projectile, in one line."""
+def outcome(shot: Shot, p: Projectile, *, bold: bool = True, marks: bool = True) -> str:
+    """What happened to one projectile, in one line (`bold=False`: plain, for /history; `marks`: the † too)."""
+    b = (lambda text: f"**{text}**") if bold else (lambda text: text)
     crit = " (critical, 200%)" if p.critical else ""
-    hit = f"**{_word(p.quality)}**: **{p.damage}** damage{crit}"
+    hit = f"{b(_word(p.quality, marks=marks))}: {b(p.damage)} damage{crit}"
     if p.intervening_face is not None and not p.intervening_missed:
         return f"hits the being in the way: {hit}"
     prefix = "misses the being in the way and flies on; " if p.intervening_missed else ""
     if p.stray_offset is not None:
-        return f"{prefix}**strays** to {_landing(shot, p)}: {p.damage} damage to whatever stands there"
+        return f"{prefix}{b('strays')} to {_landing(shot, p)}: {p.damage} damage to whatever stands there"
     return f"{prefix}{hit} to the target"
 
 
@@ -60,7 +73,7 @@ def odds_line(o: ShotOdds) -> str:
 
 def skill_text(terms: tuple[Term, ...]) -> str:
     """The skill rating built term by term: **5** = 1 base + 2 advanced skill - 0 pain ..."""
-    parts = " ".join(f"{signed(t.value)} {t.label}" for t in terms[1:])
+    parts = " ".join(f"{term(t.value)} {t.label}" for t in terms[1:])
     return f"**{sum(t.value for t in terms)}** = {terms[0].value} {terms[0].label} {parts}"
 
 
@@ -72,7 +85,7 @@ def steps(shot: Shot, p: Projectile) -> str:
     base = shot.shooter.ammo_damage + shot.shooter.damage_modifier
     ammo = f"{shot.shooter.ammo_damage}{DEFAULT_MARK if shot.shooter.ammo_damage == rules.DEFAULT_AMMO_DAMAGE else ''}"
     if shot.shooter.damage_modifier:
-        ammo = f"({ammo} ammo {signed(shot.shooter.damage_modifier)} weapon)"
+        ammo = f"({ammo} ammo {term(shot.shooter.damage_modifier)} weapon)"
     if p.critical:
         lines.append(f"Critical: quality **11**, 200% of {ammo} = **{p.damage}**")
     else:
@@ -110,6 +123,54 @@ def compact_steps(p: Projectile) -> str:
     return f"d100 {p.face} → {p.band.rating}{mark} · quality {p.quality} → {p.damage} · {stray}{being}"
 
 
+def shot_answer(shot: Shot, *, shooter: str, weapon: str) -> Answer:
+    """The answer to /aliens fire in its three forms."""
+    return Answer(
+        full=shot_embed(shot, shooter=shooter, weapon=weapon),
+        compact=shot_compact(shot, shooter=shooter, weapon=weapon),
+        history=history_text(shot_history(shot)),
+    )
+
+
+def shot_history(shot: Shot) -> str:
+    """A shot in one plain line: the outcome of a single projectile, or the total of several."""
+    if len(shot.projectiles) == 1:
+        return outcome(shot, shot.projectiles[0], bold=False, marks=False)
+    return f"{len(shot.projectiles)} shots: {shot.total_to_target} damage to the target"
+
+
+def _shot_lines(shot: Shot, *, most: int | None = None, short: bool = False) -> list[str]:
+    """Each shot's outcome (the first `most` of them), then the total when there are several.
+
+    `short`: each with its d100 and the skill rating it was read against, without the † of defaults.
+    """
+    many = len(shot.projectiles) > 1
+    shown = shot.projectiles if most is None else shot.projectiles[:most]
+    lines = []
+    for i, p in enumerate(shown, start=1):
+        roll = f"d100 {p.face} (rating {p.band.rating}, skill {p.skill}): " if short else ""
+        lines.append(f"{f'Shot {i}: ' if many else ''}{roll}{outcome(shot, p, marks=not short)}")
+    if left := len(shot.projectiles) - len(shown):
+        lines.append(f"… and {left} more shots (Details shows them)")
+    if many:
+        lines.append(f"Total to the target: **{shot.total_to_target}**")
+    return lines
+
+
+def _shot_head(shot: Shot, *, shooter: str, weapon: str) -> discord.Embed:
+    title = clip(f"{shooter} fires {weapon}" if weapon else f"{shooter} fires", TITLE_LIMIT)
+    return discord.Embed(title=title, colour=ROLL_COLOUR)
+
+
+def shot_compact(shot: Shot, *, shooter: str, weapon: str) -> discord.Embed:
+    """The short answer to /aliens fire: each shot's outcome, the total and the odds line."""
+    embed = _shot_head(shot, shooter=shooter, weapon=weapon)
+    each = " (each shot)" if len(shot.projectiles) > 1 else ""
+    lines = [*_shot_lines(shot, most=COMPACT_SHOTS, short=True), f"Odds{each}: {odds_line(shot.odds)}"]
+    embed.description = "\n".join(lines)
+    return embed
+
+
 def shot_embed(shot: Shot, *, shooter: str, weapon: str) -> discord.Embed:
     """The answer to /aliens fire: every step of every shot, or one line per shot when that would not fit."""
     embed = _shot_embed(shot, shooter=shooter, weapon=weapon, compact=False)
@@ -120,11 +181,9 @@ def shot_embed(shot: Shot, *, shooter: str, weapon: str) -> discord.Embed:
 
 def _shot_embed(shot: Shot, *, shooter: str, weapon: str, compact: bool) -> discord.Embed:
     many = len(shot.projectiles) > 1
-    title = clip(f"{shooter} fires {weapon}" if weapon else f"{shooter} fires", TITLE_LIMIT)
-    lines = [f"{f'Shot {i}: ' if many else ''}{outcome(shot, p)}" for i, p in enumerate(shot.projectiles, start=1)]
-    if many:
-        lines.append(f"Total to the target: **{shot.total_to_target}**")
-    embed = discord.Embed(title=title, description="\n".join(lines), colour=ROLL_COLOUR)
+    embed = _shot_head(shot, shooter=shooter, weapon=weapon)
+    embed.description = "\n".join(_shot_lines(shot))
+    embed.set_footer(text=DEFAULT_FOOTER)
     aim = f"({shot.dx}, {shot.dy}), distance {shot.distance}" if shot.dx is not None else f"distance {shot.distance}"
     embed.add_field(name="Odds before the roll (each shot)", value=odds_line(shot.odds), inline=False)
     embed.add_field(name=f"Skill rating at {aim}", value=skill_text(shot.projectiles[0].terms), inline=False)
@@ -138,8 +197,20 @@ def _shot_embed(shot: Shot, *, shooter: str, weapon: str, compact: bool) -> disc
         for i, p in enumerate(shot.projectiles, start=1):
             name = f"Shot {i}" if many else "The shot"
             embed.add_field(name=name, value=clip(steps(shot, p), FIELD_VALUE_LIMIT), inline=False)
-    embed.set_footer(text=FOOTER)
     return embed
+
+
+def melee_answer(result: rules.Melee) -> Answer:
+    """The answer to /aliens melee: it always hits, so the damage is its outcome and its odds; no Details."""
+    mark = DEFAULT_MARK if result.default else ""
+    embed = discord.Embed(
+        title=clip(f"{result.attacker.title()} attacks in melee", TITLE_LIMIT),
+        description=f"**Hits** (melee always hits): **{result.damage}**{mark} damage\n{MELEE_ODDS}",
+        colour=ROLL_COLOUR,
+    )
+    if result.default:
+        embed.set_footer(text=DEFAULT_FOOTER)
+    return Answer(full=embed, compact=None, history=history_text(f"Hits: {result.damage} damage"))
 
 
 def odds_embed(shot_odds: ShotOdds, *, title: str, skill: str, shots: int, distance: int) -> discord.Embed:
@@ -175,5 +246,5 @@ def odds_embed(shot_odds: ShotOdds, *, title: str, skill: str, shots: int, dista
         value += f"; {fixed(shot_odds.expected_to_being, 2)} per shot to the being in the way"
     value += f"; reaches the target {percent(shot_odds.on_target)}"
     embed.add_field(name="Expected damage", value=value, inline=False)
-    embed.set_footer(text=FOOTER)
-    return embed
+    embed.set_footer(text=DEFAULT_FOOTER)
+    return fit(embed)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 
 import discord
@@ -24,7 +25,7 @@ from bot.rules.dice import (
     SetResult,
 )
 from bot.rules.dice_odds import Method, Odds
-from bot.ui.embeds import DESCRIPTION_LIMIT, ROLL_COLOUR, TITLE_LIMIT, clip, fixed, percent
+from bot.ui.embeds import DESCRIPTION_LIMIT, ROLL_COLOUR, TITLE_LIMIT, Answer, clip, fixed, history_text, percent
 
 # Room left in the description for " = **total**" after the breakdown.
 _TOTAL_ROOM = 40
@@ -218,3 +219,33 @@ def odds_embed(odds: Odds, *, typed: str, target: int | None, of: str | None = N
     embed.set_image(url=f"attachment://{ODDS_CHART}")
     embed.set_footer(text="Nothing was rolled. docs/dice.md says how the odds are found and how close estimates are.")
     return embed
+
+
+def roll_answer(result: RollResult, *, roller: str, typed: str, label: str | None, odds: str | None = None) -> Answer:
+    """The answer to /roll in its three forms; only several rolls have a shorter one than the full answer.
+
+    The compact form of several rolls is their totals and the `odds` line, every die behind Details.
+    """
+    full = roll_embed(result, roller=roller, typed=typed, label=label, odds=odds)
+    compact = None
+    if isinstance(result.tree, RollsResult) and len(result.tree.items) > 1:
+        compact = roll_embed(result, roller=roller, typed=typed, label=label, odds=odds)
+        totals = _totals(result.tree)
+        compact.description = clip(totals if odds is None else f"{totals}\n{odds}", DESCRIPTION_LIMIT)
+    return Answer(full=full, compact=compact, history=roll_history(result))
+
+
+def roll_history(result: RollResult) -> str:
+    """A roll's /history line: the totals of several rolls, else the breakdown and the total, plain."""
+    if isinstance(result.tree, RollsResult):
+        return history_text("Totals: " + ", ".join(str(item.total) for item in result.tree.items))
+    text = breakdown(result.tree)
+    if len(text) > DESCRIPTION_LIMIT - _TOTAL_ROOM:
+        text = breakdown(result.tree, every_die=False)
+    # The breakdown's own emphasis and escapes, which a plain line does not need.
+    text = re.sub(r"\\(.)", r"\1", re.sub(r"\*\*|~~|__", "", text))
+    return history_text(f"{text} = {result.total}")
+
+
+def _totals(tree: RollsResult) -> str:
+    return "Totals: " + ", ".join(f"**{item.total}**" for item in tree.items)

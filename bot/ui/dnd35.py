@@ -1,4 +1,7 @@
-"""D&D 3.5 attacks as embeds: outcome and damage first (they must read well on a phone), then every step."""
+"""D&D 3.5 attacks as answers: outcome and damage first (they must read well on a phone), then every step.
+
+Each answer's forms (full, compact, /history line) are made from the frozen result, never from one another.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +12,7 @@ import discord
 
 from bot.rules import dnd35 as dnd
 from bot.rules.dnd35.tables import threat_text
-from bot.ui.embeds import FIELD_VALUE_LIMIT, TITLE_LIMIT, clip, fixed, percent
+from bot.ui.embeds import FIELD_VALUE_LIMIT, TITLE_LIMIT, Answer, clip, fit, fixed, history_text, percent, signed
 
 COLOURS = {
     dnd.Outcome.MISS: discord.Colour.dark_grey(),
@@ -48,11 +51,6 @@ def approximation_text(approximation: dnd.Approximation) -> str:
     )
 
 
-def signed(value: int) -> str:
-    """+3 / -2."""
-    return f"{value:+d}"
-
-
 def terms_text(terms: Sequence[dnd.Term]) -> str:
     """Each named part of a bonus, with where it came from."""
     return " ".join(f"{signed(t.value)} {t.name}" + (f" ({t.source})" if t.source else "") for t in terms) or "+0"
@@ -69,15 +67,22 @@ def variants_text(variants: dnd.Variants) -> str:
     return f"{multipliers} · {confirmation} · /settings"
 
 
-def headline(result: dnd.AttackResult) -> str:
-    """The outcome and the damage, in one line."""
+def _changed(variants: dnd.Variants) -> bool:
+    """Whether the server reads the rules an attack's numbers depend on differently from the reference."""
+    default = dnd.DEFAULT_VARIANTS
+    return variants.multipliers is not default.multipliers or variants.confirmation is not default.confirmation
+
+
+def headline(result: dnd.AttackResult, *, bold: bool = True) -> str:
+    """The outcome and the damage, in one line (`bold=False`: plain text, for /history)."""
+    b = (lambda text: f"**{text}**") if bold else (lambda text: text)
     natural = " (natural 20)" if result.face == 20 else " (natural 1)" if result.face == 1 else ""
     if result.critical:
-        return f"**Critical hit!** **{result.damage}** damage{natural}"
+        return f"{b('Critical hit!')} {b(result.damage)} damage{natural}"
     if result.hit:
         threat = ", threat not confirmed" if result.threat else ""
-        return f"**Hit**: **{result.damage}** damage{natural}{threat}"
-    return f"**Miss**{natural}"
+        return f"{b('Hit')}: {b(result.damage)} damage{natural}{threat}"
+    return f"{b('Miss')}{natural}"
 
 
 def attack_roll_text(result: dnd.AttackResult) -> str:
@@ -152,14 +157,55 @@ def damage_text(result: dnd.AttackResult) -> str | None:
     return "\n".join(lines)
 
 
-def attack_embed(result: dnd.AttackResult, odds: dnd.AttackOdds, *, attacker: str) -> discord.Embed:
-    """The answer to /dnd attack."""
-    attack = result.attack
-    embed = discord.Embed(
-        title=clip(f"{attacker}: {attack.label}", TITLE_LIMIT),
-        description=f"{headline(result)}\n{odds_line(odds)}",
-        colour=COLOURS[result.outcome],
+def attack_answer(
+    result: dnd.AttackResult, odds: dnd.AttackOdds, *, attacker: str, defender: str | None = None
+) -> Answer:
+    """The answer to /dnd attack in its three forms; `defender` names the target's character, if any."""
+    return Answer(
+        full=attack_embed(result, odds, attacker=attacker),
+        compact=attack_compact(result, odds, attacker=attacker, defender=defender),
+        history=history_text(headline(result, bold=False)),
     )
+
+
+def attack_compact(
+    result: dnd.AttackResult, odds: dnd.AttackOdds, *, attacker: str, defender: str | None = None
+) -> discord.Embed:
+    """The short answer to /dnd attack: the outcome and damage, the d20 against the AC, and the odds line.
+
+    The server's rule variants are named only when it changed them; every step waits behind Details.
+    """
+    embed = _attack_head(result, attacker=attacker)
+    lines = [headline(result), roll_line(result, defender=defender)]
+    c = result.confirmation
+    if c is not None:
+        verdict = "confirmed" if c.confirmed else "not confirmed"
+        lines.append(f"confirm d20 **{c.face}** {signed(result.attack.attack_bonus)} = {c.total} → {verdict}")
+    embed.description = "\n".join([*lines, odds_line(odds)])
+    if _changed(result.variants):
+        embed.set_footer(text=variants_text(result.variants))
+    return embed
+
+
+def roll_line(result: dnd.AttackResult, *, defender: str | None = None) -> str:
+    """The d20, the attack bonus and the total against the AC (of `defender`, when named), in one short line."""
+    attack = result.attack
+    whose = f"{defender}'s " if defender else ""
+    return (
+        f"d20 **{result.face}** {signed(attack.attack_bonus)} = **{result.total}** "
+        f"vs {whose}{attack.target.kind} {attack.target.ac}"
+    )
+
+
+def _attack_head(result: dnd.AttackResult, *, attacker: str) -> discord.Embed:
+    return discord.Embed(title=clip(f"{attacker}: {result.attack.label}", TITLE_LIMIT), colour=COLOURS[result.outcome])
+
+
+def attack_embed(result: dnd.AttackResult, odds: dnd.AttackOdds, *, attacker: str) -> discord.Embed:
+    """The full answer to /dnd attack: the outcome and the odds, then every step."""
+    attack = result.attack
+    embed = _attack_head(result, attacker=attacker)
+    embed.description = f"{headline(result)}\n{odds_line(odds)}"
     embed.add_field(name="Attack roll", value=clip(attack_roll_text(result), FIELD_VALUE_LIMIT), inline=False)
     threat = threat_text_of(result)
     if threat:
@@ -175,25 +221,79 @@ def attack_embed(result: dnd.AttackResult, odds: dnd.AttackOdds, *, attacker: st
     return embed
 
 
+def full_attack_answer(
+    full: dnd.FullAttackResult,
+    expected: Fraction,
+    *,
+    attacker: str,
+    weapon: str,
+    exact: bool = True,
+    defender: str | None = None,
+) -> Answer:
+    """The answer to /dnd full-attack in its three forms (`exact`: whether the expected damage is exact)."""
+    return Answer(
+        full=full_attack_embed(full, expected, attacker=attacker, weapon=weapon, exact=exact),
+        compact=full_attack_compact(full, expected, attacker=attacker, weapon=weapon, exact=exact, defender=defender),
+        history=history_text(full_attack_total(full, bold=False)),
+    )
+
+
+def full_attack_total(full: dnd.FullAttackResult, *, bold: bool = True) -> str:
+    """The whole full attack in one line: the damage, the hits and the criticals."""
+    hits = sum(r.hit for r in full.results)
+    crits = sum(r.critical for r in full.results)
+    damage = f"**{full.total_damage}**" if bold else str(full.total_damage)
+    return f"{damage} damage in total: {hits} of {len(full.results)} attacks hit" + (
+        f", {crits} critical" if crits else ""
+    )
+
+
+def full_attack_odds_line(expected: Fraction, *, exact: bool) -> str:
+    """The expected damage of the whole full attack, computed before the roll."""
+    average = fixed(expected, 2) if exact else f"≈{fixed(expected, 2)}"
+    return f"Odds: avg {average} for the whole full attack"
+
+
+def _full_attack_head(full: dnd.FullAttackResult, *, attacker: str, weapon: str) -> discord.Embed:
+    hits = any(r.hit for r in full.results)
+    crits = any(r.critical for r in full.results)
+    colour = COLOURS[dnd.Outcome.CRITICAL if crits else dnd.Outcome.HIT if hits else dnd.Outcome.MISS]
+    return discord.Embed(title=clip(f"{attacker}: full attack with {weapon}", TITLE_LIMIT), colour=colour)
+
+
+def full_attack_compact(
+    full: dnd.FullAttackResult,
+    expected: Fraction,
+    *,
+    attacker: str,
+    weapon: str,
+    exact: bool = True,
+    defender: str | None = None,
+) -> discord.Embed:
+    """The short answer to /dnd full-attack: the total, each attack's d20 against the AC and damage, the odds."""
+    embed = _full_attack_head(full, attacker=attacker, weapon=weapon)
+    lines = [full_attack_total(full)]
+    for i, result in enumerate(full.results, start=1):
+        what = "critical" if result.critical else "hit" if result.hit else "miss"
+        damage = f" **{result.damage}**" if result.hit else ""
+        named = defender if i == 1 else None  # once is enough on a phone
+        lines.append(f"{i}. {roll_line(result, defender=named)}: {what}{damage}")
+    embed.description = "\n".join([*lines, full_attack_odds_line(expected, exact=exact)])
+    if full.results and _changed(full.results[0].variants):
+        embed.set_footer(text=variants_text(full.results[0].variants))
+    return embed
+
+
 def full_attack_embed(
     full: dnd.FullAttackResult, expected: Fraction, *, attacker: str, weapon: str, exact: bool = True
 ) -> discord.Embed:
-    """The answer to /dnd full-attack: the total first, then each attack on its own.
+    """The full answer to /dnd full-attack: the total first, then each attack on its own.
 
     `exact`: the expected damage is exact; else it is shown as approximate.
     """
-    hits = sum(r.hit for r in full.results)
-    average = fixed(expected, 2) if exact else f"≈{fixed(expected, 2)}"
-    crits = sum(r.critical for r in full.results)
-    colour = COLOURS[dnd.Outcome.CRITICAL if crits else dnd.Outcome.HIT if hits else dnd.Outcome.MISS]
-    description = (
-        f"**{full.total_damage}** damage in total: {hits} of {len(full.results)} attacks hit"
-        + (f", {crits} critical" if crits else "")
-        + f"\nOdds: avg {average} for the whole full attack"
-    )
-    embed = discord.Embed(
-        title=clip(f"{attacker}: full attack with {weapon}", TITLE_LIMIT), description=description, colour=colour
-    )
+    embed = _full_attack_head(full, attacker=attacker, weapon=weapon)
+    embed.description = f"{full_attack_total(full)}\n{full_attack_odds_line(expected, exact=exact)}"
+    embed.set_footer(text=variants_text(full.results[0].variants) if full.results else "")
     for i, result in enumerate(full.results[:20], start=1):
         parts = [headline(result), attack_roll_text(result)]
         if (threat := threat_text_of(result)) is not None:
@@ -202,7 +302,6 @@ def full_attack_embed(
             parts.append(damage)
         name = f"{i}. {result.attack.label} ({signed(result.attack.attack_bonus)})"
         embed.add_field(name=clip(name, 256), value=clip("\n".join(parts), FIELD_VALUE_LIMIT), inline=False)
-    embed.set_footer(text=variants_text(full.results[0].variants) if full.results else "")
     return embed
 
 
@@ -254,7 +353,7 @@ def odds_embed(attack: dnd.Attack, odds: dnd.AttackOdds, *, attacker: str, varia
         embed.description += "\n" + approximation_text(odds.approximation)
     embed.add_field(name="Damage (a miss counts as 0)", value=clip(chart(odds), FIELD_VALUE_LIMIT), inline=False)
     embed.set_footer(text=variants_text(variants))
-    return embed
+    return fit(embed)
 
 
 def ac_embed(name: str, sheet_ac: Sequence[tuple[str, int, str]]) -> discord.Embed:
@@ -262,4 +361,4 @@ def ac_embed(name: str, sheet_ac: Sequence[tuple[str, int, str]]) -> discord.Emb
     embed = discord.Embed(title=clip(f"Armor class of {name}", TITLE_LIMIT), colour=discord.Colour.blurple())
     for label, value, explained in sheet_ac:
         embed.add_field(name=f"{label}: {value}", value=clip(explained, FIELD_VALUE_LIMIT), inline=False)
-    return embed
+    return fit(embed)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import copy
 import math
+from dataclasses import dataclass
 from fractions import Fraction
 
 import discord
@@ -12,17 +12,47 @@ import discord
 TITLE_LIMIT = 256
 DESCRIPTION_LIMIT = 4096
 FIELD_VALUE_LIMIT = 1024
+FIELD_NAME_LIMIT = 256
+FIELDS_LIMIT = 25
 FOOTER_LIMIT = 2048
 AUTHOR_LIMIT = 256
 EMBED_TOTAL_LIMIT = 6000
 
-COMPACT_LINES = 2  # a compact answer keeps the outcome and the odds line
+HISTORY_LIMIT = 200  # characters of a roll's /history line
 FIELD_KEPT = 80  # characters of a field's value that `fit` keeps at least before it drops whole fields
 LEFT_OUT_NAME = "Left out"
 LEFT_OUT_VALUE = "{dropped} more part(s) of this answer: Discord takes at most 6,000 characters in one."
 
 ERROR_COLOUR = discord.Colour.red()
 ROLL_COLOUR = discord.Colour.blurple()
+
+DEFAULT_MARK = "†"  # a number the rules source does not give, which the bot proposes
+DEFAULT_FOOTER = "† a default: the rules source does not give this number, so the bot proposes one."
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """A roll's answer in every form, each made from the rules core's result by its ruleset's presenter.
+
+    Attributes:
+        full: Every step, behind Details (and what a server that prefers full answers, or the GM channel, sees).
+        compact: The short form a phone shows first; None when the full answer is that short already.
+        history: The roll's line in /history, plain text.
+    """
+
+    full: discord.Embed
+    compact: discord.Embed | None
+    history: str
+
+
+def signed(value: int) -> str:
+    """A modifier with its sign: +3, -2, +0."""
+    return f"{value:+d}"
+
+
+def term(value: int) -> str:
+    """A term of a written-out sum: '+ 2' or '- 3'."""
+    return f"+ {value}" if value >= 0 else f"- {-value}"
 
 
 def fixed(value: Fraction, places: int) -> str:
@@ -34,9 +64,17 @@ def fixed(value: Fraction, places: int) -> str:
     return f"{sign}{whole}.{part:0{places}d}" if places else f"{sign}{whole}"
 
 
-def percent(chance: Fraction, places: int = 1) -> str:
-    """A probability as a percentage with `places` decimals, exactly rounded: 55.0%."""
-    return fixed(chance * 100, places) + "%"
+def percent(chance: Fraction, places: int = 1, *, trim: bool = False) -> str:
+    """A probability as a percentage with `places` decimals, exactly rounded: 55.0%; `trim`: 2%, 0.63%."""
+    text = fixed(chance * 100, places)
+    if trim and "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return text + "%"
+
+
+def history_text(text: str) -> str:
+    """`text` as a /history line: one line of at most HISTORY_LIMIT characters."""
+    return clip(" ".join(text.split()), HISTORY_LIMIT)
 
 
 def clip(text: str, limit: int) -> str:
@@ -45,13 +83,15 @@ def clip(text: str, limit: int) -> str:
 
 
 def fit(embed: discord.Embed) -> discord.Embed:
-    """`embed` cut, in place, to Discord's total of EMBED_TOTAL_LIMIT characters, saying what was cut.
+    """`embed` cut, in place, to Discord's limits, saying what was cut: every answer passes through here.
 
-    Each builder keeps to the per-part limits; the total is what many long parts can still break (a full
-    attack of seven criticals with hundreds of dice each). The longest field values are cut first, each down
+    First each part is cut to its own limit (title, description, author, footer, 25 fields, each field's name
+    and value). Then the total of EMBED_TOTAL_LIMIT characters, which many long parts can still break (a full
+    attack of seven criticals with hundreds of dice each): the longest field values are cut first, each down
     to FIELD_KEPT characters at least; then the last fields give way to one that says how many were left
     out; the description is cut last.
     """
+    _fit_parts(embed)
     excess = len(embed) - EMBED_TOTAL_LIMIT
     if excess <= 0:
         return embed
@@ -73,6 +113,25 @@ def fit(embed: discord.Embed) -> discord.Embed:
     if (excess := len(embed) - EMBED_TOTAL_LIMIT) > 0 and embed.description:
         embed.description = clip(embed.description, max(1, len(embed.description) - excess))
     return embed
+
+
+def _fit_parts(embed: discord.Embed) -> None:
+    if embed.title and len(embed.title) > TITLE_LIMIT:
+        embed.title = clip(embed.title, TITLE_LIMIT)
+    if embed.description and len(embed.description) > DESCRIPTION_LIMIT:
+        embed.description = clip(embed.description, DESCRIPTION_LIMIT)
+    if embed.author.name and len(embed.author.name) > AUTHOR_LIMIT:
+        embed.set_author(
+            name=clip(embed.author.name, AUTHOR_LIMIT), url=embed.author.url, icon_url=embed.author.icon_url
+        )
+    if embed.footer.text and len(embed.footer.text) > FOOTER_LIMIT:
+        embed.set_footer(text=clip(embed.footer.text, FOOTER_LIMIT), icon_url=embed.footer.icon_url)
+    fields = [(f.name or "", f.value or "", bool(f.inline)) for f in embed.fields]
+    fitted = [(clip(name, FIELD_NAME_LIMIT), clip(value, FIELD_VALUE_LIMIT), inline) for name, value, inline in fields]
+    if len(fitted) > FIELDS_LIMIT:
+        _set_fields(embed, fitted[: FIELDS_LIMIT - 1], dropped=len(fitted) - FIELDS_LIMIT + 1)
+    elif fitted != fields:
+        _set_fields(embed, fitted, dropped=0)
 
 
 def _set_fields(embed: discord.Embed, fields: list[tuple[str, str, bool]], *, dropped: int) -> None:
@@ -98,14 +157,3 @@ def stamp_fair(embed: discord.Embed, roll_number: int | None, commitment: str | 
     text = f"{embed.footer.text}\n{note}" if embed.footer and embed.footer.text else note
     embed.set_footer(text=clip(text, FOOTER_LIMIT))
     return embed
-
-
-def compact(embed: discord.Embed) -> discord.Embed | None:
-    """The short form of an answer, for a phone: its first lines and footer; None when it is short already."""
-    lines = (embed.description or "").split("\n")
-    if len(lines) <= COMPACT_LINES and not embed.fields:
-        return None
-    short = discord.Embed.from_dict(copy.deepcopy(embed.to_dict()))  # to_dict shares the list of fields
-    short.clear_fields()
-    short.description = "\n".join(lines[:COMPACT_LINES])
-    return short

@@ -1,14 +1,27 @@
-"""Star Frontiers attacks and odds as embeds: the outcome and damage first, then every step, defaults marked †."""
+"""Star Frontiers attacks and odds as answers: the outcome and damage first, then every step, defaults marked †.
+
+Each answer's forms (full, compact, /history line) are made from the frozen result, never from one another.
+"""
 
 from __future__ import annotations
 
 import discord
 
 from bot.rules import star_frontiers as sf
-from bot.ui.embeds import FIELD_VALUE_LIMIT, TITLE_LIMIT, clip, fixed, percent
+from bot.ui.embeds import (
+    DEFAULT_FOOTER,
+    DEFAULT_MARK,
+    FIELD_VALUE_LIMIT,
+    TITLE_LIMIT,
+    Answer,
+    clip,
+    fit,
+    fixed,
+    history_text,
+    percent,
+    signed,
+)
 
-DEFAULT_MARK = "†"
-DEFAULT_FOOTER = "† rests on a default: the rules source does not give this number, so the bot proposes one."
 HIT_COLOUR = discord.Colour.green()
 MISS_COLOUR = discord.Colour.dark_grey()
 KNOCKOUT_COLOUR = discord.Colour.gold()
@@ -24,7 +37,9 @@ def odds_line(odds: sf.Odds) -> str:
 
 def steps_text(steps: tuple[sf.Step, ...], chance: int) -> str:
     """Every step of the procedure: number, name, value, reason; then the chance."""
-    lines = [f"{s.number}. {s.name} **{s.value:+d}**{DEFAULT_MARK if s.default else ''}: {s.reason}" for s in steps]
+    lines = [
+        f"{s.number}. {s.name} **{signed(s.value)}**{DEFAULT_MARK if s.default else ''}: {s.reason}" for s in steps
+    ]
     lines.append(f"Chance to hit: **{chance}**")
     return "\n".join(lines)
 
@@ -44,35 +59,81 @@ def _uses_defaults(result: sf.AttackResult) -> bool:
     )
 
 
-def attack_embed(result: sf.AttackResult, odds: sf.Odds, *, attacker: str) -> discord.Embed:
-    """The answer to /sf shoot and /sf melee."""
+def attack_answer(result: sf.AttackResult, odds: sf.Odds, *, attacker: str) -> Answer:
+    """The answer to /sf shoot and /sf melee in its three forms."""
+    return Answer(
+        full=attack_embed(result, odds, attacker=attacker),
+        compact=attack_compact(result, odds, attacker=attacker),
+        history=history_text(attack_history(result)),
+    )
+
+
+def attack_history(result: sf.AttackResult) -> str:
+    """An attack in one plain line: the outcome and the damage, or why it missed."""
+    d = result.damage
+    if result.knockout is not None:
+        text = f"Hit, knocked out for {result.knockout.turns} turns{DEFAULT_MARK if result.knockout.default else ''}"
+    elif not result.hit:
+        return f"Miss: {result.reason}"
+    else:
+        text = "Hit"
+    if d is not None:
+        text += f": {d.share} damage each" if d.plan.targets > 1 else f": {d.total} damage"
+    return text
+
+
+def _outcome_lines(result: sf.AttackResult, *, marks: bool = True) -> list[str]:
+    """The outcome, and the damage when it hit (`marks=False`: without the † of defaults, for the short answer)."""
+
+    def b(text: object) -> str:
+        return f"**{text}**"
+
+    if result.knockout is not None:
+        mark = DEFAULT_MARK if result.knockout.default and marks else ""
+        lines = [f"{b(f'Hit, knocked out for {result.knockout.turns} turns')}{mark}: {result.knockout.reason}"]
+    else:
+        lines = [f"{b('Hit' if result.hit else 'Miss')}: {result.reason}"]
+    if result.damage is not None:
+        d = result.damage
+        plan_mark = DEFAULT_MARK if d.plan.default and marks else ""
+        faces = ", ".join(map(str, d.faces))
+        rolled = f"{d.plan.dice}{plan_mark} ({faces})" if d.faces else f"{d.plan.dice}{plan_mark}"
+        bonus = f" + {d.plan.dice.bonus}" if d.faces and d.plan.dice.bonus else ""
+        if d.plan.targets > 1:
+            lines.append(
+                f"Damage {rolled}{bonus} = {d.total}, split between {d.plan.targets} targets: {b(d.share)} each"
+                + (f" ({d.lost} lost)" if d.lost else "")
+            )
+        else:
+            lines.append(f"Damage {rolled}{bonus} = {b(d.total)} ({d.plan.reason})")
+    return lines
+
+
+def _attack_head(result: sf.AttackResult, *, attacker: str) -> discord.Embed:
     attack = result.attack
     ranged = isinstance(attack, sf.RangedAttack)
     weapon = attack.weapon.name
     verb = f"shoots with the {weapon}" if ranged else f"attacks with {weapon}"
     if weapon == sf.QUICK_WEAPON:
         verb = "shoots" if ranged else "attacks in melee"
-    colour = HIT_COLOUR if result.hit else MISS_COLOUR
-    outcome = "**Hit**" if result.hit else "**Miss**"
-    lines = [f"{outcome}: {result.reason}"]
-    if result.knockout is not None:
-        colour = KNOCKOUT_COLOUR
-        mark = DEFAULT_MARK if result.knockout.default else ""
-        lines[0] = f"**Hit, knocked out for {result.knockout.turns} turns**{mark}: {result.knockout.reason}"
-    if result.damage is not None:
-        d = result.damage
-        plan_mark = DEFAULT_MARK if d.plan.default else ""
-        faces = ", ".join(map(str, d.faces))
-        rolled = f"{d.plan.dice}{plan_mark} ({faces})" if d.faces else f"{d.plan.dice}{plan_mark}"
-        bonus = f" + {d.plan.dice.bonus}" if d.faces and d.plan.dice.bonus else ""
-        if d.plan.targets > 1:
-            lines.append(
-                f"Damage {rolled}{bonus} = {d.total}, split between {d.plan.targets} targets: **{d.share}** each"
-                + (f" ({d.lost} lost)" if d.lost else "")
-            )
-        else:
-            lines.append(f"Damage {rolled}{bonus} = **{d.total}** ({d.plan.reason})")
-    embed = discord.Embed(title=clip(f"{attacker} {verb}", TITLE_LIMIT), description="\n".join(lines), colour=colour)
+    colour = KNOCKOUT_COLOUR if result.knockout is not None else HIT_COLOUR if result.hit else MISS_COLOUR
+    return discord.Embed(title=clip(f"{attacker} {verb}", TITLE_LIMIT), colour=colour)
+
+
+def attack_compact(result: sf.AttackResult, odds: sf.Odds, *, attacker: str) -> discord.Embed:
+    """The short answer to /sf shoot and /sf melee: the outcome (the d100 against the chance), damage, odds.
+
+    The † of defaults and the note that explains it wait behind Details.
+    """
+    embed = _attack_head(result, attacker=attacker)
+    embed.description = "\n".join([*_outcome_lines(result, marks=False), f"Odds: {odds_line(odds)}"])
+    return embed
+
+
+def attack_embed(result: sf.AttackResult, odds: sf.Odds, *, attacker: str) -> discord.Embed:
+    """The full answer to /sf shoot and /sf melee: the outcome and the damage, then every step."""
+    embed = _attack_head(result, attacker=attacker)
+    embed.description = "\n".join(_outcome_lines(result))
     embed.add_field(name="Odds before the roll", value=odds_line(odds), inline=False)
     embed.add_field(
         name="Chance to hit", value=clip(steps_text(result.steps, result.chance), FIELD_VALUE_LIMIT), inline=False
@@ -98,4 +159,4 @@ def odds_embed(odds: sf.Odds, steps: tuple[sf.Step, ...], *, title: str, variant
     embed.add_field(name="Rules", value=variants_text(variants), inline=False)
     if any(s.default for s in steps) or odds.damage.default:
         embed.set_footer(text=DEFAULT_FOOTER)
-    return embed
+    return fit(embed)
