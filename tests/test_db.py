@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
-from sqlalchemy import func, select, text
+from sqlalchemy import Connection, func, select, text
 
 from bot.__main__ import prepare_database
 from bot.config import Settings
@@ -62,24 +64,27 @@ async def test_concurrent_read_modify_write_loses_nothing(database: Database) ->
         assert (await session.execute(text("SELECT value FROM counter"))).scalar_one() == 30
 
 
+ROLL: dict[str, Any] = {
+    "interaction_id": 1,
+    "guild_id": 1,
+    "channel_id": 1,
+    "user_id": 1,
+    "command": "roll",
+    "inputs": {"expression": "1d6"},
+    "result": {"total": 3},
+    "private": False,
+    "created_at": datetime(2026, 1, 1, tzinfo=UTC),
+    "fair_session_id": None,
+    "fair_roll": None,
+    "draws": None,
+    "message_id": None,
+    "summary": "1d6 = 3",
+}
+
+
 async def test_the_roll_log_writer_commits_a_burst_and_fails_only_the_bad_roll(database: Database) -> None:
     writer = RollLogWriter(database.write)
-    roll = {
-        "interaction_id": 1,
-        "guild_id": 1,
-        "channel_id": 1,
-        "user_id": 1,
-        "command": "roll",
-        "inputs": {"expression": "1d6"},
-        "result": {"total": 3},
-        "private": False,
-        "created_at": datetime(2026, 1, 1, tzinfo=UTC),
-        "fair_session_id": None,
-        "fair_roll": None,
-        "draws": None,
-        "message_id": None,
-        "summary": "1d6 = 3",
-    }
+    roll = ROLL
     no_such_session = {**roll, "fair_session_id": 999}  # breaks the foreign key
     outcomes = await asyncio.gather(
         *(writer.add(**roll) for _ in range(30)), writer.add(**no_such_session), return_exceptions=True
@@ -126,3 +131,70 @@ async def test_sqlite_writers_are_served_in_arrival_order(database: Database) ->
 
     await asyncio.gather(*(writer(n) for n in range(30)))
     assert served == list(range(30))
+
+
+async def test_a_run_writer_commits_whole_rolls_back_whole_and_queues_with_session_writers(
+    database: Database,
+) -> None:
+    """`Writers.run`, the roll log's one-trip transaction, is a writer like the others."""
+    async with database.write.begin() as session:
+        await session.execute(text("CREATE TABLE counter (value INTEGER)"))
+        await session.execute(text("INSERT INTO counter VALUES (0)"))
+    threads: set[str] = set()
+
+    def bump(connection: Connection) -> None:
+        threads.add(threading.current_thread().name)
+        value = connection.execute(text("SELECT value FROM counter")).scalar_one()
+        connection.execute(text("UPDATE counter SET value = :v"), {"v": value + 1})
+
+    async def bump_in_session() -> None:
+        async with database.write.begin() as session:
+            lock = " FOR UPDATE" if session.bind.dialect.name == "postgresql" else ""
+            value = (await session.execute(text("SELECT value FROM counter" + lock))).scalar_one()
+            await asyncio.sleep(0.001)
+            await session.execute(text("UPDATE counter SET value = :v"), {"v": value + 1})
+
+    def half_then_fail(connection: Connection) -> None:
+        connection.execute(text("UPDATE counter SET value = value + 100"))
+        raise RuntimeError("after the update")
+
+    if POSTGRES:  # the rows are locked by the sessions' FOR UPDATE; `run` reads without it, so it goes alone
+        await asyncio.gather(*(bump_in_session() for _ in range(10)))
+        for _ in range(10):
+            await database.write.run(bump)
+    else:
+        await asyncio.gather(*(database.write.run(bump) for _ in range(10)), *(bump_in_session() for _ in range(10)))
+    with pytest.raises(RuntimeError):
+        await database.write.run(half_then_fail)
+    async with database.read() as session:
+        assert (await session.execute(text("SELECT value FROM counter"))).scalar_one() == 20
+    if not POSTGRES:
+        # One worker thread, off the event loop's: its statements never hold the loop.
+        assert len(threads) == 1 and threading.current_thread().name not in threads, threads
+
+
+async def test_a_rolls_message_note_rides_with_the_next_roll_or_goes_alone_soon(
+    database: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    writer = RollLogWriter(database.write, note_wait=0.2)
+    transactions: list[int] = []
+    run = database.write.run
+
+    async def counted(work: Any) -> Any:
+        transactions.append(1)
+        return await run(work)
+
+    monkeypatch.setattr(database.write, "run", counted)
+    roll = {**ROLL, "interaction_id": 1}
+    await writer.add(**roll)
+    note = asyncio.create_task(writer.message(1, 501))
+    await asyncio.sleep(0)
+    await writer.add(**{**roll, "interaction_id": 2})  # the note goes in this roll's transaction
+    await note
+    assert len(transactions) == 2
+    started = asyncio.get_running_loop().time()
+    await writer.message(2, 502)  # no roll comes: the note goes alone, after its wait
+    assert len(transactions) == 3 and asyncio.get_running_loop().time() - started >= 0.19
+    async with database.read() as session:
+        rows = (await session.execute(select(RollLog.interaction_id, RollLog.message_id))).all()
+    assert sorted(rows) == [(1, 501), (2, 502)]

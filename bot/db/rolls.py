@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import LargeBinary, bindparam, delete, insert, or_, select, type_coerce, update
+from sqlalchemy import Connection, LargeBinary, bindparam, delete, insert, or_, select, type_coerce, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.codec import decode
@@ -29,6 +29,16 @@ PRUNE_BATCH = 500  # rolls deleted per transaction: a short hold of SQLite's wri
 PRUNE_PAUSE = 0.05  # seconds between two batches, so that the rolls of a busy table get the lock in between
 PRUNE_EVERY = 3600.0  # seconds between two prunings
 PRUNE_FIRST = 60.0  # seconds after the start before the first, away from the burst of a reconnect
+NOTE_WAIT = 0.01  # seconds a roll's message note waits for the next roll to share its transaction
+
+
+ROLL_LOG = Base.metadata.tables[RollLog.__tablename__]
+# A roll's message, once its answer is posted: (interaction id "of", message id "message") pairs.
+SET_MESSAGE = (
+    update(ROLL_LOG)
+    .where(ROLL_LOG.c.interaction_id == bindparam("of"), ROLL_LOG.c.message_id.is_(None))
+    .values(message_id=bindparam("message"))
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,17 +144,11 @@ class RollRepository:
     async def add_many(self, rolls: list[dict[str, Any]]) -> None:
         """Log several rolls (each given as `add`'s keyword arguments) with one statement."""
         # The table, not the mapped class: a plain executemany, without the ORM's bulk-insert bookkeeping.
-        await self.session.execute(insert(Base.metadata.tables[RollLog.__tablename__]), rolls)
+        await self.session.execute(insert(ROLL_LOG), rolls)
 
     async def set_messages(self, messages: list[tuple[int, int]]) -> None:
         """Record the message each roll's answer landed in, as (interaction id, message id) pairs."""
-        table = Base.metadata.tables[RollLog.__tablename__]
-        statement = (
-            update(table)
-            .where(table.c.interaction_id == bindparam("of"), table.c.message_id.is_(None))
-            .values(message_id=bindparam("message"))
-        )
-        await self.session.execute(statement, [{"of": of, "message": message} for of, message in messages])
+        await self.session.execute(SET_MESSAGE, [{"of": of, "message": message} for of, message in messages])
 
     async def recent(
         self, *, channel_id: int, user_id: int | None = None, character_id: int | None = None, limit: int = 10
@@ -216,14 +220,19 @@ class RollLogWriter:
     the writers queued on SQLite's lock, polling it from their threads, until some gave up with "database is
     locked". Now each roll still waits until it is committed, but a burst costs a few transactions and
     statements instead of one of each per roll. A roll is logged before its answer is posted, so the message
-    it landed in comes after, as a note (`message`) that rides along in the next batch.
+    it landed in comes after, as a note (`message`) that rides along in the next batch. A note waits up to
+    `note_wait` seconds for that batch rather than starting a transaction of its own: at a steady pace the
+    rolls come one by one, and without the wait each would cost two transactions. Nobody waits for a note
+    (the answer is out, its command's place is freed), and buttons find a roll by its interaction.
     """
 
-    def __init__(self, write: Writers) -> None:
+    def __init__(self, write: Writers, *, note_wait: float = NOTE_WAIT) -> None:
         self.write = write
+        self.note_wait = note_wait
         self._waiting: list[tuple[dict[str, Any], asyncio.Future[None]]] = []
         self._messages: list[tuple[tuple[int, int], asyncio.Future[None]]] = []
         self._writer: asyncio.Task[None] | None = None
+        self._note_timer: asyncio.TimerHandle | None = None
 
     async def add(self, **roll: Any) -> None:
         """Log one roll (the arguments of `RollRepository.add`); returns once it is committed."""
@@ -236,10 +245,15 @@ class RollLogWriter:
         """Record the message a logged roll's answer landed in; returns once it is committed."""
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._messages.append(((interaction_id, message_id), future))
-        self._start()
+        idle = self._writer is None or self._writer.done()  # else the running writer takes it in its next batch
+        if idle and self._note_timer is None:
+            self._note_timer = asyncio.get_running_loop().call_later(self.note_wait, self._start)
         return await future
 
     def _start(self) -> None:
+        if self._note_timer is not None:
+            self._note_timer.cancel()
+            self._note_timer = None
         if self._writer is None or self._writer.done():
             self._writer = asyncio.create_task(self._write_all(), name="roll log writer")
 
@@ -271,12 +285,17 @@ class RollLogWriter:
         batch: list[tuple[dict[str, Any], asyncio.Future[None]]],
         messages: list[tuple[tuple[int, int], asyncio.Future[None]]],
     ) -> None:
-        async with self.write.begin() as session:
-            repository = RollRepository(session)
-            if batch:
-                await repository.add_many([roll for roll, _ in batch])
-            if messages:
-                await repository.set_messages([pair for pair, _ in messages])
+        rolls = [roll for roll, _ in batch]
+        pairs = [pair for pair, _ in messages]
+
+        def write(connection: Connection) -> None:
+            if rolls:
+                connection.execute(insert(ROLL_LOG), rolls)
+            if pairs:
+                connection.execute(SET_MESSAGE, [{"of": of, "message": message} for of, message in pairs])
+
+        # One trip for the whole batch (`Writers.run`): the roll commands' largest cost was this write.
+        await self.write.run(write)
         for _, future in batch:
             _settle(future)
         for _, future in messages:
