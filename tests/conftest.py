@@ -105,7 +105,7 @@ def settings(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Setting
 
 
 @pytest.fixture
-def template(request: pytest.FixtureRequest) -> str:
+def database_template(request: pytest.FixtureRequest) -> str:
     """The migrated template: its file (SQLite), or the admin URL of the server that holds it (PostgreSQL)."""
     # A plain fixture, so that a session fixture's first use starts its own event loop outside the test's.
     if POSTGRES:
@@ -114,15 +114,15 @@ def template(request: pytest.FixtureRequest) -> str:
 
 
 @pytest_asyncio.fixture
-async def database(settings: Settings, template: str) -> AsyncIterator[Database]:
+async def database(settings: Settings, database_template: str) -> AsyncIterator[Database]:
     """The test's own copy of the migrated template, at `settings.database_url`."""
     name = make_url(settings.database_url).database
     if POSTGRES:
-        admin = create_async_engine(template, isolation_level="AUTOCOMMIT")
+        admin = create_async_engine(database_template, isolation_level="AUTOCOMMIT")
         async with admin.connect() as connection:
             await connection.execute(text(f"CREATE DATABASE {name} TEMPLATE {TEMPLATE}"))
     else:
-        shutil.copyfile(template, str(name))
+        shutil.copyfile(database_template, str(name))
     db = open_database(settings.database_url)
     yield db
     await db.dispose()

@@ -41,10 +41,10 @@ async def test_upgrade_creates_the_folder_and_is_idempotent(tmp_path: Path) -> N
 
 
 @pytest.mark.skipif(POSTGRES, reason="an SQLite file; PostgreSQL copies its template on the server")
-async def test_each_test_writes_its_own_copy_of_the_migrated_template(database: Database, template: str) -> None:
+async def test_each_test_writes_its_own_copy_of_the_template(database: Database, database_template: str) -> None:
     async with database.write.begin() as session:
         await session.execute(text("CREATE TABLE scratch (value INTEGER)"))
-    with contextlib.closing(sqlite3.connect(f"file:{template}?mode=ro", uri=True)) as original:
+    with contextlib.closing(sqlite3.connect(f"file:{database_template}?mode=ro", uri=True)) as original:
         tables = {name for (name,) in original.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         [(mode,)] = original.execute("PRAGMA journal_mode")
     assert "roll_log" in tables and "scratch" not in tables
