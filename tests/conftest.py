@@ -85,13 +85,15 @@ def sqlite_template() -> Iterator[Path]:
         await upgrade(template)
         await template.dispose()
 
-    asyncio.run(migrate())
-    # The bot's connections switch the file to WAL mode; back in rollback mode the whole database is this one
-    # file (no -wal file to copy along), and each copy turns WAL on again when the bot first connects.
-    with contextlib.closing(sqlite3.connect(path)) as connection:
-        connection.execute("PRAGMA journal_mode=DELETE")
-    yield path
-    shutil.rmtree(folder, ignore_errors=True)
+    try:
+        asyncio.run(migrate())
+        # The bot's connections switch the file to WAL mode; back in rollback mode the whole database is this
+        # one file (no -wal file to copy along), and each copy turns WAL on again when the bot first connects.
+        with contextlib.closing(sqlite3.connect(path)) as connection:
+            connection.execute("PRAGMA journal_mode=DELETE")
+        yield path
+    finally:  # a failed migration too: pytest tears down only fixtures that got as far as their yield
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture
