@@ -1,8 +1,20 @@
-"""Statistics for the sampling tests: the chi-square survival function (scipy is not a dependency)."""
+"""Statistics for the sampling tests: Pearson's chi-square test and its distribution (scipy is not a dependency)."""
 
 from __future__ import annotations
 
 import math
+from collections import Counter
+from fractions import Fraction
+from typing import Any
+
+
+def p_value(observed: Counter[Any], expected: dict[Any, Fraction], n: int) -> float:
+    """Pearson's chi-square test of `n` draws against exact chances; one in a zero-chance category fails outright."""
+    assert sum(expected.values()) == 1
+    if any(expected.get(k, 0) == 0 for k in observed):
+        return 0.0
+    statistic = sum((observed[k] - n * float(p)) ** 2 / (n * float(p)) for k, p in expected.items())
+    return chi2_sf(statistic, len(expected) - 1)
 
 
 def chi2_sf(x: float, df: int) -> float:

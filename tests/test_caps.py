@@ -9,13 +9,12 @@ from __future__ import annotations
 import asyncio
 from collections import Counter
 
-from sqlalchemy import func, select
-
 from bot.db.characters import MAX_CHARACTERS_PER_USER
 from bot.db.engine import Database
 from bot.db.macros import MAX_MACROS
 from bot.db.models import ActiveCharacter, Character, Macro
 from bot.local.driver import Exchange, LocalDiscord
+from tests.helpers import count
 
 BURST = 70
 
@@ -26,18 +25,13 @@ def outcome(exchange: Exchange) -> str:
     return "error: " + str(embed["title"]) if embed.get("color") == 0xE74C3C else "ok"
 
 
-async def rows(database: Database, model: type[object]) -> int:
-    async with database.read() as session:
-        return (await session.execute(select(func.count()).select_from(model))).scalar_one()
-
-
 async def test_seventy_concurrent_creates_store_exactly_fifty(local: LocalDiscord, database: Database) -> None:
     exchanges = await asyncio.gather(
         *(local.command("character create", {"ruleset": "aliensrl", "name": f"Marine {i}"}) for i in range(BURST))
     )
     outcomes = Counter(outcome(e) for e in exchanges)
     assert outcomes == {"ok": MAX_CHARACTERS_PER_USER, "error: Too many characters": BURST - MAX_CHARACTERS_PER_USER}
-    assert await rows(database, Character) == MAX_CHARACTERS_PER_USER
+    assert await count(database, Character) == MAX_CHARACTERS_PER_USER
 
 
 async def test_seventy_concurrent_macro_saves_store_exactly_fifty(local: LocalDiscord, database: Database) -> None:
@@ -49,7 +43,7 @@ async def test_seventy_concurrent_macro_saves_store_exactly_fifty(local: LocalDi
     )
     outcomes = Counter(outcome(e) for e in exchanges)
     assert outcomes == {"ok": MAX_MACROS, "error: Too many saved rolls": BURST - MAX_MACROS}
-    assert await rows(database, Macro) == MAX_MACROS
+    assert await count(database, Macro) == MAX_MACROS
 
 
 async def test_first_characters_created_at_once_make_exactly_one_active(
@@ -65,7 +59,7 @@ async def test_first_characters_created_at_once_make_exactly_one_active(
     assert Counter(outcome(e) for e in exchanges) == {"ok": 30}
     active = [e for e in exchanges if e.embed["footer"]["text"].endswith("· active")]
     assert len(active) == 3
-    assert await rows(database, ActiveCharacter) == 3
+    assert await count(database, ActiveCharacter) == 3
 
 
 async def test_use_racing_the_first_create_never_apologises(local: LocalDiscord, database: Database) -> None:
@@ -78,4 +72,4 @@ async def test_use_racing_the_first_create_never_apologises(local: LocalDiscord,
         *(local.command("character create", {"ruleset": "aliensrl", "name": f"Racer {i}"}) for i in range(10)),
     )
     assert Counter(outcome(e) for e in exchanges) == {"ok": 20}
-    assert await rows(database, ActiveCharacter) == 1
+    assert await count(database, ActiveCharacter) == 1

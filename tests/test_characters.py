@@ -6,12 +6,11 @@ import asyncio
 import json
 from typing import Any
 
-from sqlalchemy import func, select
-
 from bot.db.engine import Database
 from bot.db.models import Character
 from bot.local.driver import Exchange, LocalDiscord
 from bot.local.payloads import MANAGER_PERMISSIONS, Actor, user_object
+from tests.helpers import count, fields
 
 ALICE = "200000000000000001"
 BOB = "200000000000000002"
@@ -27,15 +26,6 @@ async def create(local: LocalDiscord, name: str, ruleset: str = "aliensrl", acto
     assert exchange.rejected == [] and exchange.ephemeral, exchange.requests
     footer = exchange.embed["footer"]["text"]
     return int(footer.split()[0][1:])
-
-
-async def count(database: Database) -> int:
-    async with database.read() as session:
-        return (await session.execute(select(func.count()).select_from(Character))).scalar_one()
-
-
-def fields(exchange: Exchange) -> dict[str, str]:
-    return {f["name"]: f["value"] for f in exchange.embed["fields"]}
 
 
 async def test_create_show_set_use_rename_delete(local: LocalDiscord, database: Database) -> None:
@@ -67,14 +57,14 @@ async def test_create_show_set_use_rename_delete(local: LocalDiscord, database: 
     assert renamed.embed["description"] == "**Hicks** is now **Dwayne Hicks**."
 
     asked = await local.command("character delete", {"character": "Vasquez"})
-    assert asked.embed["title"] == "Delete Vasquez?" and await count(database) == 2
+    assert asked.embed["title"] == "Delete Vasquez?" and await count(database, Character) == 2
     cancelled = await local.click(local.original(asked), "cancel")
-    assert cancelled.response["data"]["embeds"][0]["title"] == "Cancelled" and await count(database) == 2
+    assert cancelled.response["data"]["embeds"][0]["title"] == "Cancelled" and await count(database, Character) == 2
     asked = await local.command("character delete", {"character": "Vasquez"})
     deleted = await local.click(local.original(asked), "confirm")
     assert deleted.response["data"]["embeds"][0]["title"] == "Deleted"
     assert deleted.response["data"]["components"] == []
-    assert await count(database) == 1
+    assert await count(database, Character) == 1
 
 
 async def test_only_the_owner_changes_a_character(local: LocalDiscord) -> None:
@@ -111,7 +101,7 @@ async def test_a_moderator_may_delete_any_character(local: LocalDiscord, databas
     asked = await local.command("character delete", options, actor=moderator, resolved=resolved)
     done = await local.click(local.original(asked), "confirm", actor=moderator)
     assert done.response["data"]["embeds"][0]["title"] == "Deleted"
-    assert await count(database) == 0
+    assert await count(database, Character) == 0
 
 
 async def test_characters_are_invisible_in_other_servers(local: LocalDiscord) -> None:
@@ -296,7 +286,7 @@ async def test_forget_me_deletes_characters_and_rolls_after_confirmation(
     asked = await local.command("character forget-me")
     done = await local.click(local.original(asked), "confirm")
     assert done.response["data"]["embeds"][0]["description"] == "Deleted 1 characters and 1 logged rolls."
-    assert await count(database) == 1  # Bob's is still there
+    assert await count(database, Character) == 1  # Bob's is still there
 
 
 async def export(local: LocalDiscord, actor: Actor | None = None) -> bytes:
@@ -325,13 +315,13 @@ async def test_export_then_import_round_trips(local: LocalDiscord, database: Dat
 
     asked = await local.command("character forget-me")
     await local.click(local.original(asked), "confirm")
-    assert await count(database) == 0
+    assert await count(database, Character) == 0
 
     planned = await import_(local, first)
     assert planned.requests[0].body == {"type": 5, "data": {"flags": 64}}
     summary = local.original(planned)["embeds"][0]["description"]
     assert summary.startswith("**Create 3:** Vasquez (AliensRL), Regis (D&D 3.5 / NWN)")
-    assert await count(database) == 0  # nothing is written before the confirmation
+    assert await count(database, Character) == 0  # nothing is written before the confirmation
     done = await local.click(local.original(planned), "confirm")
     assert done.response["data"]["embeds"][0]["description"] == "Created 3, replaced 0."
     second = await export(local)
@@ -372,7 +362,7 @@ async def test_hostile_imports_are_refused_and_write_nothing(local: LocalDiscord
     huge = await import_(local, b" " * (10 * 1024 * 1024))
     assert huge.embed["title"] == "File too large"
     assert huge.requests[0].body["type"] == 4  # refused before deferring or downloading anything
-    assert await count(database) == 1
+    assert await count(database, Character) == 1
 
 
 async def test_autocomplete_offers_characters_and_fields(local: LocalDiscord) -> None:
@@ -392,7 +382,7 @@ async def test_the_fifty_first_character_is_refused(local: LocalDiscord, databas
         await create(local, f"Marine {i}")
     refused = await local.command("character create", {"ruleset": "sf", "name": "One too many"})
     assert refused.embed["title"] == "Too many characters"
-    assert await count(database) == 50
+    assert await count(database, Character) == 50
 
 
 async def test_an_import_that_fails_midway_writes_nothing(local: LocalDiscord, database: Database) -> None:
@@ -409,4 +399,4 @@ async def test_an_import_that_fails_midway_writes_nothing(local: LocalDiscord, d
     await create(local, "Frost")
     failed = await local.click(local.original(planned), "confirm")
     assert failed.embed["title"] == "Too many characters"
-    assert await count(database) == 49  # neither Apone nor Gorman: the import's transaction rolled back
+    assert await count(database, Character) == 49  # neither Apone nor Gorman: the import's transaction rolled back

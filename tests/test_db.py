@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import sqlite3
 import threading
 from datetime import UTC, datetime
 from pathlib import Path
@@ -38,6 +40,17 @@ async def test_upgrade_creates_the_folder_and_is_idempotent(tmp_path: Path) -> N
     assert await current_revision(database) == head_revision()
     await database.dispose()
     assert (tmp_path / "new" / "folder" / "bot.db").exists()
+
+
+@pytest.mark.skipif(POSTGRES, reason="an SQLite file; PostgreSQL copies its template on the server")
+async def test_each_test_writes_its_own_copy_of_the_template(database: Database, database_template: str) -> None:
+    async with database.write.begin() as session:
+        await session.execute(text("CREATE TABLE scratch (value INTEGER)"))
+    with contextlib.closing(sqlite3.connect(f"file:{database_template}?mode=ro", uri=True)) as original:
+        tables = {name for (name,) in original.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        [(mode,)] = original.execute("PRAGMA journal_mode")
+    assert "roll_log" in tables and "scratch" not in tables
+    assert mode == "delete"  # one file holds the whole template: no WAL file to copy along
 
 
 @pytest.mark.skipif(POSTGRES, reason="SQLite's journal mode")

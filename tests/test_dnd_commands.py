@@ -14,13 +14,12 @@ import re
 from typing import Any
 
 import pytest
-from sqlalchemy import select
 
 from bot.db.engine import Database
-from bot.db.models import RollLog
 from bot.local.driver import Exchange, LocalDiscord
 from bot.local.payloads import MANAGER_PERMISSIONS
 from tests.dice_sources import NoDice, ScriptedDice
+from tests.helpers import fields, logged
 
 # These tests read every step: the server shows full answers (the compact default is tested in test_buttons).
 pytestmark = pytest.mark.usefixtures("full_answers")
@@ -35,10 +34,6 @@ ODDS_LINE = re.compile(r"Odds: hit \d{1,3}\.\d% · crit \d{1,3}\.\d% · avg \d+\
 SEED_SRD_FOOTER = "multipliers add up (seed) · natural 20/1 decide confirmation (SRD) · /settings"
 # §8's worked example: AB +5 against AC 15 with a longsword's 19-20/x2 and 1d8+3.
 WORKED = {"attack_bonus": 5, "damage": "1d8+3", "crit": "19-20/x2", "target_ac": 15}
-
-
-def fields(exchange: Exchange) -> dict[str, str]:
-    return {f["name"]: f["value"] for f in exchange.embed["fields"]}
 
 
 def lines(exchange: Exchange, field: str) -> list[str]:
@@ -80,11 +75,6 @@ async def set_variant(local: LocalDiscord, setting: str, value: str) -> None:
     moderator = local.as_user(MOD, permissions=MANAGER_PERMISSIONS)
     saved = await local.command("settings set", {"setting": setting, "value": value}, actor=moderator)
     assert saved.embed["title"] == "Setting saved", saved.embed
-
-
-async def logged(database: Database) -> list[RollLog]:
-    async with database.read() as session:
-        return list((await session.scalars(select(RollLog))).all())
 
 
 # ---------------------------------------------------------------------------------------------------------

@@ -8,12 +8,12 @@ import json
 from typing import Any
 
 import pytest
-from sqlalchemy import func, select
 
 from bot.db.engine import Database
 from bot.db.models import Character, Macro
 from bot.local.driver import Exchange, LocalDiscord
-from tests.test_characters import create, export, fields, import_
+from tests.helpers import count, fields
+from tests.test_characters import create, export, import_
 
 RED = 0xE74C3C
 
@@ -38,17 +38,12 @@ def refused(exchange: Exchange, message: str) -> None:
     assert message in exchange.embed["description"], (message, exchange.embed["description"])
 
 
-async def rows(database: Database, model: type[object]) -> int:
-    async with database.read() as session:
-        return (await session.execute(select(func.count()).select_from(model))).scalar_one()
-
-
 @pytest.mark.parametrize("name", HOSTILE, ids=repr)
 async def test_character_names(local: LocalDiscord, database: Database, name: str) -> None:
     exchange = await local.command("character create", {"ruleset": "aliensrl", "name": name})
     refused(exchange, HOSTILE[name])
     assert exchange.embed["description"].startswith("A character name ")
-    assert await rows(database, Character) == 0
+    assert await count(database, Character) == 0
     await create(local, "Vasquez")
     refused(await local.command("character rename", {"character": "Vasquez", "new_name": name}), HOSTILE[name])
     assert (await local.command("character show")).embed["title"] == "Vasquez"
@@ -97,7 +92,7 @@ async def test_saved_roll_names(local: LocalDiscord, database: Database, name: s
     exchange = await local.command("macro save", {"name": name, "command": "/roll expression:1d20"})
     refused(exchange, HOSTILE[name])
     assert exchange.embed["description"].startswith("A saved roll's name ")
-    assert await rows(database, Macro) == 0
+    assert await count(database, Macro) == 0
 
 
 async def test_saved_roll_names_are_normalized_and_fit_their_key(local: LocalDiscord, database: Database) -> None:
@@ -112,7 +107,7 @@ async def test_saved_roll_names_are_normalized_and_fit_their_key(local: LocalDis
         await local.command("macro save", {"name": "ß" * 20, "command": "/roll expression:1d20"}),
         "compared without case it has 40 characters",
     )
-    assert await rows(database, Macro) == 1
+    assert await count(database, Macro) == 1
 
 
 async def test_imported_names(local: LocalDiscord, database: Database) -> None:
@@ -141,7 +136,7 @@ async def test_imported_names(local: LocalDiscord, database: Database) -> None:
             assert "Import these characters?" not in text and '"Sorry"' not in text
             if where == "character":
                 assert "https://example.com" not in text  # a refused name is not shown back
-    assert await rows(database, Character) == 2
+    assert await count(database, Character) == 2
     assert [w["name"] for w in good["characters"][0]["sheet"]["weapons"]] == ["Pulse rifle"]
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
-from sqlalchemy import event, func, select
+from sqlalchemy import event
 
 from bot.client import DiceBot
 from bot.config import DEFAULT_RATE_LIMIT, RateLimit, Settings, SettingsError
@@ -22,6 +22,7 @@ from bot.local.driver import Exchange, LocalDiscord, local_discord
 from bot.local.payloads import Snowflakes
 from bot.tree import RateLimiter
 from tests.conftest import FIXED_TIME
+from tests.helpers import count
 
 BOB = "200000000000000002"
 
@@ -57,11 +58,6 @@ async def limited(make_limited: Callable[[], DiceBot]) -> AsyncIterator[LocalDis
         yield driver
 
 
-async def logged_rolls(database: Database) -> int:
-    async with database.read() as session:
-        return (await session.execute(select(func.count()).select_from(RollLog))).scalar_one()
-
-
 def slowed_down(exchange: Exchange) -> bool:
     return exchange.ephemeral and exchange.embed["title"] == "Slow down"
 
@@ -94,7 +90,7 @@ async def test_the_fourth_command_in_the_window_is_refused_until_the_first_leave
         f"That is more than 3 commands in 10 seconds. You can roll again <t:{again}:R>."
     )
     assert refused.rejected == []
-    assert await logged_rolls(database) == 3  # the refused command never ran
+    assert await count(database, RollLog) == 3  # the refused command never ran
 
     clock.advance(7)  # 10 seconds after the first roll: one slot is free again, and only one
     assert not slowed_down(await limited.command("roll", {"expression": "1d6"}))
@@ -142,7 +138,7 @@ async def test_button_presses_count_too(limited: LocalDiscord, database: Databas
         assert not slowed_down(await limited.click(message, f"again:{first.payload['id']}"))
     pressed = await limited.click(message, f"again:{first.payload['id']}")
     assert slowed_down(pressed)
-    assert await logged_rolls(database) == 3
+    assert await count(database, RollLog) == 3
     # The Confirm / Cancel buttons go through the same gate.
     clock.advance(10)
     asked = await limited.command("character forget-me")
@@ -162,7 +158,7 @@ async def test_a_storm_of_presses_is_mostly_refused_and_writes_at_most_the_limit
     refused = [p for p in presses if slowed_down(p)]
     assert len(refused) == 197
     assert all(len(p.messages) == 1 for p in presses)  # each presser got exactly one answer
-    assert await logged_rolls(database) == 1 + 3
+    assert await count(database, RollLog) == 1 + 3
 
 
 async def test_a_storm_of_stale_form_submissions_is_mostly_refused_and_writes_at_most_the_limit(

@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import select
 
 from bot.client import DiceBot
 from bot.config import DEFAULT_ROLL_LOG_KEEP_DAYS, Settings, SettingsError
@@ -17,6 +17,7 @@ from bot.db.models import FairSession, RollLog
 from bot.db.rolls import RollLogPruner, RollRepository, prune_batch
 from bot.local.driver import LocalDiscord, local_discord
 from tests.conftest import FIXED_TIME
+from tests.helpers import count
 
 KEEP_DAYS = 30
 
@@ -57,11 +58,6 @@ class Clock:
         self.now += timedelta(days=days)
 
 
-async def count(database: Database, *where: object) -> int:
-    async with database.read() as session:
-        return (await session.execute(select(func.count()).select_from(RollLog).where(*where))).scalar_one()  # type: ignore[arg-type]
-
-
 async def history(local: LocalDiscord) -> list[str]:
     shown = await local.command("history", {"count": 25})
     description: str = shown.embed["description"]
@@ -93,7 +89,7 @@ async def test_old_rolls_go_and_a_running_fair_sessions_stay_until_its_reveal_is
         await local.command("roll", {"expression": "1d4"})  # the session's roll 2, recent
         assert await bot.pruner.prune() == 2  # the two plain rolls; the running session's old roll stays
         assert len(await history(local)) == 2
-        assert await count(database, RollLog.fair_roll.is_not(None)) == 2
+        assert await count(database, RollLog, RollLog.fair_roll.is_not(None)) == 2
 
         revealed = await local.command("fair reveal")
         assert "2 rolls were made" in revealed.embed["description"]
@@ -131,10 +127,10 @@ async def test_pruning_goes_in_bounded_batches(database: Database) -> None:
         await RollRepository(session).add(**{**roll, "created_at": FIXED_TIME})
     async with database.write.begin() as session:
         assert await prune_batch(session, before=FIXED_TIME - timedelta(days=KEEP_DAYS), limit=3) == 3
-    assert await count(database) == 5
+    assert await count(database, RollLog) == 5
     pruner = RollLogPruner(database.write, keep_days=KEEP_DAYS, clock=lambda: FIXED_TIME, batch=3, pause=0)
     assert await pruner.prune() == 4
-    assert await count(database) == 1
+    assert await count(database, RollLog) == 1
     assert await pruner.prune() == 0
 
 

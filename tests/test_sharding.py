@@ -6,16 +6,58 @@ points it elsewhere) in the SQLite run too.
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from bot.__main__ import prepare_database
 from bot.config import Settings
 from bot.db.migrate import SchemaMismatch, head_revision
-from tests.shards import IDENTIFY_INTERVAL, concurrent_edits, embed_of, fresh_database, running_shards, version_of
+from bot.local.double import CHANNEL_MESSAGE, DEFERRED_MESSAGE, Captured
+from tests.shards import (
+    IDENTIFY_INTERVAL,
+    Shards,
+    concurrent_edits,
+    embed_of,
+    fresh_database,
+    running_shards,
+    version_of,
+)
 
 EDITS = 100
+
+
+def _request(method: str, path: str, body: Any, *, shard: int = 0) -> Captured:
+    return Captured(method=method, path=path, query={}, body=body, headers={}, status=200, shard=shard)
+
+
+async def _answer_to(*requests: Captured) -> Any:
+    queue: asyncio.Queue[Captured] = asyncio.Queue()
+    for request in requests:
+        queue.put_nowait(request)
+    return await Shards._answer("1", queue)
+
+
+async def test_the_helper_reads_an_answer_sent_at_once_from_its_callback() -> None:
+    embed = {"title": "Saved"}
+    answer = await _answer_to(
+        _request("POST", "/interactions/1/tok/callback", {"type": CHANNEL_MESSAGE, "data": {"embeds": [embed]}})
+    )
+    assert not answer.deferred and answer.acknowledged and embed_of(answer) == embed
+
+
+async def test_the_helper_follows_a_deferred_answer_to_its_followup() -> None:
+    """A loaded machine makes the bot's watchdog defer any command: the answer is then a later request."""
+    embed = {"title": "Saved"}
+    answer = await _answer_to(
+        _request("POST", "/interactions/1/tok/callback", {"type": DEFERRED_MESSAGE, "data": {"flags": 64}}),
+        _request("DELETE", "/webhooks/2/tok/messages/@original", None),  # a public "thinking…" taken back
+        _request("PATCH", "/webhooks/2/tok/messages/@original", {"embeds": [embed]}),
+    )
+    assert answer.deferred and answer.acknowledged and answer.shard == 0
+    assert answer.message.method == "PATCH" and embed_of(answer) == embed
 
 
 async def test_a_shard_process_refuses_an_unmigrated_postgres_database(postgres_admin_url: str) -> None:

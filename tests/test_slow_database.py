@@ -34,19 +34,24 @@ DELAY = 1.5  # longer than the deadline: without the watchdog every answer would
 
 
 @contextmanager
-def slow(local: LocalDiscord, delay: float) -> Iterator[None]:
-    """Every read transaction of the bot waits `delay` seconds before it starts, as on an overloaded database."""
+def slow(local: LocalDiscord, delay: float) -> Iterator[asyncio.Event]:
+    """Every read transaction of the bot waits `delay` seconds before it starts, as on an overloaded database.
+
+    Yields an event set when the first read starts waiting.
+    """
     original = local.bot.database
+    waiting = asyncio.Event()
 
     @asynccontextmanager
     async def delayed() -> AsyncIterator[Any]:
+        waiting.set()
         await asyncio.sleep(delay)
         async with original.read() as session:
             yield session
 
     local.bot.database = replace(original, read=delayed)
     try:
-        yield
+        yield waiting
     finally:
         local.bot.database = original
 
@@ -152,9 +157,9 @@ async def test_an_unreachable_database_gets_a_clear_answer_and_the_bot_recovers(
 async def test_closing_lets_the_commands_in_progress_answer(local: LocalDiscord) -> None:
     """SIGTERM (docker stop) closes the bot: a roll waiting on the database still answers first."""
     local.bot.dice = ScriptedDice([12, 5])
-    with slow(local, 0.5):
+    with slow(local, 0.5) as waiting:
         running = asyncio.create_task(local.command("dnd attack", QUICK))
-        await asyncio.sleep(0.1)  # the attack is now waiting on its read
+        await asyncio.wait_for(waiting.wait(), 5)  # the attack is now waiting on its read
         await local.bot.close()
         exchange = await running
     assert exchange.rejected == [], exchange.requests

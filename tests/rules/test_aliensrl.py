@@ -35,7 +35,7 @@ from bot.rules.aliensrl import (
     stray_offsets,
 )
 from tests.dice_sources import ScriptedDice
-from tests.stats import chi2_sf
+from tests.stats import p_value
 
 # ---------------------------------------------------------------------------------------------------------
 # The oracle, from the reference's text.
@@ -499,20 +499,6 @@ def test_fire_refuses_bad_aims_before_rolling(aim: dict[str, int], message: str)
 
 # ---------------------------------------------------------------------------------------------------------
 # Sampling: 100,000 projectiles against the exact odds.
-
-
-def chi_square(observed: Counter[object], expected: dict[object, Fraction], n: int) -> tuple[float, int]:
-    """Pearson's statistic and degrees of freedom; an observation of a zero-chance category is infinite."""
-    assert sum(expected.values()) == 1
-    if any(expected.get(k, 0) == 0 for k in observed):
-        return math.inf, len(expected) - 1
-    statistic = sum((observed[k] - n * float(p)) ** 2 / (n * float(p)) for k, p in expected.items())
-    return statistic, len(expected) - 1
-
-
-def p_value(observed: Counter[object], expected: dict[object, Fraction], n: int) -> float:
-    statistic, df = chi_square(observed, expected, n)
-    return 0.0 if statistic == math.inf else chi2_sf(statistic, df)
 
 
 THRESHOLD = 1e-6  # a right model fails one run in a million; the wrong ones below score far beyond it

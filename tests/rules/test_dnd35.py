@@ -65,7 +65,7 @@ from bot.rules.dnd35 import (
 )
 from bot.rules.sheets.dnd35 import DndSheet, DndWeapon
 from tests.dice_sources import ScriptedDice
-from tests.stats import chi2_sf
+from tests.stats import p_value
 
 SRD = Variants()
 SRD_MULTIPLIERS = Variants(multipliers=MultiplierRule.SRD)
@@ -1197,15 +1197,6 @@ def test_heavy_attacks_are_counted_not_enumerated() -> None:
 
 # ---------------------------------------------------------------------------------------------------------
 # Sampling: 100,000 attacks through `resolve` against the exact odds.
-
-
-def p_value(observed: Counter[Any], expected: dict[Any, Fraction], n: int) -> float:
-    """Pearson's chi-square test; an observation in a zero-chance category fails outright."""
-    assert sum(expected.values()) == 1
-    if any(expected.get(k, 0) == 0 for k in observed):
-        return 0.0
-    statistic = sum((observed[k] - n * float(p)) ** 2 / (n * float(p)) for k, p in expected.items())
-    return chi2_sf(statistic, len(expected) - 1)
 
 
 def buckets(distribution: dict[int, Fraction], n: int, least: int = 50) -> dict[int, int]:

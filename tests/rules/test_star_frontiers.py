@@ -37,7 +37,7 @@ from bot.rules.star_frontiers import (
     Variants,
 )
 from tests.dice_sources import NoDice, ScriptedDice
-from tests.stats import chi2_sf
+from tests.stats import p_value
 
 EXPANDED = Variants()
 BASIC = Variants(automatic_miss=False)
@@ -1080,14 +1080,6 @@ def test_the_oracle_on_known_values() -> None:
 
 # ---------------------------------------------------------------------------------------------------------
 # Sampling: 100,000 attacks against the exact odds.
-
-
-def p_value(observed: Counter[object], expected: dict[object, Fraction], n: int) -> float:
-    assert sum(expected.values()) == 1
-    if any(expected.get(k, 0) == 0 for k in observed):
-        return 0.0
-    statistic = sum((observed[k] - n * float(p)) ** 2 / (n * float(p)) for k, p in expected.items())
-    return chi2_sf(statistic, len(expected) - 1)
 
 
 THRESHOLD = 1e-6  # a right model fails one run in a million; the wrong ones below score far beyond it
