@@ -71,14 +71,9 @@ class Characters(commands.GroupCog, group_name="character", group_description="Y
 
     async def settable_fields(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
         """The fields of the chosen character's ruleset, with what each accepts; short names and `feat` work."""
-        text = getattr(interaction.namespace, "character", None)
-        if not text or interaction.guild_id is None:
+        record = await self._chosen(interaction)
+        if record is None:
             return []
-        async with self.bot.database.read() as session:
-            try:
-                record = await find(CharacterRepository(session), interaction, text)
-            except UserError:
-                return []
         sheet = record.ruleset.sheet
         return [
             app_commands.Choice(name=clip(f"{key}: {allowed(sheet, key)}", 100), value=key)
@@ -87,16 +82,20 @@ class Characters(commands.GroupCog, group_name="character", group_description="Y
 
     async def table_weapons(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
         """Weapons of the chosen character's ruleset table (D&D's SRD, Star Frontiers'), matching what was typed."""
+        record = await self._chosen(interaction)
+        names = _table_names(record.ruleset.key) if record is not None else ()
+        return [app_commands.Choice(name=n, value=n) for n in names if current.lower() in n.lower()][:25]
+
+    async def _chosen(self, interaction: Interaction) -> CharacterRecord | None:
+        """For autocomplete: the character already filled in the `character` option, if it names one."""
         text = getattr(interaction.namespace, "character", None)
         if not text or interaction.guild_id is None:
-            return []
+            return None
         async with self.bot.database.read() as session:
             try:
-                record = await find(CharacterRepository(session), interaction, text)
+                return await find(CharacterRepository(session), interaction, text)
             except UserError:
-                return []
-        names = _table_names(record.ruleset.key)
-        return [app_commands.Choice(name=n, value=n) for n in names if current.lower() in n.lower()][:25]
+                return None
 
     # -- commands ----------------------------------------------------------------------------------------
     @app_commands.command(name="create")

@@ -255,6 +255,19 @@ class DndWeapon(Sheet):
         return ", ".join(parts)
 
 
+# The feats a sheet records, each a field of its own.
+FEATS: Final = (
+    "weapon_finesse",
+    "weapon_focus",
+    "improved_critical",
+    "two_weapon_fighting",
+    "improved_two_weapon_fighting",
+    "greater_two_weapon_fighting",
+    "precise_shot",
+    "uncanny_dodge",
+)
+
+
 class DndSheet(Sheet):
     """A D&D 3.5 / NWN character."""
 
@@ -278,14 +291,7 @@ class DndSheet(Sheet):
         "armor_proficiencies",
         "weapon_groups",
         "weapon_proficiencies",
-        "weapon_finesse",
-        "weapon_focus",
-        "improved_critical",
-        "two_weapon_fighting",
-        "improved_two_weapon_fighting",
-        "greater_two_weapon_fighting",
-        "precise_shot",
-        "uncanny_dodge",
+        *FEATS,
         "rogue_level",
         "damage_reduction",
         "immune_to_criticals",
@@ -327,16 +333,7 @@ class DndSheet(Sheet):
         "feat": (
             "each feat is a field of its own: `weapon_finesse`, `weapon_focus`, `improved_critical`, "
             "`two_weapon_fighting`, `precise_shot`, `uncanny_dodge`...",
-            (
-                "weapon_finesse",
-                "weapon_focus",
-                "improved_critical",
-                "two_weapon_fighting",
-                "improved_two_weapon_fighting",
-                "greater_two_weapon_fighting",
-                "precise_shot",
-                "uncanny_dodge",
-            ),
+            FEATS,
         ),
     }
     health: ClassVar[tuple[str, str] | None] = ("hit_points", "max_hit_points")
