@@ -22,7 +22,7 @@ from bot.config import Settings
 from bot.db.engine import Database
 from bot.db.fair import FairRepository, SessionDice
 from bot.db.identify import claim_identify
-from bot.db.rolls import RollLogPruner, RollLogWriter
+from bot.db.rolls import RollLogPruner, RollLogWriter, RollRecord
 from bot.db.settings import SettingsRepository
 from bot.errors import UserError
 from bot.rules.dice import DiceSource
@@ -213,57 +213,13 @@ class DiceBot(commands.Bot):
             return None
         return channel_id
 
-    async def log_roll(
-        self,
-        interaction: discord.Interaction[Any],
-        *,
-        result: dict[str, Any],
-        private: bool = False,
-        dice: DiceSource | None = None,
-        message_id: int | None = None,
-        summary: str | None = None,
-        command: str | None = None,
-        character_id: int | None = None,
-        ruleset: str | None = None,
-        luck: dict[str, list[float]] | None = None,
-        details: dict[str, Any] | None = None,
-        proof: dict[str, Any] | None = None,
-        hidden: bool = False,
-    ) -> None:
-        """Write one roll to the roll log, with the command and options exactly as the user gave them.
+    async def log_roll(self, record: RollRecord) -> None:
+        """Write one roll to the roll log.
 
         Returns once the roll is committed: a roll is logged before its answer is posted, so that what a
         channel saw is never missing from the log (`note_answer` adds the message afterwards).
-
-        A roll of a fair session also records its session, roll number and every draw, for `/fair verify`;
-        `luck` is what /stats sums, `details` the full answer behind a compact one, `proof` a fair roll's kind,
-        inputs and outcome (`bot.rules.replay`), kept for fair rolls only. A `hidden` roll is also private.
         """
-        fair = dice if isinstance(dice, SessionDice) else None
-        if command is None:
-            command = command_name(interaction)
-        await self.roll_log.add(
-            interaction_id=interaction.id,
-            guild_id=interaction.guild_id,
-            channel_id=interaction.channel_id,
-            user_id=interaction.user.id,
-            command=command,
-            inputs=given_options(interaction),
-            result=result,
-            private=private or hidden,
-            hidden=hidden,
-            created_at=self.clock(),
-            fair_session_id=fair.session.id if fair else None,
-            fair_roll=fair.roll_number if fair else None,
-            draws=[list(d) for d in fair.draws] if fair else None,
-            message_id=message_id,
-            summary=summary,
-            character_id=character_id,
-            ruleset=ruleset,
-            luck=luck,
-            details=details,
-            proof=proof if fair else None,
-        )
+        await self.roll_log.add(record)
 
     async def note_answer(self, interaction: discord.Interaction[Any], message_id: int | None) -> None:
         """Record the message a roll's answer landed in (for /history's links), once the roll is logged.
