@@ -146,7 +146,9 @@ class DiceBot(commands.Bot):
         """Drop a server's kept settings after a change, so the next roll reads them."""
         self._server_settings.pop(guild_id, None)
 
-    async def dice_for(self, interaction: discord.Interaction[Any], reading: AsyncSession | None = None) -> DiceSource:
+    async def dice_for(
+        self, interaction: discord.Interaction[DiceBot], reading: AsyncSession | None = None
+    ) -> DiceSource:
         """The dice of one roll: a fair session's next roll when one runs in the channel, else the bot's own.
 
         A hidden roll (`hidden:true`) never draws from the channel's session: a player may have started that one
@@ -204,7 +206,7 @@ class DiceBot(commands.Bot):
         except Exception:
             log.warning("Could not record why fair roll %s went unanswered", dice.roll_number, exc_info=True)
 
-    async def _fair_channel(self, interaction: discord.Interaction[Any], reading: AsyncSession) -> int | None:
+    async def _fair_channel(self, interaction: discord.Interaction[DiceBot], reading: AsyncSession) -> int | None:
         """The channel whose running fair session a roll draws from, if any."""
         channel_id = interaction.channel_id
         if given_options(interaction).get("hidden") is True:
@@ -221,7 +223,7 @@ class DiceBot(commands.Bot):
         """
         await self.roll_log.add(record)
 
-    async def note_answer(self, interaction: discord.Interaction[Any], message_id: int | None) -> None:
+    async def note_answer(self, interaction: discord.Interaction[DiceBot], message_id: int | None) -> None:
         """Record the message a roll's answer landed in (for /history's links), once the roll is logged.
 
         Best effort: the roll is already durable and answered, and its buttons find it by the interaction's id.
