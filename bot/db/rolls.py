@@ -16,6 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.db.codec import decode
 from bot.db.engine import Writers
 from bot.db.models import Base, FairRollTaken, FairSession, RollLog
+from bot.rules.luck import Luck, Tally
 
 log = logging.getLogger(__name__)
 
@@ -66,14 +67,17 @@ class RollRecord:
     summary: str | None = None
     character_id: int | None = None
     ruleset: str | None = None
-    luck: dict[str, list[float]] | None = None
+    luck: Luck | None = None
     details: dict[str, Any] | None = None
     proof: dict[str, Any] | None = None
     hidden: bool = False
 
     def row(self) -> dict[str, Any]:
         """The record as the roll log table's column values (shallow: `asdict` would copy every result)."""
-        return {field.name: getattr(self, field.name) for field in fields(self)}
+        row = {field.name: getattr(self, field.name) for field in fields(self)}
+        if self.luck is not None:
+            row["luck"] = encode_luck(self.luck)
+        return row
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,9 +205,14 @@ class RollRepository:
         return [data for data in stored if data]
 
 
-def luck_tallies(stored: Iterable[bytes]) -> list[dict[str, list[float]]]:
+def encode_luck(luck: Luck) -> dict[str, list[float]]:
+    """A roll's luck as the log stores it: outcome -> [observed, expected, variance]."""
+    return {key: list(tally) for key, tally in luck.items()}
+
+
+def luck_tallies(stored: Iterable[bytes]) -> list[Luck]:
     """The tallies `RollRepository.luck` read, decoded (a roll without one is skipped)."""
-    return [tally for data in stored if (tally := decode(data))]
+    return [{key: Tally(*values) for key, values in tally.items()} for data in stored if (tally := decode(data))]
 
 
 class RollLogWriter:
