@@ -27,6 +27,7 @@ from bot.db.settings import SettingsRepository
 from bot.errors import UserError
 from bot.rules.dice import DiceSource
 from bot.rules.fair import new_seed
+from bot.rules.settings import ServerSettings
 from bot.tree import BotTree, command_name, given_options
 
 log = logging.getLogger(__name__)
@@ -82,7 +83,7 @@ class DiceBot(commands.Bot):
         self.dice = dice
         self.clock = clock
         self.fair_seeds = fair_seeds  # only the seeded console passes its own, so its transcripts replay
-        self._server_settings: dict[int | None, tuple[float, dict[str, str]]] = {}
+        self._server_settings: dict[int | None, tuple[float, ServerSettings]] = {}
         self._unfair: dict[int, float] = {}  # channels read to have no fair session open, and when
         self._fair_starts = 0  # fair sessions started in this process: a read begun before one is not kept
         self.roll_log = RollLogWriter(database.write)
@@ -122,7 +123,7 @@ class DiceBot(commands.Bot):
             synced = await self.tree.sync(guild=guild)
             log.info("Synced %d commands to the dev server %s", len(synced), guild.id)
 
-    async def server_settings(self, guild_id: int | None, reading: AsyncSession | None = None) -> dict[str, str]:
+    async def server_settings(self, guild_id: int | None, reading: AsyncSession | None = None) -> ServerSettings:
         """A server's effective rules settings (`/settings`), kept for SETTINGS_TTL seconds.
 
         Nearly every roll reads them and they rarely change; `/settings set` in this process forgets them at
@@ -131,16 +132,16 @@ class DiceBot(commands.Bot):
         now = time.monotonic()
         kept = self._server_settings.get(guild_id)
         if kept is not None and now - kept[0] < SETTINGS_TTL:
-            return dict(kept[1])
+            return kept[1]
         if reading is not None:
-            current = await SettingsRepository(reading).effective(guild_id)
+            current = await SettingsRepository(reading).server(guild_id)
         else:
             async with self.database.read() as session:
-                current = await SettingsRepository(session).effective(guild_id)
+                current = await SettingsRepository(session).server(guild_id)
         if len(self._server_settings) >= SETTINGS_KEPT:
             self._server_settings.clear()  # bounded memory; the busy servers come back on their next roll
         self._server_settings[guild_id] = (now, current)
-        return dict(current)
+        return current
 
     def forget_server_settings(self, guild_id: int | None) -> None:
         """Drop a server's kept settings after a change, so the next roll reads them."""

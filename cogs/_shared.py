@@ -22,7 +22,6 @@ from bot.rules import luck, replay
 from bot.rules.dice import DiceSource
 from bot.rules.luck import Luck
 from bot.rules.replay import Kind, Proof
-from bot.rules.settings import ANSWERS
 from bot.tree import command_name, given_options
 from bot.ui.embeds import Answer, clip, fit, stamp_fair
 from cogs._replay import roll_view, stored_details
@@ -321,7 +320,7 @@ async def _log_and_answer(
     if hidden:
         await answer_hidden(bot, interaction, embed, record, dice=dice, private=private)
         return
-    full_first = short is None or await _answers(bot, interaction) == "full"
+    full_first = short is None or await _full_answers(bot, interaction)
     view = roll_view(interaction.id, details=None if short is None else ("short" if full_first else "full"))
     shown = embed if full_first or short is None else short
     # Durable before shown: a crash between the two leaves a logged roll nobody saw, never the reverse.
@@ -372,9 +371,9 @@ def _record(
     )
 
 
-async def _answers(bot: DiceBot, interaction: Interaction) -> str:
-    """How this server's roll answers start: "compact" or "full" (`/settings`)."""
-    return (await bot.server_settings(interaction.guild_id))[ANSWERS]
+async def _full_answers(bot: DiceBot, interaction: Interaction) -> bool:
+    """Whether this server's roll answers start full rather than compact (`/settings`)."""
+    return (await bot.server_settings(interaction.guild_id)).full_answers
 
 
 async def answer_hidden(

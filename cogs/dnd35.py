@@ -109,12 +109,7 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
     # -- shared --------------------------------------------------------------------------------------------
     async def variants(self, interaction: Interaction, session: AsyncSession) -> dnd.Variants:
         """The server's readings (`/settings`)."""
-        current = await self.bot.server_settings(interaction.guild_id, session)
-        return dnd.Variants(
-            multipliers=dnd.MultiplierRule(current["dnd35.multipliers"]),
-            confirmation=dnd.ConfirmationRule(current["dnd35.confirmation"]),
-            finesse_shield=dnd.FinesseShieldRule(current["dnd35.finesse_shield"]),
-        )
+        return (await self.bot.server_settings(interaction.guild_id, session)).dnd
 
     async def target(
         self, interaction: Interaction, options: Options, session: AsyncSession

@@ -71,11 +71,7 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
     # -- shared --------------------------------------------------------------------------------------------
     async def variants(self, interaction: Interaction, session: AsyncSession) -> sf.Variants:
         """The server's readings (`/settings`)."""
-        current = await self.bot.server_settings(interaction.guild_id, session)
-        return sf.Variants(
-            automatic_miss=current["sf.automatic_miss"] == "expanded",
-            sight_to_point_blank=current["sf.sight"] == "to-point-blank",
-        )
+        return (await self.bot.server_settings(interaction.guild_id, session)).sf
 
     async def character(self, interaction: Interaction, text: str | None, session: AsyncSession) -> CharacterRecord:
         """The attacking character: named, or the active one."""
