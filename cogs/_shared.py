@@ -314,8 +314,9 @@ async def _log_and_answer(
         # The GM channel alone sees a hidden roll's answer: the log keeps no Details for the table's buttons.
         details=None if hidden else stored_details(embed, short),
         proof=proof,
-        private=private or hidden,
-        hidden=hidden,
+        # True itself when hidden, as the branch below reads the option: the column takes only a bool.
+        private=True if hidden else private,
+        hidden=bool(hidden),
     )
     if hidden:
         await answer_hidden(bot, interaction, embed, record, dice=dice, private=private)
