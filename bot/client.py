@@ -22,11 +22,12 @@ from bot.config import Settings
 from bot.db.engine import Database
 from bot.db.fair import FairRepository, SessionDice
 from bot.db.identify import claim_identify
-from bot.db.rolls import RollLogPruner, RollLogWriter
+from bot.db.rolls import RollLogPruner, RollLogWriter, RollRecord
 from bot.db.settings import SettingsRepository
 from bot.errors import UserError
 from bot.rules.dice import DiceSource
 from bot.rules.fair import new_seed
+from bot.rules.settings import ServerSettings
 from bot.tree import BotTree, command_name, given_options
 
 log = logging.getLogger(__name__)
@@ -82,7 +83,7 @@ class DiceBot(commands.Bot):
         self.dice = dice
         self.clock = clock
         self.fair_seeds = fair_seeds  # only the seeded console passes its own, so its transcripts replay
-        self._server_settings: dict[int | None, tuple[float, dict[str, str]]] = {}
+        self._server_settings: dict[int | None, tuple[float, ServerSettings]] = {}
         self._unfair: dict[int, float] = {}  # channels read to have no fair session open, and when
         self._fair_starts = 0  # fair sessions started in this process: a read begun before one is not kept
         self.roll_log = RollLogWriter(database.write)
@@ -122,7 +123,7 @@ class DiceBot(commands.Bot):
             synced = await self.tree.sync(guild=guild)
             log.info("Synced %d commands to the dev server %s", len(synced), guild.id)
 
-    async def server_settings(self, guild_id: int | None, reading: AsyncSession | None = None) -> dict[str, str]:
+    async def server_settings(self, guild_id: int | None, reading: AsyncSession | None = None) -> ServerSettings:
         """A server's effective rules settings (`/settings`), kept for SETTINGS_TTL seconds.
 
         Nearly every roll reads them and they rarely change; `/settings set` in this process forgets them at
@@ -131,22 +132,24 @@ class DiceBot(commands.Bot):
         now = time.monotonic()
         kept = self._server_settings.get(guild_id)
         if kept is not None and now - kept[0] < SETTINGS_TTL:
-            return dict(kept[1])
+            return kept[1]
         if reading is not None:
-            current = await SettingsRepository(reading).effective(guild_id)
+            current = await SettingsRepository(reading).server(guild_id)
         else:
             async with self.database.read() as session:
-                current = await SettingsRepository(session).effective(guild_id)
+                current = await SettingsRepository(session).server(guild_id)
         if len(self._server_settings) >= SETTINGS_KEPT:
             self._server_settings.clear()  # bounded memory; the busy servers come back on their next roll
         self._server_settings[guild_id] = (now, current)
-        return dict(current)
+        return current
 
     def forget_server_settings(self, guild_id: int | None) -> None:
         """Drop a server's kept settings after a change, so the next roll reads them."""
         self._server_settings.pop(guild_id, None)
 
-    async def dice_for(self, interaction: discord.Interaction[Any], reading: AsyncSession | None = None) -> DiceSource:
+    async def dice_for(
+        self, interaction: discord.Interaction[DiceBot], reading: AsyncSession | None = None
+    ) -> DiceSource:
         """The dice of one roll: a fair session's next roll when one runs in the channel, else the bot's own.
 
         A hidden roll (`hidden:true`) never draws from the channel's session: a player may have started that one
@@ -204,7 +207,7 @@ class DiceBot(commands.Bot):
         except Exception:
             log.warning("Could not record why fair roll %s went unanswered", dice.roll_number, exc_info=True)
 
-    async def _fair_channel(self, interaction: discord.Interaction[Any], reading: AsyncSession) -> int | None:
+    async def _fair_channel(self, interaction: discord.Interaction[DiceBot], reading: AsyncSession) -> int | None:
         """The channel whose running fair session a roll draws from, if any."""
         channel_id = interaction.channel_id
         if given_options(interaction).get("hidden") is True:
@@ -213,59 +216,15 @@ class DiceBot(commands.Bot):
             return None
         return channel_id
 
-    async def log_roll(
-        self,
-        interaction: discord.Interaction[Any],
-        *,
-        result: dict[str, Any],
-        private: bool = False,
-        dice: DiceSource | None = None,
-        message_id: int | None = None,
-        summary: str | None = None,
-        command: str | None = None,
-        character_id: int | None = None,
-        ruleset: str | None = None,
-        luck: dict[str, list[float]] | None = None,
-        details: dict[str, Any] | None = None,
-        proof: dict[str, Any] | None = None,
-        hidden: bool = False,
-    ) -> None:
-        """Write one roll to the roll log, with the command and options exactly as the user gave them.
+    async def log_roll(self, record: RollRecord) -> None:
+        """Write one roll to the roll log.
 
         Returns once the roll is committed: a roll is logged before its answer is posted, so that what a
         channel saw is never missing from the log (`note_answer` adds the message afterwards).
-
-        A roll of a fair session also records its session, roll number and every draw, for `/fair verify`;
-        `luck` is what /stats sums, `details` the full answer behind a compact one, `proof` a fair roll's kind,
-        inputs and outcome (`bot.rules.replay`), kept for fair rolls only. A `hidden` roll is also private.
         """
-        fair = dice if isinstance(dice, SessionDice) else None
-        if command is None:
-            command = command_name(interaction)
-        await self.roll_log.add(
-            interaction_id=interaction.id,
-            guild_id=interaction.guild_id,
-            channel_id=interaction.channel_id,
-            user_id=interaction.user.id,
-            command=command,
-            inputs=given_options(interaction),
-            result=result,
-            private=private or hidden,
-            hidden=hidden,
-            created_at=self.clock(),
-            fair_session_id=fair.session.id if fair else None,
-            fair_roll=fair.roll_number if fair else None,
-            draws=[list(d) for d in fair.draws] if fair else None,
-            message_id=message_id,
-            summary=summary,
-            character_id=character_id,
-            ruleset=ruleset,
-            luck=luck,
-            details=details,
-            proof=proof if fair else None,
-        )
+        await self.roll_log.add(record)
 
-    async def note_answer(self, interaction: discord.Interaction[Any], message_id: int | None) -> None:
+    async def note_answer(self, interaction: discord.Interaction[DiceBot], message_id: int | None) -> None:
         """Record the message a roll's answer landed in (for /history's links), once the roll is logged.
 
         Best effort: the roll is already durable and answered, and its buttons find it by the interaction's id.

@@ -20,9 +20,12 @@ import asyncio
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import discord
+
+if TYPE_CHECKING:  # bot.client imports this module: the bot type only for the checker
+    from bot.client import DiceBot
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +50,7 @@ class Followed:
 class PatientResponse(discord.InteractionResponse[Any]):
     """An interaction's response that a watchdog may defer; an answer after that goes out as the followup."""
 
-    def __init__(self, parent: discord.Interaction[Any]) -> None:
+    def __init__(self, parent: discord.Interaction[DiceBot]) -> None:
         super().__init__(parent)
         self.lock = asyncio.Lock()
         self.deferred_ephemeral: bool | None = None  # set when the watchdog deferred
@@ -136,7 +139,7 @@ class PatientResponse(discord.InteractionResponse[Any]):
         return self.deferred_ephemeral is not None
 
 
-def watch(interaction: discord.Interaction[Any], after: float = DEFER_AFTER) -> PatientResponse | None:
+def watch(interaction: discord.Interaction[DiceBot], after: float = DEFER_AFTER) -> PatientResponse | None:
     """Give a slash command's interaction the watchdog (before anything has answered it); None for a form's."""
     command = interaction.command
     if interaction.type is not discord.InteractionType.application_command or command is None:
@@ -172,7 +175,7 @@ class Admission:
         self._acknowledgers: asyncio.Semaphore | None = None
         self._deferring: set[asyncio.Task[None]] = set()
 
-    async def enter(self, interaction: discord.Interaction[Any], *, arrived: float, defer_after: float) -> bool:
+    async def enter(self, interaction: discord.Interaction[DiceBot], *, arrived: float, defer_after: float) -> bool:
         """Wait for this command's turn (its task holds a slot until it answers); defer first if it must wait.
 
         False when Discord has dropped the interaction meanwhile: its work would be seen by nobody, and doing it
@@ -223,5 +226,5 @@ class Admission:
             await response.defer_if_silent()
 
 
-def _name(interaction: discord.Interaction[Any]) -> str:
+def _name(interaction: discord.Interaction[DiceBot]) -> str:
     return getattr(interaction.command, "qualified_name", "?")

@@ -7,7 +7,7 @@ import logging
 from collections import OrderedDict, deque
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import discord
 from discord import app_commands
@@ -17,6 +17,9 @@ from bot.config import RateLimit
 from bot.deadline import ALREADY_ACKNOWLEDGED, DEFER_AFTER, UNKNOWN_INTERACTION, Admission, PatientResponse
 from bot.errors import UserError
 from bot.ui.embeds import error_embed
+
+if TYPE_CHECKING:  # bot.client imports this module: the bot type only for the checker
+    from bot.client import DiceBot
 
 log = logging.getLogger(__name__)
 
@@ -78,7 +81,7 @@ def scrub(options: list[dict[str, Any]]) -> None:
         scrub(option.get("options", []))
 
 
-def given_options(interaction: discord.Interaction[Any]) -> dict[str, Any]:
+def given_options(interaction: discord.Interaction[DiceBot]) -> dict[str, Any]:
     """The options of a slash command as typed, subcommand levels flattened away.
 
     A command run again by a button or a saved roll carries the options it runs with in its extras.
@@ -91,14 +94,14 @@ def given_options(interaction: discord.Interaction[Any]) -> dict[str, Any]:
     return {option["name"]: option.get("value") for option in options}
 
 
-def command_name(interaction: discord.Interaction[Any]) -> str:
+def command_name(interaction: discord.Interaction[DiceBot]) -> str:
     """The command an interaction runs: its own, or the one a button or a saved roll runs again."""
     if "command" in interaction.extras:
         return str(interaction.extras["command"])
     return interaction.command.qualified_name if interaction.command else "?"
 
 
-async def report(interaction: discord.Interaction[Any], error: BaseException) -> None:
+async def report(interaction: discord.Interaction[DiceBot], error: BaseException) -> None:
     """Tell the user what went wrong, whether or not the interaction was answered already.
 
     The one place failures of commands, buttons and forms end up: errors the user can fix become an
@@ -175,14 +178,14 @@ class RateLimiter:
         return None
 
 
-class BotTree(app_commands.CommandTree[Any]):
+class BotTree(app_commands.CommandTree["DiceBot"]):
     """Routes every failure of a slash command to `report`, and holds each user to the rate limit.
 
     The rate limit is applied at one gate that sees every interaction as it arrives, before discord.py hands
     it to a command, a button or a form: all three count, autocomplete does not.
     """
 
-    def __init__(self, client: discord.Client, **options: Any) -> None:
+    def __init__(self, client: DiceBot, **options: Any) -> None:
         super().__init__(client, **options)
         # Built on first use: the bot makes its tree before it has stored its settings and clock.
         self._limiter: RateLimiter | None = None
@@ -198,7 +201,8 @@ class BotTree(app_commands.CommandTree[Any]):
         discord.py routes an interaction to the tree, a view or a form in one synchronous step, and only the
         tree has a public check; a view's or a form's own `interaction_check` would make one gate per view.
         """
-        state = self.client._connection
+        # discord.py's private connection state, patched in place: its parser is a method, not a public hook.
+        state: Any = self.client._connection
         parse = state.parse_interaction_create
 
         def gated(data: Any) -> None:
@@ -227,14 +231,14 @@ class BotTree(app_commands.CommandTree[Any]):
                 self._arrived[int(data["id"])] = asyncio.get_running_loop().time()
             return True
         state = self.client._connection
-        interaction: discord.Interaction[Any] = discord.Interaction(data=cast(Any, data), state=state)
+        interaction: discord.Interaction[DiceBot] = discord.Interaction(data=cast(Any, data), state=state)
         task = asyncio.get_running_loop().create_task(self._slow_down(interaction, again), name=REFUSAL_TASK)
         self.in_flight.add(task)
         task.add_done_callback(self.in_flight.discard)
         state.dispatch("interaction", interaction)
         return False
 
-    async def _slow_down(self, interaction: discord.Interaction[Any], again: datetime) -> None:
+    async def _slow_down(self, interaction: discord.Interaction[DiceBot], again: datetime) -> None:
         limit = cast(RateLimiter, self.limiter).limit
         embed = error_embed(
             "Slow down",
@@ -263,7 +267,7 @@ class BotTree(app_commands.CommandTree[Any]):
                 self._limiter = RateLimiter(limit, self.client.clock)
         return self._limiter
 
-    async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
+    async def interaction_check(self, interaction: discord.Interaction[DiceBot]) -> bool:
         """Clean the typed options; a command waits for its turn, deferred if it must (the rate limit was `gate`'s).
 
         A command Discord dropped before its turn came is not run (`Admission.enter`).
@@ -277,7 +281,7 @@ class BotTree(app_commands.CommandTree[Any]):
             arrived = asyncio.get_running_loop().time()
         return await self.admission.enter(interaction, arrived=arrived, defer_after=self.defer_after)
 
-    async def admit(self, interaction: discord.Interaction[Any]) -> bool:
+    async def admit(self, interaction: discord.Interaction[DiceBot]) -> bool:
         """Keep the task handling a command or button press until it ends (see `drain`); always True.
 
         The rate limit was applied when the interaction arrived (`gate`); a refused one never gets here.
@@ -289,6 +293,6 @@ class BotTree(app_commands.CommandTree[Any]):
             task.add_done_callback(self.in_flight.discard)
         return True
 
-    async def on_error(self, interaction: discord.Interaction[Any], error: app_commands.AppCommandError) -> None:
+    async def on_error(self, interaction: discord.Interaction[DiceBot], error: app_commands.AppCommandError) -> None:
         """Report the failure to the user (and the log, if it is a bug)."""
         await report(interaction, error)

@@ -15,10 +15,13 @@ from typing import Any
 import discord
 from discord import app_commands
 
+from bot.client import DiceBot
 from bot.db.rolls import LoggedRoll, RollRepository
 from bot.errors import UserError
 from bot.tree import report
 
+# discord.py declares the interaction of an item's own methods (`from_custom_id`, `interaction_check`, `callback`)
+# generic over the client, so an override cannot narrow it to the bot: those take any client's.
 ROLL = "roll"  # the extras key that marks a command as a roll: `@app_commands.command(..., extras=ROLLS)`
 ROLLS = {ROLL: True}
 
@@ -34,7 +37,7 @@ def roll_command(tree: app_commands.CommandTree[Any], name: str) -> app_commands
     return None
 
 
-async def replay(interaction: discord.Interaction[Any], name: str, options: dict[str, Any]) -> None:
+async def replay(interaction: discord.Interaction[DiceBot], name: str, options: dict[str, Any]) -> None:
     """Run the roll command `name` with `options` (as typed) for this interaction's user.
 
     The options go through the command's own transformers (ranges, choices) as if Discord had sent them,
@@ -63,7 +66,7 @@ async def replay(interaction: discord.Interaction[Any], name: str, options: dict
 NOT_FOUND = "I can't find that roll in the log (it may still be being saved); try again in a moment."
 
 
-async def logged_roll(interaction: discord.Interaction[Any], interaction_id: int) -> LoggedRoll:
+async def logged_roll(interaction: discord.Interaction[DiceBot], interaction_id: int) -> LoggedRoll:
     """The roll a button refers to, if the presser may see it where they pressed.
 
     The custom id is whatever the client sent, so it is not trusted: the roll must have been made in this server

@@ -15,13 +15,14 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.client import DiceBot
 from bot.db.characters import CharacterError, CharacterRecord, CharacterRepository
 from bot.db.fair import SessionDice
+from bot.db.rolls import RollRecord
 from bot.db.settings import SettingsRepository
 from bot.errors import UserError
 from bot.rules import luck, replay
 from bot.rules.dice import DiceSource
 from bot.rules.luck import Luck
 from bot.rules.replay import Kind, Proof
-from bot.rules.settings import ANSWERS
+from bot.tree import command_name, given_options
 from bot.ui.embeds import Answer, clip, fit, stamp_fair
 from cogs._replay import roll_view, stored_details
 
@@ -302,57 +303,87 @@ async def _log_and_answer(
         if dice is not None:
             stamp(form, dice)
         fit(form)  # the one step that keeps every answer, full (Details, the GM channel) or compact, in limits
+    record = _record(
+        bot,
+        interaction,
+        result=result,
+        summary=answer.history,
+        dice=dice,
+        command=command,
+        rolled=rolled,
+        # The GM channel alone sees a hidden roll's answer: the log keeps no Details for the table's buttons.
+        details=None if hidden else stored_details(embed, short),
+        proof=proof,
+        # True itself when hidden, as the branch below reads the option: the column takes only a bool.
+        private=True if hidden else private,
+        hidden=bool(hidden),
+    )
     if hidden:
-        await answer_hidden(
-            bot,
-            interaction,
-            embed,
-            history=answer.history,
-            result=result,
-            dice=dice,
-            command=command,
-            rolled=rolled,
-            proof=proof,
-            private=private,
-        )
+        await answer_hidden(bot, interaction, embed, record, dice=dice, private=private)
         return
-    full_first = short is None or await _answers(bot, interaction) == "full"
+    full_first = short is None or await _full_answers(bot, interaction)
     view = roll_view(interaction.id, details=None if short is None else ("short" if full_first else "full"))
     shown = embed if full_first or short is None else short
     # Durable before shown: a crash between the two leaves a logged roll nobody saw, never the reverse.
-    await bot.log_roll(
-        interaction,
-        result=result,
-        private=private,
-        dice=dice,
-        summary=answer.history,
-        command=command,
-        character_id=rolled.character_id,
-        ruleset=rolled.ruleset,
-        luck=rolled.luck,
-        details=stored_details(embed, short),
-        proof=proof.to_log() if proof else None,
-    )
+    await bot.log_roll(record)
     sent = await interaction.response.send_message(embed=shown, ephemeral=private, view=view)
     await bot.note_answer(interaction, sent.message_id)
 
 
-async def _answers(bot: DiceBot, interaction: Interaction) -> str:
-    """How this server's roll answers start: "compact" or "full" (`/settings`)."""
-    return (await bot.server_settings(interaction.guild_id))[ANSWERS]
+def _record(
+    bot: DiceBot,
+    interaction: Interaction,
+    *,
+    result: dict[str, Any],
+    summary: str,
+    dice: DiceSource | None,
+    command: str | None,
+    rolled: Rolled,
+    details: dict[str, Any] | None,
+    proof: Proof[Any] | None,
+    private: bool,
+    hidden: bool,
+) -> RollRecord:
+    """The roll log's record of a roll: the command and options exactly as the user gave them.
+
+    A fair roll also records its session, roll number, every draw and its proof; other rolls keep no proof.
+    """
+    fair = dice if isinstance(dice, SessionDice) else None
+    return RollRecord(
+        interaction_id=interaction.id,
+        guild_id=interaction.guild_id,
+        channel_id=interaction.channel_id,
+        user_id=interaction.user.id,
+        command=command_name(interaction) if command is None else command,
+        inputs=given_options(interaction),
+        result=result,
+        private=private,
+        hidden=hidden,
+        created_at=bot.clock(),
+        fair_session_id=fair.session.id if fair else None,
+        fair_roll=fair.roll_number if fair else None,
+        draws=[list(d) for d in fair.draws] if fair else None,
+        summary=summary,
+        character_id=rolled.character_id,
+        ruleset=rolled.ruleset,
+        luck=rolled.luck,
+        details=details,
+        proof=proof.to_log() if fair and proof else None,
+    )
+
+
+async def _full_answers(bot: DiceBot, interaction: Interaction) -> bool:
+    """Whether this server's roll answers start full rather than compact (`/settings`)."""
+    return (await bot.server_settings(interaction.guild_id)).full_answers
 
 
 async def answer_hidden(
     bot: DiceBot,
     interaction: Interaction,
     embed: discord.Embed,
+    record: RollRecord,
     *,
-    history: str,
-    result: dict[str, Any],
     dice: DiceSource | None,
-    command: str | None,
-    rolled: Rolled,
-    proof: Proof[Any] | None = None,
     private: bool = False,
 ) -> None:
     """Send a roll's full answer to the GM channel and a notice (with Roll again) where it was made.
@@ -372,19 +403,7 @@ async def answer_hidden(
     embed.set_author(name=clip(f"Hidden roll by {interaction.user.display_name} in #{_channel_name(interaction)}", 256))
     fit(embed)  # the author line counts toward Discord's total too
     # Durable before shown, as in answer_roll: logged before the notice and the GM's copy.
-    await bot.log_roll(
-        interaction,
-        result=result,
-        private=True,
-        hidden=True,
-        dice=dice,
-        summary=history,
-        command=command,
-        character_id=rolled.character_id,
-        ruleset=rolled.ruleset,
-        luck=rolled.luck,
-        proof=proof.to_log() if proof else None,
-    )
+    await bot.log_roll(record)
     fair = ""
     if isinstance(dice, SessionDice):
         fair = f" (the GM's fair roll #{dice.roll_number}, commitment `{dice.session.commitment[:16]}…`)"

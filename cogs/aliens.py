@@ -53,8 +53,7 @@ class Aliens(commands.GroupCog, group_name="aliens", group_description="AliensRL
 
     async def ring(self, interaction: Interaction, session: AsyncSession) -> rules.Ring:
         """The server's reading of "two tiles away" (`/settings`; the reference's default elsewhere)."""
-        current = await self.bot.server_settings(interaction.guild_id, session)
-        return rules.Ring(current["aliensrl.ring"])
+        return (await self.bot.server_settings(interaction.guild_id, session)).ring
 
     async def shooter(
         self,

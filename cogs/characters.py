@@ -506,7 +506,9 @@ class EditForm(discord.ui.Modal):
             self.inputs[key] = text_input
             self.add_item(text_input)
 
-    async def interaction_check(self, interaction: Interaction) -> bool:  # type: ignore[override]
+    # Any client's interaction: discord.py declares a form's own methods generic over the client, so an override
+    # cannot narrow them to the bot (the form keeps it as `self.bot`).
+    async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
         """Only the user the form was shown to can submit it, in the character's server (the id is the client's)."""
         if interaction.user.id == self.user_id and interaction.guild_id == self.record.guild_id:
             return True
@@ -514,7 +516,7 @@ class EditForm(discord.ui.Modal):
         await interaction.response.send_message(embed=embed, ephemeral=True)
         return False
 
-    async def on_submit(self, interaction: Interaction) -> None:  # type: ignore[override]
+    async def on_submit(self, interaction: discord.Interaction[Any]) -> None:
         """Validate every field, then save against the version the form was opened at."""
         pairs = [(key, text_input.value) for key, text_input in self.inputs.items()]
         sheet = self.record.ruleset.set_fields(self.record.sheet, pairs)
@@ -522,7 +524,8 @@ class EditForm(discord.ui.Modal):
             record = await CharacterRepository(session).save(self.record, sheet, now=self.bot.clock())
         await interaction.response.send_message(embed=sheet_embed(record), ephemeral=True)
 
-    async def on_error(self, interaction: Interaction, error: Exception) -> None:  # type: ignore[override]
+    # discord.py's Modal.on_error itself drops the `item` argument of the View method it overrides.
+    async def on_error(self, interaction: discord.Interaction[Any], error: Exception, /) -> None:  # type: ignore[override]
         """Failures go through the same funnel as commands."""
         await report(interaction, error)
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-from typing import Any
 
 import discord
 from discord import Interaction, app_commands
@@ -95,7 +94,7 @@ async def roll_odds(expression: str) -> Odds:
 
 async def roll_and_answer(
     bot: DiceBot,
-    interaction: Interaction[Any],
+    interaction: Interaction[DiceBot],
     expression: str,
     *,
     label: str | None,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 
 from discord import app_commands
 from discord.ext import commands
@@ -109,29 +110,24 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
     # -- shared --------------------------------------------------------------------------------------------
     async def variants(self, interaction: Interaction, session: AsyncSession) -> dnd.Variants:
         """The server's readings (`/settings`)."""
-        current = await self.bot.server_settings(interaction.guild_id, session)
-        return dnd.Variants(
-            multipliers=dnd.MultiplierRule(current["dnd35.multipliers"]),
-            confirmation=dnd.ConfirmationRule(current["dnd35.confirmation"]),
-            finesse_shield=dnd.FinesseShieldRule(current["dnd35.finesse_shield"]),
-        )
+        return (await self.bot.server_settings(interaction.guild_id, session)).dnd
 
     async def target(
         self, interaction: Interaction, options: Options, session: AsyncSession
     ) -> tuple[dnd.Target, str | None]:
         """The defender and its character's name: a character here (its AC computed), or the AC given."""
-        if (options.target is None) == (options.target_ac is None):
-            raise UserError(
-                "Give the defender as `target_ac` (a number) or `target` (a character here), one of them.",
-                title="Attack what?",
-            )
-        if options.target_ac is not None:
+        if options.target_ac is not None and options.target is None:
             kind = " ".join(w for w, on in (("flat-footed", options.flat_footed), ("touch", options.touch)) if on)
             given = dnd.target_ac(
                 options.target_ac, dr=options.dr, denied_dex=options.flat_footed, kind=f"{kind} AC".strip()
             )
             return given, None
-        record = await find(CharacterRepository(session), interaction, options.target)  # type: ignore[arg-type]
+        if options.target is None or options.target_ac is not None:
+            raise UserError(
+                "Give the defender as `target_ac` (a number) or `target` (a character here), one of them.",
+                title="Attack what?",
+            )
+        record = await find(CharacterRepository(session), interaction, options.target)
         if not isinstance(record.sheet, DndSheet):
             raise UserError(f"**{record.name}** is a {record.ruleset.title} character, not {TITLE}.")
         sheet = record.sheet
@@ -429,14 +425,14 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
                 sheet, primary, target_now, options.situation(), off_hand_weapon=off_hand_weapon, variants=variants
             )
             chances = dnd.odds_for(attacks, variants=variants)  # one work budget for the whole command
-            expected = sum((c.expected_damage for c in chances), start=0)
+            expected = sum((c.expected_damage for c in chances), start=Fraction(0))
             exact = all(c.approximation is None or c.approximation.expected_exact for c in chances)
             inputs = replay.DndFullAttackRoll(tuple(attacks), variants)
             drawn = await draw(self.bot, interaction, replay.DND_FULL_ATTACK, inputs, session)
         full = drawn.result
         answer = full_attack_answer(
             full,
-            expected,  # type: ignore[arg-type]
+            expected,
             attacker=record.name,
             weapon=primary,
             exact=exact,

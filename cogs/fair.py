@@ -13,7 +13,6 @@ from bot import offload
 from bot.client import DiceBot
 from bot.db.fair import FairRepository, FairSessionError, RawLog, Session, decode_log
 from bot.rules import fair, fair_log
-from bot.rules.settings import FAIR_WHO
 from bot.ui.embeds import clip
 from cogs._shared import Interaction, can_moderate
 
@@ -34,7 +33,7 @@ class Fair(commands.GroupCog, group_name="fair", group_description="Provably fai
 
     async def _managers_only(self, interaction: Interaction) -> bool:
         """Whether this server lets only Manage Server start and reveal fair sessions (`fair.who`)."""
-        return (await self.bot.server_settings(interaction.guild_id))[FAIR_WHO] == "managers"
+        return (await self.bot.server_settings(interaction.guild_id)).fair_managers_only
 
     @app_commands.command(name="start")
     async def start(self, interaction: Interaction) -> None:

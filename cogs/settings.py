@@ -42,6 +42,7 @@ class PostableChannel(app_commands.Transformer):
         """What Discord's picker offers."""
         return list(TEXT_CHANNELS)
 
+    # Any client's interaction: discord.py's Transformer.transform takes any client's, so an override cannot narrow it.
     async def transform(self, interaction: discord.Interaction[Any], value: Any, /) -> GmChannel:
         """The channel as Discord resolved it (no cache is needed to save its id)."""
         if not isinstance(value, (app_commands.AppCommandChannel, app_commands.AppCommandThread)):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, get_args
 
 from discord import app_commands
 from discord.ext import commands
@@ -38,7 +38,8 @@ ATTACKER_MOVEMENT = [app_commands.Choice(name=m.value.replace("_", " "), value=m
 BANDS = [app_commands.Choice(name=b.label, value=b.value) for b in sf.Band]
 COVERS = [app_commands.Choice(name=c.value, value=c.value) for c in sf.Cover]
 SIZES = [app_commands.Choice(name=s.value, value=s.value) for s in sf.Size]
-RACES = [app_commands.Choice(name=r.title(), value=r) for r in ("human", "dralasite", "vrusk", "yazirian")]
+RACE_NAMES: tuple[Race, ...] = get_args(Race)
+RACES = [app_commands.Choice(name=r.title(), value=r) for r in RACE_NAMES]
 HELPLESS = [
     app_commands.Choice(name="no", value="none"),
     app_commands.Choice(name="from behind or unaware", value="unaware"),
@@ -71,11 +72,7 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
     # -- shared --------------------------------------------------------------------------------------------
     async def variants(self, interaction: Interaction, session: AsyncSession) -> sf.Variants:
         """The server's readings (`/settings`)."""
-        current = await self.bot.server_settings(interaction.guild_id, session)
-        return sf.Variants(
-            automatic_miss=current["sf.automatic_miss"] == "expanded",
-            sight_to_point_blank=current["sf.sight"] == "to-point-blank",
-        )
+        return (await self.bot.server_settings(interaction.guild_id, session)).sf
 
     async def character(self, interaction: Interaction, text: str | None, session: AsyncSession) -> CharacterRecord:
         """The attacking character: named, or the active one."""
@@ -488,7 +485,13 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
 
 
 def _race(text: str | None) -> Race | None:
-    return None if text is None else text  # type: ignore[return-value]
+    """The race a `race` option names (Discord sends only its choices, RACES)."""
+    if text is None:
+        return None
+    for race in RACE_NAMES:
+        if race == text:
+            return race
+    raise UserError(f"There is no race `{text}`: pick one of {', '.join(RACE_NAMES)}.", title="No such race")
 
 
 def _weapons(sheet: SfSheet, *, melee: bool) -> list[str]:

@@ -20,7 +20,7 @@ from bot.config import Settings
 from bot.db.engine import Database, open_database
 from bot.db.migrate import SchemaMismatch, current_revision, head_revision, upgrade
 from bot.db.models import Base, RollLog
-from bot.db.rolls import RollLogWriter
+from bot.db.rolls import RollLogWriter, RollRecord
 from tests.conftest import POSTGRES
 
 
@@ -100,7 +100,9 @@ async def test_the_roll_log_writer_commits_a_burst_and_fails_only_the_bad_roll(d
     roll = ROLL
     no_such_session = {**roll, "fair_session_id": 999}  # breaks the foreign key
     outcomes = await asyncio.gather(
-        *(writer.add(**roll) for _ in range(30)), writer.add(**no_such_session), return_exceptions=True
+        *(writer.add(RollRecord(**roll)) for _ in range(30)),
+        writer.add(RollRecord(**no_such_session)),
+        return_exceptions=True,
     )
     assert [type(o).__name__ for o in outcomes if o is not None] == ["IntegrityError"]
     async with database.read() as session:
@@ -199,10 +201,10 @@ async def test_a_rolls_message_note_rides_with_the_next_roll_or_goes_alone_soon(
 
     monkeypatch.setattr(database.write, "run", counted)
     roll = {**ROLL, "interaction_id": 1}
-    await writer.add(**roll)
+    await writer.add(RollRecord(**roll))
     note = asyncio.create_task(writer.message(1, 501))
     await asyncio.sleep(0)
-    await writer.add(**{**roll, "interaction_id": 2})  # the note goes in this roll's transaction
+    await writer.add(RollRecord(**{**roll, "interaction_id": 2}))  # the note goes in this roll's transaction
     await note
     assert len(transactions) == 2
     started = asyncio.get_running_loop().time()

@@ -14,7 +14,7 @@ from bot.client import DiceBot
 from bot.config import DEFAULT_ROLL_LOG_KEEP_DAYS, Settings, SettingsError
 from bot.db.engine import Database
 from bot.db.models import FairSession, RollLog
-from bot.db.rolls import RollLogPruner, RollRepository, prune_batch
+from bot.db.rolls import RollLogPruner, RollRecord, RollRepository, prune_batch
 from bot.local.driver import LocalDiscord, local_discord
 from tests.conftest import FIXED_TIME
 from tests.helpers import count
@@ -124,7 +124,7 @@ async def test_pruning_goes_in_bounded_batches(database: Database) -> None:
     }
     async with database.write.begin() as session:
         await RollRepository(session).add_many([{**roll, "interaction_id": n} for n in range(7)])
-        await RollRepository(session).add(**{**roll, "created_at": FIXED_TIME})
+        await RollRepository(session).add(RollRecord(**{**roll, "created_at": FIXED_TIME}))
     async with database.write.begin() as session:
         assert await prune_batch(session, before=FIXED_TIME - timedelta(days=KEEP_DAYS), limit=3) == 3
     assert await count(database, RollLog) == 5

@@ -19,11 +19,11 @@ from bot.db.engine import Database
 from bot.db.fair import FairRepository
 from bot.db.migrate import alembic_config, current_revision, head_revision
 from bot.db.models import RollLog
-from bot.db.rolls import ROW_BYTES_MAX, RollRepository
+from bot.db.rolls import ROW_BYTES_MAX, RollRecord, RollRepository, luck_tallies
 from bot.local.driver import LocalDiscord
 from bot.rules import dnd35 as dnd
 from bot.rules.dice import MAX_DICE, MAX_EXPRESSION_LENGTH, MAX_EXTRA_ROLLS, MAX_SIDES
-from bot.rules.luck import CountingDice
+from bot.rules.luck import CountingDice, Tally
 from bot.rules.sheets.dnd35 import DndSheet
 from bot.ui.dnd35 import full_attack_answer
 from bot.ui.embeds import fit
@@ -247,6 +247,31 @@ def test_the_largest_full_attack_the_sheet_allows_stays_under_the_row_maximum() 
 # -------------------------------------------------------------------------------------------- the migration
 
 LEGACY_DRAWS = [[1, 20, 17], [1, 6, 4]]
+
+
+async def test_a_luck_tally_is_stored_as_a_plain_list_and_read_back_as_a_tally(database: Database) -> None:
+    """The stored JSON is what it always was ([observed, expected, variance]), so rows of older code still read."""
+    tally = {"hits": Tally(1.0, 0.55, 0.2475), "nat20": Tally(0.0, 0.05, 0.0475)}
+    roll = RollRecord(
+        interaction_id=1,
+        guild_id=1,
+        channel_id=1,
+        user_id=1,
+        command="dnd attack",
+        inputs={},
+        result={},
+        private=False,
+        created_at=datetime(2026, 1, 1, tzinfo=UTC),
+        luck=tally,
+    )
+    async with database.write.begin() as session:
+        await RollRepository(session).add(roll)
+    async with database.read() as session:
+        stored = await RollRepository(session).luck(guild_id=1)
+    assert [decode(data) for data in stored] == [{"hits": [1.0, 0.55, 0.2475], "nat20": [0.0, 0.05, 0.0475]}]
+    older = json.dumps({"damage": [7.0, 5.5, 8.25]}).encode()  # a row written before the codec, as JSON text
+    assert luck_tallies([*stored, older]) == [tally, {"damage": Tally(7.0, 5.5, 8.25)}]
+    assert all(type(t) is Tally for read in luck_tallies(stored) for t in read.values())
 
 
 async def test_rows_logged_before_the_codec_are_read_after_the_migration(database: Database) -> None:

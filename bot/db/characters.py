@@ -14,6 +14,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from bot.db.engine import changed_rows
 from bot.db.models import ActiveCharacter, Character, Macro, RollLog
 from bot.errors import UserError
 from bot.rules.names import name_key
@@ -221,7 +222,7 @@ class CharacterRepository:
             .where(Character.id == record.id, Character.version == record.version)
             .values(version=record.version + 1, updated_at=now, **values)
         )
-        if result.rowcount != 1:  # type: ignore[attr-defined]
+        if changed_rows(result) != 1:
             raise ChangedMeanwhile(record.name)
 
     async def delete(self, record: CharacterRecord) -> None:
@@ -248,7 +249,7 @@ class CharacterRepository:
             delete(RollLog).where(RollLog.guild_id == guild_id, RollLog.user_id == user_id)
         )
         await self.session.execute(delete(Macro).where(Macro.guild_id == guild_id, Macro.user_id == user_id))
-        return characters.rowcount, rolls.rowcount  # type: ignore[attr-defined]
+        return changed_rows(characters), changed_rows(rolls)
 
     async def set_active(self, record: CharacterRecord, *, user_id: int) -> None:
         """Make `record` the character `user_id` rolls with in its server and ruleset."""
@@ -266,7 +267,7 @@ class CharacterRepository:
         values = {"guild_id": record.guild_id, "user_id": user_id, "ruleset": record.ruleset.key}
         statement = upsert(self.session, ActiveCharacter).values(**values, character_id=record.id)
         result = await self.session.execute(statement.on_conflict_do_nothing(index_elements=list(values)))
-        return bool(result.rowcount)  # type: ignore[attr-defined]
+        return bool(changed_rows(result))
 
     async def active(self, *, guild_id: int, user_id: int, rules: str) -> CharacterRecord | None:
         """The character a user rolls with in a server and ruleset, if one was chosen."""

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from sqlalchemy import Connection, Engine, create_engine, event, exc, text
+from sqlalchemy import Connection, CursorResult, Engine, Result, create_engine, event, exc, text
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 
@@ -110,6 +110,16 @@ class Database:
         """Close every pooled connection."""
         self.write.dispose()
         await self.engine.dispose()
+
+
+def changed_rows(result: Result[Any]) -> int:
+    """How many rows an UPDATE, DELETE or INSERT changed.
+
+    SQLAlchemy types every `execute` result as a `Result`; one of a DML statement is a `CursorResult`.
+    """
+    if not isinstance(result, CursorResult):
+        raise TypeError(f"not the result of a DML statement: {type(result).__name__}")
+    return result.rowcount
 
 
 def ensure_sqlite_directory(url: str) -> None:

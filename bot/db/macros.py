@@ -10,6 +10,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.characters import lock_user
+from bot.db.engine import changed_rows
 from bot.db.models import Macro
 from bot.errors import UserError
 from bot.rules.names import MACRO, clean_name, name_key
@@ -95,4 +96,4 @@ class MacroRepository:
         done = await self.session.execute(
             delete(Macro).where(Macro.guild_id == guild_id, Macro.user_id == user_id, Macro.name_key == name_key(name))
         )
-        return bool(done.rowcount)  # type: ignore[attr-defined]
+        return bool(changed_rows(done))

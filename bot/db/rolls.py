@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -16,6 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.db.codec import decode
 from bot.db.engine import Writers
 from bot.db.models import Base, FairRollTaken, FairSession, RollLog
+from bot.rules.luck import Luck, Tally
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +40,44 @@ SET_MESSAGE = (
     .where(ROLL_LOG.c.interaction_id == bindparam("of"), ROLL_LOG.c.message_id.is_(None))
     .values(message_id=bindparam("message"))
 )
+
+
+@dataclass(frozen=True, slots=True)
+class RollRecord:
+    """One roll as the log writes it, a row of the roll log (the cogs build it once, after the answer is made).
+
+    A roll of a fair session also carries its session, roll number and every draw, for `/fair verify`; `luck`
+    is what /stats sums, `details` the full answer behind a compact one, `proof` a fair roll's kind, inputs and
+    outcome (`bot.rules.replay`). A `hidden` roll is private too.
+    """
+
+    interaction_id: int
+    guild_id: int | None
+    channel_id: int | None
+    user_id: int
+    command: str
+    inputs: dict[str, Any]
+    result: dict[str, Any]
+    private: bool
+    created_at: datetime
+    fair_session_id: int | None = None
+    fair_roll: int | None = None
+    draws: list[list[int]] | None = None
+    message_id: int | None = None
+    summary: str | None = None
+    character_id: int | None = None
+    ruleset: str | None = None
+    luck: Luck | None = None
+    details: dict[str, Any] | None = None
+    proof: dict[str, Any] | None = None
+    hidden: bool = False
+
+    def row(self) -> dict[str, Any]:
+        """The record as the roll log table's column values (shallow: `asdict` would copy every result)."""
+        row = {field.name: getattr(self, field.name) for field in fields(self)}
+        if self.luck is not None:
+            row["luck"] = encode_luck(self.luck)
+        return row
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,57 +131,15 @@ class RollRepository:
     def __init__(self, session: AsyncSession) -> None:
         self.session = session
 
-    async def add(
-        self,
-        *,
-        interaction_id: int,
-        guild_id: int | None,
-        channel_id: int | None,
-        user_id: int,
-        command: str,
-        inputs: dict[str, Any],
-        result: dict[str, Any],
-        private: bool,
-        created_at: datetime,
-        fair_session_id: int | None = None,
-        fair_roll: int | None = None,
-        draws: list[list[int]] | None = None,
-        message_id: int | None = None,
-        summary: str | None = None,
-        character_id: int | None = None,
-        ruleset: str | None = None,
-        luck: dict[str, list[float]] | None = None,
-        details: dict[str, Any] | None = None,
-        hidden: bool = False,
-    ) -> int:
+    async def add(self, record: RollRecord) -> int:
         """Log one roll and return its number in the log."""
-        row = RollLog(
-            interaction_id=interaction_id,
-            guild_id=guild_id,
-            channel_id=channel_id,
-            user_id=user_id,
-            command=command,
-            inputs=inputs,
-            result=result,
-            private=private,
-            created_at=created_at,
-            fair_session_id=fair_session_id,
-            fair_roll=fair_roll,
-            draws=draws,
-            message_id=message_id,
-            summary=summary,
-            character_id=character_id,
-            ruleset=ruleset,
-            luck=luck,
-            details=details,
-            hidden=hidden,
-        )
+        row = RollLog(**record.row())
         self.session.add(row)
         await self.session.flush()
         return row.id
 
     async def add_many(self, rolls: list[dict[str, Any]]) -> None:
-        """Log several rolls (each given as `add`'s keyword arguments) with one statement."""
+        """Log several rolls (each given as `RollRecord.row` gives it) with one statement."""
         # The table, not the mapped class: a plain executemany, without the ORM's bulk-insert bookkeeping.
         await self.session.execute(insert(ROLL_LOG), rolls)
 
@@ -208,9 +205,14 @@ class RollRepository:
         return [data for data in stored if data]
 
 
-def luck_tallies(stored: Iterable[bytes]) -> list[dict[str, list[float]]]:
+def encode_luck(luck: Luck) -> dict[str, list[float]]:
+    """A roll's luck as the log stores it: outcome -> [observed, expected, variance]."""
+    return {key: list(tally) for key, tally in luck.items()}
+
+
+def luck_tallies(stored: Iterable[bytes]) -> list[Luck]:
     """The tallies `RollRepository.luck` read, decoded (a roll without one is skipped)."""
-    return [tally for data in stored if (tally := decode(data))]
+    return [{key: Tally(*values) for key, values in tally.items()} for data in stored if (tally := decode(data))]
 
 
 class RollLogWriter:
@@ -229,15 +231,15 @@ class RollLogWriter:
     def __init__(self, write: Writers, *, note_wait: float = NOTE_WAIT) -> None:
         self.write = write
         self.note_wait = note_wait
-        self._waiting: list[tuple[dict[str, Any], asyncio.Future[None]]] = []
+        self._waiting: list[tuple[RollRecord, asyncio.Future[None]]] = []
         self._messages: list[tuple[tuple[int, int], asyncio.Future[None]]] = []
         self._writer: asyncio.Task[None] | None = None
         self._note_timer: asyncio.TimerHandle | None = None
 
-    async def add(self, **roll: Any) -> None:
-        """Log one roll (the arguments of `RollRepository.add`); returns once it is committed."""
+    async def add(self, record: RollRecord) -> None:
+        """Log one roll; returns once it is committed."""
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._waiting.append((roll, future))
+        self._waiting.append((record, future))
         self._start()
         return await future
 
@@ -282,10 +284,10 @@ class RollLogWriter:
 
     async def _write(
         self,
-        batch: list[tuple[dict[str, Any], asyncio.Future[None]]],
+        batch: list[tuple[RollRecord, asyncio.Future[None]]],
         messages: list[tuple[tuple[int, int], asyncio.Future[None]]],
     ) -> None:
-        rolls = [roll for roll, _ in batch]
+        rolls = [record.row() for record, _ in batch]
         pairs = [pair for pair, _ in messages]
 
         def write(connection: Connection) -> None:

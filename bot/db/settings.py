@@ -8,7 +8,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.models import GuildSetting
-from bot.rules.settings import effective
+from bot.rules.settings import ServerSettings, effective, server_settings
 
 # Kept beside the rules settings, but not one of them: its value is a channel, not a choice.
 GM_CHANNEL = "gm_channel"
@@ -21,11 +21,18 @@ class SettingsRepository:
         self.session = session
 
     async def effective(self, guild_id: int | None) -> dict[str, str]:
-        """Every setting's value for a server (the defaults outside servers)."""
+        """Every setting's value for a server, as its choice's text (the defaults outside servers)."""
+        return effective(await self._stored(guild_id))
+
+    async def server(self, guild_id: int | None) -> ServerSettings:
+        """A server's settings, typed, as the commands use them (the defaults outside servers)."""
+        return server_settings(await self._stored(guild_id))
+
+    async def _stored(self, guild_id: int | None) -> dict[str, str]:
         if guild_id is None:
-            return effective({})
+            return {}
         rows = await self.session.scalars(select(GuildSetting).where(GuildSetting.guild_id == guild_id))
-        return effective({row.key: row.value for row in rows})
+        return {row.key: row.value for row in rows}
 
     async def gm_channel(self, guild_id: int | None) -> int | None:
         """The channel hidden rolls go to, if the server named one."""

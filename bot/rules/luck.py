@@ -13,7 +13,7 @@ import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Final
+from typing import Final, NamedTuple
 
 from bot.rules import aliensrl
 from bot.rules import dnd35 as dnd
@@ -34,15 +34,28 @@ UNLUCKY: Final = frozenset({"nat1"})
 UNUSUAL: Final = 2.0
 REMARKABLE: Final = 3.0
 
-Luck = dict[str, list[float]]  # outcome -> [observed, expected, variance]: what a roll log row keeps
+
+class Tally(NamedTuple):
+    """One outcome of a roll, or summed over rolls: what happened, what was expected, the variance."""
+
+    observed: float
+    expected: float
+    variance: float
+
+    def plus(self, other: Tally) -> Tally:
+        """The two tallies summed (of independent rolls, so the variances add too)."""
+        return Tally(self.observed + other.observed, self.expected + other.expected, self.variance + other.variance)
 
 
-def event(happened: bool, chance: Fraction) -> list[float]:
+Luck = dict[str, Tally]  # outcome -> its tally: what a roll log row keeps (as [observed, expected, variance])
+
+
+def event(happened: bool, chance: Fraction) -> Tally:
     """A yes/no outcome with a known chance: observed 0 or 1, expected p, variance p(1 - p)."""
-    return [float(happened), float(chance), float(chance * (1 - chance))]
+    return Tally(float(happened), float(chance), float(chance * (1 - chance)))
 
 
-def amount(value: int, distribution: Mapping[int, Fraction]) -> list[float]:
+def amount(value: int, distribution: Mapping[int, Fraction]) -> Tally:
     """A number drawn from a known distribution (e.g. damage): observed, its mean and its variance.
 
     Exact, in whole numbers over one common denominator D: with p = n / D, the mean is sum(v n) / D and the
@@ -50,7 +63,7 @@ def amount(value: int, distribution: Mapping[int, Fraction]) -> list[float]:
     took 0.6 s for a distribution of 20,000 totals (10d999 damage with a critical).
     """
     if not distribution:
-        return [float(value), 0.0, 0.0]
+        return Tally(float(value), 0.0, 0.0)
     common = math.lcm(*(p.denominator for p in distribution.values()))
     first = second = 0
     for v, p in distribution.items():
@@ -59,7 +72,7 @@ def amount(value: int, distribution: Mapping[int, Fraction]) -> list[float]:
         second += v * v * ways
     mean = Fraction(first, common)
     variance = Fraction(common * second - first * first, common * common)
-    return [float(value), float(mean), float(variance)]
+    return Tally(float(value), float(mean), float(variance))
 
 
 def d20_faces(faces: Iterable[int]) -> Luck:
@@ -72,13 +85,11 @@ def d20_faces(faces: Iterable[int]) -> Luck:
     return tally
 
 
-def add(total: Luck, more: Mapping[str, list[float]]) -> Luck:
+def add(total: Luck, more: Mapping[str, Tally]) -> Luck:
     """Add one roll's tally (or several rolls') into `total`, in place; returns `total`."""
-    for key, (observed, expected, variance) in more.items():
-        into = total.setdefault(key, [0.0, 0.0, 0.0])
-        into[0] += observed
-        into[1] += expected
-        into[2] += variance
+    for key, tally in more.items():
+        before = total.get(key)
+        total[key] = tally if before is None else before.plus(tally)
     return total
 
 
@@ -111,7 +122,7 @@ class Row:
         return None if z is None else (-z if self.key in UNLUCKY else z)
 
 
-def rows(tallies: Iterable[Mapping[str, list[float]]]) -> list[Row]:
+def rows(tallies: Iterable[Mapping[str, Tally]]) -> list[Row]:
     """Sum many rolls' tallies into one row per outcome, in the order of OUTCOMES."""
     total: Luck = {}
     counts: dict[str, int] = {}
@@ -120,7 +131,7 @@ def rows(tallies: Iterable[Mapping[str, list[float]]]) -> list[Row]:
         for key in tally:
             counts[key] = counts.get(key, 0) + 1
     order = [k for k in OUTCOMES if k in total] + sorted(k for k in total if k not in OUTCOMES)
-    return [Row(k, total[k][0], total[k][1], total[k][2], counts[k]) for k in order]
+    return [Row(k, *total[k], rolls=counts[k]) for k in order]
 
 
 def verdict(z: float | None) -> str:
@@ -168,7 +179,7 @@ def dnd_attack(result: dnd.AttackResult, chances: dnd.AttackOdds) -> Luck:
     return {
         "hits": event(result.hit, chances.hit),
         "crits": event(result.critical, chances.critical),
-        "damage": [float(result.damage), float(chances.expected_damage), float(chances.damage_variance)],
+        "damage": Tally(float(result.damage), float(chances.expected_damage), float(chances.damage_variance)),
     }
 
 

@@ -11,6 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from bot.errors import UserError
+from bot.rules import dnd35 as dnd
+from bot.rules import star_frontiers as sf
 from bot.rules.aliensrl import DEFAULT_RING, Ring
 from bot.rules.dnd35 import DEFAULT_VARIANTS, ConfirmationRule, FinesseShieldRule, MultiplierRule
 
@@ -144,3 +146,33 @@ def check(key: str, value: str) -> str:
 def effective(stored: Mapping[str, str]) -> dict[str, str]:
     """Every setting's value for a server: what it chose where still valid, else the default."""
     return {key: stored[key] if stored.get(key) in spec.choices else spec.default for key, spec in SETTINGS.items()}
+
+
+@dataclass(frozen=True, slots=True)
+class ServerSettings:
+    """A server's rules settings as the commands use them, typed; `server_settings` builds it from the store."""
+
+    full_answers: bool  # `rolls.answers`: a roll's answer starts full, not compact
+    fair_managers_only: bool  # `fair.who`: only Manage Server starts and reveals fair sessions
+    dnd: dnd.Variants
+    sf: sf.Variants
+    ring: Ring  # `aliensrl.ring`
+
+
+def server_settings(stored: Mapping[str, str]) -> ServerSettings:
+    """A server's typed settings from the choices it stored (unknown or missing ones read as the default)."""
+    values = effective(stored)
+    return ServerSettings(
+        full_answers=values[ANSWERS] == "full",
+        fair_managers_only=values[FAIR_WHO] == "managers",
+        dnd=dnd.Variants(
+            multipliers=MultiplierRule(values["dnd35.multipliers"]),
+            confirmation=ConfirmationRule(values["dnd35.confirmation"]),
+            finesse_shield=FinesseShieldRule(values["dnd35.finesse_shield"]),
+        ),
+        sf=sf.Variants(
+            automatic_miss=values["sf.automatic_miss"] == "expanded",
+            sight_to_point_blank=values["sf.sight"] == "to-point-blank",
+        ),
+        ring=Ring(values["aliensrl.ring"]),
+    )

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import discord
 
 from bot.tree import report
 from bot.ui.embeds import error_embed
 
-Action = Callable[[discord.Interaction[Any]], Awaitable[discord.Embed]]
+if TYPE_CHECKING:  # bot.client imports this module: the bot type only for the checker
+    from bot.client import DiceBot
+
+Action = Callable[[discord.Interaction["DiceBot"]], Awaitable[discord.Embed]]
 CONFIRM_TIMEOUT = 120.0
 
 
@@ -27,6 +30,8 @@ class Confirm(discord.ui.View):
         self.action = action
         self.confirm.label = label
 
+    # A view's own methods take any client's interaction: discord.py declares them generic over the client, so an
+    # override cannot narrow them to the bot (its buttons' callbacks can).
     async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
         """Only the person who asked may answer; every press counts against the presser's rate limit."""
         if not await interaction.client.tree.admit(interaction):
@@ -38,14 +43,14 @@ class Confirm(discord.ui.View):
         return False
 
     @discord.ui.button(label="Confirm", style=discord.ButtonStyle.danger, custom_id="confirm")
-    async def confirm(self, interaction: discord.Interaction[Any], button: discord.ui.Button[Confirm]) -> None:
+    async def confirm(self, interaction: discord.Interaction[DiceBot], button: discord.ui.Button[Confirm]) -> None:
         """Do it."""
         self.stop()
         embed = await self.action(interaction)
         await interaction.response.edit_message(embed=embed, view=None)
 
     @discord.ui.button(label="Cancel", style=discord.ButtonStyle.secondary, custom_id="cancel")
-    async def cancel(self, interaction: discord.Interaction[Any], button: discord.ui.Button[Confirm]) -> None:
+    async def cancel(self, interaction: discord.Interaction[DiceBot], button: discord.ui.Button[Confirm]) -> None:
         """Leave everything as it is."""
         self.stop()
         embed = discord.Embed(title="Cancelled", description="Nothing was changed.", colour=discord.Colour.light_grey())

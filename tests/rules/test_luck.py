@@ -12,18 +12,18 @@ from bot.rules import luck
 
 
 def test_an_event_keeps_its_chance_and_variance() -> None:
-    assert luck.event(True, Fraction(11, 20)) == [1.0, 0.55, pytest.approx(0.2475)]
-    assert luck.event(False, Fraction(1)) == [0.0, 1.0, 0.0]
+    assert luck.event(True, Fraction(11, 20)) == luck.Tally(1.0, 0.55, pytest.approx(0.2475))
+    assert luck.event(False, Fraction(1)) == luck.Tally(0.0, 1.0, 0.0)
 
 
 def test_an_amount_keeps_the_mean_and_variance_of_its_distribution() -> None:
     d6 = {face: Fraction(1, 6) for face in range(1, 7)}
-    assert luck.amount(6, d6) == [6.0, 3.5, pytest.approx(35 / 12)]
+    assert luck.amount(6, d6) == luck.Tally(6.0, 3.5, pytest.approx(35 / 12))
 
 
 def test_rows_add_up_rolls_in_a_fixed_order_and_count_them() -> None:
-    first = {"damage": [5.0, 4.0, 2.0], "hits": [1.0, 0.5, 0.25]}
-    second = {"hits": [0.0, 0.5, 0.25], "nat1": [1.0, 0.05, 0.0475]}
+    first = {"damage": luck.Tally(5.0, 4.0, 2.0), "hits": luck.Tally(1.0, 0.5, 0.25)}
+    second = {"hits": luck.Tally(0.0, 0.5, 0.25), "nat1": luck.Tally(1.0, 0.05, 0.0475)}
     found = luck.rows([first, second])
     assert [(r.key, r.observed, r.expected, r.variance, r.rolls) for r in found] == [
         ("hits", 1.0, 1.0, 0.5, 2),
@@ -52,9 +52,10 @@ def test_verdicts(z: float | None, words: str) -> None:
 
 
 def test_the_headline_is_the_hits_else_the_first_outcome_that_varies() -> None:
-    rows = luck.rows([{"crits": [1.0, 0.0, 0.0], "damage": [3.0, 1.0, 1.0], "hits": [1.0, 0.5, 0.25]}])
+    crits, damage = luck.Tally(1.0, 0.0, 0.0), luck.Tally(3.0, 1.0, 1.0)
+    rows = luck.rows([{"crits": crits, "damage": damage, "hits": luck.Tally(1.0, 0.5, 0.25)}])
     assert luck.overall(rows) == pytest.approx(1.0)
-    assert luck.overall(luck.rows([{"crits": [1.0, 0.0, 0.0], "damage": [3.0, 1.0, 1.0]}])) == pytest.approx(2.0)
+    assert luck.overall(luck.rows([{"crits": crits, "damage": damage}])) == pytest.approx(2.0)
     assert luck.overall([]) is None
 
 
@@ -66,7 +67,7 @@ def test_counting_dice_pass_faces_through_and_tally_only_d20s() -> None:
     assert faces == [again.randint(1, 20), again.randint(1, 8), again.randint(1, 20)]
     tally = counted.d20_luck()
     d20s = [faces[0], faces[2]]
-    assert tally["nat20"] == [float(d20s.count(20)), 0.1, pytest.approx(2 * 0.05 * 0.95)]
+    assert tally["nat20"] == luck.Tally(float(d20s.count(20)), 0.1, pytest.approx(2 * 0.05 * 0.95))
     assert tally["nat1"][0] == float(d20s.count(1))
 
 
