@@ -31,6 +31,7 @@ from bot.client import DiceBot, ShardedDiceBot
 from bot.config import Settings, SettingsError
 from bot.db.engine import Database, DatabaseUnavailable, check_writable, open_database, unavailable
 from bot.db.migrate import SchemaMismatch, check_schema, upgrade
+from bot.db.rolls import RollRepository
 from bot.discord_api import point_discord_at
 from bot.rules import fair
 from bot.rules.fair_log import FairLogError, check_log, parse_log
@@ -190,7 +191,10 @@ async def run_console(settings: Settings, args: argparse.Namespace) -> int:
     dice = random.Random(args.seed) if seeded else random.SystemRandom()
     # A seeded console's fair seeds are reproducible too (so never secret): its transcripts then replay exactly.
     fair_seeds = partial(random.Random(f"fair {args.seed}").randbytes, fair.SEED_BYTES) if seeded else fair.new_seed
-    ids = Snowflakes(SEEDED_EPOCH_MS) if seeded else Snowflakes()
+    # A kept database remembers the ids of earlier runs (Roll again finds a roll by its interaction's id).
+    async with database.read() as session:
+        latest = await RollRepository(session).latest_interaction()
+    ids = Snowflakes(SEEDED_EPOCH_MS, after=latest) if seeded else Snowflakes()
     actor = Actor(
         user_id=args.user or DEFAULT_USER,
         guild_id=args.guild or DEFAULT_GUILD,

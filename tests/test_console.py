@@ -45,8 +45,10 @@ def _console(tmp_path: Path, *args: str, stdin: str) -> subprocess.CompletedProc
 
 
 def test_json_console_is_reproducible_and_switches_users(tmp_path: Path) -> None:
+    # Reproducible on an empty database; a kept one moves the ids on (the kept-database test below).
+    (tmp_path / "again").mkdir()
     first = _console(tmp_path, "console", "--json", "--seed", "1", stdin=SCRIPT)
-    second = _console(tmp_path, "console", "--json", "--seed", "1", stdin=SCRIPT)
+    second = _console(tmp_path / "again", "console", "--json", "--seed", "1", stdin=SCRIPT)
     assert first.returncode == 0, first.stderr
     assert first.stdout == second.stdout
     lines = [json.loads(line) for line in first.stdout.splitlines()]
@@ -211,3 +213,15 @@ async def test_a_command_that_hangs_is_stopped_and_the_console_goes_on(local: Lo
         "allows more)."
     )
     assert out[1:3] == ["Player0001 rolls", "== 1d6 =="]
+
+
+def test_a_seeded_console_on_a_kept_database_never_reuses_an_earlier_run_s_ids(tmp_path: Path) -> None:
+    # Roll again finds its roll by the interaction's id: a repeated id would replay the earlier run's roll.
+    first = _console(tmp_path, "console", "--seed", "1", stdin="/roll expression:1d6 label:first\n")
+    assert first.returncode == 0, first.stderr
+    second = _console(
+        tmp_path, "console", "--seed", "1", stdin="/roll expression:1d20 label:second\nclick Roll again\n"
+    )
+    assert second.returncode == 0, second.stderr
+    titles = [line for line in second.stdout.splitlines() if line.startswith("== ")]
+    assert titles == ["== second ==", "== second =="], second.stdout

@@ -10,7 +10,7 @@ from dataclasses import dataclass, fields
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Connection, LargeBinary, bindparam, delete, insert, or_, select, type_coerce, update
+from sqlalchemy import Connection, LargeBinary, bindparam, delete, func, insert, or_, select, type_coerce, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.codec import decode
@@ -165,6 +165,10 @@ class RollRepository:
             select(RollLog).where(RollLog.interaction_id == interaction_id).order_by(RollLog.id).limit(1)
         )
         return None if row is None else _record(row)
+
+    async def latest_interaction(self) -> int | None:
+        """The largest interaction id any logged roll came from, or None when nothing is logged."""
+        return await self.session.scalar(select(func.max(RollLog.interaction_id)))
 
     async def luck(
         self,

@@ -39,9 +39,15 @@ THREAD_TYPES = (10, 11, 12)  # announcement, public and private threads
 
 
 class Snowflakes:
-    """Well-formed, increasing snowflakes; with a fixed `epoch_ms` the sequence is reproducible."""
+    """Well-formed, increasing snowflakes; with a fixed `epoch_ms` the sequence is reproducible.
 
-    def __init__(self, epoch_ms: int | None = None) -> None:
+    `after` is a snowflake every new one must exceed (the last id a kept database knows): a fixed `epoch_ms`
+    at or before its time moves one millisecond past it, so a second seeded run never repeats the first's ids.
+    """
+
+    def __init__(self, epoch_ms: int | None = None, *, after: int | None = None) -> None:
+        if epoch_ms is not None and after is not None:
+            epoch_ms = max(epoch_ms, (after >> 22) + DISCORD_EPOCH_MS + 1)
         self._epoch_ms = epoch_ms
         self._counter = itertools.count(1)
 
