@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import pkgutil
+import random
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -26,6 +27,7 @@ from bot.db.rolls import RollLogPruner, RollLogWriter, RollRecord
 from bot.db.settings import SettingsRepository
 from bot.errors import UserError
 from bot.rules.dice import DiceSource
+from bot.rules.dice_odds import SAMPLE_SEED
 from bot.rules.fair import new_seed
 from bot.rules.settings import ServerSettings
 from bot.tree import BotTree, command_name, given_options
@@ -52,6 +54,11 @@ def extensions() -> list[str]:
     )
 
 
+def seeded_estimate_dice() -> DiceSource:
+    """Fresh dice for one sampled odds estimate, seeded alike so that the same expression gets the same one."""
+    return random.Random(SAMPLE_SEED)
+
+
 class DiceBot(commands.Bot):
     """The Discord client. Everything it needs is passed in; nothing is read from globals."""
 
@@ -63,6 +70,7 @@ class DiceBot(commands.Bot):
         dice: DiceSource,
         clock: Callable[[], datetime] = utc_now,
         fair_seeds: Callable[[], bytes] = new_seed,
+        estimate_dice: Callable[[], DiceSource] = seeded_estimate_dice,
         **options: Any,
     ) -> None:
         # The bot never joins voice: the warnings about missing voice libraries would only confuse.
@@ -83,6 +91,8 @@ class DiceBot(commands.Bot):
         self.dice = dice
         self.clock = clock
         self.fair_seeds = fair_seeds  # only the seeded console passes its own, so its transcripts replay
+        # Fresh dice for each sampled odds estimate, never the roll's own: the same expression, the same estimate.
+        self.estimate_dice = estimate_dice
         self._server_settings: dict[int | None, tuple[float, ServerSettings]] = {}
         self._unfair: dict[int, float] = {}  # channels read to have no fair session open, and when
         self._fair_starts = 0  # fair sessions started in this process: a read begun before one is not kept

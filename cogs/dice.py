@@ -11,6 +11,7 @@ from discord.ext import commands
 from bot import offload
 from bot.client import DiceBot
 from bot.rules import dice, dice_odds, replay
+from bot.rules.dice import DiceSource
 from bot.rules.dice_odds import Odds
 from bot.ui.chart import ODDS_BARS, odds_chart
 from bot.ui.dice import ODDS_CHART, odds_embed, odds_line, odds_summary, roll_answer
@@ -67,20 +68,20 @@ class Dice(commands.Cog):
         of = {dice.Repeat: "each roll", dice.Several: "the first roll"}.get(type(tree))
         # Counting (up to tens of milliseconds) and drawing the chart (about 20) run in the worker process,
         # so that the event loop, which every server shares, stays free meanwhile.
-        found, png = await offload.in_process(odds_report, expression, target)
+        found, png = await offload.in_process(odds_report, expression, target, self.bot.estimate_dice())
         embed = fit(odds_embed(found, typed=expression, target=target, of=of))
         chart = discord.File(io.BytesIO(png), filename=ODDS_CHART)
         await interaction.response.send_message(embed=embed, file=chart, ephemeral=private)
 
 
-def odds_report(expression: str, target: int | None) -> tuple[Odds, bytes]:
+def odds_report(expression: str, target: int | None, estimate_dice: DiceSource) -> tuple[Odds, bytes]:
     """The odds of `expression` and their chart (run in the worker process: text in, plain data out)."""
-    found = dice_odds.odds_of(expression)
+    found = dice_odds.odds_of(expression, estimate_dice)
     bars = [(first, last, float(p)) for first, last, p in found.points(ODDS_BARS)]
     return found, odds_chart(expression, odds_summary(found), bars, target)
 
 
-async def roll_odds(expression: str) -> Odds:
+async def roll_odds(bot: DiceBot, expression: str) -> Odds:
     """The odds of a roll's expression: on the loop when they are light to count, else in the worker process.
 
     They come from the expression alone: no die is drawn, so the roll's dice (and a fair session's log) never
@@ -88,8 +89,8 @@ async def roll_odds(expression: str) -> Odds:
     """
     tree = dice.parse(expression)
     if dice_odds.light(tree):
-        return dice_odds.odds(tree)
-    return await offload.in_process(dice_odds.odds_of, expression)
+        return dice_odds.odds(tree, bot.estimate_dice())
+    return await offload.in_process(dice_odds.odds_of, expression, bot.estimate_dice())
 
 
 async def roll_and_answer(
@@ -105,7 +106,7 @@ async def roll_and_answer(
     """Roll an expression for whoever asked, answer with every die and its odds, and log it with its d20 tally."""
     drawn = await draw(bot, interaction, replay.DICE, replay.DiceRoll(expression))
     try:
-        line = odds_line(drawn.result, await roll_odds(expression), target=target)
+        line = odds_line(drawn.result, await roll_odds(bot, expression), target=target)
     except Exception as error:
         await bot.abandon_roll(drawn.dice, error)  # the roll was drawn: its fair roll number says why it was not shown
         raise

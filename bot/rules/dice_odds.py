@@ -24,14 +24,13 @@ dice's extra rolls, each at most geometric). The answer counts as exact when tha
 The work is priced from the numbers before anything is counted (`odds_work`, one `ODDS_BUDGET` for the whole
 expression). Above it, or for what the counting does not cover (`ra` with keep or explosions, keep/drop among
 exploding dice), the answer is a marked estimate: a normal approximation with the Berry-Esseen bound when the
-roll is a sum of independent dice, else `SAMPLES` rolls of the real roller on a separate, seeded
-`random.Random` (never the roll's own dice), with their standard error.
+roll is a sum of independent dice, else `SAMPLES` rolls of the real roller on the estimate's own dice, passed
+in by the caller (never the roll's own dice), with their standard error.
 """
 
 from __future__ import annotations
 
 import math
-import random
 from bisect import bisect_left
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -50,6 +49,7 @@ from bot.rules.dice import (
     Condition,
     Dice,
     DiceSet,
+    DiceSource,
     ExplodeMode,
     Expression,
     Group,
@@ -75,7 +75,7 @@ SAMPLE_ROLL: Final = 30  # what one roll of the roller costs besides its dice, i
 MAX_SAMPLES: Final = 1_000
 _SHORT: Final = 8  # a distribution this short is convolved term by term, a longer one by one multiplication
 _FACE: Final = 20  # work units of one face in a Python loop (dicts, the face's value), against one of a C loop
-SAMPLE_SEED: Final = 17  # the estimate's own dice: fixed, so that the same expression gets the same estimate
+SAMPLE_SEED: Final = 17  # for the estimate's own dice: fixed, so that the same expression gets the same estimate
 _WORD_BITS: Final = 60
 _CHAIN_NEGLIGIBLE: Final = EXACT_ERROR / 20  # the chance of a deeper chain, per term, where following stops
 
@@ -979,18 +979,18 @@ def _bare(node: Expression) -> Expression:
 class _Counting:
     """The estimate's own dice, counted, so that sampling stops at `SAMPLE_DICE` draws whatever it rolls."""
 
-    def __init__(self) -> None:
-        self._random = random.Random(SAMPLE_SEED)
+    def __init__(self, dice: DiceSource) -> None:
+        self._dice = dice
         self.drawn = 0
 
     def randint(self, a: int, b: int) -> int:
         self.drawn += 1
-        return self._random.randint(a, b)
+        return self._dice.randint(a, b)
 
 
-def _sampled(node: Expression, work: int) -> Odds:
-    """Rolls of the real roller on its own seeded dice (never the roll's), until `SAMPLE_DICE` dice are drawn."""
-    source = _Counting()
+def _sampled(node: Expression, work: int, estimate_dice: DiceSource) -> Odds:
+    """Rolls of the real roller on the estimate's own dice (never the roll's), until `SAMPLE_DICE` are drawn."""
+    source = _Counting(estimate_dice)
     totals: list[int] = []
     while source.drawn + SAMPLE_ROLL * len(totals) < SAMPLE_DICE and len(totals) < MAX_SAMPLES:
         totals.append(roll(node, source).total)
@@ -1012,11 +1012,14 @@ def _sampled(node: Expression, work: int) -> Odds:
     )
 
 
-def odds(expression: Expression) -> Odds:
+def odds(expression: Expression, estimate_dice: DiceSource) -> Odds:
     """The odds of a roll's total (of its first roll, for several): exact within `ODDS_BUDGET`, else estimated.
 
     Args:
         expression: A tree from `bot.rules.dice.parse`; nothing is rolled from it but the estimate's own dice.
+        estimate_dice: Where a sampled estimate's faces come from, only drawn from when counting is out of the
+            budget: never the roll's own dice (a fair session's log must not see them). Seeded with
+            `SAMPLE_SEED` afresh per call, the same expression gets the same estimate.
 
     Returns:
         The distribution, with how it was found and how close it is.
@@ -1042,7 +1045,7 @@ def odds(expression: Expression) -> Odds:
             return Odds(
                 Method.NORMAL, moments.low, moments.high, (), (), 1, moments.mean, error, moments.variance, priced
             )
-    return _sampled(node, priced)
+    return _sampled(node, priced, estimate_dice)
 
 
 LIGHT_WORK: Final = 50_000  # priced work light enough to count on a shared event loop (a few milliseconds)
@@ -1055,6 +1058,6 @@ def light(expression: Expression) -> bool:
     return work is not None and work <= LIGHT_WORK and cap_error(_terms(node)) < EXACT_ERROR
 
 
-def odds_of(text: str) -> Odds:
+def odds_of(text: str, estimate_dice: DiceSource) -> Odds:
     """The odds of a /roll expression given as text (for a worker process: text in, frozen result out)."""
-    return odds(parse(text))
+    return odds(parse(text), estimate_dice)

@@ -19,9 +19,14 @@ from bot.rules.dice_odds import (
     SAMPLE_SEED,
     Method,
     Odds,
-    odds,
     odds_work,
 )
+from bot.rules.dice_odds import odds as odds_with
+
+
+def odds(expression: dice.Expression) -> Odds:
+    """The odds with the estimate's dice the bot gives them: fresh, seeded with `SAMPLE_SEED`."""
+    return odds_with(expression, random.Random(SAMPLE_SEED))
 
 
 class _Branch(Exception):
@@ -205,6 +210,21 @@ def test_what_the_count_does_not_cover_is_sampled_with_its_own_dice() -> None:
     first = dice.roll(parse("3d6!k2"), source).total
     assert result.low <= first <= result.high
     assert odds(parse("3d6!k2")) == result
+
+
+class _Tally:
+    def __init__(self) -> None:
+        self.rng, self.calls = random.Random(SAMPLE_SEED), 0
+
+    def randint(self, a: int, b: int) -> int:
+        self.calls += 1
+        return self.rng.randint(a, b)
+
+
+def test_only_an_estimate_draws_and_only_from_the_dice_it_is_given() -> None:
+    exact, sampled = _Tally(), _Tally()
+    assert odds_with(parse("4d6k3"), exact).exact and exact.calls == 0
+    assert odds_with(parse("3d6!k2"), sampled).method is Method.SAMPLED and sampled.calls > 0
 
 
 @pytest.mark.parametrize(
