@@ -59,6 +59,16 @@ async def test_sqlite_runs_in_wal_mode(database: Database) -> None:
         assert (await session.execute(text("PRAGMA journal_mode"))).scalar() == "wal"
 
 
+@pytest.mark.skipif(POSTGRES, reason="SQLite's query planner")
+async def test_anyone_s_character_by_name_is_found_through_an_index(database: Database) -> None:
+    # `find` looks a name up in the whole server when the player has none of it: no scan of the server's characters.
+    async with database.read() as session:
+        plan = await session.execute(
+            text("EXPLAIN QUERY PLAN SELECT id FROM characters WHERE guild_id = 1 AND name_key = 'ogre'")
+        )
+        assert "ix_characters_name" in " ".join(str(row[-1]) for row in plan)
+
+
 async def test_concurrent_read_modify_write_loses_nothing(database: Database) -> None:
     async with database.write.begin() as session:
         await session.execute(text("CREATE TABLE counter (value INTEGER)"))

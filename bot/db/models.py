@@ -85,6 +85,7 @@ class Character(Base):
     __table_args__ = (
         UniqueConstraint("guild_id", "owner_id", "ruleset", "name_key"),
         Index("ix_characters_owner", "guild_id", "owner_id"),
+        Index("ix_characters_name", "guild_id", "name_key"),  # anyone's character by name (`find`)
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
