@@ -24,6 +24,8 @@ from bot.tree import report
 # generic over the client, so an override cannot narrow it to the bot: those take any client's.
 ROLL = "roll"  # the extras key that marks a command as a roll: `@app_commands.command(..., extras=ROLLS)`
 ROLLS = {ROLL: True}
+# The extras key of a roll command whose options were renamed: old typed options -> today's, for Roll again.
+RENAMED = "renamed"
 
 
 def roll_command(tree: app_commands.CommandTree[Any], name: str) -> app_commands.Command[Any, ..., Any] | None:
@@ -41,11 +43,18 @@ async def replay(interaction: discord.Interaction[DiceBot], name: str, options: 
     """Run the roll command `name` with `options` (as typed) for this interaction's user.
 
     The options go through the command's own transformers (ranges, choices) as if Discord had sent them,
-    and the roll is logged under the command it ran, with those options.
+    and the roll is logged under the command it ran, with those options. Options a command renamed are read
+    under their new names (its `RENAMED` extra); one it no longer takes refuses the roll.
     """
     command = roll_command(interaction.client.tree, name)
     if command is None:
         raise UserError(f"`/{name}` is not a roll command (any more).", title="Can't roll that")
+    options = command.extras.get(RENAMED, dict)(options)
+    taken = {parameter.display_name for parameter in command._params.values()}
+    if unknown := sorted(set(options) - taken):
+        # Never roll without an option that was given: a dropped penalty would be a different roll.
+        listed = ", ".join(f"`{option}`" for option in unknown)
+        raise UserError(f"`/{name}` no longer takes {listed}: type the roll afresh.", title="Can't roll that")
     interaction.extras["command"] = name
     interaction.extras["options"] = options
     arguments: dict[str, Any] = {}

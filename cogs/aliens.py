@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+import discord
 from discord import app_commands
 from discord.ext import commands
-from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.client import DiceBot
-from bot.db.characters import CharacterRepository
 from bot.errors import UserError
 from bot.rules import aliensrl as rules
 from bot.rules import luck, replay
@@ -15,13 +16,15 @@ from bot.rules.sheets.aliensrl import AliensSheet
 from bot.rules.sheets.aliensrl import Weapon as AliensWeapon
 from bot.ui.aliensrl import melee_answer, odds_embed, shot_answer, skill_text
 from bot.ui.embeds import clip
+from cogs import _pipeline as pipeline
+from cogs._options import Hidden, Shown, option, slash
+from cogs._pipeline import Plan, Reading
 from cogs._replay import ROLLS
 from cogs._shared import (
     Interaction,
     Rolled,
     answer_roll,
     character_choices,
-    draw,
     find_for_roll,
     only_weapon,
     quick_mode,
@@ -31,7 +34,60 @@ from cogs._shared import (
 RULESET = "aliensrl"
 TITLE = "AliensRL"
 QUICK = ("skill_rank", "accuracy", "ammo_damage")  # the options that make a shot quick mode
-Offset = app_commands.Range[int, -rules.MAX_DISTANCE, rules.MAX_DISTANCE]
+MAX = rules.MAX_DISTANCE  # squares, either way
+MELEE_ATTACKERS = [app_commands.Choice(name=a.title(), value=a) for a in rules.ALIEN_MELEE_DAMAGE]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Aim:
+    """Who fires, with what, at which square."""
+
+    weapon: str | None = option("One of the character's weapons (default: its only one)", None, high=40)
+    character: str | None = option("Who fires (default: your active AliensRL character)", None, high=40)
+    dx: int | None = option(
+        "Squares to the target across (with dy; the distance is Angband's)", None, low=-MAX, high=MAX
+    )
+    dy: int | None = option("Squares to the target down (with dx)", None, low=-MAX, high=MAX)
+    distance: int | None = option("Distance to the target in squares, instead of dx and dy", None, low=1, high=MAX)
+    intervening: bool = option("A being stands in the shot's way: it is missed on 6 in 10", False)
+    pain: int | None = option(
+        "The pain on the status line, e.g. 3 for Pain (-3) (default: the character's)", None, low=0, high=100
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class QuickShooter:
+    """Quick mode: a shooter by the numbers (each has a default, so none is needed)."""
+
+    skill_rank: int | None = option(
+        "Quick mode: rank in the weapon's skill, 0 untrained to 4 master", None, low=0, high=4
+    )
+    accuracy: int | None = option("Quick mode: the weapon's accuracy", None, low=-20, high=20)
+    ammo_damage: int | None = option(
+        "Quick mode: the ammunition's damage (default 10, a proposed default)", None, low=1, high=1000
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class FireOdds(Shown, QuickShooter, Aim):
+    """The options of `/aliens odds`: those of a shot, priced without rolling."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class FireOptions(Hidden, FireOdds):
+    """The options of `/aliens fire`."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class MeleeOptions(Shown):
+    """The options of `/aliens melee`."""
+
+    attacker: str = option(
+        "The alien (its damage is a proposed default of 5 until a table corrects it)",
+        "warrior",
+        choices=MELEE_ATTACKERS,
+    )
+    damage: int | None = option("The damage of this attack instead of the alien's default", None, low=0, high=10000)
 
 
 class Aliens(commands.GroupCog, group_name="aliens", group_description="AliensRL shots, melee and odds"):
@@ -51,40 +107,26 @@ class Aliens(commands.GroupCog, group_name="aliens", group_description="AliensRL
         """Your AliensRL characters."""
         return await character_choices(self.bot, interaction, current, rules=RULESET)
 
-    async def ring(self, interaction: Interaction, session: AsyncSession) -> rules.Ring:
-        """The server's reading of "two tiles away" (`/settings`; the reference's default elsewhere)."""
-        return (await self.bot.server_settings(interaction.guild_id, session)).ring
-
-    async def shooter(
-        self,
-        interaction: Interaction,
-        session: AsyncSession,
-        *,
-        weapon: str | None,
-        character: str | None,
-        skill_rank: int | None,
-        accuracy: int | None,
-        ammo_damage: int | None,
-        pain: int | None,
-    ) -> tuple[rules.Shooter, str, int | None]:
+    async def shooter(self, reading: Reading, options: FireOdds) -> tuple[rules.Shooter, str, int | None]:
         """The shooter from quick-mode numbers, or from a character and one of its weapons; their name and id."""
         # Every quick-mode number has a default, so none is needed.
-        if quick_mode((skill_rank, accuracy, ammo_damage), needed=(), needs="", character=character, weapon=weapon):
+        quick = (options.skill_rank, options.accuracy, options.ammo_damage)
+        if quick_mode(quick, needed=(), needs="", character=options.character, weapon=options.weapon):
             shooter = rules.Shooter(
-                rank=skill_rank or 0,
-                pain=pain or 0,
-                accuracy=accuracy or 0,
-                ammo_damage=rules.DEFAULT_AMMO_DAMAGE if ammo_damage is None else ammo_damage,
+                rank=options.skill_rank or 0,
+                pain=options.pain or 0,
+                accuracy=options.accuracy or 0,
+                ammo_damage=rules.DEFAULT_AMMO_DAMAGE if options.ammo_damage is None else options.ammo_damage,
             )
-            return shooter, interaction.user.display_name, None
-        record = await find_for_roll(CharacterRepository(session), interaction, character, RULESET, TITLE)
+            return shooter, reading.user_name, None
+        record = await find_for_roll(reading.characters, reading.interaction, options.character, RULESET, TITLE)
         sheet = record.sheet
         assert isinstance(sheet, AliensSheet)
         if not sheet.weapons:
             raise UserError(
                 f"**{record.name}** carries no weapon: `/character weapon add` gives one.", title="No weapon"
             )
-        wanted = weapon or only_weapon(record, [w.name for w in sheet.weapons])
+        wanted = options.weapon or only_weapon(record, [w.name for w in sheet.weapons])
         matches = [w for w in sheet.weapons if w.name.casefold() == wanted.casefold()]
         if not matches:
             names = ", ".join(w.name for w in sheet.weapons)
@@ -92,7 +134,7 @@ class Aliens(commands.GroupCog, group_name="aliens", group_description="AliensRL
         chosen = matches[0]
         shooter = rules.Shooter(
             rank=sheet.rank(chosen.type),
-            pain=sheet.pain if pain is None else pain,
+            pain=sheet.pain if options.pain is None else options.pain,
             accuracy=chosen.accuracy,
             ammo_damage=chosen.ammo_damage,
             damage_modifier=chosen.damage_modifier,
@@ -101,148 +143,57 @@ class Aliens(commands.GroupCog, group_name="aliens", group_description="AliensRL
         )
         return shooter, record.name, record.id
 
-    @app_commands.command(name="fire", extras=ROLLS)
-    @app_commands.autocomplete(weapon=weapons, character=characters)
-    async def fire(
-        self,
-        interaction: Interaction,
-        weapon: app_commands.Range[str, 1, 40] | None = None,
-        character: app_commands.Range[str, 1, 40] | None = None,
-        dx: Offset | None = None,
-        dy: Offset | None = None,
-        distance: app_commands.Range[int, 1, rules.MAX_DISTANCE] | None = None,
-        intervening: bool = False,
-        pain: app_commands.Range[int, 0, 100] | None = None,
-        skill_rank: app_commands.Range[int, 0, 4] | None = None,
-        accuracy: app_commands.Range[int, -20, 20] | None = None,
-        ammo_damage: app_commands.Range[int, 1, 1000] | None = None,
-        private: bool = False,
-        hidden: bool = False,
-    ) -> None:
-        """Fire a ranged weapon: d100 roll rating, skill rating, quality, damage and strays, step by step.
+    async def plan_shot(self, reading: Reading, options: FireOdds) -> Plan[replay.AliensShot, rules.Shot]:
+        """A shot, priced, with its presenters; a bad aim is reported before anything is looked up."""
+        rules.check_aim(options.dx, options.dy, options.distance)
+        shooter, name, character_id = await self.shooter(reading, options)
+        ring = reading.settings.ring
+        inputs = replay.AliensShot(shooter, options.dx, options.dy, options.distance, options.intervening, ring)
 
-        Args:
-            weapon: One of the character's weapons (default: its only one)
-            character: Who fires (default: your active AliensRL character)
-            dx: Squares to the target across (with dy; the distance is Angband's)
-            dy: Squares to the target down (with dx)
-            distance: Distance to the target in squares, instead of dx and dy
-            intervening: A being stands in the shot's way: it is missed on 6 in 10
-            pain: The pain on the status line, e.g. 3 for Pain (-3) (default: the character's)
-            skill_rank: Quick mode: rank in the weapon's skill, 0 untrained to 4 master
-            accuracy: Quick mode: the weapon's accuracy
-            ammo_damage: Quick mode: the ammunition's damage (default 10, a proposed default)
-            private: Show the result to you only
-            hidden: Send the result to the GM channel; this channel only sees that you rolled
-        """
-        rules.check_aim(dx, dy, distance)  # a bad aim is reported before anything is looked up
-        # One read transaction for everything the shot reads; the dice come last, once nothing can fail.
-        async with self.bot.database.read() as session:
-            shooter, name, character_id = await self.shooter(
-                interaction,
-                session,
-                weapon=weapon,
-                character=character,
-                skill_rank=skill_rank,
-                accuracy=accuracy,
-                ammo_damage=ammo_damage,
-                pain=pain,
+        def explained() -> discord.Embed:
+            rules.check_shooter(shooter)
+            dx, dy, d = rules.check_aim(options.dx, options.dy, options.distance)
+            chances = rules.odds(shooter, d, intervening=options.intervening, ring=ring)
+            aim = f"({dx}, {dy}), distance {d}" if dx is not None else f"distance {d}"
+            what = f"{name} with {shooter.weapon}" if shooter.weapon else name
+            return odds_embed(
+                chances,
+                title=f"Odds: {what} at {aim}",
+                skill=skill_text(rules.skill_terms(shooter, d)),
+                shots=shooter.shots,
+                distance=d,
             )
-            ring = await self.ring(interaction, session)
-            inputs = replay.AliensShot(shooter, dx, dy, distance, intervening, ring)
-            drawn = await draw(self.bot, interaction, replay.ALIENS_SHOT, inputs, session)
-        shot = drawn.result
-        await answer_roll(
-            self.bot,
-            interaction,
-            shot_answer(shot, shooter=name, weapon=shooter.weapon),
-            result=drawn.proof.outcome,
-            private=private,
-            dice=drawn.dice,
-            hidden=hidden,
-            rolled=Rolled(character_id, RULESET, luck.aliens_shot(shot)),
-            proof=drawn.proof,
+
+        return Plan(
+            replay.ALIENS_SHOT,
+            inputs,
+            RULESET,
+            answer=lambda shot: shot_answer(shot, shooter=name, weapon=shooter.weapon),
+            luck=lambda drawn: luck.aliens_shot(drawn.result),
+            odds=explained,
+            character_id=character_id,
         )
 
-    @app_commands.command(name="odds")
     @app_commands.autocomplete(weapon=weapons, character=characters)
-    async def odds(
-        self,
-        interaction: Interaction,
-        weapon: app_commands.Range[str, 1, 40] | None = None,
-        character: app_commands.Range[str, 1, 40] | None = None,
-        dx: Offset | None = None,
-        dy: Offset | None = None,
-        distance: app_commands.Range[int, 1, rules.MAX_DISTANCE] | None = None,
-        intervening: bool = False,
-        pain: app_commands.Range[int, 0, 100] | None = None,
-        skill_rank: app_commands.Range[int, 0, 4] | None = None,
-        accuracy: app_commands.Range[int, -20, 20] | None = None,
-        ammo_damage: app_commands.Range[int, 1, 1000] | None = None,
-        private: bool = False,
-    ) -> None:
-        """The exact odds of a shot, rolling nothing: quality 1-11, strays, expected damage.
+    @slash("fire", FireOptions, extras=ROLLS)
+    async def fire(self, interaction: Interaction, options: FireOptions) -> None:
+        """Fire a ranged weapon: d100 roll rating, skill rating, quality, damage and strays, step by step."""
+        await pipeline.roll(self.bot, interaction, options, self.plan_shot)
 
-        Args:
-            weapon: One of the character's weapons (default: its only one)
-            character: Who fires (default: your active AliensRL character)
-            dx: Squares to the target across (with dy; the distance is Angband's)
-            dy: Squares to the target down (with dx)
-            distance: Distance to the target in squares, instead of dx and dy
-            intervening: A being stands in the shot's way: it is missed on 6 in 10
-            pain: The pain on the status line, e.g. 3 for Pain (-3) (default: the character's)
-            skill_rank: Quick mode: rank in the weapon's skill, 0 untrained to 4 master
-            accuracy: Quick mode: the weapon's accuracy
-            ammo_damage: Quick mode: the ammunition's damage (default 10, a proposed default)
-            private: Show the result to you only
-        """
-        rules.check_aim(dx, dy, distance)  # a bad aim is reported before anything is looked up
-        async with self.bot.database.read() as session:
-            shooter, name, _ = await self.shooter(
-                interaction,
-                session,
-                weapon=weapon,
-                character=character,
-                skill_rank=skill_rank,
-                accuracy=accuracy,
-                ammo_damage=ammo_damage,
-                pain=pain,
-            )
-            ring = await self.ring(interaction, session)
-        rules.check_shooter(shooter)
-        dx, dy, d = rules.check_aim(dx, dy, distance)
-        chances = rules.odds(shooter, d, intervening=intervening, ring=ring)
-        aim = f"({dx}, {dy}), distance {d}" if dx is not None else f"distance {d}"
-        what = f"{name} with {shooter.weapon}" if shooter.weapon else name
-        embed = odds_embed(
-            chances,
-            title=f"Odds: {what} at {aim}",
-            skill=skill_text(rules.skill_terms(shooter, d)),
-            shots=shooter.shots,
-            distance=d,
-        )
-        await interaction.response.send_message(embed=embed, ephemeral=private)
+    @app_commands.autocomplete(weapon=weapons, character=characters)
+    @slash("odds", FireOdds)
+    async def odds(self, interaction: Interaction, options: FireOdds) -> None:
+        """The exact odds of a shot, rolling nothing: quality 1-11, strays, expected damage."""
+        await pipeline.odds(self.bot, interaction, options, self.plan_shot)
 
-    @app_commands.command(name="melee", extras=ROLLS)
-    @app_commands.choices(attacker=[app_commands.Choice(name=a.title(), value=a) for a in rules.ALIEN_MELEE_DAMAGE])
-    async def melee(
-        self,
-        interaction: Interaction,
-        attacker: str = "warrior",
-        damage: app_commands.Range[int, 0, 10000] | None = None,
-        private: bool = False,
-    ) -> None:
-        """A melee attack: it always hits; shows the damage.
-
-        Args:
-            attacker: The alien (its damage is a proposed default of 5 until a table corrects it)
-            damage: The damage of this attack instead of the alien's default
-            private: Show the result to you only
-        """
-        result = rules.melee(attacker, damage)
-        outcome = {"attacker": attacker, "damage": result.damage}
+    @slash("melee", MeleeOptions, extras=ROLLS)
+    async def melee(self, interaction: Interaction, options: MeleeOptions) -> None:
+        """A melee attack: it always hits; shows the damage."""
+        result = rules.melee(options.attacker, options.damage)
+        outcome = {"attacker": options.attacker, "damage": result.damage}
+        answer = melee_answer(result)
         await answer_roll(
-            self.bot, interaction, melee_answer(result), result=outcome, private=private, rolled=Rolled(ruleset=RULESET)
+            self.bot, interaction, answer, result=outcome, private=options.private, rolled=Rolled(ruleset=RULESET)
         )
 
 

@@ -7,22 +7,23 @@ from fractions import Fraction
 
 from discord import app_commands
 from discord.ext import commands
-from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.client import DiceBot
 from bot.db.characters import CharacterRecord, CharacterRepository
 from bot.errors import UserError
 from bot.rules import dnd35 as dnd
 from bot.rules import luck, replay
+from bot.rules.luck import Luck
 from bot.rules.sheets.dnd35 import DndSheet
 from bot.ui.dnd35 import ac_embed, attack_answer, full_attack_answer, odds_embed
+from cogs import _pipeline as pipeline
+from cogs._options import Hidden, Shown, notation, option, slash
+from cogs._pipeline import Plan, Reading
 from cogs._replay import ROLLS
 from cogs._shared import (
+    Drawn,
     Interaction,
-    Rolled,
-    answer_roll,
     character_choices,
-    draw,
     find,
     find_for_roll,
     only_weapon,
@@ -36,30 +37,99 @@ QUICK = ("attack_bonus", "damage", "crit")  # the options that make an attack qu
 QUICK_NEEDS = "Quick mode needs `attack_bonus` and `damage` (e.g. 1d8+4); `crit` defaults to 20/x2."
 
 
-@dataclass(frozen=True, slots=True)
-class Options:
-    """The options `attack` and `odds` share, as typed."""
+Precision = notation("precision", dnd.parse_dice)
+Dr = notation("dr", dnd.parse_dr, longest=40)
+Damage = notation("damage", dnd.parse_damage)
+Crit = notation("crit", dnd.parse_crit, longest=20)
 
-    target_ac: int | None = None
-    target: str | None = None
-    touch: bool = False
-    flat_footed: bool = False
-    weapon: str | None = None
-    character: str | None = None
-    attack_number: int = 1
-    off_hand: bool = False
-    modifier: int = 0
-    damage_bonus: int = 0
-    multiplier: int | None = None
-    precision: str | None = None
-    dr: str | None = None
-    flanking: bool = False
-    sneak_attack: bool = False
-    distance: float | None = None
-    two_hands: bool = False
-    attack_bonus: int | None = None
-    damage: str | None = None
-    crit: str | None = None
+
+@dataclass(frozen=True, kw_only=True)
+class Defender:
+    """Whom an attack is against."""
+
+    target_ac: int | None = option(
+        "The AC that applies (already touch or flat-footed if the attack is)", None, low=-50, high=200
+    )
+    target: str | None = option(
+        "Or a character here: its AC is computed (touch, flat-footed, Uncanny Dodge)", None, high=40
+    )
+    touch: bool = option("A touch attack: no armor, shield or natural armor", False)
+    flat_footed: bool = option("The defender is flat-footed (loses Dex and dodge bonuses)", False)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Attacker:
+    """Who attacks, with what."""
+
+    weapon: str | None = option("The character's weapon or one from the SRD table", None, high=40)
+    character: str | None = option("Who attacks (default: your active D&D character)", None, high=40)
+
+
+@dataclass(frozen=True, kw_only=True)
+class OneAttack:
+    """Which attack of a round this one is."""
+
+    attack_number: int = option("1 = the first iterative attack, 2 = the one at -5, ...", 1, low=1, high=8)
+    off_hand: bool = option("An off-hand attack (with a character: half Str and the two-weapon penalty)", False)
+
+
+@dataclass(frozen=True, kw_only=True)
+class OffHand:
+    """A full attack's second weapon."""
+
+    off_hand_weapon: str | None = option(
+        "A second weapon: adds off-hand attacks with the two-weapon penalties", None, high=40
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class Moment:
+    """What only the table knows about the attack."""
+
+    modifier: int = option("A situational attack modifier", 0, low=-100, high=100)
+    damage_bonus: int = option("Extra flat damage on each damage roll", 0, low=-100, high=100)
+    multiplier: int | None = option(
+        "A situational damage multiplier, e.g. 2 for a charge with a lance", None, low=2, high=6
+    )
+    precision: tuple[dnd.Dice, ...] | None = option(
+        "Precision dice never multiplied, e.g. 3d6 sneak attack", None, transform=Precision
+    )
+    dr: dnd.DamageReduction | None = option(
+        "The defender's damage reduction, e.g. 5/magic, 10/-, 5/silver and good", None, transform=Dr
+    )
+    flanking: bool = option("Flanking the defender (+2 in melee; allows sneak attack)", False)
+    sneak_attack: bool = option("Add the character's sneak attack dice", False)
+    distance: float | None = option("Feet to the target, for a ranged attack's range penalty", None, low=0, high=10000)
+    two_hands: bool = option("A one-handed weapon held in two hands (1.5x Str)", False)
+
+    def situation(self) -> dnd.Situation:
+        """What only the table knows about this attack, as the rules core takes it."""
+        return dnd.Situation(
+            modifier=self.modifier,
+            damage_bonus=self.damage_bonus,
+            multipliers=(self.multiplier,) if self.multiplier else (),
+            precision=self.precision or (),
+            sneak_attack=self.sneak_attack,
+            flanking=self.flanking,
+            distance=self.distance,
+            two_hands=self.two_hands,
+        )
+
+
+@dataclass(frozen=True, kw_only=True)
+class Quick:
+    """Quick mode: the numbers instead of a character."""
+
+    attack_bonus: int | None = option("Quick mode: the whole attack bonus", None, low=-100, high=200)
+    damage: dnd.WeaponDamage | None = option("Quick mode: damage of one roll, e.g. 1d8+4", None, transform=Damage)
+    crit: dnd.Critical | None = option(
+        "Quick mode: threat range and multiplier, e.g. 19-20/x2 (default 20/x2)", None, transform=Crit
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class AttackOdds(Shown, Quick, Moment, OneAttack, Attacker, Defender):
+    """The options of `/dnd odds`: those of an attack, which it prices without rolling."""
 
     def quick(self) -> bool:
         """Quick mode: the numbers are given instead of a character (refused when half given, or with one)."""
@@ -71,18 +141,15 @@ class Options:
             weapon=self.weapon,
         )
 
-    def situation(self) -> dnd.Situation:
-        """What only the table knows about this attack."""
-        return dnd.Situation(
-            modifier=self.modifier,
-            damage_bonus=self.damage_bonus,
-            multipliers=(self.multiplier,) if self.multiplier else (),
-            precision=dnd.parse_dice(self.precision) if self.precision else (),
-            sneak_attack=self.sneak_attack,
-            flanking=self.flanking,
-            distance=self.distance,
-            two_hands=self.two_hands,
-        )
+
+@dataclass(frozen=True, kw_only=True)
+class AttackOptions(Hidden, AttackOdds):
+    """The options of `/dnd attack`."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class FullAttackOptions(Hidden, Shown, Moment, OffHand, Attacker, Defender):
+    """The options of `/dnd full-attack`."""
 
 
 class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN attacks, armor class and odds"):
@@ -107,45 +174,43 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
         """D&D characters of anyone in this server (a monster the game master keeps, say)."""
         return await character_choices(self.bot, interaction, current, rules=RULESET, anyone=True)
 
-    # -- shared --------------------------------------------------------------------------------------------
-    async def variants(self, interaction: Interaction, session: AsyncSession) -> dnd.Variants:
-        """The server's readings (`/settings`)."""
-        return (await self.bot.server_settings(interaction.guild_id, session)).dnd
-
+    # -- planners ------------------------------------------------------------------------------------------
     async def target(
-        self, interaction: Interaction, options: Options, session: AsyncSession
+        self, reading: Reading, options: Defender, dr: dnd.DamageReduction | None
     ) -> tuple[dnd.Target, str | None]:
         """The defender and its character's name: a character here (its AC computed), or the AC given."""
         if options.target_ac is not None and options.target is None:
             kind = " ".join(w for w, on in (("flat-footed", options.flat_footed), ("touch", options.touch)) if on)
-            given = dnd.target_ac(
-                options.target_ac, dr=options.dr, denied_dex=options.flat_footed, kind=f"{kind} AC".strip()
-            )
+            given = dnd.target_ac(options.target_ac, dr=dr, denied_dex=options.flat_footed, kind=f"{kind} AC".strip())
             return given, None
         if options.target is None or options.target_ac is not None:
             raise UserError(
                 "Give the defender as `target_ac` (a number) or `target` (a character here), one of them.",
                 title="Attack what?",
             )
-        record = await find(CharacterRepository(session), interaction, options.target)
+        record = await find(reading.characters, reading.interaction, options.target)
         if not isinstance(record.sheet, DndSheet):
             raise UserError(f"**{record.name}** is a {record.ruleset.title} character, not {TITLE}.")
+        target = dnd.target_sheet(record.sheet, touch=options.touch, flat_footed=options.flat_footed, dr=dr)
+        return target, record.name
+
+    async def attacker(self, reading: Reading, options: Attacker) -> tuple[CharacterRecord, DndSheet, str]:
+        """The attacking character (named, or your active one), its sheet and the weapon it uses."""
+        record = await find_for_roll(reading.characters, reading.interaction, options.character, RULESET, TITLE)
         sheet = record.sheet
-        return dnd.target_sheet(sheet, touch=options.touch, flat_footed=options.flat_footed, dr=options.dr), record.name
+        assert isinstance(sheet, DndSheet)
+        weapon = options.weapon or only_weapon(record, [w.name for w in sheet.weapons], table="the SRD table")
+        return record, sheet, weapon
 
-    async def attacker(self, interaction: Interaction, text: str | None, session: AsyncSession) -> CharacterRecord:
-        """The attacking character: named, or your active one."""
-        return await find_for_roll(CharacterRepository(session), interaction, text, RULESET, TITLE)
-
-    async def build(
-        self, interaction: Interaction, options: Options, variants: dnd.Variants, session: AsyncSession
-    ) -> tuple[dnd.Attack, str, int | None, str | None]:
-        """One attack from quick-mode numbers or from a character: who makes it, its id, the defender's name."""
-        target, defender = await self.target(interaction, options, session)
+    async def plan_attack(self, reading: Reading, options: AttackOdds) -> Plan[replay.DndAttackRoll, dnd.AttackResult]:
+        """One attack from quick-mode numbers or from a character, priced, with its presenters."""
+        variants = reading.settings.dnd
+        target, defender = await self.target(reading, options, options.dr)
         situation = options.situation()
+        name, character_id = reading.user_name, None
         if options.quick():
             assert options.attack_bonus is not None and options.damage is not None  # quick() makes sure
-            attack = dnd.quick_attack(
+            built = dnd.quick_attack(
                 options.attack_bonus,
                 options.damage,
                 target,
@@ -155,303 +220,86 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
                 off_hand=options.off_hand,
                 label=f"attack {options.damage}",
             )
-            return attack, interaction.user.display_name, None, defender
-        record = await self.attacker(interaction, options.character, session)
-        sheet = record.sheet
-        assert isinstance(sheet, DndSheet)
-        weapon = options.weapon or only_weapon(record, [w.name for w in sheet.weapons], table="the SRD table")
-        two_weapon = None
-        if options.off_hand:
-            used = dnd.effective_weapon(dnd.find_weapon(sheet, weapon), size=sheet.size)
-            # §4: a double weapon's off-hand end counts as a light weapon.
-            two_weapon = dnd.two_weapon_situation(
-                light_off_hand=used.light or used.double, feat=sheet.two_weapon_fighting
+        else:
+            record, sheet, weapon = await self.attacker(reading, options)
+            name, character_id = record.name, record.id
+            two_weapon = None
+            if options.off_hand:
+                used = dnd.effective_weapon(dnd.find_weapon(sheet, weapon), size=sheet.size)
+                # §4: a double weapon's off-hand end counts as a light weapon.
+                two_weapon = dnd.two_weapon_situation(
+                    light_off_hand=used.light or used.double, feat=sheet.two_weapon_fighting
+                )
+            built = dnd.character_attack(
+                sheet,
+                weapon,
+                target,
+                situation,
+                attack_number=options.attack_number,
+                off_hand=options.off_hand,
+                two_weapon=two_weapon,
+                variants=variants,
             )
-        attack = dnd.character_attack(
-            sheet,
-            weapon,
-            target,
-            situation,
-            attack_number=options.attack_number,
-            off_hand=options.off_hand,
-            two_weapon=two_weapon,
-            variants=variants,
+        chances = dnd.odds(built, variants=variants)
+        return Plan(
+            replay.DND_ATTACK,
+            replay.DndAttackRoll(built, variants),
+            RULESET,
+            answer=lambda result: attack_answer(result, chances, attacker=name, defender=defender),
+            luck=lambda drawn: luck.add(luck.dnd_attack(drawn.result, chances), drawn.counted.d20_luck()),
+            odds=lambda: odds_embed(built, chances, attacker=name, variants=variants),
+            character_id=character_id,
         )
-        return attack, record.name, record.id, defender
+
+    async def plan_full_attack(
+        self, reading: Reading, options: FullAttackOptions
+    ) -> Plan[replay.DndFullAttackRoll, dnd.FullAttackResult]:
+        """Every attack of a character's full attack, priced together under one work budget."""
+        variants = reading.settings.dnd
+        target, defender = await self.target(reading, options, options.dr)
+        record, sheet, weapon = await self.attacker(reading, options)
+        attacks = dnd.full_attack(
+            sheet, weapon, target, options.situation(), off_hand_weapon=options.off_hand_weapon, variants=variants
+        )
+        chances = dnd.odds_for(attacks, variants=variants)  # one work budget for the whole command
+        expected = sum((c.expected_damage for c in chances), start=Fraction(0))
+        exact = all(c.approximation is None or c.approximation.expected_exact for c in chances)
+
+        def tally(drawn: Drawn[dnd.FullAttackResult]) -> Luck:
+            counted = drawn.counted.d20_luck()
+            for result, odds in zip(drawn.result.results, chances, strict=False):
+                luck.add(counted, luck.dnd_attack(result, odds))
+            return counted
+
+        return Plan(
+            replay.DND_FULL_ATTACK,
+            replay.DndFullAttackRoll(attacks, variants),
+            RULESET,
+            answer=lambda full: full_attack_answer(
+                full, expected, attacker=record.name, weapon=weapon, exact=exact, defender=defender
+            ),
+            luck=tally,
+            character_id=record.id,
+        )
 
     # -- commands ----------------------------------------------------------------------------------------
-    @app_commands.command(name="attack", extras=ROLLS)
     @app_commands.autocomplete(weapon=weapons, character=characters, target=anyones)
-    async def attack(
-        self,
-        interaction: Interaction,
-        target_ac: app_commands.Range[int, -50, 200] | None = None,
-        target: app_commands.Range[str, 1, 40] | None = None,
-        touch: bool = False,
-        flat_footed: bool = False,
-        weapon: app_commands.Range[str, 1, 40] | None = None,
-        character: app_commands.Range[str, 1, 40] | None = None,
-        attack_number: app_commands.Range[int, 1, 8] = 1,
-        off_hand: bool = False,
-        modifier: app_commands.Range[int, -100, 100] = 0,
-        damage_bonus: app_commands.Range[int, -100, 100] = 0,
-        multiplier: app_commands.Range[int, 2, 6] | None = None,
-        precision: app_commands.Range[str, 1, 30] | None = None,
-        dr: app_commands.Range[str, 1, 40] | None = None,
-        flanking: bool = False,
-        sneak_attack: bool = False,
-        distance: app_commands.Range[float, 0, 10000] | None = None,
-        two_hands: bool = False,
-        attack_bonus: app_commands.Range[int, -100, 200] | None = None,
-        damage: app_commands.Range[str, 1, 30] | None = None,
-        crit: app_commands.Range[str, 1, 20] | None = None,
-        private: bool = False,
-        hidden: bool = False,
-    ) -> None:
-        """One attack: d20 + attack bonus against AC, threat and confirmation, damage, every step.
+    @slash("attack", AttackOptions, extras=ROLLS)
+    async def attack(self, interaction: Interaction, options: AttackOptions) -> None:
+        """One attack: d20 + attack bonus against AC, threat and confirmation, damage, every step."""
+        await pipeline.roll(self.bot, interaction, options, self.plan_attack)
 
-        Args:
-            target_ac: The AC that applies (already touch or flat-footed if the attack is)
-            target: Or a character here: its AC is computed (touch, flat-footed, Uncanny Dodge)
-            touch: A touch attack: no armor, shield or natural armor
-            flat_footed: The defender is flat-footed (loses Dex and dodge bonuses)
-            weapon: The character's weapon or one from the SRD table
-            character: Who attacks (default: your active D&D character)
-            attack_number: 1 = the first iterative attack, 2 = the one at -5, ...
-            off_hand: An off-hand attack (with a character: half Str and the two-weapon penalty)
-            modifier: A situational attack modifier
-            damage_bonus: Extra flat damage on each damage roll
-            multiplier: A situational damage multiplier, e.g. 2 for a charge with a lance
-            precision: Precision dice never multiplied, e.g. 3d6 sneak attack
-            dr: The defender's damage reduction, e.g. 5/magic, 10/-, 5/silver and good
-            flanking: Flanking the defender (+2 in melee; allows sneak attack)
-            sneak_attack: Add the character's sneak attack dice
-            distance: Feet to the target, for a ranged attack's range penalty
-            two_hands: A one-handed weapon held in two hands (1.5x Str)
-            attack_bonus: Quick mode: the whole attack bonus
-            damage: Quick mode: damage of one roll, e.g. 1d8+4
-            crit: Quick mode: threat range and multiplier, e.g. 19-20/x2 (default 20/x2)
-            private: Show the result to you only
-            hidden: Send the result to the GM channel; this channel only sees that you rolled
-        """
-        options = Options(
-            target_ac=target_ac,
-            target=target,
-            touch=touch,
-            flat_footed=flat_footed,
-            weapon=weapon,
-            character=character,
-            attack_number=attack_number,
-            off_hand=off_hand,
-            modifier=modifier,
-            damage_bonus=damage_bonus,
-            multiplier=multiplier,
-            precision=precision,
-            dr=dr,
-            flanking=flanking,
-            sneak_attack=sneak_attack,
-            distance=distance,
-            two_hands=two_hands,
-            attack_bonus=attack_bonus,
-            damage=damage,
-            crit=crit,
-        )
-        # One read transaction for everything the attack reads: each transaction costs round trips. The dice
-        # come last, once nothing can fail any more, so that a fair session never skips a roll number.
-        async with self.bot.database.read() as session:
-            variants = await self.variants(interaction, session)
-            built, name, character_id, defender = await self.build(interaction, options, variants, session)
-            chances = dnd.odds(built, variants=variants)
-            drawn = await draw(self.bot, interaction, replay.DND_ATTACK, replay.DndAttackRoll(built, variants), session)
-        result = drawn.result
-        answer = attack_answer(result, chances, attacker=name, defender=defender)
-        tally = luck.add(luck.dnd_attack(result, chances), drawn.counted.d20_luck())
-        rolled = Rolled(character_id, RULESET, tally)
-        await answer_roll(
-            self.bot,
-            interaction,
-            answer,
-            result=drawn.proof.outcome,
-            private=private,
-            dice=drawn.dice,
-            hidden=hidden,
-            rolled=rolled,
-            proof=drawn.proof,
-        )
-
-    @app_commands.command(name="odds")
     @app_commands.autocomplete(weapon=weapons, character=characters, target=anyones)
-    async def odds(
-        self,
-        interaction: Interaction,
-        target_ac: app_commands.Range[int, -50, 200] | None = None,
-        target: app_commands.Range[str, 1, 40] | None = None,
-        touch: bool = False,
-        flat_footed: bool = False,
-        weapon: app_commands.Range[str, 1, 40] | None = None,
-        character: app_commands.Range[str, 1, 40] | None = None,
-        attack_number: app_commands.Range[int, 1, 8] = 1,
-        off_hand: bool = False,
-        modifier: app_commands.Range[int, -100, 100] = 0,
-        damage_bonus: app_commands.Range[int, -100, 100] = 0,
-        multiplier: app_commands.Range[int, 2, 6] | None = None,
-        precision: app_commands.Range[str, 1, 30] | None = None,
-        dr: app_commands.Range[str, 1, 40] | None = None,
-        flanking: bool = False,
-        sneak_attack: bool = False,
-        distance: app_commands.Range[float, 0, 10000] | None = None,
-        two_hands: bool = False,
-        attack_bonus: app_commands.Range[int, -100, 200] | None = None,
-        damage: app_commands.Range[str, 1, 30] | None = None,
-        crit: app_commands.Range[str, 1, 20] | None = None,
-        private: bool = False,
-    ) -> None:
-        """The exact odds of an attack, rolling nothing: hit, threat, critical, each damage total.
+    @slash("odds", AttackOdds)
+    async def odds(self, interaction: Interaction, options: AttackOdds) -> None:
+        """The exact odds of an attack, rolling nothing: hit, threat, critical, each damage total."""
+        await pipeline.odds(self.bot, interaction, options, self.plan_attack)
 
-        Args:
-            target_ac: The AC that applies (already touch or flat-footed if the attack is)
-            target: Or a character here: its AC is computed (touch, flat-footed, Uncanny Dodge)
-            touch: A touch attack: no armor, shield or natural armor
-            flat_footed: The defender is flat-footed (loses Dex and dodge bonuses)
-            weapon: The character's weapon or one from the SRD table
-            character: Who attacks (default: your active D&D character)
-            attack_number: 1 = the first iterative attack, 2 = the one at -5, ...
-            off_hand: An off-hand attack (with a character: half Str and the two-weapon penalty)
-            modifier: A situational attack modifier
-            damage_bonus: Extra flat damage on each damage roll
-            multiplier: A situational damage multiplier, e.g. 2 for a charge with a lance
-            precision: Precision dice never multiplied, e.g. 3d6 sneak attack
-            dr: The defender's damage reduction, e.g. 5/magic, 10/-, 5/silver and good
-            flanking: Flanking the defender (+2 in melee; allows sneak attack)
-            sneak_attack: Add the character's sneak attack dice
-            distance: Feet to the target, for a ranged attack's range penalty
-            two_hands: A one-handed weapon held in two hands (1.5x Str)
-            attack_bonus: Quick mode: the whole attack bonus
-            damage: Quick mode: damage of one roll, e.g. 1d8+4
-            crit: Quick mode: threat range and multiplier, e.g. 19-20/x2 (default 20/x2)
-            private: Show the result to you only
-        """
-        options = Options(
-            target_ac=target_ac,
-            target=target,
-            touch=touch,
-            flat_footed=flat_footed,
-            weapon=weapon,
-            character=character,
-            attack_number=attack_number,
-            off_hand=off_hand,
-            modifier=modifier,
-            damage_bonus=damage_bonus,
-            multiplier=multiplier,
-            precision=precision,
-            dr=dr,
-            flanking=flanking,
-            sneak_attack=sneak_attack,
-            distance=distance,
-            two_hands=two_hands,
-            attack_bonus=attack_bonus,
-            damage=damage,
-            crit=crit,
-        )
-        async with self.bot.database.read() as session:
-            variants = await self.variants(interaction, session)
-            built, name, _, _ = await self.build(interaction, options, variants, session)
-        chances = dnd.odds(built, variants=variants)
-        embed = odds_embed(built, chances, attacker=name, variants=variants)
-        await interaction.response.send_message(embed=embed, ephemeral=private)
-
-    @app_commands.command(name="full-attack", extras=ROLLS)
     @app_commands.autocomplete(weapon=weapons, off_hand_weapon=weapons, character=characters, target=anyones)
-    async def full_attack(
-        self,
-        interaction: Interaction,
-        target_ac: app_commands.Range[int, -50, 200] | None = None,
-        target: app_commands.Range[str, 1, 40] | None = None,
-        touch: bool = False,
-        flat_footed: bool = False,
-        weapon: app_commands.Range[str, 1, 40] | None = None,
-        off_hand_weapon: app_commands.Range[str, 1, 40] | None = None,
-        character: app_commands.Range[str, 1, 40] | None = None,
-        modifier: app_commands.Range[int, -100, 100] = 0,
-        damage_bonus: app_commands.Range[int, -100, 100] = 0,
-        precision: app_commands.Range[str, 1, 30] | None = None,
-        dr: app_commands.Range[str, 1, 40] | None = None,
-        flanking: bool = False,
-        two_hands: bool = False,
-        private: bool = False,
-        hidden: bool = False,
-    ) -> None:
-        """Every attack the base attack bonus gives, and off-hand attacks with two weapons; then the total.
-
-        Args:
-            target_ac: The AC that applies (already touch or flat-footed if the attacks are)
-            target: Or a character here: its AC is computed
-            touch: Touch attacks
-            flat_footed: The defender is flat-footed
-            weapon: The primary weapon (the character's or from the SRD table)
-            off_hand_weapon: A second weapon: adds off-hand attacks with the two-weapon penalties
-            character: Who attacks (default: your active D&D character)
-            modifier: A situational modifier to every attack
-            damage_bonus: Extra flat damage on each damage roll
-            precision: Precision dice on every hit, e.g. 1d6
-            dr: The defender's damage reduction, e.g. 5/magic
-            flanking: Flanking the defender
-            two_hands: The primary weapon in two hands (1.5x Str)
-            private: Show the result to you only
-            hidden: Send the result to the GM channel; this channel only sees that you rolled
-        """
-        options = Options(
-            target_ac=target_ac,
-            target=target,
-            touch=touch,
-            flat_footed=flat_footed,
-            weapon=weapon,
-            character=character,
-            modifier=modifier,
-            damage_bonus=damage_bonus,
-            precision=precision,
-            dr=dr,
-            flanking=flanking,
-            two_hands=two_hands,
-        )
-        async with self.bot.database.read() as session:
-            variants = await self.variants(interaction, session)
-            target_now, defender = await self.target(interaction, options, session)
-            record = await self.attacker(interaction, character, session)
-            sheet = record.sheet
-            assert isinstance(sheet, DndSheet)
-            primary = weapon or only_weapon(record, [w.name for w in sheet.weapons], table="the SRD table")
-            attacks = dnd.full_attack(
-                sheet, primary, target_now, options.situation(), off_hand_weapon=off_hand_weapon, variants=variants
-            )
-            chances = dnd.odds_for(attacks, variants=variants)  # one work budget for the whole command
-            expected = sum((c.expected_damage for c in chances), start=Fraction(0))
-            exact = all(c.approximation is None or c.approximation.expected_exact for c in chances)
-            inputs = replay.DndFullAttackRoll(tuple(attacks), variants)
-            drawn = await draw(self.bot, interaction, replay.DND_FULL_ATTACK, inputs, session)
-        full = drawn.result
-        answer = full_attack_answer(
-            full,
-            expected,
-            attacker=record.name,
-            weapon=primary,
-            exact=exact,
-            defender=defender,
-        )
-        tally = drawn.counted.d20_luck()
-        for result, odds in zip(full.results, chances, strict=False):
-            luck.add(tally, luck.dnd_attack(result, odds))
-        await answer_roll(
-            self.bot,
-            interaction,
-            answer,
-            result=drawn.proof.outcome,
-            private=private,
-            dice=drawn.dice,
-            hidden=hidden,
-            rolled=Rolled(record.id, RULESET, tally),
-            proof=drawn.proof,
-        )
+    @slash("full-attack", FullAttackOptions, extras=ROLLS)
+    async def full_attack(self, interaction: Interaction, options: FullAttackOptions) -> None:
+        """Every attack the base attack bonus gives, and off-hand attacks with two weapons; then the total."""
+        await pipeline.roll(self.bot, interaction, options, self.plan_full_attack)
 
     @app_commands.command(name="ac")
     @app_commands.autocomplete(character=anyones)
@@ -462,7 +310,7 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
             character: Whose AC (default: your active D&D character; #number for anyone's here)
         """
         async with self.bot.database.read() as session:
-            record = await self.attacker(interaction, character, session)
+            record = await find_for_roll(CharacterRepository(session), interaction, character, RULESET, TITLE)
         sheet = record.sheet
         assert isinstance(sheet, DndSheet)
         rows = [

@@ -2,42 +2,36 @@
 
 from __future__ import annotations
 
-from typing import Literal, get_args
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, Literal, TypeVar, get_args
 
 from discord import app_commands
 from discord.ext import commands
-from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.client import DiceBot
-from bot.db.characters import CharacterRecord, CharacterRepository
+from bot.db.characters import CharacterRecord
 from bot.errors import UserError
 from bot.rules import luck, replay
 from bot.rules import star_frontiers as sf
+from bot.rules.replay import Kind
 from bot.rules.sheets.star_frontiers import SfSheet
+from bot.rules.star_frontiers.tables import MAX_DISTANCE_M
+from bot.ui.embeds import clip
 from bot.ui.star_frontiers import attack_answer, odds_embed
-from cogs._replay import ROLLS
-from cogs._shared import (
-    Interaction,
-    Rolled,
-    answer_roll,
-    character_choices,
-    draw,
-    find,
-    find_for_roll,
-    only_weapon,
-    quick_mode,
-    weapon_choices,
-)
+from cogs import _pipeline as pipeline
+from cogs._options import Hidden, Shown, notation, option, slash
+from cogs._pipeline import Plan, Reading
+from cogs._replay import RENAMED, ROLLS
+from cogs._shared import Interaction, character_choices, find, find_for_roll, only_weapon, quick_mode, weapon_choices
+
+I = TypeVar("I", replay.SfShot, replay.SfMelee)  # noqa: E741 - the inputs of a shot or a melee attack
 
 RULESET = "sf"
 TITLE = "Star Frontiers"
 QUICK = ("score", "skill", "damage")  # the options that make an attack quick mode
 Race = Literal["human", "dralasite", "vrusk", "yazirian"]
-TARGET_MOVEMENT = [app_commands.Choice(name=m.value.replace("_", " "), value=m.value) for m in sf.TargetMovement]
-ATTACKER_MOVEMENT = [app_commands.Choice(name=m.value.replace("_", " "), value=m.value) for m in sf.AttackerMovement]
-BANDS = [app_commands.Choice(name=b.label, value=b.value) for b in sf.Band]
-COVERS = [app_commands.Choice(name=c.value, value=c.value) for c in sf.Cover]
-SIZES = [app_commands.Choice(name=s.value, value=s.value) for s in sf.Size]
 RACE_NAMES: tuple[Race, ...] = get_args(Race)
 RACES = [app_commands.Choice(name=r.title(), value=r) for r in RACE_NAMES]
 HELPLESS = [
@@ -45,10 +39,209 @@ HELPLESS = [
     app_commands.Choice(name="from behind or unaware", value="unaware"),
     app_commands.Choice(name="stunned", value="stunned"),
 ]
+Damage = notation("damage", sf.parse_dice, longest=20)
+
+
+class Hands(StrEnum):
+    """Which hand fires (§4 steps 11 and 12), one option for the two penalties."""
+
+    ONE = "one"
+    WRONG_HAND = "wrong_hand"
+    TWO_WEAPONS = "two_weapons"
+    BOTH = "two_weapons_wrong_hand"
+
+    @property
+    def wrong_hand(self) -> bool:
+        """Fired with the wrong hand (-10 unless ambidextrous)."""
+        return self in (Hands.WRONG_HAND, Hands.BOTH)
+
+    @property
+    def two_weapons(self) -> bool:
+        """One of two weapons fired at once (-10 to both)."""
+        return self in (Hands.TWO_WEAPONS, Hands.BOTH)
+
+
+HANDS = {
+    Hands.ONE: "one weapon, in the good hand",
+    Hands.WRONG_HAND: "the wrong hand (-10)",
+    Hands.TWO_WEAPONS: "two weapons (-10 each)",
+    Hands.BOTH: "two weapons, this one in the wrong hand",
+}
+
+
+def current_shot_options(given: Mapping[str, Any]) -> dict[str, Any]:
+    """A shot's options as typed before `range` joined `distance` and `hands` took the two hand flags.
+
+    A roll logged then is rolled again with the same meaning (migration 0016 did the same to saved rolls).
+    """
+    options = dict(given)
+    if "range" in options and "distance" not in options:
+        options["distance"] = options.pop("range")
+    wrong, two = (options.pop(flag, False) in (True, "true", "True") for flag in ("wrong_hand", "two_weapons"))
+    if (wrong or two) and "hands" not in options:
+        options["hands"] = (Hands.BOTH if wrong and two else Hands.WRONG_HAND if wrong else Hands.TWO_WEAPONS).value
+    return options
+
+
+class Distance(app_commands.Transformer):
+    """Metres to the target, or a range band by name (quick mode has no weapon to measure metres against)."""
+
+    # Any client's interaction: discord.py's Transformer methods take any, so an override cannot narrow it.
+    async def transform(self, interaction: Any, value: Any, /) -> float | sf.Band:
+        """The metres or the band typed."""
+        text = str(value).strip().casefold()
+        for band in sf.Band:
+            if text in (band.value, band.label):
+                return band
+        text = text.removesuffix("m").strip()  # "30 m"
+        try:
+            metres = float(text)
+        except ValueError:
+            bands = ", ".join(b.label for b in sf.Band)
+            raise UserError(
+                f"`distance`: `{clip(str(value), 20)}` is neither metres (like 30) nor a range band ({bands}).",
+                title="Where is the target?",
+            ) from None
+        if not 0 <= metres <= MAX_DISTANCE_M:
+            raise UserError(
+                f"`distance`: give 0 to {MAX_DISTANCE_M:,} metres, not {value}.", title="Where is the target?"
+            )
+        return metres
+
+    async def autocomplete(
+        self, interaction: Any, value: int | float | str, /
+    ) -> list[app_commands.Choice[int | float | str]]:
+        """The metres typed, then the bands that match."""
+        typed = str(value).strip()
+        choices: list[app_commands.Choice[int | float | str]] = []
+        if typed.replace(".", "", 1).isdecimal():
+            choices.append(app_commands.Choice(name=f"{typed} m", value=typed))
+        bands = [b.label for b in sf.Band if typed.casefold() in b.label]
+        return choices + [app_commands.Choice(name=f"{band} (a band)", value=band) for band in bands]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Gun:
+    """Who shoots, with what."""
+
+    weapon: str | None = option(
+        "The character's weapon or one from the table (default: its only ranged weapon)", None, high=40
+    )
+    character: str | None = option("Who shoots (default: your active Star Frontiers character)", None, high=40)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Sighting:
+    """What only the moment knows about a shot (§4 steps 3-12)."""
+
+    distance: float | sf.Band | None = option(
+        "Metres to the target (the weapon's bands give the range), or a band in quick mode", None, transform=Distance
+    )
+    target_movement: sf.TargetMovement = option("How the target moves", sf.TargetMovement.WALKING)
+    attacker_movement: sf.AttackerMovement = option("How you move", sf.AttackerMovement.STANDING)
+    aim: bool = option("Careful aim, standing still (+15)", False)
+    burst: bool = option("Fire a burst (+20; automatic weapons)", False)
+    targets: int = option("Adjacent targets a burst covers (damage is split)", 1, low=1, high=5)
+    seu: int | None = option("A laser's dial: SEU per shot (1d10 damage each)", None, low=1, high=20)
+    cover: sf.Cover = option("The target's cover", sf.Cover.NONE)
+    target_size: sf.Size = option("The target's size", sf.Size.MEDIUM)
+    prone: bool = option("The target lies prone (-5)", False)
+    hands: Hands = option("The wrong hand (-10) or two weapons (-10 each)", Hands.ONE, labels=HANDS)
+    telescopic_sight: bool = option("A telescopic sight: one range class closer", False)
+    modifier: int = option("Anything else the referee rules", 0, low=-100, high=100)
+
+    def situation(self) -> sf.RangedSituation:
+        """The shot's situation as the rules core takes it."""
+        return sf.RangedSituation(
+            target=self.target_movement,
+            attacker=self.attacker_movement,
+            aim=self.aim,
+            burst=self.burst,
+            targets=self.targets,
+            cover=self.cover,
+            size=self.target_size,
+            prone=self.prone,
+            wrong_hand=self.hands.wrong_hand,
+            two_weapons=self.hands.two_weapons,
+            sight=self.telescopic_sight,
+            seu=self.seu,
+            modifier=self.modifier,
+        )
+
+
+@dataclass(frozen=True, kw_only=True)
+class QuickShooter:
+    """Quick mode: a shooter by the numbers."""
+
+    score: int | None = option("Quick mode: the RW score", None, low=0, high=100)
+    skill: int | None = option("Quick mode: the weapon skill level", None, low=0, high=6)
+    damage: sf.Dice | None = option("Quick mode: damage dice, e.g. 2d10", None, transform=Damage)
+    race: str | None = option("Quick mode: the race (Vrusk ignore the wrong-hand penalty)", None, choices=RACES)
+    wounded: bool = option("Quick mode: the attacker is wounded (-10)", False)
+    heavy: bool = option("Quick mode: a heavy weapon (skill counts one level lower)", False)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ShotOdds(Shown, QuickShooter, Sighting, Gun):
+    """The options of `/sf odds shoot`: those of a shot, priced without rolling."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ShootOptions(Hidden, ShotOdds):
+    """The options of `/sf shoot`."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Blade:
+    """Who attacks in melee, with what."""
+
+    weapon: str | None = option(
+        "The character's melee weapon or one from the table (default: bare hands)", None, high=40
+    )
+    character: str | None = option("Who attacks (default: your active Star Frontiers character)", None, high=40)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Fight:
+    """What only the moment knows about a melee attack (§5 steps 4-6 and 9)."""
+
+    target: str | None = option("The defender's character here, for its encumbrance", None, high=40)
+    target_encumbered: bool = option("The defender carries over half its capacity (+10)", False)
+    helpless: str = option(
+        "The defender is attacked from behind or unaware, or stunned (+20)", "none", choices=HELPLESS
+    )
+    battle_rage: bool = option("A Yazirian in battle rage (+20)", False)
+    target_defending: bool = option("The defender defends instead of attacking (-15)", False)
+    modifier: int = option("Anything else the referee rules", 0, low=-100, high=100)
+
+
+@dataclass(frozen=True, kw_only=True)
+class QuickFighter:
+    """Quick mode: a fighter by the numbers."""
+
+    score: int | None = option("Quick mode: the MW score", None, low=0, high=100)
+    skill: int | None = option("Quick mode: the melee skill level", None, low=0, high=6)
+    weapon_modifier: int = option("Quick mode: the weapon's modifier", 0, low=-100, high=100)
+    damage: sf.Dice | None = option("Quick mode: damage dice, e.g. 1d10", None, transform=Damage)
+    blunt: bool = option("Quick mode: a blunt weapon (a hit on a roll ending in 0 knocks out)", False)
+    race: str | None = option("Quick mode: the race (battle rage is for Yazirians)", None, choices=RACES)
+    wounded: bool = option("Quick mode: the attacker is wounded (-10)", False)
+
+
+@dataclass(frozen=True, kw_only=True)
+class MeleeOdds(Shown, QuickFighter, Fight, Blade):
+    """The options of `/sf odds melee`: those of a melee attack, priced without rolling."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class MeleeOptions(Hidden, MeleeOdds):
+    """The options of `/sf melee`."""
 
 
 class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star Frontiers attacks and odds"):
     """The Star Frontiers hit procedures, step by step."""
+
+    odds = app_commands.Group(name="odds", description="The exact odds of a shot or melee attack, rolling nothing")
 
     def __init__(self, bot: DiceBot) -> None:
         self.bot = bot
@@ -69,419 +262,141 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
         """Star Frontiers characters of anyone in this server (for their encumbrance)."""
         return await character_choices(self.bot, interaction, current, rules=RULESET, anyone=True)
 
-    # -- shared --------------------------------------------------------------------------------------------
-    async def variants(self, interaction: Interaction, session: AsyncSession) -> sf.Variants:
-        """The server's readings (`/settings`)."""
-        return (await self.bot.server_settings(interaction.guild_id, session)).sf
+    # -- planners ------------------------------------------------------------------------------------------
+    async def character(self, reading: Reading, text: str | None) -> tuple[CharacterRecord, SfSheet]:
+        """The attacking character (named, or the active one) and its sheet."""
+        record = await find_for_roll(reading.characters, reading.interaction, text, RULESET, TITLE)
+        assert isinstance(record.sheet, SfSheet)
+        return record, record.sheet
 
-    async def character(self, interaction: Interaction, text: str | None, session: AsyncSession) -> CharacterRecord:
-        """The attacking character: named, or the active one."""
-        return await find_for_roll(CharacterRepository(session), interaction, text, RULESET, TITLE)
-
-    async def ranged(
-        self,
-        interaction: Interaction,
-        session: AsyncSession,
-        *,
-        weapon: str | None,
-        character: str | None,
-        distance: float | None,
-        range: str | None,
-        situation: sf.RangedSituation,
-        score: int | None,
-        skill: int | None,
-        damage: str | None,
-        race: str | None,
-        wounded: bool,
-        heavy: bool,
-    ) -> tuple[sf.RangedAttack, str, int | None]:
+    async def plan_shot(self, reading: Reading, options: ShotOdds) -> Plan[replay.SfShot, sf.AttackResult]:
         """A shot from quick-mode numbers, or from a character and one of its (or the table's) weapons."""
-        if (distance is None) == (range is None):
+        distance, situation = options.distance, options.situation()
+        if distance is None:
             raise UserError(
-                "Give the distance in metres (`distance`) or the range band (`range`), one of them.",
+                "Give the distance in metres (`distance:30`), or the range band in quick mode (`distance:short`).",
                 title="Where is the target?",
             )
-        needs = "Quick mode needs `score` (the RW score), `skill` (the level), `damage` (dice) and `range`."
-        quick = (score, skill, damage)
-        if quick_mode(quick, needed=(*quick, range), needs=needs, character=character, weapon=weapon):
-            assert score is not None and skill is not None and damage is not None and range is not None
+        needs = (
+            "Quick mode needs `score` (the RW score), `skill` (the level), `damage` (dice) and a range band as "
+            "`distance`."
+        )
+        quick = (options.score, options.skill, options.damage)
+        attack: sf.RangedAttack
+        if quick_mode(quick, needed=quick, needs=needs, character=options.character, weapon=options.weapon):
+            assert options.score is not None and options.skill is not None and options.damage is not None
+            if not isinstance(distance, sf.Band):
+                raise UserError(
+                    needs + " Without a weapon there are no bands to measure metres against.", title="Quick mode"
+                )
             attack = sf.quick_ranged(
-                score, skill, damage, sf.Band(range), situation, heavy=heavy, wounded=wounded, race=_race(race)
-            )
-            return attack, interaction.user.display_name, None
-        record = await self.character(interaction, character, session)
-        sheet = record.sheet
-        assert isinstance(sheet, SfSheet)
-        chosen = weapon or only_weapon(record, _weapons(sheet, melee=False), table="the table")
-        if distance is None:
-            raise UserError("A character's shot takes the `distance` in metres; its weapon's bands give the range.")
-        return sf.ranged_attack(sheet, chosen, distance, situation, name=record.name), record.name, record.id
-
-    # -- commands ----------------------------------------------------------------------------------------
-    @app_commands.command(name="shoot", extras=ROLLS)
-    @app_commands.autocomplete(weapon=weapons, character=characters)
-    @app_commands.choices(
-        range=BANDS,
-        target_movement=TARGET_MOVEMENT,
-        attacker_movement=ATTACKER_MOVEMENT,
-        cover=COVERS,
-        target_size=SIZES,
-        race=RACES,
-    )
-    async def shoot(
-        self,
-        interaction: Interaction,
-        weapon: app_commands.Range[str, 1, 40] | None = None,
-        character: app_commands.Range[str, 1, 40] | None = None,
-        distance: app_commands.Range[float, 0, 100000] | None = None,
-        range: str | None = None,
-        target_movement: str = "walking",
-        attacker_movement: str = "standing",
-        aim: bool = False,
-        burst: bool = False,
-        targets: app_commands.Range[int, 1, 5] = 1,
-        seu: app_commands.Range[int, 1, 20] | None = None,
-        cover: str = "none",
-        target_size: str = "medium",
-        prone: bool = False,
-        wrong_hand: bool = False,
-        two_weapons: bool = False,
-        telescopic_sight: bool = False,
-        modifier: app_commands.Range[int, -100, 100] = 0,
-        score: app_commands.Range[int, 0, 100] | None = None,
-        skill: app_commands.Range[int, 0, 6] | None = None,
-        damage: app_commands.Range[str, 1, 20] | None = None,
-        race: str | None = None,
-        wounded: bool = False,
-        heavy: bool = False,
-        private: bool = False,
-        hidden: bool = False,
-    ) -> None:
-        """Shoot: the 12-step ranged procedure, the d100, knock-out and damage, step by step.
-
-        Args:
-            weapon: The character's weapon or one from the table (default: its only ranged weapon)
-            character: Who shoots (default: your active Star Frontiers character)
-            distance: Metres to the target; the weapon's bands give the range
-            range: The range band instead of a distance (quick mode)
-            target_movement: How the target moves
-            attacker_movement: How you move
-            aim: Careful aim, standing still (+15)
-            burst: Fire a burst (+20; automatic weapons)
-            targets: Adjacent targets a burst covers (damage is split)
-            seu: A laser's dial: SEU per shot (1d10 damage each)
-            cover: The target's cover
-            target_size: The target's size
-            prone: The target lies prone (-5)
-            wrong_hand: Firing with the wrong hand (-10)
-            two_weapons: Firing two weapons (-10 each)
-            telescopic_sight: A telescopic sight: one range class closer
-            modifier: Anything else the referee rules
-            score: Quick mode: the RW score
-            skill: Quick mode: the weapon skill level
-            damage: Quick mode: damage dice, e.g. 2d10
-            race: Quick mode: the race (Vrusk ignore the wrong-hand penalty)
-            wounded: Quick mode: the attacker is wounded (-10)
-            heavy: Quick mode: a heavy weapon (skill counts one level lower)
-            private: Show the result to you only
-            hidden: Send the result to the GM channel; this channel only sees that you rolled
-        """
-        situation = sf.RangedSituation(
-            target=sf.TargetMovement(target_movement),
-            attacker=sf.AttackerMovement(attacker_movement),
-            aim=aim,
-            burst=burst,
-            targets=targets,
-            cover=sf.Cover(cover),
-            size=sf.Size(target_size),
-            prone=prone,
-            wrong_hand=wrong_hand,
-            two_weapons=two_weapons,
-            sight=telescopic_sight,
-            seu=seu,
-            modifier=modifier,
-        )
-        # One read transaction for everything the shot reads; the dice come last, once nothing can fail.
-        async with self.bot.database.read() as session:
-            attack, name, character_id = await self.ranged(
-                interaction,
-                session,
-                weapon=weapon,
-                character=character,
-                distance=distance,
-                range=range,
-                situation=situation,
-                score=score,
-                skill=skill,
-                damage=damage,
-                race=race,
-                wounded=wounded,
-                heavy=heavy,
-            )
-            variants = await self.variants(interaction, session)
-            odds = sf.odds(attack, variants)
-            drawn = await draw(self.bot, interaction, replay.SF_SHOT, replay.SfShot(attack, variants), session)
-        result = drawn.result
-        await answer_roll(
-            self.bot,
-            interaction,
-            attack_answer(result, odds, attacker=name),
-            result=drawn.proof.outcome,
-            private=private,
-            dice=drawn.dice,
-            hidden=hidden,
-            rolled=Rolled(character_id, RULESET, luck.sf_attack(result, odds)),
-            proof=drawn.proof,
-        )
-
-    async def melee_attack(
-        self,
-        interaction: Interaction,
-        session: AsyncSession,
-        *,
-        weapon: str | None,
-        character: str | None,
-        situation: sf.MeleeSituation,
-        score: int | None,
-        skill: int | None,
-        weapon_modifier: int,
-        damage: str | None,
-        blunt: bool,
-        race: str | None,
-        wounded: bool,
-    ) -> tuple[sf.MeleeAttack, str, int | None]:
-        """A melee attack from quick-mode numbers or from a character."""
-        needs = "Quick mode needs `score` (the MW score), `skill` (the level) and `damage` (dice)."
-        quick = (score, skill, damage)
-        if quick_mode(quick, needed=quick, needs=needs, character=character, weapon=weapon):
-            assert score is not None and skill is not None and damage is not None
-            attack = sf.quick_melee(
-                score,
-                skill,
-                damage,
+                options.score,
+                options.skill,
+                options.damage,
+                distance,
                 situation,
-                weapon_modifier=weapon_modifier,
-                blunt=blunt,
-                wounded=wounded,
-                race=_race(race),
+                heavy=options.heavy,
+                wounded=options.wounded,
+                race=_race(options.race),
             )
-            return attack, interaction.user.display_name, None
-        record = await self.character(interaction, character, session)
-        sheet = record.sheet
-        assert isinstance(sheet, SfSheet)
-        chosen = weapon or "Bare hands"
-        return sf.melee_attack(sheet, chosen, situation, name=record.name), record.name, record.id
+            name, character_id = reading.user_name, None
+        else:
+            record, sheet = await self.character(reading, options.character)
+            chosen = options.weapon or only_weapon(record, _weapons(sheet, melee=False), table="the table")
+            if isinstance(distance, sf.Band):
+                raise UserError("A character's shot takes the `distance` in metres; its weapon's bands give the range.")
+            attack = sf.ranged_attack(sheet, chosen, distance, situation, name=record.name)
+            name, character_id = record.name, record.id
+        return self.plan(reading, replay.SF_SHOT, replay.SfShot(attack, reading.settings.sf), name, character_id)
 
-    async def target_encumbered(
-        self, interaction: Interaction, target: str | None, given: bool, session: AsyncSession
-    ) -> bool:
+    async def plan_melee(self, reading: Reading, options: MeleeOdds) -> Plan[replay.SfMelee, sf.AttackResult]:
+        """A melee attack from quick-mode numbers or from a character."""
+        situation = sf.MeleeSituation(
+            unaware=options.helpless == "unaware",
+            stunned=options.helpless == "stunned",
+            battle_rage=options.battle_rage,
+            target_encumbered=await self.target_encumbered(reading, options),
+            defending=options.target_defending,
+            modifier=options.modifier,
+        )
+        needs = "Quick mode needs `score` (the MW score), `skill` (the level) and `damage` (dice)."
+        quick = (options.score, options.skill, options.damage)
+        attack: sf.MeleeAttack
+        if quick_mode(quick, needed=quick, needs=needs, character=options.character, weapon=options.weapon):
+            assert options.score is not None and options.skill is not None and options.damage is not None
+            attack = sf.quick_melee(
+                options.score,
+                options.skill,
+                options.damage,
+                situation,
+                weapon_modifier=options.weapon_modifier,
+                blunt=options.blunt,
+                wounded=options.wounded,
+                race=_race(options.race),
+            )
+            name, character_id = reading.user_name, None
+        else:
+            record, sheet = await self.character(reading, options.character)
+            attack = sf.melee_attack(sheet, options.weapon or "Bare hands", situation, name=record.name)
+            name, character_id = record.name, record.id
+        return self.plan(reading, replay.SF_MELEE, replay.SfMelee(attack, reading.settings.sf), name, character_id)
+
+    def plan(
+        self, reading: Reading, kind: Kind[I, sf.AttackResult], inputs: I, name: str, character_id: int | None
+    ) -> Plan[I, sf.AttackResult]:
+        """Price an attack and say how it is shown: the same for a shot and a melee attack."""
+        attack: sf.Attack = inputs.attack
+        variants = reading.settings.sf
+        chances = sf.odds(attack, variants)
+        what = "melee attack" if kind is replay.SF_MELEE else "shot"
+        return Plan(
+            kind,
+            inputs,
+            RULESET,
+            answer=lambda result: attack_answer(result, chances, attacker=name),
+            luck=lambda drawn: luck.sf_attack(drawn.result, chances),
+            odds=lambda: odds_embed(
+                chances,
+                sf.attack_steps(attack, variants),
+                title=f"Odds: {name}'s {what} with {attack.weapon.name}",
+                variants=variants,
+            ),
+            character_id=character_id,
+        )
+
+    async def target_encumbered(self, reading: Reading, options: Fight) -> bool:
         """Whether the target is encumbered: from its character when one is named, else as given."""
-        if target is None:
-            return given
-        record = await find(CharacterRepository(session), interaction, target)
+        if options.target is None:
+            return options.target_encumbered
+        record = await find(reading.characters, reading.interaction, options.target)
         if not isinstance(record.sheet, SfSheet):
             raise UserError(f"**{record.name}** is a {record.ruleset.title} character, not {TITLE}.")
         return record.sheet.encumbered
 
-    @app_commands.command(name="melee", extras=ROLLS)
-    @app_commands.autocomplete(weapon=weapons, character=characters, target=targets)
-    @app_commands.choices(helpless=HELPLESS, race=RACES)
-    async def melee(
-        self,
-        interaction: Interaction,
-        weapon: app_commands.Range[str, 1, 40] | None = None,
-        character: app_commands.Range[str, 1, 40] | None = None,
-        target: app_commands.Range[str, 1, 40] | None = None,
-        target_encumbered: bool = False,
-        helpless: str = "none",
-        battle_rage: bool = False,
-        target_defending: bool = False,
-        modifier: app_commands.Range[int, -100, 100] = 0,
-        score: app_commands.Range[int, 0, 100] | None = None,
-        skill: app_commands.Range[int, 0, 6] | None = None,
-        weapon_modifier: app_commands.Range[int, -100, 100] = 0,
-        damage: app_commands.Range[str, 1, 20] | None = None,
-        blunt: bool = False,
-        race: str | None = None,
-        wounded: bool = False,
-        private: bool = False,
-        hidden: bool = False,
-    ) -> None:
-        """Melee: the 9-step procedure, the d100, knock-out and damage, step by step.
-
-        Args:
-            weapon: The character's melee weapon or one from the table (default: bare hands)
-            character: Who attacks (default: your active Star Frontiers character)
-            target: The defender's character here, for its encumbrance
-            target_encumbered: The defender carries over half its capacity (+10)
-            helpless: The defender is attacked from behind or unaware, or stunned (+20)
-            battle_rage: A Yazirian in battle rage (+20)
-            target_defending: The defender defends instead of attacking (-15)
-            modifier: Anything else the referee rules
-            score: Quick mode: the MW score
-            skill: Quick mode: the melee skill level
-            weapon_modifier: Quick mode: the weapon's modifier
-            damage: Quick mode: damage dice, e.g. 1d10
-            blunt: Quick mode: a blunt weapon (a hit on a roll ending in 0 knocks out)
-            race: Quick mode: the race (battle rage is for Yazirians)
-            wounded: Quick mode: the attacker is wounded (-10)
-            private: Show the result to you only
-            hidden: Send the result to the GM channel; this channel only sees that you rolled
-        """
-        # One read transaction for everything the attack reads; the dice come last, once nothing can fail.
-        async with self.bot.database.read() as session:
-            situation = sf.MeleeSituation(
-                unaware=helpless == "unaware",
-                stunned=helpless == "stunned",
-                battle_rage=battle_rage,
-                target_encumbered=await self.target_encumbered(interaction, target, target_encumbered, session),
-                defending=target_defending,
-                modifier=modifier,
-            )
-            attack, name, character_id = await self.melee_attack(
-                interaction,
-                session,
-                weapon=weapon,
-                character=character,
-                situation=situation,
-                score=score,
-                skill=skill,
-                weapon_modifier=weapon_modifier,
-                damage=damage,
-                blunt=blunt,
-                race=race,
-                wounded=wounded,
-            )
-            variants = await self.variants(interaction, session)
-            odds = sf.odds(attack, variants)
-            drawn = await draw(self.bot, interaction, replay.SF_MELEE, replay.SfMelee(attack, variants), session)
-        result = drawn.result
-        await answer_roll(
-            self.bot,
-            interaction,
-            attack_answer(result, odds, attacker=name),
-            result=drawn.proof.outcome,
-            private=private,
-            dice=drawn.dice,
-            hidden=hidden,
-            rolled=Rolled(character_id, RULESET, luck.sf_attack(result, odds)),
-            proof=drawn.proof,
-        )
-
-    @app_commands.command(name="odds")
+    # -- commands ----------------------------------------------------------------------------------------
     @app_commands.autocomplete(weapon=weapons, character=characters)
-    @app_commands.choices(
-        kind=[app_commands.Choice(name="shoot", value="shoot"), app_commands.Choice(name="melee", value="melee")],
-        range=BANDS,
-        target_movement=TARGET_MOVEMENT,
-        cover=COVERS,
-        target_size=SIZES,
-        helpless=HELPLESS,
-    )
-    async def odds(
-        self,
-        interaction: Interaction,
-        kind: str,
-        weapon: app_commands.Range[str, 1, 40] | None = None,
-        character: app_commands.Range[str, 1, 40] | None = None,
-        distance: app_commands.Range[float, 0, 100000] | None = None,
-        range: str | None = None,
-        target_movement: str = "walking",
-        aim: bool = False,
-        seu: app_commands.Range[int, 1, 20] | None = None,
-        cover: str = "none",
-        target_size: str = "medium",
-        helpless: str = "none",
-        battle_rage: bool = False,
-        target_defending: bool = False,
-        modifier: app_commands.Range[int, -100, 100] = 0,
-        score: app_commands.Range[int, 0, 100] | None = None,
-        skill: app_commands.Range[int, 0, 6] | None = None,
-        damage: app_commands.Range[str, 1, 20] | None = None,
-        weapon_modifier: app_commands.Range[int, -100, 100] = 0,
-        blunt: bool = False,
-        race: str | None = None,
-        private: bool = False,
-    ) -> None:
-        """The exact odds of a shot or melee attack, rolling nothing: hit, knock-out, expected damage.
+    @slash("shoot", ShootOptions, extras={**ROLLS, RENAMED: current_shot_options})
+    async def shoot(self, interaction: Interaction, options: ShootOptions) -> None:
+        """Shoot: the 12-step ranged procedure, the d100, knock-out and damage, step by step."""
+        await pipeline.roll(self.bot, interaction, options, self.plan_shot)
 
-        Args:
-            kind: A shot or a melee attack
-            weapon: The character's weapon or one from the table
-            character: Who attacks (default: your active Star Frontiers character)
-            distance: Shot: metres to the target
-            range: Shot: the range band instead of a distance (quick mode)
-            target_movement: Shot: how the target moves
-            aim: Shot: careful aim, standing still (+15)
-            seu: Shot: a laser's dial, SEU per shot
-            cover: Shot: the target's cover
-            target_size: Shot: the target's size
-            helpless: Melee: the defender is unaware or stunned (+20)
-            battle_rage: Melee: a Yazirian in battle rage (+20)
-            target_defending: Melee: the defender defends (-15)
-            modifier: Anything else the referee rules
-            score: Quick mode: the RW (shot) or MW (melee) score
-            skill: Quick mode: the skill level
-            damage: Quick mode: damage dice, e.g. 2d10
-            weapon_modifier: Quick mode, melee: the weapon's modifier
-            blunt: Quick mode, melee: a blunt weapon
-            race: Quick mode: the race
-            private: Show the result to you only
-        """
-        attack: sf.Attack
-        async with self.bot.database.read() as session:
-            if kind == "shoot":
-                situation = sf.RangedSituation(
-                    target=sf.TargetMovement(target_movement),
-                    aim=aim,
-                    seu=seu,
-                    cover=sf.Cover(cover),
-                    size=sf.Size(target_size),
-                    modifier=modifier,
-                )
-                attack, name, _ = await self.ranged(
-                    interaction,
-                    session,
-                    weapon=weapon,
-                    character=character,
-                    distance=distance,
-                    range=range,
-                    situation=situation,
-                    score=score,
-                    skill=skill,
-                    damage=damage,
-                    race=race,
-                    wounded=False,
-                    heavy=False,
-                )
-            else:
-                melee_situation = sf.MeleeSituation(
-                    unaware=helpless == "unaware",
-                    stunned=helpless == "stunned",
-                    battle_rage=battle_rage,
-                    defending=target_defending,
-                    modifier=modifier,
-                )
-                attack, name, _ = await self.melee_attack(
-                    interaction,
-                    session,
-                    weapon=weapon,
-                    character=character,
-                    situation=melee_situation,
-                    score=score,
-                    skill=skill,
-                    weapon_modifier=weapon_modifier,
-                    damage=damage,
-                    blunt=blunt,
-                    race=race,
-                    wounded=False,
-                )
-            variants = await self.variants(interaction, session)
-        chances = sf.odds(attack, variants)
-        steps = sf.attack_steps(attack, variants)
-        what = "shot" if kind == "shoot" else "melee attack"
-        embed = odds_embed(chances, steps, title=f"Odds: {name}'s {what} with {attack.weapon.name}", variants=variants)
-        await interaction.response.send_message(embed=embed, ephemeral=private)
+    @app_commands.autocomplete(weapon=weapons, character=characters, target=targets)
+    @slash("melee", MeleeOptions, extras=ROLLS)
+    async def melee(self, interaction: Interaction, options: MeleeOptions) -> None:
+        """Melee: the 9-step procedure, the d100, knock-out and damage, step by step."""
+        await pipeline.roll(self.bot, interaction, options, self.plan_melee)
+
+    @app_commands.autocomplete(weapon=weapons, character=characters)
+    @slash("shoot", ShotOdds, parent=odds)
+    async def odds_shoot(self, interaction: Interaction, options: ShotOdds) -> None:
+        """The exact odds of a shot, rolling nothing: hit, knock-out, expected damage."""
+        await pipeline.odds(self.bot, interaction, options, self.plan_shot)
+
+    @app_commands.autocomplete(weapon=weapons, character=characters, target=targets)
+    @slash("melee", MeleeOdds, parent=odds)
+    async def odds_melee(self, interaction: Interaction, options: MeleeOdds) -> None:
+        """The exact odds of a melee attack, rolling nothing: hit, knock-out, expected damage."""
+        await pipeline.odds(self.bot, interaction, options, self.plan_melee)
 
 
 def _race(text: str | None) -> Race | None:

@@ -634,19 +634,20 @@ REFUSALS = [
     pytest.param(
         {**QUICK, "target_ac": 15, "crit": "19-21"},
         "Can't read that",
-        "Threat range ending at 21 at character 4. A threat range ends at 20, like 19-20.\n```\n19-21\n   ^\n```",
+        "`crit`: Threat range ending at 21 at character 4. A threat range ends at 20, like 19-20.\n"
+        "```\n19-21\n   ^\n```",
         id="crit-does-not-parse",
     ),
     pytest.param(
         {**QUICK, "target_ac": 15, "crit": "19-20/x9"},
         "Can't read that",
-        "Multiplier x9 at character 8. A critical multiplier is x2 to x6.",
+        "`crit`: Multiplier x9 at character 8. A critical multiplier is x2 to x6.",
         id="crit-multiplier-too-big",
     ),
     pytest.param(
         {**QUICK, "target_ac": 15, "dr": "5/banana"},
         "Can't read that",
-        "Can't read the damage reduction `5/banana`: damage reduction is written amount/bypass, like 5/magic",
+        "`dr`: Can't read the damage reduction `5/banana`: damage reduction is written amount/bypass, like 5/magic",
         id="dr-does-not-parse",
     ),
     pytest.param(
@@ -701,7 +702,8 @@ REFUSALS = [
     pytest.param(
         {**QUICK, "target_ac": 15, "precision": "3x6"},
         "Can't read that",
-        "Unexpected 'x' at character 2. Expected 'd' and the number of sides, like 1d8.",
+        "`precision`: Unexpected 'x' at character 2. Expected 'd' and the number of sides, like 1d8.\n"
+        "```\n3x6\n ^\n```",
         id="precision-does-not-parse",
     ),
 ]

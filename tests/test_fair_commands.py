@@ -96,7 +96,7 @@ async def test_every_ruleset_rolls_from_the_session(local: LocalDiscord) -> None
     local.bot.dice = NoDice()
     await start(local)
     attack = await local.command("dnd attack", {"attack_bonus": 5, "damage": "1d8+2", "target_ac": 12})
-    shot = await local.command("sf shoot", {"score": 30, "skill": 1, "damage": "2d10", "range": "short"})
+    shot = await local.command("sf shoot", {"score": 30, "skill": 1, "damage": "2d10", "distance": "short"})
     fire = await local.command("aliens fire", {"skill_rank": 2, "distance": 3})
     for number, exchange in enumerate((attack, shot, fire), start=1):
         assert f"Fair roll #{number} ·" in exchange.embed["footer"]["text"], exchange.embed

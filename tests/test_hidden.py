@@ -73,7 +73,7 @@ async def test_a_hidden_attack_of_the_gm_channels_fair_session_shows_its_roll_nu
 
 async def test_hidden_without_a_gm_channel_is_refused(local: LocalDiscord) -> None:
     exchange = await local.command(
-        "sf shoot", {"score": 30, "skill": 1, "damage": "2d10", "range": "short", "hidden": True}
+        "sf shoot", {"score": 30, "skill": 1, "damage": "2d10", "distance": "short", "hidden": True}
     )
     assert exchange.ephemeral and exchange.embed["title"] == "No GM channel"
 

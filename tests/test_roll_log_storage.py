@@ -181,7 +181,7 @@ async def test_the_largest_attacks_of_each_ruleset_stay_under_the_row_maximum(
         ("dnd attack", {"attack_bonus": 200, "damage": "20d20+20", "target_ac": -50, "multiplier": 6, "crit": "2-20"}),
         (
             "sf shoot",
-            {"score": 100, "skill": 6, "damage": "20d10", "range": "point_blank", "burst": True, "targets": 5},
+            {"score": 100, "skill": 6, "damage": "20d10", "distance": "point_blank", "burst": True, "targets": 5},
         ),
         ("sf melee", {"score": 100, "skill": 6, "damage": "20d10"}),
         ("aliens fire", {"character": "Vasquez", "distance": 9, "intervening": True}),

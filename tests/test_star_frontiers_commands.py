@@ -38,7 +38,7 @@ BASIC = "This server: no automatic miss (Basic); a sight stops at short. `/setti
 DEFAULT_FOOTER = "† a default: the rules source does not give this number, so the bot proposes one."
 
 # Quick mode: RW 40 + skill level 1 (+10) at point blank (0) = 50 before the situation.
-QUICK_SHOT = {"score": 40, "skill": 1, "damage": "1d10", "range": "point_blank"}
+QUICK_SHOT = {"score": 40, "skill": 1, "damage": "1d10", "distance": "point_blank"}
 QUICK_SHOT_STEPS = [
     "1. Base **+40**: RW given",
     "2. Skill **+10**: skill level 1 x 10",
@@ -179,16 +179,16 @@ RANGED_OPTIONS = [
     ({"target_size": "giant"}, "8. Target size **+10**: giant target", 10),
     ({"wounded": True}, "9. Attacker wounded **-10**: given as wounded", -10),
     ({"prone": True}, "10. Target prone **-5**: target prone", -5),
-    ({"wrong_hand": True}, "11. Wrong hand **-10**: firing with the wrong hand", -10),
-    ({"wrong_hand": True, "race": "human"}, "11. Wrong hand **-10**: firing with the wrong hand", -10),
-    ({"wrong_hand": True, "race": "vrusk"}, "11. Wrong hand **+0**: Vrusks are ambidextrous: no penalty", 0),
-    ({"two_weapons": True}, "12. Two weapons **-10**: firing two weapons: -10 to both shots", -10),
+    ({"hands": "wrong_hand"}, "11. Wrong hand **-10**: firing with the wrong hand", -10),
+    ({"hands": "wrong_hand", "race": "human"}, "11. Wrong hand **-10**: firing with the wrong hand", -10),
+    ({"hands": "wrong_hand", "race": "vrusk"}, "11. Wrong hand **+0**: Vrusks are ambidextrous: no penalty", 0),
+    ({"hands": "two_weapons"}, "12. Two weapons **-10**: firing two weapons: -10 to both shots", -10),
     ({"modifier": 7}, "13. Situational **+7**: given by the player or referee", 7),
     ({"modifier": -12}, "13. Situational **-12**: given by the player or referee", -12),
-    ({"range": "short"}, "3. Range **-10**: short (given)", -10),
-    ({"range": "medium"}, "3. Range **-20**: medium (given)", -20),
-    ({"range": "long"}, "3. Range **-40**: long (given)", -40),
-    ({"range": "extreme"}, "3. Range **-80**: extreme (given)", -80),
+    ({"distance": "short"}, "3. Range **-10**: short (given)", -10),
+    ({"distance": "medium"}, "3. Range **-20**: medium (given)", -20),
+    ({"distance": "long"}, "3. Range **-40**: long (given)", -40),
+    ({"distance": "extreme"}, "3. Range **-80**: extreme (given)", -80),
     ({"heavy": True}, "2. Skill **+0**: heavy weapon: skill level 1 counts as 0, x 10", -10),
     ({"heavy": True, "skill": 3}, "2. Skill **+20**: heavy weapon: skill level 3 counts as 2, x 10", 10),
     ({"heavy": True, "skill": 0}, "2. Skill **-10**: untrained with a heavy weapon: -10", -20),
@@ -224,7 +224,7 @@ async def test_movement_rows_of_target_and_attacker_add_up(local: LocalDiscord) 
     # §10 item 8: attacker running (-10) + target dodging (-20) = -30; with everything else at once.
     options = {
         **QUICK_SHOT,
-        "range": "medium",
+        "distance": "medium",
         "target_movement": "dodging",
         "attacker_movement": "running",
         "burst": True,
@@ -232,8 +232,7 @@ async def test_movement_rows_of_target_and_attacker_add_up(local: LocalDiscord) 
         "cover": "soft",
         "target_size": "large",
         "prone": True,
-        "wrong_hand": True,
-        "two_weapons": True,
+        "hands": "two_weapons_wrong_hand",
         "modifier": 3,
         "wounded": True,
     }
@@ -267,7 +266,7 @@ SIGHT = [  # band given, what the sight makes of it under to-point-blank (defaul
 
 async def test_the_telescopic_sight_moves_the_band_one_class_closer(local: LocalDiscord) -> None:
     for band, before, text, value, _, _ in SIGHT:
-        options = {**QUICK_SHOT, "range": band}
+        options = {**QUICK_SHOT, "distance": band}
         plain = await attack(local, "sf shoot", [99], options)
         assert steps(plain)[2] == f"3. Range **{before}**: {band} (given)"
         sighted = await attack(local, "sf shoot", [99], {**options, "telescopic_sight": True})
@@ -276,7 +275,7 @@ async def test_the_telescopic_sight_moves_the_band_one_class_closer(local: Local
     # Under the to-short reading the sight stops at short.
     await set_variants(local, "expanded", "to-short")
     for band, _, _, _, text, value in SIGHT:
-        stopped = await attack(local, "sf shoot", [99], {**QUICK_SHOT, "range": band, "telescopic_sight": True})
+        stopped = await attack(local, "sf shoot", [99], {**QUICK_SHOT, "distance": band, "telescopic_sight": True})
         assert steps(stopped)[2] == f"3. Range **{value}**: {band} (given); the telescopic sight {text}"
         assert steps(stopped)[-1] == f"Chance to hit: **{50 + int(value)}**"
         assert fields(stopped)["The roll"].endswith(
@@ -426,7 +425,7 @@ async def test_battle_rage_is_for_yazirians_only(local: LocalDiscord) -> None:
     assert steps(raging)[-1] == "Chance to hit: **43**"  # MW 23 + 20
     for command, options in (
         ("sf melee", {"character": "Kim", "battle_rage": True}),
-        ("sf odds", {"kind": "melee", "character": "Kim", "battle_rage": True}),
+        ("sf odds melee", {"character": "Kim", "battle_rage": True}),
     ):
         embed = await refused(local, command, options)
         assert embed["title"] == "No battle rage"
@@ -442,10 +441,10 @@ async def test_battle_rage_is_for_yazirians_only(local: LocalDiscord) -> None:
 async def test_a_vrusk_character_ignores_the_wrong_hand(local: LocalDiscord) -> None:
     await character(local, "Klik", (("Laser pistol", ""),), race="vrusk")
     await character(local, "Kim", (("Laser pistol", ""),))
-    vrusk = await attack(local, "sf shoot", [99], {"character": "Klik", "distance": 3, "seu": 1, "wrong_hand": True})
+    vrusk = await attack(local, "sf shoot", [99], {"character": "Klik", "distance": 3, "seu": 1, "hands": "wrong_hand"})
     assert steps(vrusk)[11] == "11. Wrong hand **+0**: Vrusks are ambidextrous: no penalty"
     assert steps(vrusk)[-1] == "Chance to hit: **23**"
-    human = await attack(local, "sf shoot", [99], {"character": "Kim", "distance": 3, "seu": 1, "wrong_hand": True})
+    human = await attack(local, "sf shoot", [99], {"character": "Kim", "distance": 3, "seu": 1, "hands": "wrong_hand"})
     assert steps(human)[11] == "11. Wrong hand **-10**: firing with the wrong hand"
     assert steps(human)[-1] == "Chance to hit: **13**"
 
@@ -464,11 +463,11 @@ HIGH = {
     "score": 100,
     "skill": 6,
     "damage": "1d10",
-    "range": "point_blank",
+    "distance": "point_blank",
     "target_movement": "stationary",
     "aim": True,
 }
-LOW = {"score": 0, "skill": 1, "damage": "1d10", "range": "extreme", "modifier": -10}  # 0 + 10 - 80 - 10 = -80
+LOW = {"score": 0, "skill": 1, "damage": "1d10", "distance": "extreme", "modifier": -10}  # 0 + 10 - 80 - 10 = -80
 
 
 async def test_a_chance_above_100_still_misses_on_96_to_00_under_expanded(local: LocalDiscord) -> None:
@@ -530,7 +529,7 @@ async def test_a_shot_on_01_or_02_knocks_out_after_the_damage(local: LocalDiscor
     for face in (1, 2):
         dice = ScriptedDice([face, 6, 37])
         local.bot.dice = dice
-        exchange = await local.command("sf shoot", {**QUICK_SHOT, "range": "extreme"})
+        exchange = await local.command("sf shoot", {**QUICK_SHOT, "distance": "extreme"})
         assert dice.exhausted and dice.calls == [D100, D10, D100]  # d100, damage, then the turns
         assert description(exchange) == [
             "**Hit, knocked out for 37 turns**: a hit on 01-02 knocks the target out (§3)",
@@ -694,7 +693,7 @@ async def test_the_worked_example_of_section_9(local: LocalDiscord, database: Da
     assert "footer" not in exchange.embed
 
     local.bot.dice = NoDice()
-    odds = await local.command("sf odds", {"kind": "shoot", **options})
+    odds = await local.command("sf odds shoot", options)
     assert odds.rejected == [] and not odds.ephemeral
     assert odds.embed["color"] == BLURPLE
     assert odds.embed["title"] == "Odds: Kim's shot with Laser pistol"
@@ -709,9 +708,7 @@ async def test_the_worked_example_of_section_9(local: LocalDiscord, database: Da
 async def test_melee_odds_roll_nothing(local: LocalDiscord, database: Database) -> None:
     local.bot.dice = NoDice()
     # §9 melee: a club user hitting on 35 or less knocks out on 01, 02, 10, 20, 30: 5%. 35% x 5.5 = 1.925.
-    exchange = await local.command(
-        "sf odds", {"kind": "melee", "score": 25, "skill": 1, "damage": "1d10", "blunt": True}
-    )
+    exchange = await local.command("sf odds melee", {"score": 25, "skill": 1, "damage": "1d10", "blunt": True})
     assert exchange.rejected == [] and not exchange.ephemeral
     assert exchange.embed["title"] == "Odds: Player0001's melee attack with quick-mode weapon"
     assert exchange.embed["description"] == (
@@ -722,9 +719,7 @@ async def test_melee_odds_roll_nothing(local: LocalDiscord, database: Database) 
     )
     await character(local, "Zix", race="yazirian", carried_kg=30, current_stamina=20)
     local.bot.dice = NoDice()
-    own = await local.command(
-        "sf odds", {"kind": "melee", "battle_rage": True, "helpless": "stunned", "target_defending": True}
-    )
+    own = await local.command("sf odds melee", {"battle_rage": True, "helpless": "stunned", "target_defending": True})
     # MW 23 + 0 + 0 + 20 + 20 - 10 - 10 - 15 = 28; bare hands are blunt: 01, 02, 10, 20: 4%; punch 3.
     assert own.embed["description"] == (
         "Chance **28** → hit **28.0%**, knock-out **4.0%**\nExpected damage **0.84** (3.00 on a hit, 3)"
@@ -736,7 +731,7 @@ async def test_melee_odds_roll_nothing(local: LocalDiscord, database: Database) 
 async def test_shot_odds_of_a_quick_burst_less_shot(local: LocalDiscord) -> None:
     local.bot.dice = NoDice()
     exchange = await local.command(
-        "sf odds", {"kind": "shoot", "score": 30, "skill": 2, "damage": "2d10", "range": "long", "cover": "hard"}
+        "sf odds shoot", {"score": 30, "skill": 2, "damage": "2d10", "distance": "long", "cover": "hard"}
     )
     # 30 + 20 - 40 - 20 = -10: only 01-05 hit; 5% x 11 = 0.55.
     assert exchange.embed["description"] == (
@@ -754,7 +749,7 @@ async def test_the_variants_shown_follow_settings(local: LocalDiscord) -> None:
     melee = await attack(local, "sf melee", [50], {**QUICK_MELEE, "damage": "0"})  # fixed 0: no damage die
     assert fields(melee)["The roll"].endswith(f"\n{BASIC}")
     local.bot.dice = NoDice()
-    odds = await local.command("sf odds", {"kind": "shoot", **QUICK_SHOT})
+    odds = await local.command("sf odds shoot", QUICK_SHOT)
     assert fields(odds)["Rules"] == BASIC
 
 
@@ -765,25 +760,32 @@ REFUSALS = [
     pytest.param(
         {"score": 40, "skill": 1, "damage": "1d10"},
         "Where is the target?",
-        "Give the distance in metres (`distance`) or the range band (`range`), one of them.",
-        id="neither-distance-nor-range",
+        "Give the distance in metres (`distance:30`), or the range band in quick mode (`distance:short`).",
+        id="no-distance",
     ),
     pytest.param(
-        {**QUICK_SHOT, "distance": 10},
+        {**QUICK_SHOT, "distance": "far"},
         "Where is the target?",
-        "Give the distance in metres (`distance`) or the range band (`range`), one of them.",
-        id="distance-and-range",
+        "`distance`: `far` is neither metres (like 30) nor a range band (point blank, short, medium, long, extreme).",
+        id="distance-unreadable",
     ),
     pytest.param(
-        {"score": 40, "range": "short"},
+        {**QUICK_SHOT, "distance": "200000"},
+        "Where is the target?",
+        "`distance`: give 0 to 100,000 metres, not 200000.",
+        id="distance-too-far",
+    ),
+    pytest.param(
+        {"score": 40, "distance": "short"},
         "Quick mode",
-        "Quick mode needs `score` (the RW score), `skill` (the level), `damage` (dice) and `range`.",
+        "Quick mode needs `score` (the RW score), `skill` (the level), `damage` (dice) and a range band as `distance`.",
         id="quick-mode-incomplete",
     ),
     pytest.param(
         {"score": 40, "skill": 1, "damage": "1d10", "distance": 10},
         "Quick mode",
-        "Quick mode needs `score` (the RW score), `skill` (the level), `damage` (dice) and `range`.",
+        "Quick mode needs `score` (the RW score), `skill` (the level), `damage` (dice) and a range band as "
+        "`distance`. Without a weapon there are no bands to measure metres against.",
         id="quick-mode-with-a-distance",
     ),
     pytest.param(
@@ -820,15 +822,11 @@ REFUSALS = [
 ]
 
 
-@pytest.mark.parametrize("command", ["sf shoot", "sf odds"])
+@pytest.mark.parametrize("command", ["sf shoot", "sf odds shoot"])
 async def test_bad_shots_are_refused_in_red(local: LocalDiscord, database: Database, command: str) -> None:
     for case in REFUSALS:
         options, title, message = case.values
         assert isinstance(options, dict)
-        if command == "sf odds":
-            if "attacker_movement" in options:
-                continue  # /sf odds has no attacker movement
-            options = {"kind": "shoot", **options}
         embed = await refused(local, command, options)
         assert embed["title"] == title, case.id
         assert isinstance(message, str) and message in embed["description"], (case.id, embed)
@@ -844,7 +842,7 @@ async def test_a_characters_weapon_mistakes_are_refused(local: LocalDiscord, dat
             {"distance": 10, "seu": 11},
             "Set the **Laser pistol**'s dial before the roll (§6): `seu` from 1 to 10.",
         ),
-        ("sf odds", {"kind": "shoot", "distance": 10}, "Set the **Laser pistol**'s dial before the roll (§6)"),
+        ("sf odds shoot", {"distance": 10}, "Set the **Laser pistol**'s dial before the roll (§6)"),
         ("sf shoot", {"weapon": "Club", "distance": 1}, "The **Club** is a melee weapon: make a melee attack with it."),
         (
             "sf melee",
@@ -868,7 +866,7 @@ async def test_a_characters_weapon_mistakes_are_refused(local: LocalDiscord, dat
         ),
         (
             "sf shoot",
-            {"range": "short", "seu": 2},
+            {"distance": "short", "seu": 2},
             "A character's shot takes the `distance` in metres; its weapon's bands give the range.",
         ),
     ]

@@ -129,7 +129,7 @@ async def test_one_line_answers_have_no_details_button(local: LocalDiscord) -> N
 
 
 # Every roll command's compact answer, made from its result: the outcome, the damage and the odds line.
-SF_QUICK_SHOT = {"score": 40, "skill": 1, "damage": "1d10", "range": "point_blank"}  # chance 50
+SF_QUICK_SHOT = {"score": 40, "skill": 1, "damage": "1d10", "distance": "point_blank"}  # chance 50
 SF_QUICK_MELEE = {"score": 40, "skill": 1, "damage": "1d10"}  # chance 50
 SF_HIT = "**Hit**: 20 is at or under 50\nDamage 1d10 (7) = **7** (quick-mode weapon)"
 SF_ODDS = "Odds: hit 50.0% · knock-out 2.0% · expected damage 2.75"

@@ -54,8 +54,8 @@ STARTS: Final = (
             '/character set character:Riker values:"dex=55 rs=50 beam=2"',
             '/sf shoot weapon:"Laser pistol" distance:30 seu:2',
         ),
-        "/sf shoot score:23 skill:2 damage:2d10 range:short",
-        "`/sf melee` for hand-to-hand, `/sf odds` before you roll.",
+        "/sf shoot score:23 skill:2 damage:2d10 distance:short",
+        "`/sf melee` for hand-to-hand, `/sf odds shoot` before you roll.",
     ),
     Start(
         "aliensrl",

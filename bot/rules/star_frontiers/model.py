@@ -365,10 +365,14 @@ def melee_attack(
     return MeleeAttack(_sheet_attacker(sheet, armed, name), armed, situation or MeleeSituation())
 
 
+def _dice(damage: str | Dice) -> Dice:
+    return parse_dice(damage) if isinstance(damage, str) else damage
+
+
 def quick_ranged(
     score: int,
     skill: int,
-    damage: str,
+    damage: str | Dice,
     band: Band,
     situation: RangedSituation | None = None,
     *,
@@ -378,7 +382,7 @@ def quick_ranged(
     name: str = "",
 ) -> RangedAttack:
     """§4 from bare numbers: RW, skill level, damage dice and the range band; a burst is taken on trust."""
-    weapon = Weapon(QUICK_WEAPON, damage=parse_dice(damage), heavy=heavy, burst=True, source="quick mode")
+    weapon = Weapon(QUICK_WEAPON, damage=_dice(damage), heavy=heavy, burst=True, source="quick mode")
     attacker = _quick_attacker(
         score, skill, melee=False, heavy=heavy, wounded=wounded, encumbered=False, race=race, name=name
     )
@@ -388,7 +392,7 @@ def quick_ranged(
 def quick_melee(
     score: int,
     skill: int,
-    damage: str,
+    damage: str | Dice,
     situation: MeleeSituation | None = None,
     *,
     weapon_modifier: int = 0,
@@ -405,7 +409,7 @@ def quick_melee(
     weapon = Weapon(
         QUICK_WEAPON,
         skill="martial_arts" if martial_arts else "melee",
-        damage=parse_dice(damage),
+        damage=_dice(damage),
         modifier=weapon_modifier,
         blunt=blunt or martial_arts,
         source="quick mode",

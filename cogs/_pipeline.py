@@ -1,0 +1,112 @@
+"""The one path every ruleset's roll takes: load, build, odds, draw, resolve, present, make durable, answer.
+
+A ruleset supplies one coroutine per kind of roll, its planner: given what this roll may read (`Reading`) and
+the command's options, it builds the rules inputs, prices and computes their odds and says how to present
+the result (`Plan`). Everything else is here, once: the single read transaction, the dice (a fair session's
+next number, if one runs), the rules core run through the replay registry, the log written before the answer,
+and the odds-only answer of the matching odds command, which rolls nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+import discord
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.client import DiceBot
+from bot.db.characters import CharacterRepository
+from bot.rules.luck import Luck
+from bot.rules.replay import Kind
+from bot.rules.settings import ServerSettings
+from bot.ui.embeds import Answer
+from cogs._options import Hidden, Shown
+from cogs._shared import Drawn, Interaction, Rolled, answer_roll, draw
+
+I = TypeVar("I")  # noqa: E741 - a roll's rules inputs
+R = TypeVar("R")  # the rules core's result
+O = TypeVar("O", bound=Shown)  # noqa: E741 - a command's options
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """What a roll may read before its dice, all in one read transaction: the characters and the settings."""
+
+    bot: DiceBot
+    interaction: Interaction
+    session: AsyncSession
+    settings: ServerSettings
+
+    @property
+    def characters(self) -> CharacterRepository:
+        """The server's characters, read in this roll's transaction."""
+        return CharacterRepository(self.session)
+
+    @property
+    def user_name(self) -> str:
+        """Who is rolling, as the table sees them (a quick-mode attack is theirs)."""
+        return self.interaction.user.display_name
+
+
+@dataclass(frozen=True, slots=True)
+class Plan(Generic[I, R]):
+    """A roll built and priced before any die is drawn, and how its result is shown and counted.
+
+    Attributes:
+        kind: The replay registry's kind: the rules core that resolves `inputs`, as the verifier replays it.
+        inputs: The rules inputs, logged and replayed.
+        ruleset: The ruleset's key, for the luck tallies and `/history`.
+        answer: The presenter: the result to its full and compact answers and /history line.
+        luck: The luck tallies of the result, from the draws.
+        odds: The odds command's answer, the same roll priced and explained without rolling (if it has one).
+        character_id: The character who rolls, if any (quick mode has none).
+    """
+
+    kind: Kind[I, R]
+    inputs: I
+    ruleset: str
+    answer: Callable[[R], Answer]
+    luck: Callable[[Drawn[R]], Luck | None]
+    odds: Callable[[], discord.Embed] | None = None
+    character_id: int | None = None
+
+
+Planner = Callable[[Reading, O], Awaitable[Plan[Any, Any]]]
+
+
+async def _plan(
+    bot: DiceBot, interaction: Interaction, options: O, planner: Planner[O], session: AsyncSession
+) -> Plan[Any, Any]:
+    settings = await bot.server_settings(interaction.guild_id, session)
+    return await planner(Reading(bot, interaction, session, settings), options)
+
+
+async def roll(bot: DiceBot, interaction: Interaction, options: O, planner: Planner[O]) -> None:
+    """Plan, draw and resolve a roll in one read transaction, then log it and answer.
+
+    The dice come last, once nothing can fail any more, so that a fair session never skips a roll number.
+    """
+    async with bot.database.read() as session:
+        plan = await _plan(bot, interaction, options, planner, session)
+        drawn = await draw(bot, interaction, plan.kind, plan.inputs, session)
+    await answer_roll(
+        bot,
+        interaction,
+        plan.answer(drawn.result),
+        result=drawn.proof.outcome,
+        private=options.private,
+        dice=drawn.dice,
+        hidden=isinstance(options, Hidden) and options.hidden,
+        rolled=Rolled(plan.character_id, plan.ruleset, plan.luck(drawn)),
+        proof=drawn.proof,
+    )
+
+
+async def odds(bot: DiceBot, interaction: Interaction, options: O, planner: Planner[O]) -> None:
+    """The odds of the roll `planner` builds from `options`, rolling and logging nothing."""
+    async with bot.database.read() as session:
+        plan = await _plan(bot, interaction, options, planner, session)
+    assert plan.odds is not None, f"{plan.kind.name} has no odds command"
+    await interaction.response.send_message(embed=plan.odds(), ephemeral=options.private)
