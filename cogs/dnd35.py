@@ -55,6 +55,9 @@ class Defender:
     )
     touch: bool = option("A touch attack: no armor, shield or natural armor", False)
     flat_footed: bool = option("The defender is flat-footed (loses Dex and dodge bonuses)", False)
+    crit_immune: bool = option(
+        "Immune to critical hits and precision damage (undead, constructs, oozes, plants, elementals)", False
+    )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -101,6 +104,7 @@ class Moment:
     sneak_attack: bool = option("Add the character's sneak attack dice", False)
     distance: float | None = option("Feet to the target, for a ranged attack's range penalty", None, low=0, high=10000)
     two_hands: bool = option("A one-handed weapon held in two hands (1.5x Str)", False)
+    into_melee: bool = option("Shooting or throwing into a melee (-4 unless Precise Shot)", False)
 
     def situation(self) -> dnd.Situation:
         """What only the table knows about this attack, as the rules core takes it."""
@@ -113,6 +117,7 @@ class Moment:
             flanking=self.flanking,
             distance=self.distance,
             two_hands=self.two_hands,
+            into_melee=self.into_melee,
         )
 
 
@@ -181,7 +186,13 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
         """The defender and its character's name: a character here (its AC computed), or the AC given."""
         if options.target_ac is not None and options.target is None:
             kind = " ".join(w for w, on in (("flat-footed", options.flat_footed), ("touch", options.touch)) if on)
-            given = dnd.target_ac(options.target_ac, dr=dr, denied_dex=options.flat_footed, kind=f"{kind} AC".strip())
+            given = dnd.target_ac(
+                options.target_ac,
+                dr=dr,
+                denied_dex=options.flat_footed,
+                kind=f"{kind} AC".strip(),
+                immune_to_criticals=options.crit_immune,
+            )
             return given, None
         if options.target is None or options.target_ac is not None:
             raise UserError(
@@ -191,7 +202,13 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
         record = await find(reading.characters, reading.interaction, options.target)
         if not isinstance(record.sheet, DndSheet):
             raise UserError(f"**{record.name}** is a {record.ruleset.title} character, not {TITLE}.")
-        target = dnd.target_sheet(record.sheet, touch=options.touch, flat_footed=options.flat_footed, dr=dr)
+        target = dnd.target_sheet(
+            record.sheet,
+            touch=options.touch,
+            flat_footed=options.flat_footed,
+            dr=dr,
+            immune_to_criticals=options.crit_immune,
+        )
         return target, record.name
 
     async def attacker(self, reading: Reading, options: Attacker) -> tuple[CharacterRecord, DndSheet, str]:

@@ -518,7 +518,9 @@ def character_attack(
         goal = _with_dr(goal, dr)
     if situation.throw and not w.thrown:
         raise AttackError(f"The {w.name} is not a thrown weapon.")
-    ranged = w.ranged or situation.throw
+    # §2: a melee weapon with a range increment (dagger, spear, club, ...) given a distance is thrown.
+    thrown_now = situation.throw or (w.thrown and not w.ranged and situation.distance is not None)
+    ranged = w.ranged or thrown_now
     launcher = w.ranged and not w.thrown
     grip = _grip(w, situation, off_hand, two_weapon)
     if ranged and grip == "two-handed":
@@ -551,7 +553,8 @@ def character_attack(
     if not ranged and w.finessable and sheet.finesse_wanted and not finesse:
         notes.append(f"Weapon Finesse needs BAB +{FINESSE_MIN_BAB} (§2), not {sheet.bab:+d}: Str is used.")
     if ranged:
-        terms.append(Term("Dex", sheet.modifier("dexterity"), f"Dex {sheet.dexterity}, ranged"))
+        how = "thrown" if thrown_now and not w.ranged else "ranged"
+        terms.append(Term("Dex", sheet.modifier("dexterity"), f"Dex {sheet.dexterity}, {how}"))
     elif finesse:
         terms.append(Term("Dex", sheet.modifier("dexterity"), f"Dex {sheet.dexterity}, Weapon Finesse (over Str)"))
     else:

@@ -1,0 +1,70 @@
+"""D&D rules the engine had and no option reached (#16): thrown melee weapons, shooting into a melee, targets
+immune to critical hits. Forced dice through the command tree, and the exact odds they change."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.local.driver import LocalDiscord
+from tests.dice_sources import ScriptedDice
+from tests.helpers import fields
+from tests.test_dnd_commands import RED, attack, character, lines
+
+pytestmark = pytest.mark.usefixtures("full_answers")
+QUICK = {"attack_bonus": 5, "damage": "1d8", "target_ac": 10}
+
+
+async def test_a_dagger_given_a_distance_is_thrown(local: LocalDiscord) -> None:
+    # §2: a thrown attack adds Dex to hit, the range penalty (-2 a full increment of 10 ft), and Str to damage.
+    await character(local, "Lira", {"Dagger": ""}, strength=14, dexterity=16, bab=1, weapon_groups="simple")
+    thrown, _ = await attack(local, [10, 3], {"target_ac": 5, "distance": 25})
+    bonus = lines(thrown, "Attack roll")[1]
+    assert "+3 Dex (Dex 16, thrown)" in bonus and "-4 range (§2 25 ft: 2 full increments of 10 ft)" in bonus, bonus
+    assert "Str" not in bonus
+    assert any(line.startswith("Roll 1: 1d4 (3) +2 = 5") for line in "\n".join(fields(thrown).values()).split("\n"))
+    melee, _ = await attack(local, [10, 3], {"target_ac": 5})
+    assert "+2 Str (Str 14, melee)" in lines(melee, "Attack roll")[1]
+    local.bot.dice = ScriptedDice([])
+    too_far = await local.command("dnd attack", {"target_ac": 5, "distance": 60})
+    assert too_far.embed["color"] == RED
+    assert too_far.embed["description"] == (
+        "The Dagger reaches 5 range increments (50 ft); a target 60 ft away cannot be attacked."
+    )
+
+
+async def test_shooting_into_a_melee_costs_4_unless_precise_shot(local: LocalDiscord) -> None:
+    await character(local, "Robin", {"Longbow": ""}, dexterity=10, bab=1, weapon_groups="martial")
+    shot, _ = await attack(local, [10], {"target_ac": 40, "distance": 30, "into_melee": True})
+    assert "-4 into melee (§2 shooting into melee without Precise Shot)" in lines(shot, "Attack roll")[1]
+    await local.command("character set", {"character": "Robin", "field": "precise_shot", "value": "yes"})
+    precise, _ = await attack(local, [10], {"target_ac": 40, "distance": 30, "into_melee": True})
+    assert "into melee" not in lines(precise, "Attack roll")[1]
+    assert "Precise Shot: no penalty for shooting into melee." in "\n".join(fields(precise).values())
+    quick, _ = await attack(local, [10], {**QUICK, "target_ac": 40, "into_melee": True})
+    assert "-4 into melee" in lines(quick, "Attack roll")[1]
+
+
+async def test_a_target_immune_to_criticals_takes_a_threat_as_a_normal_hit_and_no_precision(
+    local: LocalDiscord,
+) -> None:
+    # A natural 20 would threaten and be confirmed; against the immune target no confirmation die is drawn and
+    # the precision dice are not rolled: the two faces are the attack d20 and the 1d8.
+    exchange, dice = await attack(
+        local, [20, 5], {**QUICK, "crit": "19-20/x2", "precision": "2d6", "crit_immune": True}
+    )
+    assert dice.calls == [(1, 20), (1, 8)]
+    assert exchange.embed["description"].startswith("**Hit**"), exchange.embed["description"]
+    normal, dice = await attack(local, [20, 20, 5, 4, 1, 2], {**QUICK, "crit": "19-20/x2", "precision": "2d6"})
+    assert dice.calls == [(1, 20), (1, 20), (1, 8), (1, 8), (1, 6), (1, 6)]
+    assert normal.embed["description"].startswith("**Critical"), normal.embed["description"]
+
+
+async def test_the_odds_against_an_immune_target_have_no_critical(local: LocalDiscord) -> None:
+    options = {**QUICK, "crit": "19-20/x2", "precision": "1d6", "crit_immune": True}
+    odds = await local.command("dnd odds", options)
+    # d20 + 5 against AC 10: 5-20 hit (natural 1 misses), 16 of 20; no critical; expected 16/20 x 4.5 = 3.60.
+    assert odds.embed["description"].startswith(
+        "Hit **80.0%** · threat **10.0%** · confirmed critical **0.0%** · miss 20.0%\nExpected damage **3.60**"
+    ), odds.embed["description"]
+    normal = await local.command("dnd odds", {**options, "crit_immune": False})
+    assert "confirmed critical **0.0%**" not in normal.embed["description"]
