@@ -35,12 +35,16 @@ RULESET = "dnd35"
 TITLE = "D&D 3.5"
 QUICK = ("attack_bonus", "damage", "crit")  # the options that make an attack quick mode
 QUICK_NEEDS = "Quick mode needs `attack_bonus` and `damage` (e.g. 1d8+4); `crit` defaults to 20/x2."
+QUICK_FULL_NEEDS = (
+    "Quick mode needs `attack_bonus` (e.g. +11/+6/+1) and `damage` (e.g. 1d8+4); `crit` defaults to 20/x2."
+)
 
 
 Precision = notation("precision", dnd.parse_dice)
 Dr = notation("dr", dnd.parse_dr, longest=40)
 Damage = notation("damage", dnd.parse_damage)
 Crit = notation("crit", dnd.parse_crit, longest=20)
+Bonuses = notation("attack_bonus", dnd.parse_bonuses, longest=40)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -153,8 +157,31 @@ class AttackOptions(Hidden, AttackOdds):
 
 
 @dataclass(frozen=True, kw_only=True)
-class FullAttackOptions(Hidden, Shown, Moment, OffHand, Attacker, Defender):
+class QuickFull:
+    """Quick mode for a monster's full attack: its stat block's bonuses instead of a character."""
+
+    attack_bonus: tuple[int, ...] | None = option(
+        "Quick mode: the attack bonuses as the stat block has them, e.g. +11/+6/+1", None, transform=Bonuses
+    )
+    damage: dnd.WeaponDamage | None = option("Quick mode: damage of one roll, e.g. 1d8+4", None, transform=Damage)
+    crit: dnd.Critical | None = option(
+        "Quick mode: threat range and multiplier, e.g. 19-20/x2 (default 20/x2)", None, transform=Crit
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class FullAttackOptions(Hidden, Shown, QuickFull, Moment, OffHand, Attacker, Defender):
     """The options of `/dnd full-attack`."""
+
+    def quick(self) -> bool:
+        """Quick mode: the stat block's numbers instead of a character (refused when half given, or with one)."""
+        return quick_mode(
+            (self.attack_bonus, self.damage, self.crit),
+            needed=(self.attack_bonus, self.damage),
+            needs=QUICK_FULL_NEEDS,
+            character=self.character,
+            weapon=self.weapon or self.off_hand_weapon,
+        )
 
 
 class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN attacks, armor class and odds"):
@@ -271,13 +298,22 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
     async def plan_full_attack(
         self, reading: Reading, options: FullAttackOptions
     ) -> Plan[replay.DndFullAttackRoll, dnd.FullAttackResult]:
-        """Every attack of a character's full attack, priced together under one work budget."""
+        """Every attack of a full attack (a character's, or a stat block's bonuses), priced under one work budget."""
         variants = reading.settings.dnd
         target, defender = await self.target(reading, options, options.dr)
-        record, sheet, weapon = await self.attacker(reading, options)
-        attacks = dnd.full_attack(
-            sheet, weapon, target, options.situation(), off_hand_weapon=options.off_hand_weapon, variants=variants
-        )
+        name, character_id = reading.user_name, None
+        if options.quick():
+            assert options.attack_bonus is not None and options.damage is not None  # quick() makes sure
+            weapon = str(options.damage)
+            attacks = dnd.quick_full_attack(
+                options.attack_bonus, options.damage, target, options.situation(), crit=options.crit or "20/x2"
+            )
+        else:
+            record, sheet, weapon = await self.attacker(reading, options)
+            name, character_id = record.name, record.id
+            attacks = dnd.full_attack(
+                sheet, weapon, target, options.situation(), off_hand_weapon=options.off_hand_weapon, variants=variants
+            )
         chances = dnd.odds_for(attacks, variants=variants)  # one work budget for the whole command
         expected = sum((c.expected_damage for c in chances), start=Fraction(0))
         exact = all(c.approximation is None or c.approximation.expected_exact for c in chances)
@@ -293,10 +329,10 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
             replay.DndFullAttackRoll(attacks, variants),
             RULESET,
             answer=lambda full: full_attack_answer(
-                full, expected, attacker=record.name, weapon=weapon, exact=exact, defender=defender
+                full, expected, attacker=name, weapon=weapon, exact=exact, defender=defender
             ),
             luck=tally,
-            character_id=record.id,
+            character_id=character_id,
         )
 
     # -- commands ----------------------------------------------------------------------------------------

@@ -68,3 +68,47 @@ async def test_the_odds_against_an_immune_target_have_no_critical(local: LocalDi
     ), odds.embed["description"]
     normal = await local.command("dnd odds", {**options, "crit_immune": False})
     assert "confirmed critical **0.0%**" not in normal.embed["description"]
+
+
+FULL = {"attack_bonus": "+11/+6/+1", "damage": "1d8+4", "target_ac": 18}
+
+
+async def test_a_monsters_full_attack_by_its_stat_block(local: LocalDiscord) -> None:
+    # +11 hits with a 10 (21) for 3+4; +6 misses with a 5 (11); +1 hits with a natural 20 that threatens, the
+    # confirmation 4 (5) fails, so 7+4 = 11: 18 in all. Each bonus is the stat block's: no iterative step.
+    exchange, dice = await attack(local, [10, 3, 5, 20, 4, 7], FULL, command="dnd full-attack")
+    assert dice.calls == [(1, 20), (1, 8), (1, 20), (1, 20), (1, 20), (1, 8)]
+    assert exchange.embed["title"] == "Player0001: full attack with 1d8+4"
+    assert exchange.embed["description"].startswith("**18** damage in total: 2 of 3 attacks hit\n")
+    assert list(fields(exchange)) == ["1. attack 1d8+4 (+11)", "2. attack 1d8+4 (+6)", "3. attack 1d8+4 (+1)"]
+    # Exact: each attack's hits x 8.5 plus its confirmed criticals' second roll (hits/20 x 8.5 more):
+    # +11: 14/20 and 14/400; +6: 9/20 and 9/400; +1: 4/20 and 4/400; in all 8.5 x 27/20 x 21/20 = 12.04875.
+    assert exchange.embed["description"].split("\n")[-1] == "Odds: avg 12.05 for the whole full attack"
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (
+            {**FULL, "attack_bonus": "+11/x6"},
+            "`attack_bonus`: Unexpected 'x' at character 5. Write the bonuses as a stat block does, like +11/+6/+1.",
+        ),
+        (
+            {**FULL, "attack_bonus": "+11 +6"},
+            "`attack_bonus`: Unexpected '+' at character 5. Separate the bonuses with /, like +11/+6/+1.",
+        ),
+        (
+            {"attack_bonus": "+11/+6", "target_ac": 18},
+            "Quick mode needs `attack_bonus` (e.g. +11/+6/+1) and `damage` (e.g. 1d8+4); `crit` defaults to 20/x2.",
+        ),
+        ({**FULL, "weapon": "Longsword"}, "Quick mode takes no `character` or `weapon`: use one or the other."),
+        ({**FULL, "off_hand_weapon": "Dagger"}, "Quick mode takes no `character` or `weapon`: use one or the other."),
+    ],
+)
+async def test_a_bad_stat_block_full_attack_is_refused(
+    local: LocalDiscord, options: dict[str, object], message: str
+) -> None:
+    local.bot.dice = ScriptedDice([])
+    refused = await local.command("dnd full-attack", options)
+    assert refused.ephemeral and refused.embed["color"] == RED
+    assert refused.embed["description"].startswith(message), refused.embed["description"]

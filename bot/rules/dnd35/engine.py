@@ -40,6 +40,7 @@ from bot.rules.dnd35.tables import (
     DamageReduction,
     Dice,
     EnergyRider,
+    NotationError,
     Weapon,
     WeaponDamage,
     dr_from_text,
@@ -64,6 +65,7 @@ RANGE_STEP: Final = -2
 MAX_INCREMENTS_THROWN, MAX_INCREMENTS_PROJECTILE = 5, 10
 SNEAK_ATTACK_RANGE: Final = 30
 MAX_OFF_HAND_ATTACKS: Final = 3  # §4: one, and Improved / Greater Two-Weapon Fighting add a 2nd and a 3rd
+MAX_QUICK_ATTACKS: Final = 8  # a stat block's full attack: four iterative attacks and as many more
 MAX_MULTIPLIERS: Final = 4
 MAX_NUMBER: Final = 1000  # bound on an attack bonus, an AC, a modifier or a damage bonus typed in
 
@@ -407,6 +409,52 @@ def quick_attack(
             ranged=situation.into_melee,  # all that is known: shooting into melee is a ranged attack
             notes=(*goal.notes, *notes),
         )
+    )
+
+
+def parse_bonuses(text: str) -> tuple[int, ...]:
+    """A full attack's attack bonuses as a stat block prints them, `+11/+6/+1` (§3: each given, none derived)."""
+    values: list[int] = []
+    i, n = 0, len(text)
+    while True:
+        while i < n and text[i] == " ":
+            i += 1
+        start = i
+        if i < n and text[i] in "+-":
+            i += 1
+        digits = i
+        while i < n and text[i] in "0123456789" and i - digits < 4:
+            i += 1
+        if i == digits:
+            reason = f"Unexpected {text[i]!r}" if i < n else "Missing an attack bonus"
+            raise NotationError(text, i, reason, "Write the bonuses as a stat block does, like +11/+6/+1.")
+        values.append(int(text[start:i]))
+        while i < n and text[i] == " ":
+            i += 1
+        if i == n:
+            break
+        if text[i] != "/":
+            raise NotationError(text, i, f"Unexpected {text[i]!r}", "Separate the bonuses with /, like +11/+6/+1.")
+        i += 1
+    if len(values) > MAX_QUICK_ATTACKS:
+        raise NotationError(text, n, f"{len(values)} attacks", f"A full attack has at most {MAX_QUICK_ATTACKS} here.")
+    return tuple(values)
+
+
+def quick_full_attack(
+    bonuses: Sequence[int],
+    damage: str | WeaponDamage,
+    target: Target | int,
+    situation: Situation = NO_SITUATION,
+    *,
+    crit: str | Critical = "20/x2",
+) -> tuple[Attack, ...]:
+    """§3 for a monster by its numbers: one attack for each bonus of its full attack (`+11/+6/+1`), the same damage.
+
+    The bonuses are the stat block's own, so no iterative step is taken off them.
+    """
+    return tuple(
+        quick_attack(bonus, damage, target, situation, crit=crit, label=f"attack {damage}") for bonus in bonuses
     )
 
 
