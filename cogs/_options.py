@@ -26,6 +26,7 @@ from typing import Any, TypeVar, Union, get_args, get_origin, get_type_hints
 from discord import app_commands
 
 from bot.errors import UserError
+from bot.rules.names import ATTACKER, clean_name
 
 OPTION = "slash option"  # the key of an option's Spec in its field's metadata
 
@@ -79,6 +80,27 @@ class Hidden:
     """A roll can go to the GM channel alone (odds commands roll nothing, so they have no `hidden`)."""
 
     hidden: bool = option("Send the result to the GM channel; this channel only sees that you rolled", False)
+
+
+def _attacker(text: str) -> str:
+    return clean_name(text, ATTACKER)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Named:
+    """Quick mode has no character to name the attacker: the table may (`name:Goblin 2`)."""
+
+    name: str | None = option(
+        "Quick mode: who attacks, as the answer names them, e.g. Goblin 2 (default: you)", None, high=32
+    )
+
+    def attacker(self, you: str, *, quick: bool) -> str:
+        """The name the answer gives the attacker: the one typed in quick mode, else `you`."""
+        if self.name is None:
+            return you
+        if not quick:
+            raise UserError("`name` is for quick mode: a character attacks under its own name.", title="Quick mode")
+        return _attacker(self.name)
 
 
 def slash(

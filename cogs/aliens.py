@@ -17,7 +17,7 @@ from bot.rules.sheets.aliensrl import Weapon as AliensWeapon
 from bot.ui.aliensrl import melee_answer, odds_embed, shot_answer, skill_text
 from bot.ui.embeds import clip
 from cogs import _pipeline as pipeline
-from cogs._options import Hidden, Shown, option, slash
+from cogs._options import Hidden, Named, Shown, option, slash
 from cogs._pipeline import Plan, Reading
 from cogs._replay import ROLLS
 from cogs._shared import (
@@ -69,7 +69,7 @@ class QuickShooter:
 
 
 @dataclass(frozen=True, kw_only=True)
-class FireOdds(Shown, QuickShooter, Aim):
+class FireOdds(Shown, Named, QuickShooter, Aim):
     """The options of `/aliens odds`: those of a shot, priced without rolling."""
 
 
@@ -118,7 +118,8 @@ class Aliens(commands.GroupCog, group_name="aliens", group_description="AliensRL
                 accuracy=options.accuracy or 0,
                 ammo_damage=rules.DEFAULT_AMMO_DAMAGE if options.ammo_damage is None else options.ammo_damage,
             )
-            return shooter, reading.user_name, None
+            return shooter, options.attacker(reading.user_name, quick=True), None
+        options.attacker("", quick=False)  # a character fires under its own name
         record = await find_for_roll(reading.characters, reading.interaction, options.character, RULESET, TITLE)
         sheet = record.sheet
         assert isinstance(sheet, AliensSheet)

@@ -17,7 +17,7 @@ from bot.rules.luck import Luck
 from bot.rules.sheets.dnd35 import DndSheet
 from bot.ui.dnd35 import ac_embed, attack_answer, full_attack_answer, odds_embed
 from cogs import _pipeline as pipeline
-from cogs._options import Hidden, Shown, notation, option, slash
+from cogs._options import Hidden, Named, Shown, notation, option, slash
 from cogs._pipeline import Plan, Reading
 from cogs._replay import ROLLS
 from cogs._shared import (
@@ -137,7 +137,7 @@ class Quick:
 
 
 @dataclass(frozen=True, kw_only=True)
-class AttackOdds(Shown, Quick, Moment, OneAttack, Attacker, Defender):
+class AttackOdds(Shown, Named, Quick, Moment, OneAttack, Attacker, Defender):
     """The options of `/dnd odds`: those of an attack, which it prices without rolling."""
 
     def quick(self) -> bool:
@@ -170,7 +170,7 @@ class QuickFull:
 
 
 @dataclass(frozen=True, kw_only=True)
-class FullAttackOptions(Hidden, Shown, QuickFull, Moment, OffHand, Attacker, Defender):
+class FullAttackOptions(Hidden, Shown, Named, QuickFull, Moment, OffHand, Attacker, Defender):
     """The options of `/dnd full-attack`."""
 
     def quick(self) -> bool:
@@ -251,8 +251,9 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
         variants = reading.settings.dnd
         target, defender = await self.target(reading, options, options.dr)
         situation = options.situation()
-        name, character_id = reading.user_name, None
-        if options.quick():
+        quick = options.quick()
+        name, character_id = options.attacker(reading.user_name, quick=quick), None
+        if quick:
             assert options.attack_bonus is not None and options.damage is not None  # quick() makes sure
             built = dnd.quick_attack(
                 options.attack_bonus,
@@ -301,8 +302,9 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
         """Every attack of a full attack (a character's, or a stat block's bonuses), priced under one work budget."""
         variants = reading.settings.dnd
         target, defender = await self.target(reading, options, options.dr)
-        name, character_id = reading.user_name, None
-        if options.quick():
+        quick = options.quick()
+        name, character_id = options.attacker(reading.user_name, quick=quick), None
+        if quick:
             assert options.attack_bonus is not None and options.damage is not None  # quick() makes sure
             weapon = str(options.damage)
             attacks = dnd.quick_full_attack(

@@ -21,7 +21,7 @@ from bot.rules.star_frontiers.tables import MAX_DISTANCE_M
 from bot.ui.embeds import clip
 from bot.ui.star_frontiers import attack_answer, odds_embed
 from cogs import _pipeline as pipeline
-from cogs._options import Hidden, Shown, notation, option, slash
+from cogs._options import Hidden, Named, Shown, notation, option, slash
 from cogs._pipeline import Plan, Reading
 from cogs._replay import RENAMED, ROLLS
 from cogs._shared import Interaction, character_choices, find, find_for_roll, only_weapon, quick_mode, weapon_choices
@@ -61,6 +61,29 @@ class Hands(StrEnum):
         return self in (Hands.TWO_WEAPONS, Hands.BOTH)
 
 
+class Moving(StrEnum):
+    """How the attacker moves (§4 step 4), with careful aim as one more way (§4 step 5: standing still only)."""
+
+    STANDING = "standing"
+    AIMING = "aiming"
+    WALKING = "walking"
+    RUNNING = "running"
+    DODGING = "dodging"
+    VEHICLE = "vehicle"
+    FAST_VEHICLE = "fast_vehicle"
+
+    @property
+    def movement(self) -> sf.AttackerMovement:
+        """The rules core's movement: aiming is standing still."""
+        return sf.AttackerMovement.STANDING if self is Moving.AIMING else sf.AttackerMovement(self.value)
+
+
+MOVING = {
+    Moving.STANDING: "standing",
+    Moving.AIMING: "standing and aiming carefully (+15)",
+    Moving.VEHICLE: "in a vehicle, 150 m a turn or less",
+    Moving.FAST_VEHICLE: "in a vehicle, faster",
+}
 HANDS = {
     Hands.ONE: "one weapon, in the good hand",
     Hands.WRONG_HAND: "the wrong hand (-10)",
@@ -70,11 +93,16 @@ HANDS = {
 
 
 def current_shot_options(given: Mapping[str, Any]) -> dict[str, Any]:
-    """A shot's options as typed before `range` joined `distance` and `hands` took the two hand flags.
+    """A shot's options as typed before `range` joined `distance`, `hands` the two hand flags and aim the movement.
 
     A roll logged then is rolled again with the same meaning (migration 0016 did the same to saved rolls).
     """
     options = dict(given)
+    if (
+        options.pop("aim", False) in (True, "true", "True")
+        and options.get("attacker_movement", "standing") == "standing"
+    ):
+        options["attacker_movement"] = Moving.AIMING.value  # the old command refused aim on the move
     if "range" in options and "distance" not in options:
         options["distance"] = options.pop("range")
     wrong, two = (options.pop(flag, False) in (True, "true", "True") for flag in ("wrong_hand", "two_weapons"))
@@ -138,8 +166,9 @@ class Sighting:
         "Metres to the target (the weapon's bands give the range), or a band in quick mode", None, transform=Distance
     )
     target_movement: sf.TargetMovement = option("How the target moves", sf.TargetMovement.WALKING)
-    attacker_movement: sf.AttackerMovement = option("How you move", sf.AttackerMovement.STANDING)
-    aim: bool = option("Careful aim, standing still (+15)", False)
+    attacker_movement: Moving = option(
+        "How you move; careful aim needs standing still (+15)", Moving.STANDING, labels=MOVING
+    )
     burst: bool = option("Fire a burst (+20; automatic weapons)", False)
     targets: int = option("Adjacent targets a burst covers (damage is split)", 1, low=1, high=5)
     seu: int | None = option("A laser's dial: SEU per shot (1d10 damage each)", None, low=1, high=20)
@@ -154,8 +183,8 @@ class Sighting:
         """The shot's situation as the rules core takes it."""
         return sf.RangedSituation(
             target=self.target_movement,
-            attacker=self.attacker_movement,
-            aim=self.aim,
+            attacker=self.attacker_movement.movement,
+            aim=self.attacker_movement is Moving.AIMING,
             burst=self.burst,
             targets=self.targets,
             cover=self.cover,
@@ -182,7 +211,7 @@ class QuickShooter:
 
 
 @dataclass(frozen=True, kw_only=True)
-class ShotOdds(Shown, QuickShooter, Sighting, Gun):
+class ShotOdds(Shown, Named, QuickShooter, Sighting, Gun):
     """The options of `/sf odds shoot`: those of a shot, priced without rolling."""
 
 
@@ -229,7 +258,7 @@ class QuickFighter:
 
 
 @dataclass(frozen=True, kw_only=True)
-class MeleeOdds(Shown, QuickFighter, Fight, Blade):
+class MeleeOdds(Shown, Named, QuickFighter, Fight, Blade):
     """The options of `/sf odds melee`: those of a melee attack, priced without rolling."""
 
 
@@ -299,8 +328,9 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
                 wounded=options.wounded,
                 race=_race(options.race),
             )
-            name, character_id = reading.user_name, None
+            name, character_id = options.attacker(reading.user_name, quick=True), None
         else:
+            options.attacker("", quick=False)  # a character shoots under its own name
             record, sheet = await self.character(reading, options.character)
             chosen = options.weapon or only_weapon(record, _weapons(sheet, melee=False), table="the table")
             if isinstance(distance, sf.Band):
@@ -334,8 +364,9 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
                 wounded=options.wounded,
                 race=_race(options.race),
             )
-            name, character_id = reading.user_name, None
+            name, character_id = options.attacker(reading.user_name, quick=True), None
         else:
+            options.attacker("", quick=False)  # a character attacks under its own name
             record, sheet = await self.character(reading, options.character)
             attack = sf.melee_attack(sheet, options.weapon or "Bare hands", situation, name=record.name)
             name, character_id = record.name, record.id

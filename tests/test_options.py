@@ -67,7 +67,8 @@ def test_an_odds_command_takes_every_option_of_its_roll_but_hidden(local: LocalD
 
 
 def test_sf_shoot_has_room_for_more_options(local: LocalDiscord) -> None:
-    # Discord takes 25; /sf shoot had all 25 before `hands` and the band-or-metres `distance`.
+    # Discord takes 25; /sf shoot had all 25 before `hands`, the band-or-metres `distance` and aiming as a way
+    # of standing (and then it took `name`).
     assert len(command(local, "sf shoot").parameters) <= 23
 
 
@@ -191,7 +192,15 @@ async def test_a_ranged_full_attack_takes_the_range_penalty_of_a_single_attack(l
 # ---------------------------------------------------------------------------------------------------------
 # /sf shoot's renamed options: rolls logged and saved before keep their meaning.
 
-OLD_SHOT = {"score": 40, "skill": 1, "damage": "1d10", "range": "short", "wrong_hand": True, "two_weapons": True}
+OLD_SHOT = {
+    "score": 40,
+    "skill": 1,
+    "damage": "1d10",
+    "range": "short",
+    "wrong_hand": True,
+    "two_weapons": True,
+    "aim": True,
+}
 
 
 def steps(exchange: Exchange) -> str:
@@ -213,6 +222,7 @@ async def test_roll_again_reads_a_shot_logged_with_the_old_options(local: LocalD
     shown = steps(again)
     assert "3. Range **-10**: short (given)" in shown
     assert "11. Wrong hand **-10**" in shown and "12. Two weapons **-10**" in shown
+    assert "5. Careful aim **+15**" in shown
     async with database.engine.begin() as connection:
         await connection.execute(update(RollLog).values(inputs={**OLD_SHOT, "laser_mode": "x"}))
     local.bot.dice = NoDice()
@@ -235,14 +245,51 @@ async def test_a_shot_saved_with_the_old_options_is_rewritten_to_mean_the_same(
             {
                 "guild": int(local.actor.guild_id or 0),
                 "user": int(local.actor.user_id),
-                "line": "/sf shoot score:40 skill:1 damage:1d10 range:short wrong_hand:true two_weapons:true",
+                "line": "/sf shoot score:40 skill:1 damage:1d10 range:short wrong_hand:true two_weapons:true aim:true",
                 "at": datetime(2026, 1, 1, tzinfo=UTC),
             },
         )
         await connection.run_sync(lambda sync: alembic.upgrade(alembic_config(sync), "head"))
         line = (await connection.execute(text("SELECT line FROM macros"))).scalar_one()
-    assert line == "/sf shoot score:40 skill:1 damage:1d10 distance:short hands:two_weapons_wrong_hand"
+    assert line == (
+        "/sf shoot score:40 skill:1 damage:1d10 distance:short hands:two_weapons_wrong_hand attacker_movement:aiming"
+    )
     local.bot.dice = ScriptedDice([99])
     ran = await local.command("macro run", {"name": "pew"})
     shown = steps(ran)
     assert "3. Range **-10**: short (given)" in shown and "12. Two weapons **-10**" in shown
+    assert "5. Careful aim **+15**" in shown
+
+
+# ---------------------------------------------------------------------------------------------------------
+# A quick-mode attacker can be named.
+
+NAMED = [
+    ("dnd attack", {"attack_bonus": 5, "damage": "1d6", "target_ac": 10}, [10, 3]),
+    ("dnd full-attack", {"attack_bonus": "+5", "damage": "1d6", "target_ac": 10}, [10, 3]),
+    ("sf shoot", {"score": 40, "skill": 1, "damage": "1d10", "distance": "short"}, [99]),
+    ("sf melee", {"score": 40, "skill": 1, "damage": "1d10"}, [99]),
+    ("aliens fire", {"skill_rank": 1, "distance": 3}, [99, 99]),
+]
+
+
+@pytest.mark.parametrize(("name", "options", "faces"), NAMED)
+async def test_a_quick_mode_attacker_is_named_in_both_forms(
+    local: LocalDiscord, name: str, options: dict[str, Any], faces: list[int]
+) -> None:
+    local.bot.dice = ScriptedDice(faces * 3)
+    short = await local.command(name, {**options, "name": "Goblin  2"})
+    assert short.embed["color"] != RED, short.embed
+    shown = short.embed.get("title", "") + short.embed.get("author", {}).get("name", "") + short.embed["description"]
+    assert "Goblin 2" in shown and "Player0001" not in shown, short.embed
+    local.bot.dice = NoDice()
+    marked = await local.command(name, {**options, "name": "**Boss**"})
+    assert marked.embed["color"] == RED and marked.embed["title"] == "Not a valid name", marked.embed
+
+
+async def test_a_character_attacks_under_its_own_name(local: LocalDiscord) -> None:
+    await local.command("character create", {"ruleset": "dnd35", "name": "Kara"})
+    local.bot.dice = NoDice()
+    refused = await local.command("dnd attack", {"target_ac": 10, "weapon": "Longsword", "name": "Goblin"})
+    assert refused.embed["color"] == RED
+    assert refused.embed["description"] == "`name` is for quick mode: a character attacks under its own name."

@@ -73,6 +73,7 @@ CHARACTER: Final = NameKind(
 WEAPON: Final = NameKind("A weapon name", 40)
 LIST_ENTRY: Final = NameKind("A name in a list", 40)
 MACRO: Final = NameKind("A saved roll's name", 32, max_key_length=32)
+ATTACKER: Final = NameKind("A quick-mode attacker's name", 32)
 
 
 def name_key(name: str) -> str:

@@ -1,8 +1,9 @@
 """Saved `/sf shoot` rolls in the options it takes now: `distance` for `range`, `hands` for the hand flags.
 
 `/sf shoot` had reached Discord's 25 options. The range band joined `distance` (metres, or a band in quick
-mode) and `wrong_hand` and `two_weapons` became one `hands` choice; a saved roll that still says `range:short`
-or `wrong_hand:true` is rewritten to mean the same. (A logged roll's Roll again reads the old names itself.)
+mode), `wrong_hand` and `two_weapons` became one `hands` choice, and careful aim became a way of standing
+(`attacker_movement:aiming`); a saved roll that still says `range:short`, `wrong_hand:true` or `aim:true` is
+rewritten to mean the same. (A logged roll's Roll again reads the old names itself.)
 This migration keeps its own copy of the rewrite, as a migration must not change when the code does.
 
 Revision ID: 0016
@@ -22,6 +23,7 @@ branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
 TRUE = {"true", "yes", "1", "on"}
+OLD = {"range", "wrong_hand", "two_weapons", "aim"}
 HANDS = {(True, False): "wrong_hand", (False, True): "two_weapons", (True, True): "two_weapons_wrong_hand"}
 
 
@@ -32,14 +34,17 @@ def rewritten(line: str) -> str:
     except ValueError:
         return line  # a line that cannot be read is refused when run, as before
     options = {w.partition(":")[0]: w.partition(":")[2] for w in words if ":" in w and not w.startswith("/")}
-    if not {"range", "wrong_hand", "two_weapons"} & options.keys():
+    if not OLD & options.keys():
         return line
-    kept = [w for w in words if w.partition(":")[0] not in {"range", "wrong_hand", "two_weapons"}]
+    kept = [w for w in words if w.partition(":")[0] not in OLD]
     if "range" in options and "distance" not in options:
         kept.append(f"distance:{options['range']}")
     flags = (options.get("wrong_hand", "").lower() in TRUE, options.get("two_weapons", "").lower() in TRUE)
     if flags in HANDS and "hands" not in options:
         kept.append(f"hands:{HANDS[flags]}")
+    if options.get("aim", "").lower() in TRUE and options.get("attacker_movement", "standing") == "standing":
+        kept = [w for w in kept if not w.startswith("attacker_movement:")]
+        kept.append("attacker_movement:aiming")
     return shlex.join(kept)
 
 
