@@ -23,7 +23,7 @@ from bot.rules.replay import Kind
 from bot.rules.settings import ServerSettings
 from bot.ui.embeds import Answer
 from cogs._options import Hidden, Shown
-from cogs._shared import Drawn, Interaction, Rolled, answer_roll, draw
+from cogs._shared import Drawn, Hurt, Interaction, Rolled, answer_roll, draw
 
 I = TypeVar("I")  # noqa: E741 - a roll's rules inputs
 R = TypeVar("R")  # the rules core's result
@@ -62,6 +62,7 @@ class Plan(Generic[I, R]):
         luck: The luck tallies of the result, from the draws.
         odds: The odds command's answer, the same roll priced and explained without rolling (if it has one).
         character_id: The character who rolls, if any (quick mode has none).
+        hurts: The character here the roll is against, if any, and the damage a result deals it.
     """
 
     kind: Kind[I, R]
@@ -71,6 +72,21 @@ class Plan(Generic[I, R]):
     luck: Callable[[Drawn[R]], Luck | None]
     odds: Callable[[], discord.Embed] | None = None
     character_id: int | None = None
+    hurts: Hurts[R] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Hurts(Generic[R]):
+    """The character here a roll is against, and the damage a result deals it (for Apply damage)."""
+
+    character_id: int
+    name: str
+    damage: Callable[[R], int]
+
+    def of(self, result: R) -> Hurt | None:
+        """What the result's Apply damage button applies, if it dealt any damage."""
+        amount = self.damage(result)
+        return Hurt(self.character_id, self.name, amount) if amount > 0 else None
 
 
 Planner = Callable[[Reading, O], Awaitable[Plan[Any, Any]]]
@@ -101,6 +117,7 @@ async def roll(bot: DiceBot, interaction: Interaction, options: O, planner: Plan
         hidden=isinstance(options, Hidden) and options.hidden,
         rolled=Rolled(plan.character_id, plan.ruleset, plan.luck(drawn)),
         proof=drawn.proof,
+        hurt=plan.hurts.of(drawn.result) if plan.hurts is not None else None,
     )
 
 

@@ -16,6 +16,7 @@ import discord
 from discord import app_commands
 
 from bot.client import DiceBot
+from bot.db.characters import CharacterRepository
 from bot.db.rolls import LoggedRoll, RollRepository
 from bot.errors import UserError
 from bot.tree import report
@@ -183,16 +184,107 @@ class Details(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"details
             else:
                 raise UserError("This roll was logged before its short form was kept: it has only its details.")
             other = "short" if self.show == "full" else "full"
-            await interaction.response.edit_message(embed=embed, view=roll_view(self.interaction_id, details=other))
+            view = roll_view(self.interaction_id, details=other, hurt=hurt_label(roll.details))
+            await interaction.response.edit_message(embed=embed, view=view)
         except Exception as error:
             await report(interaction, error)
 
 
-def stored_details(full: discord.Embed, compact: discord.Embed | None) -> dict[str, Any] | None:
-    """What the roll log keeps for Details and Less: both forms of an answer that has a short one."""
+class ApplyDamage(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"hurt:(?P<id>[0-9]+)"):
+    """Take a hit's damage off the hit points (stamina) of the character it hit, once; for its owner or the GM.
+
+    What is applied, and to whom, is read from the roll log (the bot wrote it there), never from the button.
+    """
+
+    def __init__(self, interaction_id: int, label: str = "Apply damage") -> None:
+        super().__init__(
+            discord.ui.Button(label=label[:80], style=discord.ButtonStyle.danger, custom_id=f"hurt:{interaction_id}")
+        )
+        self.interaction_id = interaction_id
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
+    ) -> ApplyDamage:
+        """Rebuild the button from a click."""
+        return cls(int(match["id"]))
+
+    async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
+        """A press counts against the presser's rate limit, as a command would."""
+        return bool(await interaction.client.tree.admit(interaction))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        """Apply the damage in one transaction, then take the button away and say what changed."""
+        try:
+            roll = await logged_roll(interaction, self.interaction_id)
+            hurt = (roll.details or {}).get(HURT)
+            if hurt is None or roll.guild_id is None:
+                raise UserError("This roll hit no character here: there is no damage to apply.")
+            bot: DiceBot = interaction.client
+            async with bot.database.write.begin() as session:
+                repository = CharacterRepository(session)
+                record = await repository.get(hurt["character_id"], guild_id=roll.guild_id, for_update=True)
+                if record is None:
+                    raise UserError("The character this roll hit is gone.", title="No such character")
+                if record.owner_id != interaction.user.id and not interaction.permissions.manage_guild:
+                    raise UserError(
+                        f"Only **{record.name}**'s owner, <@{record.owner_id}>, or the game master (Manage Server) "
+                        "applies damage to it.",
+                        title="Not your character",
+                    )
+                before = record.sheet
+                after = await repository.apply_damage(
+                    record, hurt["amount"], interaction_id=self.interaction_id, by=interaction.user.id, now=bot.clock()
+                )
+            if after is None:
+                raise UserError("This roll's damage was applied already.", title="Applied already")
+            health = record.ruleset.sheet.health
+            assert health is not None  # change_health refused a ruleset without
+            now_key, top_key = health
+            was, now, top = getattr(before, now_key), getattr(after.sheet, now_key), getattr(after.sheet, top_key)
+            word = "stamina" if now_key == "current_stamina" else "hp"
+            await interaction.response.edit_message(
+                view=roll_view(self.interaction_id, details=_details_shown(interaction))
+            )
+            await interaction.followup.send(
+                f"**{record.name}**: {was} → **{now}** {word} of {top} ({hurt['amount']} damage, applied by "
+                f"{interaction.user.mention}). To undo: `/character hp character:#{record.id} change:+{was - now}`",
+                allowed_mentions=discord.AllowedMentions.none(),
+            )
+        except Exception as error:
+            await report(interaction, error)
+
+
+def _details_shown(interaction: discord.Interaction[Any]) -> str | None:
+    """Which way the message's Details/Less button switches now (None if it has none), to keep it as it is."""
+    for row in interaction.message.components if interaction.message else []:
+        for item in getattr(row, "children", []):
+            match = re.fullmatch(r"details:[0-9]+:(full|short)", getattr(item, "custom_id", None) or "")
+            if match:
+                return match[1]
+    return None
+
+
+HURT = "hurt"  # the stored details' key of the damage a roll dealt to a character here (ApplyDamage)
+
+
+def hurt_label(details: dict[str, Any] | None) -> str | None:
+    """The Apply damage button's label for a roll whose stored details say it hurt a character here."""
+    hurt = (details or {}).get(HURT)
+    return None if hurt is None else f"Apply {hurt['amount']} damage to {hurt['name']}"
+
+
+def stored_details(
+    full: discord.Embed, compact: discord.Embed | None, *, hurt: dict[str, Any] | None = None
+) -> dict[str, Any] | None:
+    """What the roll log keeps for Details and Less: both forms of an answer that has a short one.
+
+    With `hurt` (the character a hit damaged, and by how much), the Apply damage button finds it there.
+    """
     if compact is None:
         return None
-    return {"full": dict(full.to_dict()), "compact": dict(compact.to_dict())}
+    kept = {"full": dict(full.to_dict()), "compact": dict(compact.to_dict())}
+    return {**kept, HURT: hurt} if hurt is not None else kept
 
 
 def stored_forms(details: dict[str, Any]) -> tuple[discord.Embed, discord.Embed | None]:
@@ -202,10 +294,15 @@ def stored_forms(details: dict[str, Any]) -> tuple[discord.Embed, discord.Embed 
     return discord.Embed.from_dict(details), None
 
 
-def roll_view(interaction_id: int, *, details: str | None) -> discord.ui.View:
-    """The buttons under a roll: Roll again, and Details when there is a full breakdown to switch to."""
+def roll_view(interaction_id: int, *, details: str | None, hurt: str | None = None) -> discord.ui.View:
+    """The buttons under a roll: Roll again, Details when there is a breakdown to switch to, Apply damage.
+
+    The Apply damage button (labelled `hurt`) is under a hit on a character here.
+    """
     view = discord.ui.View(timeout=None)
     view.add_item(RollAgain(interaction_id))
     if details is not None:
         view.add_item(Details(interaction_id, details))
+    if hurt is not None:
+        view.add_item(ApplyDamage(interaction_id, hurt))
     return view

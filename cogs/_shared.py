@@ -6,7 +6,7 @@ import asyncio
 import logging
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, NamedTuple, TypeVar
 
 import discord
 from discord import app_commands
@@ -24,7 +24,7 @@ from bot.rules.luck import Luck
 from bot.rules.replay import Kind, Proof
 from bot.tree import command_name, given_options
 from bot.ui.embeds import Answer, clip, fit, stamp_fair
-from cogs._replay import roll_view, stored_details
+from cogs._replay import hurt_label, roll_view, stored_details
 
 Interaction = discord.Interaction[DiceBot]
 
@@ -234,6 +234,14 @@ async def draw(
     return Drawn(dice, counted, proof)
 
 
+class Hurt(NamedTuple):
+    """A hit on a character here: the damage its Apply damage button takes off that character's hit points."""
+
+    character_id: int
+    name: str
+    amount: int
+
+
 @dataclass(frozen=True, slots=True)
 class Rolled:
     """What the roll log keeps of a roll besides its result: the character, its ruleset and its luck."""
@@ -255,6 +263,7 @@ async def answer_roll(
     hidden: bool = False,
     rolled: Rolled = Rolled(),
     proof: Proof[Any] | None = None,
+    hurt: Hurt | None = None,
 ) -> None:
     """Log a roll, then answer it: the fair-session stamp, its /history line, then the message it landed in.
 
@@ -263,7 +272,8 @@ async def answer_roll(
     and a Roll again button. A hidden roll goes in full to the server's GM channel; the channel it was made in
     only learns that it was made (and its fair roll number, so it can be verified after the reveal). It is
     logged as private. A fair roll is logged with its `proof` (`draw` made it); if the command fails before
-    its roll is logged, its fair roll number is left with the reason.
+    its roll is logged, its fair roll number is left with the reason. A hit on a character here (`hurt`) gets
+    an Apply damage button.
     """
     try:
         await _log_and_answer(
@@ -277,6 +287,7 @@ async def answer_roll(
             hidden=hidden,
             rolled=rolled,
             proof=proof,
+            hurt=hurt,
         )
     except Exception as error:
         # Harmless once the roll is logged (its answer failed): a logged roll outranks its number's reason.
@@ -297,6 +308,7 @@ async def _log_and_answer(
     hidden: bool,
     rolled: Rolled,
     proof: Proof[Any] | None,
+    hurt: Hurt | None,
 ) -> None:
     embed, short = answer.full, answer.compact
     for form in (embed, short) if short is not None else (embed,):
@@ -312,7 +324,7 @@ async def _log_and_answer(
         command=command,
         rolled=rolled,
         # The GM channel alone sees a hidden roll's answer: the log keeps no Details for the table's buttons.
-        details=None if hidden else stored_details(embed, short),
+        details=None if hidden else stored_details(embed, short, hurt=hurt._asdict() if hurt else None),
         proof=proof,
         # True itself when hidden, as the branch below reads the option: the column takes only a bool.
         private=True if hidden else private,
@@ -322,7 +334,10 @@ async def _log_and_answer(
         await answer_hidden(bot, interaction, embed, record, dice=dice, private=private)
         return
     full_first = short is None or await _full_answers(bot, interaction)
-    view = roll_view(interaction.id, details=None if short is None else ("short" if full_first else "full"))
+    shown_hurt = hurt_label(record.details)
+    view = roll_view(
+        interaction.id, details=None if short is None else ("short" if full_first else "full"), hurt=shown_hurt
+    )
     shown = embed if full_first or short is None else short
     # Durable before shown: a crash between the two leaves a logged roll nobody saw, never the reverse.
     await bot.log_roll(record)

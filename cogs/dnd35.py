@@ -18,7 +18,7 @@ from bot.rules.sheets.dnd35 import DndSheet
 from bot.ui.dnd35 import ac_embed, attack_answer, full_attack_answer, odds_embed
 from cogs import _pipeline as pipeline
 from cogs._options import Hidden, Named, Shown, notation, option, slash
-from cogs._pipeline import Plan, Reading
+from cogs._pipeline import Hurts, Plan, Reading
 from cogs._replay import ROLLS
 from cogs._shared import (
     Drawn,
@@ -209,8 +209,8 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
     # -- planners ------------------------------------------------------------------------------------------
     async def target(
         self, reading: Reading, options: Defender, dr: dnd.DamageReduction | None
-    ) -> tuple[dnd.Target, str | None]:
-        """The defender and its character's name: a character here (its AC computed), or the AC given."""
+    ) -> tuple[dnd.Target, CharacterRecord | None]:
+        """The defender and its character: a character here (its AC computed), or the AC given."""
         if options.target_ac is not None and options.target is None:
             kind = " ".join(w for w, on in (("flat-footed", options.flat_footed), ("touch", options.touch)) if on)
             given = dnd.target_ac(
@@ -236,7 +236,7 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
             dr=dr,
             immune_to_criticals=options.crit_immune,
         )
-        return target, record.name
+        return target, record
 
     async def attacker(self, reading: Reading, options: Attacker) -> tuple[CharacterRecord, DndSheet, str]:
         """The attacking character (named, or your active one), its sheet and the weapon it uses."""
@@ -249,7 +249,8 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
     async def plan_attack(self, reading: Reading, options: AttackOdds) -> Plan[replay.DndAttackRoll, dnd.AttackResult]:
         """One attack from quick-mode numbers or from a character, priced, with its presenters."""
         variants = reading.settings.dnd
-        target, defender = await self.target(reading, options, options.dr)
+        target, defending = await self.target(reading, options, options.dr)
+        defender = defending.name if defending else None
         situation = options.situation()
         quick = options.quick()
         name, character_id = options.attacker(reading.user_name, quick=quick), None
@@ -294,6 +295,7 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
             luck=lambda drawn: luck.add(luck.dnd_attack(drawn.result, chances), drawn.counted.d20_luck()),
             odds=lambda: odds_embed(built, chances, attacker=name, variants=variants),
             character_id=character_id,
+            hurts=Hurts(defending.id, defending.name, lambda r: r.damage if r.hit else 0) if defending else None,
         )
 
     async def plan_full_attack(
@@ -301,7 +303,8 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
     ) -> Plan[replay.DndFullAttackRoll, dnd.FullAttackResult]:
         """Every attack of a full attack (a character's, or a stat block's bonuses), priced under one work budget."""
         variants = reading.settings.dnd
-        target, defender = await self.target(reading, options, options.dr)
+        target, defending = await self.target(reading, options, options.dr)
+        defender = defending.name if defending else None
         quick = options.quick()
         name, character_id = options.attacker(reading.user_name, quick=quick), None
         if quick:
@@ -335,6 +338,7 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
             ),
             luck=tally,
             character_id=character_id,
+            hurts=Hurts(defending.id, defending.name, lambda full: full.total_damage) if defending else None,
         )
 
     # -- commands ----------------------------------------------------------------------------------------

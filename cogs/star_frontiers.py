@@ -22,7 +22,7 @@ from bot.ui.embeds import clip
 from bot.ui.star_frontiers import attack_answer, odds_embed
 from cogs import _pipeline as pipeline
 from cogs._options import Hidden, Named, Shown, notation, option, slash
-from cogs._pipeline import Plan, Reading
+from cogs._pipeline import Hurts, Plan, Reading
 from cogs._replay import RENAMED, ROLLS
 from cogs._shared import Interaction, character_choices, find, find_for_roll, only_weapon, quick_mode, weapon_choices
 
@@ -341,11 +341,13 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
 
     async def plan_melee(self, reading: Reading, options: MeleeOdds) -> Plan[replay.SfMelee, sf.AttackResult]:
         """A melee attack from quick-mode numbers or from a character."""
+        defending = await self.defender(reading, options)
+        encumbered = defending.sheet.encumbered if defending and isinstance(defending.sheet, SfSheet) else None
         situation = sf.MeleeSituation(
             unaware=options.helpless == "unaware",
             stunned=options.helpless == "stunned",
             battle_rage=options.battle_rage,
-            target_encumbered=await self.target_encumbered(reading, options),
+            target_encumbered=options.target_encumbered if encumbered is None else encumbered,
             defending=options.target_defending,
             modifier=options.modifier,
         )
@@ -370,10 +372,18 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
             record, sheet = await self.character(reading, options.character)
             attack = sf.melee_attack(sheet, options.weapon or "Bare hands", situation, name=record.name)
             name, character_id = record.name, record.id
-        return self.plan(reading, replay.SF_MELEE, replay.SfMelee(attack, reading.settings.sf), name, character_id)
+        hurts = Hurts(defending.id, defending.name, _damage) if defending else None
+        inputs = replay.SfMelee(attack, reading.settings.sf)
+        return self.plan(reading, replay.SF_MELEE, inputs, name, character_id, hurts)
 
     def plan(
-        self, reading: Reading, kind: Kind[I, sf.AttackResult], inputs: I, name: str, character_id: int | None
+        self,
+        reading: Reading,
+        kind: Kind[I, sf.AttackResult],
+        inputs: I,
+        name: str,
+        character_id: int | None,
+        hurts: Hurts[sf.AttackResult] | None = None,
     ) -> Plan[I, sf.AttackResult]:
         """Price an attack and say how it is shown: the same for a shot and a melee attack."""
         attack: sf.Attack = inputs.attack
@@ -393,16 +403,17 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
                 variants=variants,
             ),
             character_id=character_id,
+            hurts=hurts,
         )
 
-    async def target_encumbered(self, reading: Reading, options: Fight) -> bool:
-        """Whether the target is encumbered: from its character when one is named, else as given."""
+    async def defender(self, reading: Reading, options: Fight) -> CharacterRecord | None:
+        """The defender's character here, when one is named (its encumbrance counts; damage can be applied)."""
         if options.target is None:
-            return options.target_encumbered
+            return None
         record = await find(reading.characters, reading.interaction, options.target)
         if not isinstance(record.sheet, SfSheet):
             raise UserError(f"**{record.name}** is a {record.ruleset.title} character, not {TITLE}.")
-        return record.sheet.encumbered
+        return record
 
     # -- commands ----------------------------------------------------------------------------------------
     @app_commands.autocomplete(weapon=weapons, character=characters)
@@ -428,6 +439,11 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
     async def odds_melee(self, interaction: Interaction, options: MeleeOdds) -> None:
         """The exact odds of a melee attack, rolling nothing: hit, knock-out, expected damage."""
         await pipeline.odds(self.bot, interaction, options, self.plan_melee)
+
+
+def _damage(result: sf.AttackResult) -> int:
+    """The stamina a hit takes off its target (each target's share, for a burst)."""
+    return result.damage.share if result.hit and result.damage is not None else 0
 
 
 def _race(text: str | None) -> Race | None:

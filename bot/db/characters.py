@@ -15,7 +15,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.engine import changed_rows
-from bot.db.models import ActiveCharacter, Character, Macro, RollLog
+from bot.db.models import ActiveCharacter, AppliedDamage, Character, Macro, RollLog
 from bot.errors import UserError
 from bot.rules.names import name_key
 from bot.rules.sheets import Ruleset, Sheet, ruleset
@@ -151,6 +151,33 @@ class CharacterRepository:
                 f"You already have a {rules.title} character called **{name}**.", title="Name taken"
             ) from None
         return _record(row)
+
+    async def apply_damage(
+        self, record: CharacterRecord, amount: int, *, interaction_id: int, by: int, now: datetime
+    ) -> CharacterRecord | None:
+        """A roll's damage off `record`'s hit points (stamina), once per roll: None when it was applied already.
+
+        The caller holds `record` locked (`get(..., for_update=True)`), so two presses take turns; the roll's
+        interaction id is the key that makes the second one find the first.
+        """
+        if await self.session.get(AppliedDamage, interaction_id) is not None:
+            return None
+        self.session.add(
+            AppliedDamage(
+                interaction_id=interaction_id,
+                guild_id=record.guild_id,
+                character_id=record.id,
+                amount=amount,
+                applied_by=by,
+                applied_at=now,
+            )
+        )
+        try:
+            async with self.session.begin_nested():
+                await self.session.flush()
+        except IntegrityError:
+            return None
+        return await self.save(record, record.ruleset.change_health(record.sheet, f"-{amount}"), now=now)
 
     async def get(self, character_id: int, *, guild_id: int, for_update: bool = False) -> CharacterRecord | None:
         """A character of this server by its number; `for_update` locks the row where the database can."""

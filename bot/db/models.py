@@ -187,3 +187,16 @@ class IdentifyBucket(Base):
 
     bucket: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
     identified_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class AppliedDamage(Base):
+    """A roll's damage applied to the character it hit, once: the interaction id is the roll's own."""
+
+    __tablename__ = "applied_damage"
+
+    interaction_id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    guild_id: Mapped[int] = mapped_column(BigInteger)
+    character_id: Mapped[int] = mapped_column(ForeignKey("characters.id", ondelete="CASCADE"))
+    amount: Mapped[int] = mapped_column(Integer)
+    applied_by: Mapped[int] = mapped_column(BigInteger)
+    applied_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
