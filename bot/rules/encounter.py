@@ -34,6 +34,10 @@ from typing import Any, Final
 
 from bot.errors import UserError
 from bot.rules.dice import DiceSource
+from bot.rules.names import NameKind, clean_name, name_key
+from bot.rules.sheets.aliensrl import AliensSheet
+from bot.rules.sheets.dnd35 import DndSheet
+from bot.rules.sheets.star_frontiers import SfSheet
 
 DND: Final = "dnd35"
 SF: Final = "sf"
@@ -46,6 +50,11 @@ MAX_NAME: Final = 32
 MAX_CONDITIONS: Final = 5  # per combatant
 MAX_CONDITION_ROUNDS: Final = 1000
 MAX_HP: Final = 10_000
+# `#3` names combatant number 3, as `#12` names a character.
+COMBATANT: Final = NameKind(
+    "A combatant name", MAX_NAME, max_key_length=64, reserved_start="#", reserved_reason="`#3` means combatant number 3"
+)
+ENCOUNTER_NAME: Final = NameKind("An encounter name", 40)
 MAX_ROLLOFFS: Final = 20  # roll-offs in a row before the entry order decides (a stuck die, never fair dice)
 
 IMPROVED_INITIATIVE: Final = 4  # the feat's bonus (SRD)
@@ -90,6 +99,8 @@ class Condition:
 
     name: str
     rounds: int | None = None
+    # The encounter's step when it was put on: one put on during its bearer's turn starts counting after it.
+    since: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,6 +170,7 @@ class Encounter:
     hide_hp: bool = False  # quick creatures' hit points are hidden from players
     sides: tuple[SideInitiative, ...] = ()  # Star Frontiers by side: this round's rolls, the first to act first
     next_number: int = 1
+    steps: int = 0  # turns passed (`advance` calls): a Next press names the step it saw, so two presses pass one
 
     @property
     def begun(self) -> bool:
@@ -249,7 +261,11 @@ def new_encounter(ruleset: str, name: str, gm_id: int, *, by_side: bool = False,
     if ruleset not in RULESETS:
         raise EncounterError(f"There is no ruleset `{ruleset}`.")
     return Encounter(
-        ruleset=ruleset, name=_clean_name(name), gm_id=gm_id, by_side=by_side and ruleset == SF, hide_hp=hide_hp
+        ruleset=ruleset,
+        name=_clean_name(name, ENCOUNTER_NAME),
+        gm_id=gm_id,
+        by_side=by_side and ruleset == SF,
+        hide_hp=hide_hp,
     )
 
 
@@ -309,14 +325,14 @@ def combatant(
 def numbered(name: str, count: int, taken: Iterable[str]) -> list[str]:
     """Names for `count` of one creature: "Goblin" alone, else "Goblin 1".."Goblin 4" after any already taken."""
     name = _clean_name(name)
-    used = {n.casefold() for n in taken}
-    if count == 1 and name.casefold() not in used:
+    used = {name_key(n) for n in taken}
+    if count == 1 and name_key(name) not in used:
         return [name]
     names: list[str] = []
     n = 1
     while len(names) < count:
         candidate = f"{name} {n}"
-        if candidate.casefold() not in used:
+        if name_key(candidate) not in used:
             names.append(candidate)
         n += 1
     return names
@@ -330,16 +346,16 @@ def add(encounter: Encounter, newcomers: Sequence[Combatant], dice: DiceSource) 
     """
     if len(encounter.combatants) + len(newcomers) > MAX_COMBATANTS:
         raise EncounterError(f"An encounter holds at most {MAX_COMBATANTS} combatants.", title="Too many")
-    taken = {c.name.casefold() for c in encounter.combatants}
+    taken = {name_key(c.name) for c in encounter.combatants}
     combatants = list(encounter.combatants)
     turn = encounter.turn
     number = encounter.next_number
     for newcomer in newcomers:
-        if newcomer.name.casefold() in taken:
+        if name_key(newcomer.name) in taken:
             raise EncounterError(f"There is a combatant called **{newcomer.name}** here already.", title="Name taken")
         if newcomer.character_id is not None and any(c.character_id == newcomer.character_id for c in combatants):
             raise EncounterError(f"**{newcomer.name}** is in this encounter already.", title="Already in")
-        taken.add(newcomer.name.casefold())
+        taken.add(name_key(newcomer.name))
         entry = dataclasses.replace(newcomer, number=number)
         number += 1
         if not encounter.begun or encounter.ruleset == ALIENS:
@@ -385,7 +401,7 @@ def find(encounter: Encounter, text: str) -> Combatant:
     """The combatant `text` names (any case), or its number as `#3`."""
     text = text.strip()
     for c in encounter.combatants:
-        if c.name.casefold() == text.casefold() or text == f"#{c.number}":
+        if name_key(c.name) == name_key(text) or text == f"#{c.number}":
             return c
     names = ", ".join(c.name for c in encounter.combatants) or "nobody yet"
     raise EncounterError(f"There is no combatant **{text[:40]}** here. In this encounter: {names}.", title="Who?")
@@ -476,14 +492,14 @@ def advance(encounter: Encounter, dice: DiceSource) -> Encounter:
     flat-footed) and its conditions' rounds count down. Star Frontiers rolls initiative again every round.
     """
     if not encounter.begun:
-        return begin(encounter, dice)
+        return dataclasses.replace(begin(encounter, dice), steps=encounter.steps + 1)
     if not encounter.combatants:
         raise EncounterError("Nobody is left in the fight.")
     index = encounter.turn
     ending = encounter.combatants[index]
-    ticked = dataclasses.replace(ending, acted=True, conditions=_ticked(ending.conditions))
+    ticked = dataclasses.replace(ending, acted=True, conditions=_ticked(ending.conditions, encounter.steps))
     combatants = (*encounter.combatants[:index], ticked, *encounter.combatants[index + 1 :])
-    encounter = dataclasses.replace(encounter, combatants=combatants)
+    encounter = dataclasses.replace(encounter, combatants=combatants, steps=encounter.steps + 1)
     following = _next_able(encounter, index + 1)
     if following is not None:
         return dataclasses.replace(encounter, turn=following)
@@ -506,11 +522,15 @@ def _to_able(encounter: Encounter, start: int) -> Encounter:
     return dataclasses.replace(encounter, turn=start if able is None else able)
 
 
-def _ticked(conditions: tuple[Condition, ...]) -> tuple[Condition, ...]:
-    """Conditions after one more turn of their bearer: counted down, the ones run out gone."""
+def _ticked(conditions: tuple[Condition, ...], step: int) -> tuple[Condition, ...]:
+    """Conditions after one more turn of their bearer: counted down, the ones run out gone.
+
+    One put on during this very turn (`since` is this step) is not counted down yet: "stunned for 1 round" put
+    on a combatant in its own turn lasts through its next one.
+    """
     kept = []
     for condition in conditions:
-        if condition.rounds is None:
+        if condition.rounds is None or condition.since == step:
             kept.append(condition)
         elif condition.rounds > 1:
             kept.append(dataclasses.replace(condition, rounds=condition.rounds - 1))
@@ -533,9 +553,9 @@ def apply_hit(encounter: Encounter, number: int, hit: Hit) -> tuple[Encounter, C
         after = max(after, target.hp)  # healing never lowers hit points above the most
     added: list[Condition] = []
     if hit.knockout_turns:
-        added.append(Condition("unconscious", hit.knockout_turns))
+        added.append(Condition("unconscious", hit.knockout_turns, encounter.steps))
     if hit.stun_turns:
-        added.append(Condition("stunned", hit.stun_turns))
+        added.append(Condition("stunned", hit.stun_turns, encounter.steps))
     conditions = target.conditions
     for condition in added:
         conditions = _with_condition(conditions, condition)
@@ -561,7 +581,7 @@ def set_condition(encounter: Encounter, number: int, name: str, rounds: int | No
         raise EncounterError(f"A condition lasts 1 to {MAX_CONDITION_ROUNDS} rounds (or leave rounds out).")
     index = _index(encounter, number)
     target = encounter.combatants[index]
-    conditions = _with_condition(target.conditions, Condition(_clean_name(name), rounds))
+    conditions = _with_condition(target.conditions, Condition(_clean_name(name), rounds, encounter.steps))
     if len(conditions) > MAX_CONDITIONS:
         raise EncounterError(f"A combatant carries at most {MAX_CONDITIONS} conditions.")
     return _replace_at(encounter, index, dataclasses.replace(target, conditions=conditions))
@@ -571,14 +591,14 @@ def clear_condition(encounter: Encounter, number: int, name: str) -> Encounter:
     """Take a condition off a combatant."""
     index = _index(encounter, number)
     target = encounter.combatants[index]
-    kept = tuple(c for c in target.conditions if c.name.casefold() != name.strip().casefold())
+    kept = tuple(c for c in target.conditions if name_key(c.name) != name_key(name.strip()))
     if len(kept) == len(target.conditions):
         raise EncounterError(f"**{target.name}** is not {name[:40]}.")
     return _replace_at(encounter, index, dataclasses.replace(target, conditions=kept))
 
 
 def _with_condition(conditions: tuple[Condition, ...], condition: Condition) -> tuple[Condition, ...]:
-    return (*(c for c in conditions if c.name.casefold() != condition.name.casefold()), condition)
+    return (*(c for c in conditions if name_key(c.name) != name_key(condition.name)), condition)
 
 
 def _replace_at(encounter: Encounter, index: int, changed: Combatant) -> Encounter:
@@ -593,13 +613,8 @@ def _index(encounter: Encounter, number: int) -> int:
     raise EncounterError(f"There is no combatant #{number} in this encounter.", title="Who?")
 
 
-def _clean_name(name: str) -> str:
-    name = " ".join(name.split())
-    if not name or len(name) > MAX_NAME:
-        raise EncounterError(f"A name is 1 to {MAX_NAME} characters.")
-    if any(ch in name for ch in "*_`~|<>@#"):
-        raise EncounterError("A name has no Markdown or mention characters (* _ ` ~ | < > @ #).")
-    return name
+def _clean_name(name: str, kind: NameKind = COMBATANT) -> str:
+    return clean_name(name, kind)
 
 
 # -------------------------------------------------------------------------------------------- storage
@@ -608,6 +623,13 @@ def _clean_name(name: str) -> str:
 def dump(encounter: Encounter) -> dict[str, Any]:
     """The encounter as JSON data (the store keeps it); `load` reads it back."""
     return dataclasses.asdict(encounter)
+
+
+def dump_roll(roll: InitiativeRoll | None) -> dict[str, Any]:
+    """One initiative check as JSON data, its total included (for the roll log)."""
+    if roll is None:
+        return {}
+    return {**dataclasses.asdict(roll), "total": roll.total}
 
 
 def load(data: Mapping[str, Any]) -> Encounter:
@@ -648,3 +670,60 @@ def load(data: Mapping[str, Any]) -> Encounter:
             "sides": tuple(sides),
         }
     )
+
+
+# -------------------------------------------------------------------------------------------- characters
+
+
+def from_sheet(
+    ruleset: str,
+    name: str,
+    sheet: object,
+    *,
+    owner_id: int,
+    side: Side,
+    character_id: int,
+    improved_initiative: bool = False,
+    misc: int = 0,
+) -> Combatant:
+    """A stored character as a combatant: its hit points now and the numbers its initiative and attacks read.
+
+    D&D: Dex modifier, Improved Initiative and `misc` (the stat block has no initiative feat), AC in its three
+    forms. Star Frontiers: current and full Stamina, IM from RS. AliensRL: hit points and skill ranks.
+    """
+    if isinstance(sheet, DndSheet):
+        return combatant(
+            DND,
+            name,
+            owner_id=owner_id,
+            side=side,
+            hp=sheet.hit_points,
+            max_hp=sheet.max_hit_points,
+            modifiers=dnd_modifiers(sheet.modifier("dexterity"), improved_initiative=improved_initiative, misc=misc),
+            stats={"ac": sheet.ac(), "touch": sheet.ac(touch=True), "flat_footed": sheet.ac(flat_footed=True)},
+            character_id=character_id,
+        )
+    if isinstance(sheet, SfSheet):
+        return combatant(
+            SF,
+            name,
+            owner_id=owner_id,
+            side=side,
+            hp=sheet.current_stamina,
+            max_hp=sheet.max_stamina,
+            modifiers=sf_modifiers(sheet.reaction_speed),
+            stats={"rs": sheet.reaction_speed, "rw": sheet.ranged_weapon_score, "mw": sheet.melee_weapon_score},
+            character_id=character_id,
+        )
+    if isinstance(sheet, AliensSheet):
+        return combatant(
+            ALIENS,
+            name,
+            owner_id=owner_id,
+            side=side,
+            hp=sheet.hit_points,
+            max_hp=sheet.max_hit_points,
+            stats={"pistol": sheet.pistol, "rifle": sheet.rifle, "heavy": sheet.heavy},
+            character_id=character_id,
+        )
+    raise EncounterError(f"A {ruleset} character cannot join an encounter.")

@@ -8,6 +8,7 @@ import pytest
 
 from bot.rules import encounter as enc
 from bot.rules.encounter import Condition, Encounter, EncounterError, Health, Hit, Side
+from bot.rules.names import NameRefused
 from tests.dice_sources import NoDice, ScriptedDice
 
 GM = 1
@@ -193,6 +194,15 @@ def test_counted_names_continue_after_the_taken_ones() -> None:
     assert enc.numbered("Ogre", 1, []) == ["Ogre"]
 
 
+def test_a_condition_put_on_in_its_bearer_s_turn_lasts_through_the_next() -> None:
+    started = enc.begin(fight(enc.DND, dnd("A", 3), dnd("B", 2)), ScriptedDice([10, 10]))
+    stunned = enc.set_condition(started, enc.find(started, "A").number, "stunned", 1)  # in A's own turn
+    after_turn = enc.advance(stunned, NoDice())
+    assert [(c.name, c.rounds) for c in enc.find(after_turn, "A").conditions] == [("stunned", 1)]
+    next_turn = enc.advance(enc.advance(after_turn, NoDice()), NoDice())  # B, then A's next turn ends
+    assert enc.find(next_turn, "A").conditions == ()
+
+
 def test_conditions_and_refusals() -> None:
     encounter = fight(enc.DND, dnd("A"))
     marked = enc.set_condition(encounter, 1, "prone", None)
@@ -204,7 +214,7 @@ def test_conditions_and_refusals() -> None:
         enc.add(encounter, [dnd("a")], NoDice())  # names are unique regardless of case
     with pytest.raises(EncounterError):
         enc.begin(enc.new_encounter(enc.DND, "Empty", GM), NoDice())
-    with pytest.raises(EncounterError):
+    with pytest.raises(NameRefused):
         dnd("Bad *name*")
 
 
