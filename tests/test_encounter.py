@@ -265,3 +265,23 @@ async def test_another_channel_or_server_sees_nothing(local: LocalDiscord) -> No
         assert suggested.choices == []
     suggested = await local.autocomplete("encounter hp", {"combatant": "o"}, "combatant")
     assert suggested.choices == [{"name": "Ogre", "value": "Ogre"}]
+
+
+async def test_the_gm_adds_a_member_s_character_and_players_leave(local: LocalDiscord, database: Database) -> None:
+    player = local.as_user(PLAYER)
+    ok(await local.command("encounter start", {"ruleset": "dnd35"}))
+    await character(local, player, "dnd35", "Brom", hit_points=9, max_hit_points=14)
+    await character(local, player, "sf", "Zix")
+    wrong = await local.command("encounter join", {"character": "Zix"}, actor=player)
+    assert wrong.ephemeral and "Star Frontiers character" in wrong.embed["description"]
+    ok(await local.command("encounter add", {"character": "#1", "improved_initiative": True}))
+    encounter = await stored(database)
+    brom = rules.find(encounter, "Brom")
+    assert (brom.owner_id, brom.hp, brom.max_hp, brom.character_id) == (int(PLAYER), 9, 14, 1)
+    assert [m.source for m in brom.modifiers] == ["Dex", "Improved Initiative"]
+    again = await local.command("encounter join", actor=player)
+    assert again.embed["title"] == "Already in"
+    both = await local.command("encounter add", {"name": "Ogre", "character": "#1"})
+    assert both.ephemeral and "one of the two" in both.embed["description"]
+    ok(await local.command("encounter remove", {"combatant": "Brom"}, actor=player))  # the owner may leave
+    assert (await stored(database)).combatants == ()

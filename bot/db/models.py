@@ -203,8 +203,9 @@ class EncounterRow(Base):
     channel_id: Mapped[int] = mapped_column(BigInteger, unique=True)
     gm_id: Mapped[int] = mapped_column(BigInteger)
     ruleset: Mapped[str] = mapped_column(String(20))
-    state: Mapped[dict[str, Any]] = mapped_column(JSON)
-    undo: Mapped[list[dict[str, Any]]] = mapped_column(JSON)
+    # CompactJSON (bot/db/codec.py): a state of 25 combatants is about 16 KB of JSON, and `undo` holds ten.
+    state: Mapped[dict[str, Any]] = mapped_column(CompactJSON)
+    undo: Mapped[list[dict[str, Any]]] = mapped_column(CompactJSON)
     version: Mapped[int]
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))

@@ -351,10 +351,10 @@ def add(encounter: Encounter, newcomers: Sequence[Combatant], dice: DiceSource) 
     turn = encounter.turn
     number = encounter.next_number
     for newcomer in newcomers:
-        if name_key(newcomer.name) in taken:
-            raise EncounterError(f"There is a combatant called **{newcomer.name}** here already.", title="Name taken")
         if newcomer.character_id is not None and any(c.character_id == newcomer.character_id for c in combatants):
             raise EncounterError(f"**{newcomer.name}** is in this encounter already.", title="Already in")
+        if name_key(newcomer.name) in taken:
+            raise EncounterError(f"There is a combatant called **{newcomer.name}** here already.", title="Name taken")
         taken.add(name_key(newcomer.name))
         entry = dataclasses.replace(newcomer, number=number)
         number += 1
@@ -575,6 +575,32 @@ def apply_hit(encounter: Encounter, number: int, hit: Hit) -> tuple[Encounter, C
     return dataclasses.replace(encounter, combatants=combatants), change
 
 
+@dataclass(frozen=True, slots=True)
+class Defense:
+    """The AC a D&D attack on a combatant uses, and why."""
+
+    ac: int
+    flat_footed: bool
+    why: str
+
+
+def dnd_defense(encounter: Encounter, target: Combatant, *, touch: bool = False) -> Defense:
+    """The AC an attack on `target` uses: its flat-footed AC until its first turn (SRD, Initiative: Flat-Footed).
+
+    A character brings its AC in every form; a quick creature has one AC, used in every form (a default).
+    """
+    flat = flat_footed(encounter, target)
+    form = ("flat_footed_touch" if touch else "flat_footed") if flat else ("touch" if touch else "ac")
+    ac = target.stat(form)
+    if ac is None:
+        ac = target.stat("ac")
+    if ac is None:
+        raise EncounterError(f"**{target.name}** has no Armor Class in this encounter.")
+    kind = ("flat-footed touch AC" if touch else "flat-footed AC") if flat else ("touch AC" if touch else "AC")
+    why = f"{target.name} has not acted yet in this fight" if flat else f"{target.name} has acted"
+    return Defense(ac=ac, flat_footed=flat, why=f"{kind} {ac}: {why}")
+
+
 def set_condition(encounter: Encounter, number: int, name: str, rounds: int | None) -> Encounter:
     """Put a condition on a combatant for `rounds` of its turns (None: until removed); the same name replaces."""
     if rounds is not None and not 1 <= rounds <= MAX_CONDITION_ROUNDS:
@@ -700,7 +726,12 @@ def from_sheet(
             hp=sheet.hit_points,
             max_hp=sheet.max_hit_points,
             modifiers=dnd_modifiers(sheet.modifier("dexterity"), improved_initiative=improved_initiative, misc=misc),
-            stats={"ac": sheet.ac(), "touch": sheet.ac(touch=True), "flat_footed": sheet.ac(flat_footed=True)},
+            stats={
+                "ac": sheet.ac(),
+                "touch": sheet.ac(touch=True),
+                "flat_footed": sheet.ac(flat_footed=True),
+                "flat_footed_touch": sheet.ac(touch=True, flat_footed=True),
+            },
             character_id=character_id,
         )
     if isinstance(sheet, SfSheet):

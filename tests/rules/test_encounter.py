@@ -136,6 +136,27 @@ def test_flat_footed_until_its_first_turn() -> None:
     assert change.flat_footed
 
 
+def test_a_dnd_attack_uses_flat_footed_ac_until_the_target_s_first_turn() -> None:
+    rogue = enc.combatant(
+        enc.DND,
+        "Rogue",
+        owner_id=PLAYER,
+        side=Side.PARTY,
+        hp=8,
+        max_hp=8,
+        modifiers=enc.dnd_modifiers(3),
+        stats={"ac": 15, "touch": 13, "flat_footed": 12, "flat_footed_touch": 10},
+    )
+    started = enc.begin(fight(enc.DND, rogue, dnd("Ogre", -1)), ScriptedDice([15, 2]))
+    assert enc.dnd_defense(started, started.combatants[0]) == enc.Defense(
+        12, True, "flat-footed AC 12: Rogue has not acted yet in this fight"
+    )
+    assert enc.dnd_defense(started, started.combatants[0], touch=True).ac == 10
+    after = enc.advance(started, NoDice())
+    assert enc.dnd_defense(after, after.combatants[0]) == enc.Defense(15, False, "AC 15: Rogue has acted")
+    assert enc.dnd_defense(after, after.combatants[1]).ac == 12  # a quick creature's one AC, in every form
+
+
 @pytest.mark.parametrize(
     ("hp", "state", "word"),
     [(10, Health.UP, "unhurt"), (6, Health.UP, "hurt"), (5, Health.UP, "badly hurt"), (0, Health.DISABLED, "disabled"),

@@ -1,4 +1,4 @@
-"""Encounters: one fight per channel, its state as JSON with a version for compare-and-set changes.
+"""Encounters: one fight per channel, its state as compact JSON with a version for compare-and-set changes.
 
 Revision ID: 0013
 Revises: 0012
@@ -24,8 +24,9 @@ def upgrade() -> None:
         sa.Column("channel_id", sa.BigInteger(), nullable=False),
         sa.Column("gm_id", sa.BigInteger(), nullable=False),
         sa.Column("ruleset", sa.String(length=20), nullable=False),
-        sa.Column("state", sa.JSON(), nullable=False),
-        sa.Column("undo", sa.JSON(), nullable=False),
+        # JSON through bot.db.codec.CompactJSON: zlib-compressed when that is smaller.
+        sa.Column("state", sa.LargeBinary(), nullable=False),
+        sa.Column("undo", sa.LargeBinary(), nullable=False),
         sa.Column("version", sa.Integer(), nullable=False),
         sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
         sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
