@@ -482,7 +482,7 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
         async def step(record: EncounterRecord, session: AsyncSession) -> tuple[Encounter, str]:
             target = rules.find(record.encounter, combatant)
             require_owner(interaction, record.encounter, target, "remove")
-            return rules.remove(record.encounter, target.number), f"{target.name} left the fight."
+            return rules.remove(record.encounter, target.number, self.bot.dice), f"{target.name} left the fight."
 
         after, note = await self.change(interaction, step)
         await self.answer(interaction, after, note)

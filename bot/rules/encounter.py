@@ -370,19 +370,23 @@ def add(encounter: Encounter, newcomers: Sequence[Combatant], dice: DiceSource) 
             index = next(
                 (i for i, c in enumerate(combatants) if c.initiative and c.initiative.key()[:2] > key), len(combatants)
             )
-        combatants.insert(index, entry)
-        if index <= turn:
+        if combatants and index <= turn:  # placed before whoever has the turn (in an empty fight, nobody has)
             turn += 1
+        combatants.insert(index, entry)
     return dataclasses.replace(encounter, combatants=tuple(combatants), turn=turn, next_number=number)
 
 
-def remove(encounter: Encounter, number: int) -> Encounter:
-    """Take a combatant out; whose turn it is stays (or passes to the next when it was the one removed)."""
+def remove(encounter: Encounter, number: int, dice: DiceSource) -> Encounter:
+    """Take a combatant out; whose turn it is stays, or passes on as Next would when it was the one removed."""
     index = _index(encounter, number)
     combatants = encounter.combatants[:index] + encounter.combatants[index + 1 :]
-    turn = encounter.turn - 1 if index < encounter.turn else encounter.turn
-    turn = turn % len(combatants) if combatants else 0
-    return dataclasses.replace(encounter, combatants=combatants, turn=turn)
+    if not encounter.begun or index != encounter.turn:
+        turn = encounter.turn - 1 if index < encounter.turn else encounter.turn
+        return dataclasses.replace(encounter, combatants=combatants, turn=turn)
+    if not combatants:
+        return dataclasses.replace(encounter, combatants=(), turn=0, steps=encounter.steps + 1)
+    # The turn passes: a Next press meant for the removed combatant's turn must not end the next one's too.
+    return _pass(dataclasses.replace(encounter, combatants=combatants, steps=encounter.steps + 1), index, dice)
 
 
 def move(encounter: Encounter, number: int, position: int) -> Encounter:
@@ -500,7 +504,12 @@ def advance(encounter: Encounter, dice: DiceSource) -> Encounter:
     ticked = dataclasses.replace(ending, acted=True, conditions=_ticked(ending.conditions, encounter.steps))
     combatants = (*encounter.combatants[:index], ticked, *encounter.combatants[index + 1 :])
     encounter = dataclasses.replace(encounter, combatants=combatants, steps=encounter.steps + 1)
-    following = _next_able(encounter, index + 1)
+    return _pass(encounter, index + 1, dice)
+
+
+def _pass(encounter: Encounter, start: int, dice: DiceSource) -> Encounter:
+    """The turn to the first able combatant from `start`, else round + 1 from the top (SF rolls again)."""
+    following = _next_able(encounter, start)
     if following is not None:
         return dataclasses.replace(encounter, turn=following)
     next_round = dataclasses.replace(encounter, round=encounter.round + 1, turn=0)

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
+import json
+import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bot.rules import encounter as enc
 from bot.rules.encounter import Condition, Encounter, EncounterError, Health, Hit, Side
@@ -205,8 +209,13 @@ def test_a_newcomer_rolls_and_acts_after_anyone_it_ties_with() -> None:
 
 def test_removing_the_current_combatant_passes_the_turn() -> None:
     started = enc.begin(fight(enc.DND, dnd("A", 3), dnd("B", 2), dnd("C", 1)), ScriptedDice([10, 10, 10]))
-    removed = enc.remove(started, enc.find(started, "A").number)
-    assert removed.current and removed.current.name == "B"
+    removed = enc.remove(started, enc.find(started, "A").number, NoDice())
+    assert removed.current and removed.current.name == "B" and removed.steps == started.steps + 1
+    last = enc.advance(removed, NoDice())  # C's turn: removing C starts round 2 with B
+    wrapped = enc.remove(last, enc.find(last, "C").number, NoDice())
+    assert (wrapped.round, wrapped.current and wrapped.current.name) == (2, "B")
+    other = enc.remove(started, enc.find(started, "C").number, NoDice())
+    assert other.current and other.current.name == "A" and other.steps == started.steps
 
 
 def test_counted_names_continue_after_the_taken_ones() -> None:
@@ -246,3 +255,52 @@ def test_dump_and_load_round_trip() -> None:
     assert enc.load(enc.dump(marked)) == marked
     individual = enc.begin(fight(enc.DND, dnd("A", 1), dnd("B", 1)), ScriptedDice([3, 3, 1, 2]))
     assert enc.load(enc.dump(individual)) == individual
+
+
+@given(
+    ruleset=st.sampled_from(enc.RULESETS),
+    by_side=st.booleans(),
+    actions=st.lists(
+        st.tuples(st.sampled_from(["add", "next", "hit", "remove", "move", "condition"]), st.integers(0, 30)),
+        max_size=40,
+    ),
+    seed=st.integers(0, 2**32),
+)
+@settings(max_examples=150, deadline=None)
+def test_any_sequence_of_changes_keeps_the_encounter_whole(
+    ruleset: str, by_side: bool, actions: list[tuple[str, int]], seed: int
+) -> None:
+    """Whatever the game master does, the turn points at a combatant, steps only grow, and it stores and loads."""
+    dice = random.Random(seed)
+    encounter = enc.new_encounter(ruleset, "Fuzz", GM, by_side=by_side)
+    for action, n in actions:
+        numbers = [c.number for c in encounter.combatants]
+        steps = encounter.steps
+        try:
+            if action == "add":
+                side = Side.PARTY if n % 2 else Side.FOES
+                newcomer = enc.combatant(
+                    ruleset, f"C{encounter.next_number}", owner_id=GM, side=side, hp=n + 1, max_hp=n + 1,
+                    modifiers=enc.dnd_modifiers(n % 5 - 2) if ruleset == enc.DND else enc.sf_modifiers(n + 1),
+                    stats={"rs": n + 1},
+                )  # fmt: skip
+                encounter = enc.add(encounter, [newcomer], dice)
+            elif action == "next":
+                encounter = enc.advance(encounter, dice)
+            elif numbers and action == "hit":
+                encounter, _ = enc.apply_hit(
+                    encounter, numbers[n % len(numbers)], Hit(damage=n - 10, knockout_turns=n % 3)
+                )
+            elif numbers and action == "remove":
+                encounter = enc.remove(encounter, numbers[n % len(numbers)], dice)
+            elif numbers and action == "move":
+                encounter = enc.move(encounter, numbers[n % len(numbers)], n % len(numbers) + 1)
+            elif numbers and action == "condition":
+                encounter = enc.set_condition(encounter, numbers[n % len(numbers)], f"c{n % 7}", n % 4 or None)
+        except EncounterError:
+            pass
+        assert encounter.steps >= steps
+        if encounter.begun and encounter.combatants:
+            assert 0 <= encounter.turn < len(encounter.combatants)
+        assert len({c.number for c in encounter.combatants}) == len(encounter.combatants)
+    assert enc.load(json.loads(json.dumps(enc.dump(encounter)))) == encounter
