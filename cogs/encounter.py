@@ -27,6 +27,7 @@ from bot.db.rolls import RollRecord
 from bot.errors import UserError
 from bot.rules import encounter as rules
 from bot.rules.encounter import Combatant, Encounter, EncounterError, Hit, Side
+from bot.rules.names import name_key
 from bot.tree import report
 from bot.ui import encounter as ui
 from bot.ui.embeds import clip, history_text
@@ -146,6 +147,24 @@ async def pass_turn(interaction: Interaction, *, seen_step: int | None) -> tuple
     return after, True
 
 
+async def combatant_choices(bot: DiceBot, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
+    """Autocomplete: the combatants of this channel's encounter whose name contains what was typed.
+
+    For any option that names a combatant (an attack's `target:` too); nothing outside the encounter's channel.
+    """
+    if interaction.guild_id is None or interaction.channel_id is None:
+        return []
+    async with bot.database.read() as session:
+        record = await EncounterRepository(session).get(
+            guild_id=interaction.guild_id, channel_id=interaction.channel_id
+        )
+    if record is None:
+        return []
+    typed = name_key(current)
+    names = [c.name for c in record.encounter.combatants if typed in name_key(c.name)]
+    return [app_commands.Choice(name=name, value=name) for name in names][:25]
+
+
 class NextTurn(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"encounter:next:(?P<step>[0-9]+)"):
     """The tracker's Next button: ends the current turn and edits the tracker in place."""
 
@@ -210,17 +229,7 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
     # -- autocomplete -----------------------------------------------------------------------------------
     async def combatants(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
         """The combatants of this channel's encounter whose name contains what was typed."""
-        if interaction.guild_id is None or interaction.channel_id is None:
-            return []
-        async with self.bot.database.read() as session:
-            record = await EncounterRepository(session).get(
-                guild_id=interaction.guild_id, channel_id=interaction.channel_id
-            )
-        if record is None:
-            return []
-        typed = current.casefold()
-        names = [c.name for c in record.encounter.combatants if typed in c.name.casefold()]
-        return [app_commands.Choice(name=name, value=name) for name in names][:25]
+        return await combatant_choices(self.bot, interaction, current)
 
     async def characters(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
         """Characters of the encounter's ruleset: yours for join, anyone's here for add."""

@@ -15,7 +15,7 @@ from bot.db.models import EncounterRow
 from bot.rules import encounter as rules
 from bot.rules.encounter import Change, Encounter, EncounterError, Hit
 
-UNDO_DEPTH = 10  # changes `/encounter undo` can take back, newest first
+UNDO_DEPTH = 5  # changes `/encounter undo` can take back, newest first
 
 ENCOUNTERS = cast(Table, EncounterRow.__table__)
 
@@ -39,6 +39,7 @@ class EncounterRecord:
     version: int
     encounter: Encounter
     history: tuple[dict[str, Any], ...]  # the states before the last changes, newest last (for undo)
+    state: dict[str, Any]  # `encounter` as stored: what undo keeps of it, without dumping it again
 
     @property
     def undoable(self) -> int:
@@ -54,6 +55,7 @@ def _record(row: Row[Any]) -> EncounterRecord:
         version=row.version,
         encounter=rules.load(row.state),
         history=tuple(row.undo),
+        state=row.state,
     )
 
 
@@ -80,12 +82,13 @@ class EncounterRepository:
 
     async def start(self, *, guild_id: int, channel_id: int, encounter: Encounter, now: datetime) -> EncounterRecord:
         """Store a channel's new encounter; refused while one runs there."""
+        state = rules.dump(encounter)
         row = EncounterRow(
             guild_id=guild_id,
             channel_id=channel_id,
             gm_id=encounter.gm_id,
             ruleset=encounter.ruleset,
-            state=rules.dump(encounter),
+            state=state,
             undo=[],
             version=1,
             created_at=now,
@@ -99,7 +102,7 @@ class EncounterRepository:
             raise EncounterError(
                 "An encounter already runs in this channel: `/encounter end` it first.", title="Already a fight"
             ) from None
-        return EncounterRecord(row.id, guild_id, channel_id, 1, encounter, ())
+        return EncounterRecord(row.id, guild_id, channel_id, 1, encounter, (), state)
 
     async def save(
         self, record: EncounterRecord, encounter: Encounter, *, now: datetime, undoable: bool = True
@@ -110,9 +113,12 @@ class EncounterRepository:
         """
         history = record.history
         if undoable:
-            history = (*history, rules.dump(record.encounter))[-UNDO_DEPTH:]
-        await self._update(record, now, state=rules.dump(encounter), undo=list(history))
-        return EncounterRecord(record.id, record.guild_id, record.channel_id, record.version + 1, encounter, history)
+            history = (*history, record.state)[-UNDO_DEPTH:]
+        state = rules.dump(encounter)
+        await self._update(record, now, state=state, undo=list(history))
+        return EncounterRecord(
+            record.id, record.guild_id, record.channel_id, record.version + 1, encounter, history, state
+        )
 
     async def undo(self, record: EncounterRecord, *, now: datetime) -> EncounterRecord:
         """Take back the last change: the encounter returns to the state before it."""
@@ -121,7 +127,7 @@ class EncounterRepository:
         *rest, last = record.history
         await self._update(record, now, state=last, undo=rest)
         return EncounterRecord(
-            record.id, record.guild_id, record.channel_id, record.version + 1, rules.load(last), tuple(rest)
+            record.id, record.guild_id, record.channel_id, record.version + 1, rules.load(last), tuple(rest), last
         )
 
     async def end(self, record: EncounterRecord) -> None:

@@ -203,7 +203,7 @@ class EncounterRow(Base):
     channel_id: Mapped[int] = mapped_column(BigInteger, unique=True)
     gm_id: Mapped[int] = mapped_column(BigInteger)
     ruleset: Mapped[str] = mapped_column(String(20))
-    # CompactJSON (bot/db/codec.py): a state of 25 combatants is about 16 KB of JSON, and `undo` holds ten.
+    # CompactJSON (bot/db/codec.py): a state of 25 combatants is about 16 KB of JSON, and `undo` holds five.
     state: Mapped[dict[str, Any]] = mapped_column(CompactJSON)
     undo: Mapped[list[dict[str, Any]]] = mapped_column(CompactJSON)
     version: Mapped[int]

@@ -656,15 +656,43 @@ def _clean_name(name: str, kind: NameKind = COMBATANT) -> str:
 
 
 def dump(encounter: Encounter) -> dict[str, Any]:
-    """The encounter as JSON data (the store keeps it); `load` reads it back."""
-    return dataclasses.asdict(encounter)
+    """The encounter as JSON data (the store keeps it); `load` reads it back.
+
+    Written out by hand: `dataclasses.asdict` deep-copies every value and took most of a Next press's CPU.
+    """
+    return {
+        **_fields(encounter),
+        "combatants": [
+            {
+                **_fields(c),
+                "side": c.side.value,
+                "modifiers": [_fields(m) for m in c.modifiers],
+                "stats": [list(pair) for pair in c.stats],
+                "initiative": _dump_check(c.initiative),
+                "conditions": [_fields(condition) for condition in c.conditions],
+            }
+            for c in encounter.combatants
+        ],
+        "sides": [{"side": s.side.value, "roll": _dump_check(s.roll), "leader": s.leader} for s in encounter.sides],
+    }
+
+
+def _fields(value: Any) -> dict[str, Any]:
+    """A dataclass's own fields, one level deep (the caller replaces the ones that hold dataclasses)."""
+    return {name: getattr(value, name) for name in value.__dataclass_fields__}
+
+
+def _dump_check(roll: InitiativeRoll | None) -> dict[str, Any] | None:
+    if roll is None:
+        return None
+    return {**_fields(roll), "modifiers": [_fields(m) for m in roll.modifiers], "rolloffs": list(roll.rolloffs)}
 
 
 def dump_roll(roll: InitiativeRoll | None) -> dict[str, Any]:
     """One initiative check as JSON data, its total included (for the roll log)."""
     if roll is None:
         return {}
-    return {**dataclasses.asdict(roll), "total": roll.total}
+    return {**(_dump_check(roll) or {}), "total": roll.total}
 
 
 def load(data: Mapping[str, Any]) -> Encounter:
