@@ -200,3 +200,25 @@ class AppliedDamage(Base):
     amount: Mapped[int] = mapped_column(Integer)
     applied_by: Mapped[int] = mapped_column(BigInteger)
     applied_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class EncounterRow(Base):
+    """A channel's fight (bot.rules.encounter), kept as JSON; one per channel.
+
+    `version` is bumped by every change: a change prepared against another version is refused, so two presses
+    of Next at once advance once. `undo` holds the states before the last changes, newest last.
+    """
+
+    __tablename__ = "encounters"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    guild_id: Mapped[int] = mapped_column(BigInteger)
+    channel_id: Mapped[int] = mapped_column(BigInteger, unique=True)
+    gm_id: Mapped[int] = mapped_column(BigInteger)
+    ruleset: Mapped[str] = mapped_column(String(20))
+    # CompactJSON (bot/db/codec.py): a state of 25 combatants is about 16 KB of JSON, and `undo` holds five.
+    state: Mapped[dict[str, Any]] = mapped_column(CompactJSON)
+    undo: Mapped[list[dict[str, Any]]] = mapped_column(CompactJSON)
+    version: Mapped[int]
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))

@@ -25,6 +25,7 @@ class SettingError(UserError):
 
 ANSWERS = "rolls.answers"  # compact or full: how a roll's answer starts
 FAIR_WHO = "fair.who"  # anyone or managers: who starts and reveals fair sessions
+SF_INITIATIVE = "sf.initiative"  # side or individual: how a Star Frontiers encounter rolls initiative
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +93,16 @@ SETTINGS: dict[str, Setting] = {
             default=DEFAULT_VARIANTS.finesse_shield.value,
         ),
         Setting(
+            key=SF_INITIATIVE,
+            title="Star Frontiers: initiative by side or individually",
+            help="How a new encounter rolls initiative each round (docs/encounters.md); running ones keep theirs.",
+            choices={
+                "side": "each side rolls d10 + its best initiative modifier (the Basic game, the default)",
+                "individual": "each combatant rolls d10 + its own initiative modifier",
+            },
+            default="side",
+        ),
+        Setting(
             key="aliensrl.ring",
             title="AliensRL: where a far shot strays",
             help="At distance 9 and more a stray shot lands on a square 'two tiles away' (aliensrl.md §9.6).",
@@ -157,6 +168,7 @@ class ServerSettings:
     dnd: dnd.Variants
     sf: sf.Variants
     ring: Ring  # `aliensrl.ring`
+    sf_initiative_by_side: bool = True  # `sf.initiative`: a Star Frontiers encounter rolls by side
 
 
 def server_settings(stored: Mapping[str, str]) -> ServerSettings:
@@ -175,4 +187,5 @@ def server_settings(stored: Mapping[str, str]) -> ServerSettings:
             sight_to_point_blank=values["sf.sight"] == "to-point-blank",
         ),
         ring=Ring(values["aliensrl.ring"]),
+        sf_initiative_by_side=values[SF_INITIATIVE] == "side",
     )

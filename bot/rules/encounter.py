@@ -1,0 +1,797 @@
+"""Encounters: combatants, initiative per ruleset, turns and rounds, conditions and health (docs/encounters.md).
+
+Pure: an `Encounter` is a frozen value, every change a function that returns the next one, and every die comes
+from the `DiceSource` passed in. Each initiative check keeps its steps (the face, each modifier with its source,
+the total, the tie-breaking value and any roll-offs), so the tracker shows how the order came about.
+
+Initiative by ruleset:
+
+- D&D 3.5 (SRD, Combat: Initiative): d20 + Dex modifier + Improved Initiative (+4) + other modifiers, rolled
+  once at the start of the fight. Ties act in order of the higher total initiative modifier; if still tied,
+  the tied combatants roll again (a d20 each, again until they differ). Everyone is flat-footed until their
+  first turn.
+- Star Frontiers (Alpha Dawn): the initiative modifier is RS / 10 rounded up, and initiative is rolled at the
+  start of every turn (a round here). By side (the Basic game): each side rolls d10 + the highest initiative
+  modifier on that side; on a tie the side with the highest single RS goes first, and if that ties too both
+  sides roll again (a default). Individually (a server setting): each combatant rolls d10 + its own modifier;
+  ties by the higher RS, then roll-offs (defaults: the reference has no individual tie rule).
+- AliensRL: the reference has no initiative rule. Default: combatants act in the order they entered, and the
+  game master reorders them (`move`).
+
+Defaults this module chose where the references are silent (each marked in docs/encounters.md): a combatant who
+enters a fight already under way rolls then and acts after anyone it ties with; within a Star Frontiers side
+the higher RS acts first; a condition's rounds count down at the end of its bearer's turns; a dead combatant's
+turn is skipped; AliensRL treats 0 hit points or less as dead.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, Final
+
+from bot.errors import UserError
+from bot.rules.dice import DiceSource
+from bot.rules.names import NameKind, clean_name, name_key
+from bot.rules.sheets.aliensrl import AliensSheet
+from bot.rules.sheets.dnd35 import DndSheet
+from bot.rules.sheets.star_frontiers import SfSheet
+
+DND: Final = "dnd35"
+SF: Final = "sf"
+ALIENS: Final = "aliensrl"
+RULESETS: Final = (DND, SF, ALIENS)
+
+MAX_COMBATANTS: Final = 25  # a tracker lists them all in one embed (25 fields at most)
+MAX_COUNT: Final = 10  # quick creatures added at once
+MAX_NAME: Final = 32
+MAX_CONDITIONS: Final = 5  # per combatant
+MAX_CONDITION_ROUNDS: Final = 1000
+MAX_HP: Final = 10_000
+# `#3` names combatant number 3, as `#12` names a character.
+COMBATANT: Final = NameKind(
+    "A combatant name", MAX_NAME, max_key_length=64, reserved_start="#", reserved_reason="`#3` means combatant number 3"
+)
+ENCOUNTER_NAME: Final = NameKind("An encounter name", 40)
+MAX_ROLLOFFS: Final = 20  # roll-offs in a row before the entry order decides (a stuck die, never fair dice)
+
+IMPROVED_INITIATIVE: Final = 4  # the feat's bonus (SRD)
+DND_DIE: Final = 20
+SF_DIE: Final = 10
+DND_DEAD: Final = -10  # dead at -10 hit points (SRD, Injury and Death)
+
+
+class EncounterError(UserError):
+    """Something about the encounter the user asked for."""
+
+    title = "Encounter"
+
+
+class Side(StrEnum):
+    """Which side a combatant fights on; Star Frontiers rolls initiative by side."""
+
+    PARTY = "party"
+    FOES = "foes"
+
+
+class Health(StrEnum):
+    """A combatant's state by its hit points (D&D: disabled at 0, dying -1 to -9, dead at -10 or less)."""
+
+    UP = "up"
+    DISABLED = "disabled"
+    DYING = "dying"
+    DEAD = "dead"
+
+
+@dataclass(frozen=True, slots=True)
+class Modifier:
+    """A number added to an initiative check, and where it comes from."""
+
+    value: int
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
+class Condition:
+    """A condition on a combatant, with the rounds (its own turns) it has left; None lasts until removed."""
+
+    name: str
+    rounds: int | None = None
+    # The encounter's step when it was put on: one put on during its bearer's turn starts counting after it.
+    since: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class InitiativeRoll:
+    """One initiative check, every step: the die and its face, the modifiers, the total, how ties were broken."""
+
+    die: int
+    face: int
+    modifiers: tuple[Modifier, ...]
+    tiebreak: int  # compared first on a tie: D&D the total modifier, Star Frontiers the (highest) RS
+    rolloffs: tuple[int, ...] = ()  # the faces of the roll-offs it took part in, in order
+
+    @property
+    def total(self) -> int:
+        """The face plus every modifier."""
+        return self.face + sum(m.value for m in self.modifiers)
+
+    def key(self) -> tuple[int, ...]:
+        """Sorts the first to act first: higher total, higher tie-breaking value, then the roll-offs."""
+        return (-self.total, -self.tiebreak, *(-face for face in self.rolloffs))
+
+
+@dataclass(frozen=True, slots=True)
+class SideInitiative:
+    """A Star Frontiers side's initiative for one round: its roll and whose modifier it used."""
+
+    side: Side
+    roll: InitiativeRoll
+    leader: str  # the combatant whose initiative modifier the side added
+
+
+@dataclass(frozen=True, slots=True)
+class Combatant:
+    """Someone in the fight: a player's character or a game master's quick creature."""
+
+    number: int  # unique in its encounter, never reused
+    name: str
+    owner_id: int
+    side: Side
+    hp: int
+    max_hp: int
+    character_id: int | None = None  # None for a quick creature
+    modifiers: tuple[Modifier, ...] = ()  # what its initiative check adds
+    tiebreak: int = 0  # D&D: the total modifier; Star Frontiers: RS
+    stats: tuple[tuple[str, int], ...] = ()  # what attacks read: ("ac", 15), ("rs", 50), ("rank", 2)...
+    initiative: InitiativeRoll | None = None
+    conditions: tuple[Condition, ...] = ()
+    acted: bool = False  # has had a turn in this fight
+    hidden: bool = False  # its hit points are the game master's: players see a health word
+
+    def stat(self, name: str) -> int | None:
+        """One of its stats, if it has it."""
+        return dict(self.stats).get(name)
+
+
+@dataclass(frozen=True, slots=True)
+class Encounter:
+    """A fight in one channel. Before round 1 the combatants are in entry order, from then on in turn order."""
+
+    ruleset: str
+    name: str
+    gm_id: int
+    combatants: tuple[Combatant, ...] = ()
+    round: int = 0  # 0 until initiative is rolled
+    turn: int = 0  # the index of the combatant whose turn it is (from round 1)
+    by_side: bool = False  # Star Frontiers: initiative by side rather than individually
+    hide_hp: bool = False  # quick creatures' hit points are hidden from players
+    sides: tuple[SideInitiative, ...] = ()  # Star Frontiers by side: this round's rolls, the first to act first
+    next_number: int = 1
+    steps: int = 0  # turns passed (`advance` calls): a Next press names the step it saw, so two presses pass one
+
+    @property
+    def begun(self) -> bool:
+        """Whether initiative has been rolled."""
+        return self.round > 0
+
+    @property
+    def current(self) -> Combatant | None:
+        """Whose turn it is, once the fight has begun."""
+        if not self.begun or not self.combatants:
+            return None
+        return self.combatants[self.turn]
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """What a resolved attack does to its target: damage, and a Star Frontiers knock-out or stun for some turns."""
+
+    damage: int
+    knockout_turns: int | None = None
+    stun_turns: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """What a hit (or a game master's heal or hurt) did to a combatant."""
+
+    number: int
+    name: str
+    before: int
+    after: int
+    max_hp: int
+    health_before: Health
+    health_after: Health
+    conditions: tuple[Condition, ...] = ()  # conditions the hit added
+    flat_footed: bool = False  # D&D: the target had not had its first turn (attacks use flat-footed AC)
+
+    @property
+    def summary(self) -> str:
+        """One plain line: "Ogre 2: 30 → 18 hp", with the state when it changed and any new condition."""
+        line = f"{self.name}: {self.before} → {self.after} hp"
+        if self.health_after != self.health_before or self.health_after is not Health.UP:
+            line += f" ({self.health_after.value})"
+        for condition in self.conditions:
+            line += f", {condition.name} {condition.rounds} turns" if condition.rounds else f", {condition.name}"
+        return line
+
+
+# -------------------------------------------------------------------------------------------- health
+
+
+def health(ruleset: str, hp: int) -> Health:
+    """The state hit points put a combatant in (D&D SRD Injury and Death; SF §6 dead at 0; AliensRL default)."""
+    if ruleset == DND:
+        if hp > 0:
+            return Health.UP
+        if hp == 0:
+            return Health.DISABLED
+        return Health.DEAD if hp <= DND_DEAD else Health.DYING
+    return Health.UP if hp > 0 else Health.DEAD
+
+
+def health_word(ruleset: str, hp: int, max_hp: int) -> str:
+    """What players see of a hidden combatant's health: unhurt, hurt, badly hurt, else its state (a default)."""
+    state = health(ruleset, hp)
+    if state is not Health.UP:
+        return state.value
+    if hp >= max_hp:
+        return "unhurt"
+    return "hurt" if hp * 2 > max_hp else "badly hurt"
+
+
+def can_act(ruleset: str, combatant: Combatant) -> bool:
+    """Whether a combatant's turn comes up: the dead's is skipped."""
+    return health(ruleset, combatant.hp) is not Health.DEAD
+
+
+def flat_footed(encounter: Encounter, combatant: Combatant) -> bool:
+    """D&D: flat-footed until its first turn of the fight (SRD, Initiative: Flat-Footed); never in other rulesets."""
+    return encounter.ruleset == DND and not combatant.acted
+
+
+# -------------------------------------------------------------------------------------------- building
+
+
+def new_encounter(ruleset: str, name: str, gm_id: int, *, by_side: bool = False, hide_hp: bool = False) -> Encounter:
+    """An encounter with nobody in it yet; `by_side` counts for Star Frontiers only."""
+    if ruleset not in RULESETS:
+        raise EncounterError(f"There is no ruleset `{ruleset}`.")
+    return Encounter(
+        ruleset=ruleset,
+        name=_clean_name(name, ENCOUNTER_NAME),
+        gm_id=gm_id,
+        by_side=by_side and ruleset == SF,
+        hide_hp=hide_hp,
+    )
+
+
+def dnd_modifiers(dex_modifier: int, *, improved_initiative: bool = False, misc: int = 0) -> tuple[Modifier, ...]:
+    """A D&D initiative check's modifiers: Dex, Improved Initiative (+4), anything else (SRD, Initiative)."""
+    modifiers = [Modifier(dex_modifier, "Dex")]
+    if improved_initiative:
+        modifiers.append(Modifier(IMPROVED_INITIATIVE, "Improved Initiative"))
+    if misc:
+        modifiers.append(Modifier(misc, "other"))
+    return tuple(modifiers)
+
+
+def sf_initiative_modifier(reaction_speed: int) -> int:
+    """Star Frontiers' initiative modifier: RS / 10, rounded up (Alpha Dawn; star_frontiers.md §1)."""
+    return -(-reaction_speed // 10)
+
+
+def sf_modifiers(reaction_speed: int) -> tuple[Modifier, ...]:
+    """A Star Frontiers initiative check's modifier, from RS."""
+    return (Modifier(sf_initiative_modifier(reaction_speed), f"IM (RS {reaction_speed} / 10, rounded up)"),)
+
+
+def combatant(
+    ruleset: str,
+    name: str,
+    *,
+    owner_id: int,
+    side: Side,
+    hp: int,
+    max_hp: int,
+    modifiers: tuple[Modifier, ...] = (),
+    stats: Mapping[str, int] | None = None,
+    character_id: int | None = None,
+    hidden: bool = False,
+) -> Combatant:
+    """A combatant to `add` (numbered there); D&D ties break on its total modifier, Star Frontiers on RS."""
+    stats = dict(stats or {})
+    if not 1 <= max_hp <= MAX_HP or not -MAX_HP <= hp <= MAX_HP:
+        raise EncounterError(f"Hit points go from -{MAX_HP} to {MAX_HP}, and the most at least 1.")
+    tiebreak = sum(m.value for m in modifiers) if ruleset == DND else stats.get("rs", 0) if ruleset == SF else 0
+    return Combatant(
+        number=0,
+        name=_clean_name(name),
+        owner_id=owner_id,
+        side=side,
+        hp=hp,
+        max_hp=max_hp,
+        character_id=character_id,
+        modifiers=modifiers,
+        tiebreak=tiebreak,
+        stats=tuple(sorted(stats.items())),
+        hidden=hidden,
+    )
+
+
+def numbered(name: str, count: int, taken: Iterable[str]) -> list[str]:
+    """Names for `count` of one creature: "Goblin" alone, else "Goblin 1".."Goblin 4" after any already taken."""
+    name = _clean_name(name)
+    used = {name_key(n) for n in taken}
+    if count == 1 and name_key(name) not in used:
+        return [name]
+    names: list[str] = []
+    n = 1
+    while len(names) < count:
+        candidate = f"{name} {n}"
+        if name_key(candidate) not in used:
+            names.append(candidate)
+        n += 1
+    return names
+
+
+def add(encounter: Encounter, newcomers: Sequence[Combatant], dice: DiceSource) -> Encounter:
+    """Add combatants, numbered in order; in a fight under way each rolls initiative now and slots in.
+
+    A newcomer acts after anyone it ties with (a default: the rules give latecomers no tie rule); AliensRL and
+    Star Frontiers by side put it at the end (of its side).
+    """
+    if len(encounter.combatants) + len(newcomers) > MAX_COMBATANTS:
+        raise EncounterError(f"An encounter holds at most {MAX_COMBATANTS} combatants.", title="Too many")
+    taken = {name_key(c.name) for c in encounter.combatants}
+    combatants = list(encounter.combatants)
+    turn = encounter.turn
+    number = encounter.next_number
+    for newcomer in newcomers:
+        if newcomer.character_id is not None and any(c.character_id == newcomer.character_id for c in combatants):
+            raise EncounterError(f"**{newcomer.name}** is in this encounter already.", title="Already in")
+        if name_key(newcomer.name) in taken:
+            raise EncounterError(f"There is a combatant called **{newcomer.name}** here already.", title="Name taken")
+        taken.add(name_key(newcomer.name))
+        entry = dataclasses.replace(newcomer, number=number)
+        number += 1
+        if not encounter.begun or encounter.ruleset == ALIENS:
+            combatants.append(entry)
+            continue
+        if encounter.ruleset == SF and encounter.by_side:
+            index = max((i + 1 for i, c in enumerate(combatants) if c.side is entry.side), default=len(combatants))
+        else:
+            entry = dataclasses.replace(entry, initiative=_check(encounter.ruleset, entry, dice))
+            assert entry.initiative is not None
+            key = entry.initiative.key()[:2]
+            index = next(
+                (i for i, c in enumerate(combatants) if c.initiative and c.initiative.key()[:2] > key), len(combatants)
+            )
+        if combatants and index <= turn:  # placed before whoever has the turn (in an empty fight, nobody has)
+            turn += 1
+        combatants.insert(index, entry)
+    return dataclasses.replace(encounter, combatants=tuple(combatants), turn=turn, next_number=number)
+
+
+def remove(encounter: Encounter, number: int, dice: DiceSource) -> Encounter:
+    """Take a combatant out; whose turn it is stays, or passes on as Next would when it was the one removed."""
+    index = _index(encounter, number)
+    combatants = encounter.combatants[:index] + encounter.combatants[index + 1 :]
+    if not encounter.begun or index != encounter.turn:
+        turn = encounter.turn - 1 if index < encounter.turn else encounter.turn
+        return dataclasses.replace(encounter, combatants=combatants, turn=turn)
+    if not combatants:
+        return dataclasses.replace(encounter, combatants=(), turn=0, steps=encounter.steps + 1)
+    # The turn passes: a Next press meant for the removed combatant's turn must not end the next one's too.
+    return _pass(dataclasses.replace(encounter, combatants=combatants, steps=encounter.steps + 1), index, dice)
+
+
+def move(encounter: Encounter, number: int, position: int) -> Encounter:
+    """Put a combatant at `position` (1 first) of the order; the turn stays with whoever has it."""
+    if not 1 <= position <= len(encounter.combatants):
+        raise EncounterError(f"A position is 1 to {len(encounter.combatants)} here.")
+    current = encounter.current
+    combatants = list(encounter.combatants)
+    entry = combatants.pop(_index(encounter, number))
+    combatants.insert(position - 1, entry)
+    turn = combatants.index(current) if current is not None else 0
+    return dataclasses.replace(encounter, combatants=tuple(combatants), turn=turn)
+
+
+def find(encounter: Encounter, text: str) -> Combatant:
+    """The combatant `text` names (any case), or its number as `#3`."""
+    text = text.strip()
+    for c in encounter.combatants:
+        if name_key(c.name) == name_key(text) or text == f"#{c.number}":
+            return c
+    names = ", ".join(c.name for c in encounter.combatants) or "nobody yet"
+    raise EncounterError(f"There is no combatant **{text[:40]}** here. In this encounter: {names}.", title="Who?")
+
+
+# -------------------------------------------------------------------------------------------- initiative
+
+
+def _check(ruleset: str, entry: Combatant, dice: DiceSource) -> InitiativeRoll:
+    die = DND_DIE if ruleset == DND else SF_DIE
+    return InitiativeRoll(die=die, face=dice.randint(1, die), modifiers=entry.modifiers, tiebreak=entry.tiebreak)
+
+
+def rolloffs(rolls: Sequence[InitiativeRoll], dice: DiceSource) -> list[InitiativeRoll]:
+    """Break the ties that total and tie-breaking value leave: the tied roll again, until they differ.
+
+    Returns the rolls in the same order as given, each with the roll-off faces it took part in.
+    """
+    result = list(rolls)
+
+    def settle(indices: list[int], depth: int) -> None:
+        groups: dict[tuple[int, ...], list[int]] = {}
+        for i in indices:
+            groups.setdefault(result[i].key(), []).append(i)
+        for tied in groups.values():
+            if len(tied) < 2 or depth >= MAX_ROLLOFFS:
+                continue
+            for i in tied:
+                roll = result[i]
+                result[i] = dataclasses.replace(roll, rolloffs=(*roll.rolloffs, dice.randint(1, roll.die)))
+            settle(tied, depth + 1)
+
+    settle(list(range(len(result))), 0)
+    return result
+
+
+def begin(encounter: Encounter, dice: DiceSource) -> Encounter:
+    """Roll initiative for everyone and start round 1 with the first to act (AliensRL: in entry order)."""
+    if not encounter.combatants:
+        raise EncounterError("Nobody is in the fight yet: `/encounter join` or `/encounter add` first.")
+    started = _order(dataclasses.replace(encounter, round=1, turn=0), dice)
+    return _to_able(started, 0)
+
+
+def _order(encounter: Encounter, dice: DiceSource) -> Encounter:
+    """This round's order: individual checks sorted, or Star Frontiers sides; AliensRL keeps its order."""
+    if encounter.ruleset == ALIENS:
+        return encounter
+    if encounter.ruleset == SF and encounter.by_side:
+        return _side_order(encounter, dice)
+    checked = rolloffs([_check(encounter.ruleset, c, dice) for c in encounter.combatants], dice)
+    ranked = sorted(
+        (dataclasses.replace(c, initiative=roll) for c, roll in zip(encounter.combatants, checked, strict=True)),
+        key=lambda c: c.initiative.key() if c.initiative else (),
+    )
+    return dataclasses.replace(encounter, combatants=tuple(ranked), sides=())
+
+
+def _side_order(encounter: Encounter, dice: DiceSource) -> Encounter:
+    """Star Frontiers by side: each side d10 + its best IM; ties by the highest RS, then both roll again."""
+    sides: list[SideInitiative] = []
+    for side in Side:
+        members = [c for c in encounter.combatants if c.side is side]
+        if not members:
+            continue
+        leader = max(members, key=lambda c: sum(m.value for m in c.modifiers))
+        best_rs = max(c.tiebreak for c in members)
+        roll = InitiativeRoll(die=SF_DIE, face=dice.randint(1, SF_DIE), modifiers=leader.modifiers, tiebreak=best_rs)
+        sides.append(SideInitiative(side, roll, leader.name))
+    settled = rolloffs([s.roll for s in sides], dice)
+    sides = sorted(
+        (dataclasses.replace(s, roll=r) for s, r in zip(sides, settled, strict=True)), key=lambda s: s.roll.key()
+    )
+    rank = {s.side: i for i, s in enumerate(sides)}
+    # Within a side the higher RS acts first, then entry order (a default: the side acts together).
+    ordered = sorted(encounter.combatants, key=lambda c: (rank[c.side], -c.tiebreak, c.number))
+    ordered = [dataclasses.replace(c, initiative=None) for c in ordered]
+    return dataclasses.replace(encounter, combatants=tuple(ordered), sides=tuple(sides))
+
+
+# -------------------------------------------------------------------------------------------- turns
+
+
+def advance(encounter: Encounter, dice: DiceSource) -> Encounter:
+    """End the current turn and pass to the next able combatant; after the last, the next round begins.
+
+    Before round 1 this rolls initiative instead. The combatant whose turn ends has now acted (D&D: no longer
+    flat-footed) and its conditions' rounds count down. Star Frontiers rolls initiative again every round.
+    """
+    if not encounter.begun:
+        return dataclasses.replace(begin(encounter, dice), steps=encounter.steps + 1)
+    if not encounter.combatants:
+        raise EncounterError("Nobody is left in the fight.")
+    index = encounter.turn
+    ending = encounter.combatants[index]
+    ticked = dataclasses.replace(ending, acted=True, conditions=_ticked(ending.conditions, encounter.steps))
+    combatants = (*encounter.combatants[:index], ticked, *encounter.combatants[index + 1 :])
+    encounter = dataclasses.replace(encounter, combatants=combatants, steps=encounter.steps + 1)
+    return _pass(encounter, index + 1, dice)
+
+
+def _pass(encounter: Encounter, start: int, dice: DiceSource) -> Encounter:
+    """The turn to the first able combatant from `start`, else round + 1 from the top (SF rolls again)."""
+    following = _next_able(encounter, start)
+    if following is not None:
+        return dataclasses.replace(encounter, turn=following)
+    next_round = dataclasses.replace(encounter, round=encounter.round + 1, turn=0)
+    if encounter.ruleset == SF:
+        next_round = _order(next_round, dice)
+    return _to_able(next_round, 0)
+
+
+def _next_able(encounter: Encounter, start: int) -> int | None:
+    for i in range(start, len(encounter.combatants)):
+        if can_act(encounter.ruleset, encounter.combatants[i]):
+            return i
+    return None
+
+
+def _to_able(encounter: Encounter, start: int) -> Encounter:
+    """The turn at the first able combatant from `start`; when nobody can act it stays at `start`."""
+    able = _next_able(encounter, start)
+    return dataclasses.replace(encounter, turn=start if able is None else able)
+
+
+def _ticked(conditions: tuple[Condition, ...], step: int) -> tuple[Condition, ...]:
+    """Conditions after one more turn of their bearer: counted down, the ones run out gone.
+
+    One put on during this very turn (`since` is this step) is not counted down yet: "stunned for 1 round" put
+    on a combatant in its own turn lasts through its next one.
+    """
+    kept = []
+    for condition in conditions:
+        if condition.rounds is None or condition.since == step:
+            kept.append(condition)
+        elif condition.rounds > 1:
+            kept.append(dataclasses.replace(condition, rounds=condition.rounds - 1))
+    return tuple(kept)
+
+
+# -------------------------------------------------------------------------------------------- hits and health
+
+
+def apply_hit(encounter: Encounter, number: int, hit: Hit) -> tuple[Encounter, Change]:
+    """Apply a resolved hit's damage (negative heals, up to the most) and any knock-out or stun to a combatant.
+
+    Star Frontiers: a knock-out makes the target unconscious for its d100 turns, a stun stunned (§3, §6). D&D:
+    the change says whether the target was still flat-footed (before its first turn), for the attack's breakdown.
+    """
+    index = _index(encounter, number)
+    target = encounter.combatants[index]
+    after = max(-MAX_HP, min(target.hp - hit.damage, target.max_hp if hit.damage < 0 else MAX_HP))
+    if hit.damage < 0:
+        after = max(after, target.hp)  # healing never lowers hit points above the most
+    added: list[Condition] = []
+    if hit.knockout_turns:
+        added.append(Condition("unconscious", hit.knockout_turns, encounter.steps))
+    if hit.stun_turns:
+        added.append(Condition("stunned", hit.stun_turns, encounter.steps))
+    conditions = target.conditions
+    for condition in added:
+        conditions = _with_condition(conditions, condition)
+    changed = dataclasses.replace(target, hp=after, conditions=conditions)
+    change = Change(
+        number=target.number,
+        name=target.name,
+        before=target.hp,
+        after=after,
+        max_hp=target.max_hp,
+        health_before=health(encounter.ruleset, target.hp),
+        health_after=health(encounter.ruleset, after),
+        conditions=tuple(added),
+        flat_footed=flat_footed(encounter, target),
+    )
+    combatants = (*encounter.combatants[:index], changed, *encounter.combatants[index + 1 :])
+    return dataclasses.replace(encounter, combatants=combatants), change
+
+
+@dataclass(frozen=True, slots=True)
+class Defense:
+    """The AC a D&D attack on a combatant uses, and why."""
+
+    ac: int
+    flat_footed: bool
+    why: str
+
+
+def dnd_defense(encounter: Encounter, target: Combatant, *, touch: bool = False) -> Defense:
+    """The AC an attack on `target` uses: its flat-footed AC until its first turn (SRD, Initiative: Flat-Footed).
+
+    A character brings its AC in every form; a quick creature has one AC, used in every form (a default).
+    """
+    flat = flat_footed(encounter, target)
+    form = ("flat_footed_touch" if touch else "flat_footed") if flat else ("touch" if touch else "ac")
+    ac = target.stat(form)
+    if ac is None:
+        ac = target.stat("ac")
+    if ac is None:
+        raise EncounterError(f"**{target.name}** has no Armor Class in this encounter.")
+    kind = ("flat-footed touch AC" if touch else "flat-footed AC") if flat else ("touch AC" if touch else "AC")
+    why = f"{target.name} has not acted yet in this fight" if flat else f"{target.name} has acted"
+    return Defense(ac=ac, flat_footed=flat, why=f"{kind} {ac}: {why}")
+
+
+def set_condition(encounter: Encounter, number: int, name: str, rounds: int | None) -> Encounter:
+    """Put a condition on a combatant for `rounds` of its turns (None: until removed); the same name replaces."""
+    if rounds is not None and not 1 <= rounds <= MAX_CONDITION_ROUNDS:
+        raise EncounterError(f"A condition lasts 1 to {MAX_CONDITION_ROUNDS} rounds (or leave rounds out).")
+    index = _index(encounter, number)
+    target = encounter.combatants[index]
+    conditions = _with_condition(target.conditions, Condition(_clean_name(name), rounds, encounter.steps))
+    if len(conditions) > MAX_CONDITIONS:
+        raise EncounterError(f"A combatant carries at most {MAX_CONDITIONS} conditions.")
+    return _replace_at(encounter, index, dataclasses.replace(target, conditions=conditions))
+
+
+def clear_condition(encounter: Encounter, number: int, name: str) -> Encounter:
+    """Take a condition off a combatant."""
+    index = _index(encounter, number)
+    target = encounter.combatants[index]
+    kept = tuple(c for c in target.conditions if name_key(c.name) != name_key(name.strip()))
+    if len(kept) == len(target.conditions):
+        raise EncounterError(f"**{target.name}** is not {name[:40]}.")
+    return _replace_at(encounter, index, dataclasses.replace(target, conditions=kept))
+
+
+def _with_condition(conditions: tuple[Condition, ...], condition: Condition) -> tuple[Condition, ...]:
+    return (*(c for c in conditions if name_key(c.name) != name_key(condition.name)), condition)
+
+
+def _replace_at(encounter: Encounter, index: int, changed: Combatant) -> Encounter:
+    combatants = (*encounter.combatants[:index], changed, *encounter.combatants[index + 1 :])
+    return dataclasses.replace(encounter, combatants=combatants)
+
+
+def _index(encounter: Encounter, number: int) -> int:
+    for i, c in enumerate(encounter.combatants):
+        if c.number == number:
+            return i
+    raise EncounterError(f"There is no combatant #{number} in this encounter.", title="Who?")
+
+
+def _clean_name(name: str, kind: NameKind = COMBATANT) -> str:
+    return clean_name(name, kind)
+
+
+# -------------------------------------------------------------------------------------------- storage
+
+
+def dump(encounter: Encounter) -> dict[str, Any]:
+    """The encounter as JSON data (the store keeps it); `load` reads it back.
+
+    Written out by hand: `dataclasses.asdict` deep-copies every value and took most of a Next press's CPU.
+    """
+    return {
+        **_fields(encounter),
+        "combatants": [
+            {
+                **_fields(c),
+                "side": c.side.value,
+                "modifiers": [_fields(m) for m in c.modifiers],
+                "stats": [list(pair) for pair in c.stats],
+                "initiative": _dump_check(c.initiative),
+                "conditions": [_fields(condition) for condition in c.conditions],
+            }
+            for c in encounter.combatants
+        ],
+        "sides": [{"side": s.side.value, "roll": _dump_check(s.roll), "leader": s.leader} for s in encounter.sides],
+    }
+
+
+def _fields(value: Any) -> dict[str, Any]:
+    """A dataclass's own fields, one level deep (the caller replaces the ones that hold dataclasses)."""
+    return {name: getattr(value, name) for name in value.__dataclass_fields__}
+
+
+def _dump_check(roll: InitiativeRoll | None) -> dict[str, Any] | None:
+    if roll is None:
+        return None
+    return {**_fields(roll), "modifiers": [_fields(m) for m in roll.modifiers], "rolloffs": list(roll.rolloffs)}
+
+
+def dump_roll(roll: InitiativeRoll | None) -> dict[str, Any]:
+    """One initiative check as JSON data, its total included (for the roll log)."""
+    if roll is None:
+        return {}
+    return {**(_dump_check(roll) or {}), "total": roll.total}
+
+
+def load(data: Mapping[str, Any]) -> Encounter:
+    """An encounter from `dump`'s data."""
+
+    def roll(raw: Mapping[str, Any] | None) -> InitiativeRoll | None:
+        if raw is None:
+            return None
+        return InitiativeRoll(
+            die=raw["die"],
+            face=raw["face"],
+            modifiers=tuple(Modifier(**m) for m in raw["modifiers"]),
+            tiebreak=raw["tiebreak"],
+            rolloffs=tuple(raw["rolloffs"]),
+        )
+
+    def fighter(raw: Mapping[str, Any]) -> Combatant:
+        return Combatant(
+            **{
+                **raw,
+                "side": Side(raw["side"]),
+                "modifiers": tuple(Modifier(**m) for m in raw["modifiers"]),
+                "stats": tuple((str(k), int(v)) for k, v in raw["stats"]),
+                "initiative": roll(raw["initiative"]),
+                "conditions": tuple(Condition(**c) for c in raw["conditions"]),
+            }
+        )
+
+    sides = []
+    for s in data["sides"]:
+        side_roll = roll(s["roll"])
+        assert side_roll is not None
+        sides.append(SideInitiative(Side(s["side"]), side_roll, s["leader"]))
+    return Encounter(
+        **{
+            **data,
+            "combatants": tuple(fighter(c) for c in data["combatants"]),
+            "sides": tuple(sides),
+        }
+    )
+
+
+# -------------------------------------------------------------------------------------------- characters
+
+
+def from_sheet(
+    ruleset: str,
+    name: str,
+    sheet: object,
+    *,
+    owner_id: int,
+    side: Side,
+    character_id: int,
+    improved_initiative: bool = False,
+    misc: int = 0,
+) -> Combatant:
+    """A stored character as a combatant: its hit points now and the numbers its initiative and attacks read.
+
+    D&D: Dex modifier, Improved Initiative and `misc` (the stat block has no initiative feat), AC in its three
+    forms. Star Frontiers: current and full Stamina, IM from RS. AliensRL: hit points and skill ranks.
+    """
+    if isinstance(sheet, DndSheet):
+        return combatant(
+            DND,
+            name,
+            owner_id=owner_id,
+            side=side,
+            hp=sheet.hit_points,
+            max_hp=sheet.max_hit_points,
+            modifiers=dnd_modifiers(sheet.modifier("dexterity"), improved_initiative=improved_initiative, misc=misc),
+            stats={
+                "ac": sheet.ac(),
+                "touch": sheet.ac(touch=True),
+                "flat_footed": sheet.ac(flat_footed=True),
+                "flat_footed_touch": sheet.ac(touch=True, flat_footed=True),
+            },
+            character_id=character_id,
+        )
+    if isinstance(sheet, SfSheet):
+        return combatant(
+            SF,
+            name,
+            owner_id=owner_id,
+            side=side,
+            hp=sheet.current_stamina,
+            max_hp=sheet.max_stamina,
+            modifiers=sf_modifiers(sheet.reaction_speed),
+            stats={"rs": sheet.reaction_speed, "rw": sheet.ranged_weapon_score, "mw": sheet.melee_weapon_score},
+            character_id=character_id,
+        )
+    if isinstance(sheet, AliensSheet):
+        return combatant(
+            ALIENS,
+            name,
+            owner_id=owner_id,
+            side=side,
+            hp=sheet.hit_points,
+            max_hp=sheet.max_hit_points,
+            stats={"pistol": sheet.pistol, "rifle": sheet.rifle, "heavy": sheet.heavy},
+            character_id=character_id,
+        )
+    raise EncounterError(f"A {ruleset} character cannot join an encounter.")

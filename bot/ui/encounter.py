@@ -1,0 +1,130 @@
+"""Encounters as embeds: the tracker (order, whose turn, round, health, conditions, initiative) and changes."""
+
+from __future__ import annotations
+
+import discord
+
+from bot.rules import encounter as rules
+from bot.rules.encounter import Change, Combatant, Encounter, InitiativeRoll, SideInitiative
+from bot.ui.embeds import ROLL_COLOUR, clip, fit
+
+BAR_WIDTH = 10
+FULL, EMPTY = "█", "░"
+RULESET_TITLES = {rules.DND: "D&D 3.5", rules.SF: "Star Frontiers", rules.ALIENS: "AliensRL"}
+HP_WORD = {rules.DND: "hp", rules.SF: "STA", rules.ALIENS: "hp"}
+ENDED_COLOUR = discord.Colour.dark_grey()
+
+
+def health_bar(hp: int, max_hp: int) -> str:
+    """Hit points as a bar of BAR_WIDTH blocks (empty at 0 or less)."""
+    filled = max(0, min(BAR_WIDTH, round(BAR_WIDTH * hp / max_hp))) if hp > 0 else 0
+    if hp > 0 and filled == 0:
+        filled = 1  # still standing shows
+    return FULL * filled + EMPTY * (BAR_WIDTH - filled)
+
+
+def shows_numbers(combatant: Combatant, *, for_gm: bool) -> bool:
+    """Whether this viewer sees a combatant's hit points: the game master always, players unless hidden."""
+    return for_gm or not combatant.hidden
+
+
+def health_text(encounter: Encounter, combatant: Combatant, *, for_gm: bool) -> str:
+    """Health as a bar and numbers with its state, or a health word for a hidden combatant."""
+    state = rules.health(encounter.ruleset, combatant.hp)
+    if not shows_numbers(combatant, for_gm=for_gm):
+        return rules.health_word(encounter.ruleset, combatant.hp, combatant.max_hp)
+    text = (
+        f"`{health_bar(combatant.hp, combatant.max_hp)}` {combatant.hp}/{combatant.max_hp} {HP_WORD[encounter.ruleset]}"
+    )
+    if state is not rules.Health.UP:
+        text += f" **{state.value}**"
+    return text
+
+
+def conditions_text(combatant: Combatant) -> str:
+    """A combatant's conditions with their rounds left: "prone, stunned (2)"."""
+    return ", ".join(f"{c.name} ({c.rounds})" if c.rounds else c.name for c in combatant.conditions)
+
+
+def roll_text(roll: InitiativeRoll) -> str:
+    """One initiative check, every step: "d20 12 + 3 Dex + 4 Improved Initiative = 19"."""
+    parts = [f"d{roll.die} {roll.face}"]
+    parts += [f"{'+' if m.value >= 0 else '-'} {abs(m.value)} {m.source}" for m in roll.modifiers]
+    text = " ".join(parts) + f" = **{roll.total}**"
+    if roll.rolloffs:
+        text += f" (tie: roll-off {', '.join(map(str, roll.rolloffs))})"
+    return text
+
+
+def side_text(side: SideInitiative) -> str:
+    """A Star Frontiers side's initiative: its roll, whose modifier, and its best RS for ties."""
+    return f"{side.side.value.title()}: {roll_text(side.roll)} ({side.leader}'s IM; best RS {side.roll.tiebreak})"
+
+
+def tracker_embed(encounter: Encounter, *, for_gm: bool = False, note: str | None = None) -> discord.Embed:
+    """The tracker: round and whose turn, then the order with health and conditions, then initiative steps."""
+    title = f"{encounter.name} · {RULESET_TITLES[encounter.ruleset]}"
+    current = encounter.current
+    if current is None:
+        status = (
+            "Not begun: the first **Next** rolls initiative."
+            if encounter.ruleset != rules.ALIENS
+            else ("Not begun: the first **Next** starts round 1 in this order (`/encounter move` reorders).")
+        )
+    else:
+        status = f"Round **{encounter.round}** · **{current.name}**'s turn (<@{current.owner_id}>)"
+    lines = [status, ""] if not note else [note, "", status, ""]
+    for index, combatant in enumerate(encounter.combatants):
+        marker = "▶" if current is not None and index == encounter.turn else "·"
+        rank = f"{combatant.initiative.total} " if combatant.initiative and encounter.begun else ""
+        line = f"{marker} {rank}**{combatant.name}** {health_text(encounter, combatant, for_gm=for_gm)}"
+        extras = []
+        if rules.flat_footed(encounter, combatant) and encounter.begun:
+            extras.append("flat-footed")
+        if combatant.conditions:
+            extras.append(conditions_text(combatant))
+        if extras:
+            line += f" · {', '.join(extras)}"
+        lines.append(line)
+    if not encounter.combatants:
+        lines.append("Nobody yet: players `/encounter join`, the game master `/encounter add`.")
+    lines += ["", f"Game master: <@{encounter.gm_id}>"]
+    embed = discord.Embed(title=clip(title, 256), description="\n".join(lines), colour=ROLL_COLOUR)
+    if encounter.begun and encounter.sides:
+        embed.add_field(
+            name=f"Initiative, round {encounter.round}",
+            value="\n".join(side_text(s) for s in encounter.sides),
+            inline=False,
+        )
+    elif encounter.begun and encounter.ruleset != rules.ALIENS:
+        rolled = [f"{c.name}: {roll_text(c.initiative)}" for c in encounter.combatants if c.initiative]
+        if rolled:
+            embed.add_field(name="Initiative", value="\n".join(rolled), inline=False)
+    who = "The game master's view: every number shown." if for_gm else "Next ends the turn of whoever has it."
+    embed.set_footer(text=who)
+    return fit(embed)
+
+
+def change_line(encounter: Encounter, change: Change, *, for_gm: bool = False) -> str:
+    """A change to a combatant as the channel sees it: numbers, or for a hidden combatant its health word."""
+    combatant = next((c for c in encounter.combatants if c.number == change.number), None)
+    if combatant is not None and not shows_numbers(combatant, for_gm=for_gm):
+        word = rules.health_word(encounter.ruleset, change.after, change.max_hp)
+        added = "".join(f", {c.name}" for c in change.conditions)
+        return f"{change.name}: {word}{added}"
+    return change.summary
+
+
+def change_embed(title: str, text: str) -> discord.Embed:
+    """A short public note of a change to the encounter."""
+    return fit(discord.Embed(title=clip(title, 256), description=text, colour=ROLL_COLOUR))
+
+
+def ended_embed(encounter: Encounter) -> discord.Embed:
+    """The last word on an encounter: how many rounds it ran, and who stood where."""
+    rounds = f"after {encounter.round} round(s)" if encounter.begun else "before it began"
+    lines = [f"{c.name}: {health_text(encounter, c, for_gm=False)}" for c in encounter.combatants]
+    embed = discord.Embed(
+        title=clip(f"{encounter.name} ended {rounds}", 256), description="\n".join(lines) or None, colour=ENDED_COLOUR
+    )
+    return fit(embed)

@@ -1,0 +1,602 @@
+"""/encounter: a combat tracker per channel that knows the three rulesets (docs/encounters.md).
+
+Every change is one write transaction: the channel's encounter is read (its row locked where the database can),
+the rules core makes the next state, and the store writes it only if the version is still the one read. The
+tracker's Next button names the turn it was shown at, so two presses at once pass one turn; the button's custom
+id is all it needs, so it keeps working after a restart. Whoever starts an encounter is its game master, as is
+anyone with Manage Server; a combatant's owner may change that combatant too.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import re
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.client import DiceBot
+from bot.db.characters import CharacterError, CharacterRecord, CharacterRepository
+from bot.db.encounters import EncounterRecord, EncounterRepository
+from bot.db.rolls import RollRecord
+from bot.errors import UserError
+from bot.rules import encounter as rules
+from bot.rules.encounter import Combatant, Encounter, EncounterError, Hit, Side
+from bot.rules.names import name_key
+from bot.tree import report
+from bot.ui import encounter as ui
+from bot.ui.embeds import clip, history_text
+from cogs._shared import Interaction, can_moderate, character_choices, find, guild_of
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+Step = Callable[[EncounterRecord, AsyncSession], Awaitable[tuple[Encounter, T]]]
+
+RULESET_CHOICES = [app_commands.Choice(name=title, value=key) for key, title in ui.RULESET_TITLES.items()]
+SIDE_CHOICES = [app_commands.Choice(name=s.value, value=s.value) for s in Side]
+# Star Frontiers: an NPC ability the stat line leaves out is the average score, 45 (Alpha Dawn, Beta 4.2).
+SF_DEFAULT_RS = 45
+
+
+class NotAllowed(EncounterError):
+    """A change only the game master (or the combatant's owner) may make."""
+
+    title = "Not allowed"
+
+
+def channel_of(interaction: Interaction) -> int:
+    """The channel an encounter lives in."""
+    if interaction.channel_id is None:
+        raise UserError("An encounter lives in a channel: use this command in one.")
+    return interaction.channel_id
+
+
+def is_gm(interaction: Interaction, encounter: Encounter) -> bool:
+    """The encounter's game master: whoever started it, or anyone with Manage Server."""
+    return interaction.user.id == encounter.gm_id or can_moderate(interaction)
+
+
+def require_gm(interaction: Interaction, encounter: Encounter, doing: str) -> None:
+    """Refuse anyone but the game master."""
+    if not is_gm(interaction, encounter):
+        raise NotAllowed(f"Only the game master (<@{encounter.gm_id}>) or Manage Server can {doing}.")
+
+
+def require_owner(interaction: Interaction, encounter: Encounter, combatant: Combatant, doing: str) -> None:
+    """Refuse anyone but the game master and the combatant's owner."""
+    if interaction.user.id != combatant.owner_id and not is_gm(interaction, encounter):
+        raise NotAllowed(f"Only the game master or <@{combatant.owner_id}> can {doing} **{combatant.name}**.")
+
+
+def tracker_view(encounter: Encounter) -> discord.ui.View:
+    """The tracker's button: Next, naming the turn it was shown at."""
+    view = discord.ui.View(timeout=None)
+    view.add_item(NextTurn(encounter.steps))
+    return view
+
+
+def rolled_initiative(before: Encounter, after: Encounter) -> bool:
+    """Whether passing from `before` to `after` rolled initiative (the first round, and every SF round)."""
+    if after.ruleset == rules.ALIENS or not after.begun:
+        return False
+    return not before.begun or (after.ruleset == rules.SF and after.round != before.round)
+
+
+def initiative_result(encounter: Encounter) -> dict[str, Any]:
+    """What the roll log keeps of an initiative roll: every check, or every side's."""
+    if encounter.sides:
+        checks = [{"side": s.side.value, "leader": s.leader, **rules.dump_roll(s.roll)} for s in encounter.sides]
+    else:
+        checks = [{"name": c.name, **rules.dump_roll(c.initiative)} for c in encounter.combatants if c.initiative]
+    return {"encounter": encounter.name, "round": encounter.round, "initiative": checks}
+
+
+def initiative_summary(encounter: Encounter) -> str:
+    """The initiative roll's /history line."""
+    if encounter.sides:
+        parts = [f"{s.side.value} {s.roll.total}" for s in encounter.sides]
+    else:
+        parts = [f"{c.name} {c.initiative.total}" for c in encounter.combatants if c.initiative]
+    return history_text(f"Initiative, {encounter.name} round {encounter.round}: {', '.join(parts)}")
+
+
+async def pass_turn(interaction: Interaction, *, seen_step: int | None) -> tuple[Encounter, bool]:
+    """End the current turn (the first call rolls initiative); whether it passed.
+
+    A button names the step it was shown at (`seen_step`): when the encounter has moved on since, nothing passes
+    and the caller shows the current state, so two presses at once pass one turn.
+    """
+    bot = interaction.client
+    guild_id, channel_id = guild_of(interaction), channel_of(interaction)
+    async with bot.database.write.begin() as session:
+        repository = EncounterRepository(session)
+        record = await repository.current(guild_id=guild_id, channel_id=channel_id, for_update=True)
+        before = record.encounter
+        if seen_step is not None and seen_step != before.steps:
+            return before, False
+        current = before.current
+        if current is None:
+            require_gm(interaction, before, "roll initiative and start the fight")
+        else:
+            require_owner(interaction, before, current, "end the turn of")
+        after = rules.advance(before, bot.dice)
+        await repository.save(record, after, now=bot.clock())
+    if rolled_initiative(before, after):
+        # Logged like any roll (after the state it belongs to is committed), so /history shows it.
+        await bot.log_roll(
+            RollRecord(
+                interaction_id=interaction.id,
+                guild_id=interaction.guild_id,
+                channel_id=interaction.channel_id,
+                user_id=interaction.user.id,
+                command="encounter next",
+                inputs={},
+                result=initiative_result(after),
+                private=False,
+                created_at=bot.clock(),
+                summary=initiative_summary(after),
+                ruleset=after.ruleset,
+            )
+        )
+    return after, True
+
+
+async def combatant_choices(bot: DiceBot, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
+    """Autocomplete: the combatants of this channel's encounter whose name contains what was typed.
+
+    For any option that names a combatant (an attack's `target:` too); nothing outside the encounter's channel.
+    """
+    if interaction.guild_id is None or interaction.channel_id is None:
+        return []
+    async with bot.database.read() as session:
+        record = await EncounterRepository(session).get(
+            guild_id=interaction.guild_id, channel_id=interaction.channel_id
+        )
+    if record is None:
+        return []
+    typed = name_key(current)
+    names = [c.name for c in record.encounter.combatants if typed in name_key(c.name)]
+    return [app_commands.Choice(name=name, value=name) for name in names][:25]
+
+
+class NextTurn(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"encounter:next:(?P<step>[0-9]+)"):
+    """The tracker's Next button: ends the current turn and edits the tracker in place."""
+
+    def __init__(self, step: int) -> None:
+        super().__init__(
+            discord.ui.Button(label="Next", style=discord.ButtonStyle.primary, custom_id=f"encounter:next:{step}")
+        )
+        self.step = step
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
+    ) -> NextTurn:
+        """Rebuild the button from a press (after a restart too)."""
+        return cls(int(match["step"]))
+
+    async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
+        """A press counts against the presser's rate limit, as a command would."""
+        return bool(await interaction.client.tree.admit(interaction))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        """Pass the turn (unless someone already did from this tracker) and show the tracker as it is now."""
+        try:
+            after, passed = await pass_turn(interaction, seen_step=self.step)
+            note = None if passed else "Someone already moved the fight on: this is where it stands."
+            await interaction.response.edit_message(embed=ui.tracker_embed(after, note=note), view=tracker_view(after))
+        except Exception as error:
+            await report(interaction, error)
+
+
+@app_commands.guild_only()
+class Encounters(commands.GroupCog, group_name="encounter", group_description="A combat tracker for this channel"):
+    """One encounter per channel: combatants, initiative, turns, health and conditions."""
+
+    def __init__(self, bot: DiceBot) -> None:
+        self.bot = bot
+        super().__init__()
+
+    # -- the one write path ------------------------------------------------------------------------------
+    async def change(self, interaction: Interaction, step: Step[T], *, undoable: bool = True) -> tuple[Encounter, T]:
+        """Run `step` on the channel's encounter in one transaction and save what it returns (version-checked)."""
+        guild_id, channel_id = guild_of(interaction), channel_of(interaction)
+        async with self.bot.database.write.begin() as session:
+            repository = EncounterRepository(session)
+            record = await repository.current(guild_id=guild_id, channel_id=channel_id, for_update=True)
+            after, extra = await step(record, session)
+            await repository.save(record, after, now=self.bot.clock(), undoable=undoable)
+        return after, extra
+
+    async def read(self, interaction: Interaction) -> EncounterRecord:
+        """The channel's encounter, read only."""
+        async with self.bot.database.read() as session:
+            return await EncounterRepository(session).current(
+                guild_id=guild_of(interaction), channel_id=channel_of(interaction)
+            )
+
+    async def answer(self, interaction: Interaction, encounter: Encounter, note: str) -> None:
+        """Answer a change with a short public note (the tracker's Next button stays valid)."""
+        title = clip(f"{encounter.name}: {encounter.current.name}'s turn" if encounter.current else encounter.name, 256)
+        await interaction.response.send_message(embed=ui.change_embed(title, note))
+
+    # -- autocomplete -----------------------------------------------------------------------------------
+    async def combatants(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
+        """The combatants of this channel's encounter whose name contains what was typed."""
+        return await combatant_choices(self.bot, interaction, current)
+
+    async def characters(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
+        """Characters of the encounter's ruleset: yours for join, anyone's here for add."""
+        if interaction.guild_id is None or interaction.channel_id is None:
+            return []
+        async with self.bot.database.read() as session:
+            record = await EncounterRepository(session).get(
+                guild_id=interaction.guild_id, channel_id=interaction.channel_id
+            )
+        if record is None:
+            return []
+        anyone = interaction.command is not None and interaction.command.name == "add"
+        return await character_choices(self.bot, interaction, current, rules=record.encounter.ruleset, anyone=anyone)
+
+    # -- commands ---------------------------------------------------------------------------------------
+    @app_commands.command(name="start")
+    @app_commands.choices(ruleset=RULESET_CHOICES)
+    async def start(
+        self,
+        interaction: Interaction,
+        ruleset: str,
+        name: app_commands.Range[str, 1, 40] = "Encounter",
+        hide_hp: bool = False,
+    ) -> None:
+        """Start an encounter in this channel; you are its game master.
+
+        Args:
+            ruleset: The rules the fight uses
+            name: What to call the fight (default: Encounter)
+            hide_hp: Hide quick creatures' hit points from players (they see a health word)
+        """
+        guild_id, channel_id = guild_of(interaction), channel_of(interaction)
+        settings = await self.bot.server_settings(guild_id)
+        encounter = rules.new_encounter(
+            ruleset, name, interaction.user.id, by_side=settings.sf_initiative_by_side, hide_hp=hide_hp
+        )
+        async with self.bot.database.write.begin() as session:
+            await EncounterRepository(session).start(
+                guild_id=guild_id, channel_id=channel_id, encounter=encounter, now=self.bot.clock()
+            )
+        await interaction.response.send_message(embed=ui.tracker_embed(encounter), view=tracker_view(encounter))
+
+    @app_commands.command(name="show")
+    async def show(self, interaction: Interaction, private: bool = False) -> None:
+        """Post this channel's tracker with its Next button; private shows the GM every number.
+
+        Args:
+            private: Only you see it (the game master then sees hidden hit points too)
+        """
+        encounter = (await self.read(interaction)).encounter
+        for_gm = private and is_gm(interaction, encounter)
+        embed = ui.tracker_embed(encounter, for_gm=for_gm)
+        if private:
+            await interaction.response.send_message(embed=embed, ephemeral=True)
+            return
+        await interaction.response.send_message(embed=embed, view=tracker_view(encounter))
+
+    @app_commands.command(name="next")
+    async def next_(self, interaction: Interaction) -> None:
+        """End the current turn (the first Next rolls initiative) and post the tracker."""
+        after, _ = await pass_turn(interaction, seen_step=None)
+        await interaction.response.send_message(embed=ui.tracker_embed(after), view=tracker_view(after))
+
+    @app_commands.command(name="end")
+    async def end(self, interaction: Interaction) -> None:
+        """End this channel's encounter (game master)."""
+        guild_id, channel_id = guild_of(interaction), channel_of(interaction)
+        async with self.bot.database.write.begin() as session:
+            repository = EncounterRepository(session)
+            record = await repository.current(guild_id=guild_id, channel_id=channel_id, for_update=True)
+            require_gm(interaction, record.encounter, "end the encounter")
+            await repository.end(record)
+        await interaction.response.send_message(embed=ui.ended_embed(record.encounter))
+
+    @app_commands.command(name="join")
+    @app_commands.autocomplete(character=characters)
+    @app_commands.choices(side=SIDE_CHOICES)
+    async def join(
+        self,
+        interaction: Interaction,
+        character: app_commands.Range[str, 1, 40] | None = None,
+        side: str = Side.PARTY.value,
+        improved_initiative: bool = False,
+        initiative_bonus: app_commands.Range[int, -20, 20] = 0,
+    ) -> None:
+        """Join the fight with your active character of its ruleset (or the one you name).
+
+        Args:
+            character: One of your characters (default: your active one of the encounter's ruleset)
+            side: Which side you fight on (default: party)
+            improved_initiative: D&D: you have the Improved Initiative feat (+4)
+            initiative_bonus: D&D: any other initiative modifier
+        """
+
+        async def step(record: EncounterRecord, session: AsyncSession) -> tuple[Encounter, str]:
+            encounter = record.encounter
+            found = await self._own_character(interaction, session, character, encounter.ruleset)
+            entry = rules.from_sheet(
+                encounter.ruleset,
+                found.name,
+                found.sheet,
+                owner_id=interaction.user.id,
+                side=Side(side),
+                character_id=found.id,
+                improved_initiative=improved_initiative,
+                misc=initiative_bonus,
+            )
+            after = rules.add(encounter, [entry], self.bot.dice)
+            return after, self._entered(after, [entry.name])
+
+        after, note = await self.change(interaction, step)
+        await self.answer(interaction, after, note)
+
+    async def _own_character(
+        self, interaction: Interaction, session: AsyncSession, text: str | None, ruleset: str
+    ) -> CharacterRecord:
+        repository = CharacterRepository(session)
+        title = ui.RULESET_TITLES[ruleset]
+        if text is None:
+            active = await repository.active(guild_id=guild_of(interaction), user_id=interaction.user.id, rules=ruleset)
+            if active is None:
+                raise CharacterError(
+                    f"You have no active {title} character here: pick one with `/character use`, or name it.",
+                    title="Which character?",
+                )
+            return active
+        found = await find(repository, interaction, text, owner_id=interaction.user.id)
+        if found.ruleset.key != ruleset:
+            raise CharacterError(f"**{found.name}** is a {found.ruleset.title} character; this fight is {title}.")
+        return found
+
+    @staticmethod
+    def _entered(encounter: Encounter, names: list[str]) -> str:
+        placed = [rules.find(encounter, name) for name in names]
+        if not encounter.begun:
+            return f"{', '.join(names)} joined the fight."
+        rolled = [f"{c.name}: {ui.roll_text(c.initiative)}" for c in placed if c.initiative]
+        return "\n".join([f"{', '.join(names)} joined the fight under way.", *rolled])
+
+    @app_commands.command(name="add")
+    @app_commands.autocomplete(character=characters)
+    @app_commands.choices(side=SIDE_CHOICES)
+    async def add(
+        self,
+        interaction: Interaction,
+        name: app_commands.Range[str, 1, 32] | None = None,
+        character: app_commands.Range[str, 1, 40] | None = None,
+        count: app_commands.Range[int, 1, rules.MAX_COUNT] = 1,
+        hp: app_commands.Range[int, 1, rules.MAX_HP] | None = None,
+        ac: app_commands.Range[int, 0, 100] | None = None,
+        initiative: app_commands.Range[int, -20, 40] = 0,
+        rs: app_commands.Range[int, 1, 100] | None = None,
+        rw: app_commands.Range[int, 0, 200] | None = None,
+        mw: app_commands.Range[int, 0, 200] | None = None,
+        rank: app_commands.Range[int, 0, 4] | None = None,
+        side: str = Side.FOES.value,
+        hidden: bool | None = None,
+        improved_initiative: bool = False,
+    ) -> None:
+        """Add a quick creature (count of them) or any member's character to the fight (game master).
+
+        Args:
+            name: A quick creature's name; with count 4, Goblin becomes Goblin 1-4
+            character: Instead, a character of this server: #12 or its name
+            count: How many of the quick creature (1-10)
+            hp: Its hit points (Star Frontiers: Stamina; AliensRL: health)
+            ac: D&D: its Armor Class (default 10)
+            initiative: D&D: its initiative modifier; with a character, any other initiative modifier
+            rs: Star Frontiers: its Reaction Speed (default 45, the average score)
+            rw: Star Frontiers: its ranged weapon score
+            mw: Star Frontiers: its melee weapon score
+            rank: AliensRL: its skill rank, 0 (untrained) to 4 (master)
+            side: Which side it fights on (default: foes)
+            hidden: Hide its hit points from players (default: as the encounter was started)
+            improved_initiative: D&D: it has the Improved Initiative feat (+4)
+        """
+        if (name is None) == (character is None):
+            raise UserError("Give a quick creature's `name` and `hp`, or a `character`, one of the two.")
+
+        async def step(record: EncounterRecord, session: AsyncSession) -> tuple[Encounter, str]:
+            encounter = record.encounter
+            require_gm(interaction, encounter, "add combatants")
+            secret = encounter.hide_hp if hidden is None else hidden
+            if character is not None:
+                found = await find(CharacterRepository(session), interaction, character)
+                if found.ruleset.key != encounter.ruleset:
+                    raise CharacterError(f"**{found.name}** is a {found.ruleset.title} character, not this fight's.")
+                entry = rules.from_sheet(
+                    encounter.ruleset,
+                    found.name,
+                    found.sheet,
+                    owner_id=found.owner_id,
+                    side=Side(side),
+                    character_id=found.id,
+                    improved_initiative=improved_initiative,
+                    misc=initiative,
+                )
+                entries = [entry if hidden is None else _hidden(entry, secret)]
+            else:
+                assert name is not None
+                if hp is None:
+                    raise UserError("A quick creature needs its `hp` (Star Frontiers: Stamina; AliensRL: health).")
+                taken = [c.name for c in encounter.combatants]
+                entries = [
+                    self._creature(encounter.ruleset, each, hp, ac, initiative, rs, rw, mw, rank, improved_initiative)
+                    for each in rules.numbered(name, count, taken)
+                ]
+                entries = [_hidden(_owned(e, interaction.user.id, Side(side)), secret) for e in entries]
+            after = rules.add(encounter, entries, self.bot.dice)
+            return after, self._entered(after, [e.name for e in entries])
+
+        after, note = await self.change(interaction, step)
+        await self.answer(interaction, after, note)
+
+    @staticmethod
+    def _creature(
+        ruleset: str,
+        name: str,
+        hp: int,
+        ac: int | None,
+        initiative: int,
+        rs: int | None,
+        rw: int | None,
+        mw: int | None,
+        rank: int | None,
+        improved: bool,
+    ) -> Combatant:
+        """A quick creature by the numbers its ruleset needs; owner and side are set by the caller."""
+        if ruleset == rules.DND:
+            modifiers = rules.dnd_modifiers(initiative, improved_initiative=improved)
+            modifiers = tuple(rules.Modifier(m.value, "initiative") if m.source == "Dex" else m for m in modifiers)
+            return rules.combatant(
+                ruleset, name, owner_id=0, side=Side.FOES, hp=hp, max_hp=hp, modifiers=modifiers, stats={"ac": ac or 10}
+            )
+        if ruleset == rules.SF:
+            speed = rs or SF_DEFAULT_RS
+            stats = {"rs": speed, **({"rw": rw} if rw is not None else {}), **({"mw": mw} if mw is not None else {})}
+            return rules.combatant(
+                ruleset,
+                name,
+                owner_id=0,
+                side=Side.FOES,
+                hp=hp,
+                max_hp=hp,
+                modifiers=rules.sf_modifiers(speed),
+                stats=stats,
+            )
+        return rules.combatant(ruleset, name, owner_id=0, side=Side.FOES, hp=hp, max_hp=hp, stats={"rank": rank or 0})
+
+    @app_commands.command(name="remove")
+    @app_commands.autocomplete(combatant=combatants)
+    async def remove(self, interaction: Interaction, combatant: app_commands.Range[str, 1, 40]) -> None:
+        """Take a combatant out of the fight (game master, or its owner).
+
+        Args:
+            combatant: Who leaves the fight
+        """
+
+        async def step(record: EncounterRecord, session: AsyncSession) -> tuple[Encounter, str]:
+            target = rules.find(record.encounter, combatant)
+            require_owner(interaction, record.encounter, target, "remove")
+            return rules.remove(record.encounter, target.number, self.bot.dice), f"{target.name} left the fight."
+
+        after, note = await self.change(interaction, step)
+        await self.answer(interaction, after, note)
+
+    @app_commands.command(name="hp")
+    @app_commands.autocomplete(combatant=combatants)
+    async def hp(
+        self,
+        interaction: Interaction,
+        combatant: app_commands.Range[str, 1, 40],
+        amount: app_commands.Range[int, -rules.MAX_HP, rules.MAX_HP],
+    ) -> None:
+        """Heal or hurt a combatant by hand (game master, or its owner).
+
+        Args:
+            combatant: Whose hit points change
+            amount: Hit points to add: 5 heals 5, -7 hurts by 7
+        """
+        if amount == 0:
+            raise UserError("An amount of 0 changes nothing: 5 heals 5, -7 hurts by 7.")
+
+        async def step(record: EncounterRecord, session: AsyncSession) -> tuple[Encounter, rules.Change]:
+            target = rules.find(record.encounter, combatant)
+            require_owner(interaction, record.encounter, target, "change the hit points of")
+            return rules.apply_hit(record.encounter, target.number, Hit(damage=-amount))
+
+        after, change = await self.change(interaction, step)
+        await self.answer(interaction, after, ui.change_line(after, change))
+
+    @app_commands.command(name="condition")
+    @app_commands.autocomplete(combatant=combatants)
+    async def condition(
+        self,
+        interaction: Interaction,
+        combatant: app_commands.Range[str, 1, 40],
+        name: app_commands.Range[str, 1, 32],
+        rounds: app_commands.Range[int, 1, rules.MAX_CONDITION_ROUNDS] | None = None,
+        remove: bool = False,
+    ) -> None:
+        """Put a condition on a combatant for some rounds, or take it off (game master, or its owner).
+
+        Args:
+            combatant: Who has the condition
+            name: The condition, e.g. prone, stunned, blinded
+            rounds: How many of its turns it lasts (default: until taken off)
+            remove: Take the condition off instead
+        """
+
+        async def step(record: EncounterRecord, session: AsyncSession) -> tuple[Encounter, str]:
+            encounter = record.encounter
+            target = rules.find(encounter, combatant)
+            require_owner(interaction, encounter, target, "change the conditions of")
+            if remove:
+                return rules.clear_condition(encounter, target.number, name), f"{target.name} is no longer {name}."
+            lasting = f" for {rounds} round(s)" if rounds else ""
+            return rules.set_condition(encounter, target.number, name, rounds), f"{target.name} is {name}{lasting}."
+
+        after, note = await self.change(interaction, step)
+        await self.answer(interaction, after, note)
+
+    @app_commands.command(name="move")
+    @app_commands.autocomplete(combatant=combatants)
+    async def move(
+        self,
+        interaction: Interaction,
+        combatant: app_commands.Range[str, 1, 40],
+        position: app_commands.Range[int, 1, rules.MAX_COMBATANTS],
+    ) -> None:
+        """Move a combatant to another place in the turn order (game master).
+
+        Args:
+            combatant: Who moves
+            position: Its new place in the order, 1 acts first
+        """
+
+        async def step(record: EncounterRecord, session: AsyncSession) -> tuple[Encounter, str]:
+            require_gm(interaction, record.encounter, "reorder the fight")
+            target = rules.find(record.encounter, combatant)
+            return rules.move(record.encounter, target.number, position), f"{target.name} now acts {position}."
+
+        after, note = await self.change(interaction, step)
+        await self.answer(interaction, after, note)
+
+    @app_commands.command(name="undo")
+    async def undo(self, interaction: Interaction) -> None:
+        """Take back the last change to the encounter (game master)."""
+        guild_id, channel_id = guild_of(interaction), channel_of(interaction)
+        async with self.bot.database.write.begin() as session:
+            repository = EncounterRepository(session)
+            record = await repository.current(guild_id=guild_id, channel_id=channel_id, for_update=True)
+            require_gm(interaction, record.encounter, "undo changes")
+            undone = await repository.undo(record, now=self.bot.clock())
+        embed = ui.tracker_embed(undone.encounter, note="The last change was undone.")
+        await interaction.response.send_message(embed=embed, view=tracker_view(undone.encounter))
+
+
+def _owned(entry: Combatant, owner_id: int, side: Side) -> Combatant:
+    return dataclasses.replace(entry, owner_id=owner_id, side=side)
+
+
+def _hidden(entry: Combatant, hidden: bool) -> Combatant:
+    return dataclasses.replace(entry, hidden=hidden)
+
+
+async def setup(bot: DiceBot) -> None:
+    """Load the cog and its persistent Next button."""
+    await bot.add_cog(Encounters(bot))
+    bot.add_dynamic_items(NextTurn)

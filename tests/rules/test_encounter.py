@@ -1,0 +1,306 @@
+"""The encounter core: initiative per ruleset with forced dice, exact tie-breaking, turns, rounds, health, hits."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bot.rules import encounter as enc
+from bot.rules.encounter import Condition, Encounter, EncounterError, Health, Hit, Side
+from bot.rules.names import NameRefused
+from tests.dice_sources import NoDice, ScriptedDice
+
+GM = 1
+PLAYER = 2
+
+
+def dnd(
+    name: str, dex: int = 0, *, improved: bool = False, misc: int = 0, hp: int = 10, side: Side = Side.FOES
+) -> enc.Combatant:
+    return enc.combatant(
+        enc.DND,
+        name,
+        owner_id=GM,
+        side=side,
+        hp=hp,
+        max_hp=hp,
+        modifiers=enc.dnd_modifiers(dex, improved_initiative=improved, misc=misc),
+        stats={"ac": 12},
+    )
+
+
+def sf(name: str, rs: int, *, side: Side, stamina: int = 40) -> enc.Combatant:
+    return enc.combatant(
+        enc.SF,
+        name,
+        owner_id=GM,
+        side=side,
+        hp=stamina,
+        max_hp=stamina,
+        modifiers=enc.sf_modifiers(rs),
+        stats={"rs": rs},
+    )
+
+
+def fight(ruleset: str, *fighters: enc.Combatant, by_side: bool = False) -> Encounter:
+    return enc.add(enc.new_encounter(ruleset, "Test", GM, by_side=by_side), fighters, NoDice())
+
+
+def order(encounter: Encounter) -> list[str]:
+    return [c.name for c in encounter.combatants]
+
+
+def test_dnd_initiative_is_d20_plus_dex_improved_initiative_and_other() -> None:
+    started = enc.begin(fight(enc.DND, dnd("Aria", 3, improved=True, misc=1), dnd("Ogre", -1)), ScriptedDice([10, 15]))
+    aria = enc.find(started, "Aria")
+    assert aria.initiative is not None
+    assert [(m.value, m.source) for m in aria.initiative.modifiers] == [
+        (3, "Dex"),
+        (4, "Improved Initiative"),
+        (1, "other"),
+    ]
+    assert aria.initiative.face == 10 and aria.initiative.total == 18
+    assert enc.find(started, "Ogre").initiative.total == 14  # type: ignore[union-attr]
+    assert order(started) == ["Aria", "Ogre"] and started.round == 1 and started.current == aria
+
+
+def test_dnd_ties_go_to_the_higher_modifier_before_any_roll_off() -> None:
+    # Both total 15: Bram's +5 beats Cora's +2, with no roll-off drawn (the script has no more faces).
+    started = enc.begin(fight(enc.DND, dnd("Cora", 2), dnd("Bram", 5)), ScriptedDice([13, 10]))
+    assert order(started) == ["Bram", "Cora"]
+    assert all(c.initiative and c.initiative.rolloffs == () for c in started.combatants)
+
+
+def test_dnd_ties_of_total_and_modifier_roll_off_again_until_they_differ() -> None:
+    # Three tie at 12 (+2); the roll-off 7, 7, 3 leaves two tied, who roll again: 2, 9.
+    fighters = [dnd("A", 2), dnd("B", 2), dnd("C", 2), dnd("D", 0)]
+    started = enc.begin(fight(enc.DND, *fighters), ScriptedDice([10, 10, 10, 19, 7, 7, 3, 2, 9]))
+    assert order(started) == ["D", "B", "A", "C"]
+    rolls = {c.name: c.initiative.rolloffs for c in started.combatants if c.initiative}
+    assert rolls == {"A": (7, 2), "B": (7, 9), "C": (3,), "D": ()}
+
+
+def test_sf_by_side_adds_the_best_im_and_higher_rs_wins_a_tie() -> None:
+    # Party's best IM 6 (RS 55), foes' 5 (RS 50): 4 + 6 = 10 against 5 + 5 = 10, and RS 55 beats 50.
+    fighters = [sf("Kel", 55, side=Side.PARTY), sf("Jo", 30, side=Side.PARTY), sf("Sathar", 50, side=Side.FOES)]
+    started = enc.begin(fight(enc.SF, *fighters, by_side=True), ScriptedDice([4, 5]))
+    assert [(s.side, s.roll.total, s.leader) for s in started.sides] == [
+        (Side.PARTY, 10, "Kel"),
+        (Side.FOES, 10, "Sathar"),
+    ]
+    assert order(started) == ["Kel", "Jo", "Sathar"]
+
+
+def test_sf_by_side_equal_rs_rolls_again_and_rerolls_every_round() -> None:
+    fighters = [sf("Kel", 50, side=Side.PARTY), sf("Sathar", 50, side=Side.FOES)]
+    # Round 1: 3 + 5 each, RS 50 each: roll-off 2 against 8, foes first. Round 2: party 9 + 5, foes 1 + 5.
+    dice = ScriptedDice([3, 3, 2, 8, 9, 1])
+    started = enc.begin(fight(enc.SF, *fighters, by_side=True), dice)
+    assert order(started) == ["Sathar", "Kel"] and started.sides[0].roll.rolloffs == (8,)
+    second = enc.advance(enc.advance(started, dice), dice)
+    assert second.round == 2 and order(second) == ["Kel", "Sathar"] and dice.exhausted
+
+
+def test_sf_individual_initiative_ties_by_rs() -> None:
+    fighters = [sf("Slow", 31, side=Side.PARTY), sf("Quick", 40, side=Side.FOES)]  # IM 4 each
+    started = enc.begin(fight(enc.SF, *fighters), ScriptedDice([6, 6]))
+    assert order(started) == ["Quick", "Slow"]
+    assert [c.initiative.total for c in started.combatants if c.initiative] == [10, 10]
+
+
+def test_aliens_keeps_the_entry_order_and_the_gm_reorders() -> None:
+    marines = [enc.combatant(enc.ALIENS, n, owner_id=GM, side=Side.PARTY, hp=20, max_hp=20) for n in "XYZ"]
+    started = enc.begin(fight(enc.ALIENS, *marines), NoDice())
+    assert order(started) == ["X", "Y", "Z"]
+    moved = enc.move(enc.advance(started, NoDice()), enc.find(started, "Z").number, 1)
+    assert order(moved) == ["Z", "X", "Y"] and moved.current and moved.current.name == "Y"
+
+
+def test_turns_wrap_into_the_next_round_and_skip_the_dead() -> None:
+    started = enc.begin(fight(enc.DND, dnd("A", 3), dnd("B", 2), dnd("C", 1)), ScriptedDice([10, 10, 10]))
+    dead, _ = enc.apply_hit(started, enc.find(started, "B").number, Hit(damage=20))
+    after_a = enc.advance(dead, NoDice())
+    assert after_a.current and after_a.current.name == "C"
+    next_round = enc.advance(after_a, NoDice())
+    assert next_round.round == 2 and next_round.current and next_round.current.name == "A"
+
+
+def test_flat_footed_until_its_first_turn() -> None:
+    started = enc.begin(fight(enc.DND, dnd("A", 3), dnd("B", 2)), ScriptedDice([10, 10]))
+    a, b = started.combatants
+    assert enc.flat_footed(started, a) and enc.flat_footed(started, b)
+    after = enc.advance(started, NoDice())
+    assert not enc.flat_footed(after, enc.find(after, "A")) and enc.flat_footed(after, enc.find(after, "B"))
+    _, change = enc.apply_hit(after, b.number, Hit(damage=3))
+    assert change.flat_footed
+
+
+def test_a_dnd_attack_uses_flat_footed_ac_until_the_target_s_first_turn() -> None:
+    rogue = enc.combatant(
+        enc.DND,
+        "Rogue",
+        owner_id=PLAYER,
+        side=Side.PARTY,
+        hp=8,
+        max_hp=8,
+        modifiers=enc.dnd_modifiers(3),
+        stats={"ac": 15, "touch": 13, "flat_footed": 12, "flat_footed_touch": 10},
+    )
+    started = enc.begin(fight(enc.DND, rogue, dnd("Ogre", -1)), ScriptedDice([15, 2]))
+    assert enc.dnd_defense(started, started.combatants[0]) == enc.Defense(
+        12, True, "flat-footed AC 12: Rogue has not acted yet in this fight"
+    )
+    assert enc.dnd_defense(started, started.combatants[0], touch=True).ac == 10
+    after = enc.advance(started, NoDice())
+    assert enc.dnd_defense(after, after.combatants[0]) == enc.Defense(15, False, "AC 15: Rogue has acted")
+    assert enc.dnd_defense(after, after.combatants[1]).ac == 12  # a quick creature's one AC, in every form
+
+
+@pytest.mark.parametrize(
+    ("hp", "state", "word"),
+    [(10, Health.UP, "unhurt"), (6, Health.UP, "hurt"), (5, Health.UP, "badly hurt"), (0, Health.DISABLED, "disabled"),
+     (-1, Health.DYING, "dying"), (-9, Health.DYING, "dying"), (-10, Health.DEAD, "dead")],
+)  # fmt: skip
+def test_dnd_health_states(hp: int, state: Health, word: str) -> None:
+    assert enc.health(enc.DND, hp) is state
+    assert enc.health_word(enc.DND, hp, 10) == word
+
+
+def test_sf_and_aliens_are_dead_at_zero() -> None:
+    assert enc.health(enc.SF, 0) is Health.DEAD and enc.health(enc.SF, 1) is Health.UP
+    assert enc.health(enc.ALIENS, 0) is Health.DEAD
+
+
+def test_a_hit_changes_hit_points_and_says_so() -> None:
+    ogre = dataclasses.replace(dnd("Ogre 2", hp=30))
+    encounter = fight(enc.DND, ogre)
+    after, change = enc.apply_hit(encounter, 1, Hit(damage=12))
+    assert change.summary == "Ogre 2: 30 → 18 hp" and enc.find(after, "Ogre 2").hp == 18
+    dying, change = enc.apply_hit(after, 1, Hit(damage=20))
+    assert change.summary == "Ogre 2: 18 → -2 hp (dying)"
+    _, change = enc.apply_hit(dying, 1, Hit(damage=-100))
+    assert change.after == 30  # healing stops at the most
+
+
+def test_sf_knockout_counts_down_on_the_bearer_s_turns() -> None:
+    fighters = [sf("Kel", 50, side=Side.PARTY), sf("Sathar", 40, side=Side.FOES)]
+    started = enc.begin(fight(enc.SF, *fighters), ScriptedDice([9, 1]))
+    hit, change = enc.apply_hit(started, enc.find(started, "Sathar").number, Hit(damage=7, knockout_turns=2))
+    assert change.summary == "Sathar: 40 → 33 hp, unconscious 2 turns"
+    dice = ScriptedDice([9, 1, 9, 1])
+    after_one = enc.advance(enc.advance(hit, dice), dice)  # Kel's turn, Sathar's turn: round 2
+    assert enc.find(after_one, "Sathar").conditions == (Condition("unconscious", 1),)
+    after_two = enc.advance(enc.advance(after_one, dice), dice)
+    assert enc.find(after_two, "Sathar").conditions == () and after_two.round == 3
+
+
+def test_a_newcomer_rolls_and_acts_after_anyone_it_ties_with() -> None:
+    started = enc.begin(fight(enc.DND, dnd("A", 2), dnd("B", 0)), ScriptedDice([10, 5]))  # A 12, B 5
+    joined = enc.add(started, [dnd("New", 2)], ScriptedDice([10]))  # 12 (+2) ties A: goes after A
+    assert order(joined) == ["A", "New", "B"] and joined.current and joined.current.name == "A"
+    early = enc.add(enc.advance(started, NoDice()), [dnd("Fast", 5)], ScriptedDice([20]))
+    assert order(early) == ["Fast", "A", "B"] and early.current and early.current.name == "B"
+
+
+def test_removing_the_current_combatant_passes_the_turn() -> None:
+    started = enc.begin(fight(enc.DND, dnd("A", 3), dnd("B", 2), dnd("C", 1)), ScriptedDice([10, 10, 10]))
+    removed = enc.remove(started, enc.find(started, "A").number, NoDice())
+    assert removed.current and removed.current.name == "B" and removed.steps == started.steps + 1
+    last = enc.advance(removed, NoDice())  # C's turn: removing C starts round 2 with B
+    wrapped = enc.remove(last, enc.find(last, "C").number, NoDice())
+    assert (wrapped.round, wrapped.current and wrapped.current.name) == (2, "B")
+    other = enc.remove(started, enc.find(started, "C").number, NoDice())
+    assert other.current and other.current.name == "A" and other.steps == started.steps
+
+
+def test_counted_names_continue_after_the_taken_ones() -> None:
+    assert enc.numbered("Goblin", 4, []) == ["Goblin 1", "Goblin 2", "Goblin 3", "Goblin 4"]
+    assert enc.numbered("Goblin", 2, ["Goblin 1", "goblin 2"]) == ["Goblin 3", "Goblin 4"]
+    assert enc.numbered("Ogre", 1, []) == ["Ogre"]
+
+
+def test_a_condition_put_on_in_its_bearer_s_turn_lasts_through_the_next() -> None:
+    started = enc.begin(fight(enc.DND, dnd("A", 3), dnd("B", 2)), ScriptedDice([10, 10]))
+    stunned = enc.set_condition(started, enc.find(started, "A").number, "stunned", 1)  # in A's own turn
+    after_turn = enc.advance(stunned, NoDice())
+    assert [(c.name, c.rounds) for c in enc.find(after_turn, "A").conditions] == [("stunned", 1)]
+    next_turn = enc.advance(enc.advance(after_turn, NoDice()), NoDice())  # B, then A's next turn ends
+    assert enc.find(next_turn, "A").conditions == ()
+
+
+def test_conditions_and_refusals() -> None:
+    encounter = fight(enc.DND, dnd("A"))
+    marked = enc.set_condition(encounter, 1, "prone", None)
+    assert enc.find(marked, "A").conditions == (Condition("prone", None),)
+    assert enc.clear_condition(marked, 1, "PRONE").combatants[0].conditions == ()
+    with pytest.raises(EncounterError):
+        enc.find(encounter, "Nobody")
+    with pytest.raises(EncounterError):
+        enc.add(encounter, [dnd("a")], NoDice())  # names are unique regardless of case
+    with pytest.raises(EncounterError):
+        enc.begin(enc.new_encounter(enc.DND, "Empty", GM), NoDice())
+    with pytest.raises(NameRefused):
+        dnd("Bad *name*")
+
+
+def test_dump_and_load_round_trip() -> None:
+    fighters = [sf("Kel", 55, side=Side.PARTY), sf("Sathar", 50, side=Side.FOES)]
+    started = enc.begin(fight(enc.SF, *fighters, by_side=True), ScriptedDice([4, 5]))
+    marked, _ = enc.apply_hit(started, 2, Hit(damage=3, knockout_turns=4))
+    assert enc.load(enc.dump(marked)) == marked
+    individual = enc.begin(fight(enc.DND, dnd("A", 1), dnd("B", 1)), ScriptedDice([3, 3, 1, 2]))
+    assert enc.load(enc.dump(individual)) == individual
+
+
+@given(
+    ruleset=st.sampled_from(enc.RULESETS),
+    by_side=st.booleans(),
+    actions=st.lists(
+        st.tuples(st.sampled_from(["add", "next", "hit", "remove", "move", "condition"]), st.integers(0, 30)),
+        max_size=40,
+    ),
+    seed=st.integers(0, 2**32),
+)
+@settings(max_examples=150, deadline=None)
+def test_any_sequence_of_changes_keeps_the_encounter_whole(
+    ruleset: str, by_side: bool, actions: list[tuple[str, int]], seed: int
+) -> None:
+    """Whatever the game master does, the turn points at a combatant, steps only grow, and it stores and loads."""
+    dice = random.Random(seed)
+    encounter = enc.new_encounter(ruleset, "Fuzz", GM, by_side=by_side)
+    for action, n in actions:
+        numbers = [c.number for c in encounter.combatants]
+        steps = encounter.steps
+        try:
+            if action == "add":
+                side = Side.PARTY if n % 2 else Side.FOES
+                newcomer = enc.combatant(
+                    ruleset, f"C{encounter.next_number}", owner_id=GM, side=side, hp=n + 1, max_hp=n + 1,
+                    modifiers=enc.dnd_modifiers(n % 5 - 2) if ruleset == enc.DND else enc.sf_modifiers(n + 1),
+                    stats={"rs": n + 1},
+                )  # fmt: skip
+                encounter = enc.add(encounter, [newcomer], dice)
+            elif action == "next":
+                encounter = enc.advance(encounter, dice)
+            elif numbers and action == "hit":
+                encounter, _ = enc.apply_hit(
+                    encounter, numbers[n % len(numbers)], Hit(damage=n - 10, knockout_turns=n % 3)
+                )
+            elif numbers and action == "remove":
+                encounter = enc.remove(encounter, numbers[n % len(numbers)], dice)
+            elif numbers and action == "move":
+                encounter = enc.move(encounter, numbers[n % len(numbers)], n % len(numbers) + 1)
+            elif numbers and action == "condition":
+                encounter = enc.set_condition(encounter, numbers[n % len(numbers)], f"c{n % 7}", n % 4 or None)
+        except EncounterError:
+            pass
+        assert encounter.steps >= steps
+        if encounter.begun and encounter.combatants:
+            assert 0 <= encounter.turn < len(encounter.combatants)
+        assert len({c.number for c in encounter.combatants}) == len(encounter.combatants)
+    assert enc.load(json.loads(json.dumps(enc.dump(encounter)))) == encounter

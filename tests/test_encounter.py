@@ -1,0 +1,287 @@
+"""/encounter through the command tree: a short fight per ruleset, a restart, two presses at once, who may do what."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+from sqlalchemy import select
+
+from bot.client import DiceBot
+from bot.db.encounters import EncounterRepository
+from bot.db.engine import Database
+from bot.db.models import RollLog
+from bot.local.driver import DEFAULT_CHANNEL, DEFAULT_GUILD, Exchange, LocalDiscord, local_discord
+from bot.local.payloads import MANAGER_PERMISSIONS, Actor
+from bot.rules import encounter as rules
+from bot.rules.encounter import Encounter
+from tests.dice_sources import NoDice, ScriptedDice
+
+GM = "200000000000000001"  # the driver's default user starts every fight here
+PLAYER = "200000000000000002"
+MANAGER = "200000000000000099"
+
+
+def buttons(message: dict[str, Any]) -> dict[str, str]:
+    """Label -> custom id of every button on a message."""
+    return {c["label"]: c["custom_id"] for row in message.get("components", []) for c in row["components"]}
+
+
+def ok(exchange: Exchange) -> dict[str, Any]:
+    """The answer's embed, after checking Discord took everything and it is not an error."""
+    assert exchange.rejected == [], exchange.requests
+    embed = exchange.embed
+    assert embed.get("color") != 0xE74C3C, embed
+    return embed
+
+
+async def stored(database: Database, channel: str = DEFAULT_CHANNEL) -> Encounter:
+    async with database.read() as session:
+        record = await EncounterRepository(session).current(guild_id=int(DEFAULT_GUILD), channel_id=int(channel))
+    return record.encounter
+
+
+def state(encounter: Encounter) -> list[tuple[str, int]]:
+    """The turn order with hit points."""
+    return [(c.name, c.hp) for c in encounter.combatants]
+
+
+def conditions(combatant: rules.Combatant) -> list[tuple[str, int | None]]:
+    return [(c.name, c.rounds) for c in combatant.conditions]
+
+
+def whose_turn(encounter: Encounter) -> tuple[int, str | None]:
+    return encounter.round, encounter.current.name if encounter.current else None
+
+
+async def character(local: LocalDiscord, player: Actor, ruleset: str, name: str, **fields: object) -> None:
+    ok(await local.command("character create", {"ruleset": ruleset, "name": name}, actor=player))
+    for field, value in fields.items():
+        ok(await local.command("character set", {"character": name, "field": field, "value": str(value)}, actor=player))
+
+
+async def test_a_dnd_fight_start_to_undo(local: LocalDiscord, database: Database) -> None:
+    player = local.as_user(PLAYER)
+    tracker = ok(await local.command("encounter start", {"ruleset": "dnd35", "name": "Cave"}))
+    assert tracker["title"] == "Cave · D&D 3.5" and "first **Next** rolls initiative" in tracker["description"]
+    await character(local, player, "dnd35", "Aria", dexterity=16, hit_points=12, max_hit_points=12)
+    joined = ok(await local.command("encounter join", {"improved_initiative": True}, actor=player))
+    assert joined["description"] == "Aria joined the fight."
+    added = await local.command("encounter add", {"name": "Goblin", "count": 2, "hp": 6, "ac": 15, "initiative": 1})
+    assert ok(added)["description"] == "Goblin 1, Goblin 2 joined the fight."
+
+    # Aria 12 + 3 Dex + 4 = 19, Goblin 1 11 + 1 = 12, Goblin 2 14 + 1 = 15.
+    local.bot.dice = ScriptedDice([12, 11, 14])  # type: ignore[attr-defined]
+    first = await local.command("encounter next")
+    board = ok(first)
+    assert "Round **1** · **Aria**'s turn" in board["description"]
+    assert "Aria: d20 12 + 3 Dex + 4 Improved Initiative = **19**" in board["fields"][0]["value"]
+    encounter = await stored(database)
+    assert state(encounter) == [("Aria", 12), ("Goblin 2", 6), ("Goblin 1", 6)]
+    assert all(rules.flat_footed(encounter, c) for c in encounter.combatants)
+
+    # The player ends their own turn with the tracker's button; the tracker is edited in place.
+    local.bot.dice = NoDice()  # type: ignore[attr-defined]
+    message = first.messages[0]
+    pressed = await local.click(local.original(first), buttons(message)["Next"], actor=player)
+    assert pressed.response["type"] == 7  # UPDATE_MESSAGE: the same message
+    assert "Round **1** · **Goblin 2**'s turn" in pressed.messages[0]["embeds"][0]["description"]
+    encounter = await stored(database)
+    assert whose_turn(encounter) == (1, "Goblin 2") and not rules.flat_footed(encounter, encounter.combatants[0])
+
+    hurt = ok(await local.command("encounter hp", {"combatant": "goblin 2", "amount": -7}))
+    assert hurt["description"] == "Goblin 2: 6 → -1 hp (dying)"
+    refused = await local.command("encounter hp", {"combatant": "Goblin 1", "amount": -3}, actor=player)
+    assert refused.ephemeral and refused.embed["title"] == "Not allowed"
+    ok(await local.command("encounter condition", {"combatant": "Aria", "name": "shaken", "rounds": 1}, actor=player))
+
+    ok(await local.command("encounter next"))  # Goblin 2 -> Goblin 1
+    assert whose_turn(await stored(database)) == (1, "Goblin 1")
+    ok(await local.command("encounter next"))  # round 2: Aria again, the order kept (D&D rolls once)
+    encounter = await stored(database)
+    assert whose_turn(encounter) == (2, "Aria") and state(encounter) == [
+        ("Aria", 12),
+        ("Goblin 2", -1),
+        ("Goblin 1", 6),
+    ]
+    assert conditions(encounter.combatants[0]) == [("shaken", 1)]
+    ok(await local.command("encounter next", actor=player))  # Aria's turn ends: shaken runs out
+    assert conditions(rules.find(await stored(database), "Aria")) == []
+
+    undone = ok(await local.command("encounter undo"))
+    assert undone["description"].startswith("The last change was undone.")
+    assert whose_turn(await stored(database)) == (2, "Aria")
+    ended = ok(await local.command("encounter end"))
+    assert ended["title"] == "Cave ended after 2 round(s)"
+    gone = await local.command("encounter show")
+    assert gone.ephemeral and gone.embed["title"] == "No fight"
+
+    async with database.read() as session:
+        logged = (await session.scalars(select(RollLog).where(RollLog.command == "encounter next"))).all()
+    assert [row.summary for row in logged] == ["Initiative, Cave round 1: Aria 19, Goblin 2 15, Goblin 1 12"]
+
+
+async def test_a_star_frontiers_fight_rolls_by_side_every_round(local: LocalDiscord, database: Database) -> None:
+    player = local.as_user(PLAYER)
+    ok(await local.command("encounter start", {"ruleset": "sf", "name": "Port Loren"}))
+    await character(local, player, "sf", "Kel", reaction_speed=55, current_stamina=45, stamina=45)
+    ok(await local.command("encounter join", actor=player))
+    ok(await local.command("encounter add", {"name": "Sathar", "count": 2, "hp": 30, "rs": 40}))
+
+    # Party d10 4 + IM 6 (Kel, RS 55) = 10, foes 5 + IM 4 = 9: the party first.
+    local.bot.dice = ScriptedDice([4, 5])  # type: ignore[attr-defined]
+    board = ok(await local.command("encounter next"))
+    assert "Party: d10 4 + 6 IM (RS 55 / 10, rounded up) = **10** (Kel's IM; best RS 55)" in board["fields"][0]["value"]
+    encounter = await stored(database)
+    assert [c.name for c in encounter.combatants] == ["Kel", "Sathar 1", "Sathar 2"]
+
+    # An attack's stun and damage on Sathar 1, as /sf shoot target: will apply it (the store's apply_hit).
+    async with database.write.begin() as session:
+        _, change = await EncounterRepository(session).apply_hit(
+            guild_id=int(DEFAULT_GUILD),
+            channel_id=int(DEFAULT_CHANNEL),
+            target="Sathar 1",
+            hit=rules.Hit(damage=12, knockout_turns=2),
+            now=local.bot.clock(),  # type: ignore[attr-defined]
+        )
+    assert change.summary == "Sathar 1: 30 → 18 hp, unconscious 2 turns"
+
+    local.bot.dice = NoDice()  # type: ignore[attr-defined]
+    ok(await local.command("encounter next", actor=player))  # Kel -> Sathar 1
+    ok(await local.command("encounter next"))  # Sathar 1's turn ends: unconscious 1
+    assert conditions(rules.find(await stored(database), "Sathar 1")) == [("unconscious", 1)]
+    # Round 2: foes 9 + 4 = 13 against the party's 1 + 6 = 7: the Sathar go first.
+    local.bot.dice = ScriptedDice([1, 9])  # type: ignore[attr-defined]
+    ok(await local.command("encounter next"))
+    encounter = await stored(database)
+    assert whose_turn(encounter) == (2, "Sathar 1")
+    assert state(encounter) == [("Sathar 1", 18), ("Sathar 2", 30), ("Kel", 45)]
+    async with database.read() as session:
+        logged = (await session.scalars(select(RollLog).where(RollLog.command == "encounter next"))).all()
+    assert [row.summary for row in logged] == [
+        "Initiative, Port Loren round 1: party 10, foes 9",
+        "Initiative, Port Loren round 2: foes 13, party 7",
+    ]
+
+
+async def test_star_frontiers_individually_as_a_server_setting(local: LocalDiscord, database: Database) -> None:
+    manager = local.as_user(MANAGER, permissions=MANAGER_PERMISSIONS)
+    ok(await local.command("settings set", {"setting": "sf.initiative", "value": "individual"}, actor=manager))
+    ok(await local.command("encounter start", {"ruleset": "sf"}))
+    ok(await local.command("encounter add", {"name": "Slow", "hp": 30, "rs": 31, "side": "party"}))
+    ok(await local.command("encounter add", {"name": "Quick", "hp": 30, "rs": 40}))
+    local.bot.dice = ScriptedDice([6, 6])  # type: ignore[attr-defined]
+    ok(await local.command("encounter next"))  # both 6 + IM 4 = 10: the higher RS first
+    assert [c.name for c in (await stored(database)).combatants] == ["Quick", "Slow"]
+
+
+async def test_an_aliens_fight_in_entry_order_with_hidden_health(local: LocalDiscord, database: Database) -> None:
+    player = local.as_user(PLAYER)
+    ok(await local.command("encounter start", {"ruleset": "aliensrl", "name": "Hadley's Hope", "hide_hp": True}))
+    ok(await local.command("encounter add", {"name": "Alien", "count": 2, "hp": 20, "rank": 1}))
+    await character(local, player, "aliensrl", "Vasquez", hit_points=14, max_hit_points=14)
+    ok(await local.command("encounter join", actor=player))
+    ok(await local.command("encounter move", {"combatant": "Vasquez", "position": 1}))
+    local.bot.dice = NoDice()  # type: ignore[attr-defined]
+    board = ok(await local.command("encounter next"))  # no initiative: the order as it stands
+    assert "Round **1** · **Vasquez**'s turn" in board["description"]
+    hurt = ok(await local.command("encounter hp", {"combatant": "Alien 1", "amount": -15}))
+    assert hurt["description"] == "Alien 1: badly hurt"  # the channel sees a word, not the numbers
+    public = ok(await local.command("encounter show"))
+    assert "**Alien 1** badly hurt" in public["description"] and "14/14 hp" in public["description"]
+    secret = await local.command("encounter show", {"private": True})
+    assert secret.ephemeral and "5/20 hp" in secret.embed["description"]
+    killed = ok(await local.command("encounter hp", {"combatant": "Alien 2", "amount": -20}))
+    assert killed["description"] == "Alien 2: dead"
+    ok(await local.command("encounter next", actor=player))  # Vasquez -> Alien 1; Alien 2 is dead and skipped
+    ok(await local.command("encounter next"))
+    assert whose_turn(await stored(database)) == (2, "Vasquez")
+
+
+async def test_a_restarted_bot_keeps_the_fight_and_its_next_button(
+    make_bot: Callable[[], DiceBot], database: Database
+) -> None:
+    async with local_discord(make_bot) as first:
+        ok(await first.command("encounter start", {"ruleset": "dnd35"}))
+        ok(await first.command("encounter add", {"name": "Orc", "count": 2, "hp": 8, "initiative": 0}))
+        first.bot.dice = ScriptedDice([15, 5])  # type: ignore[attr-defined]
+        shown = await first.command("encounter next")
+        tracker = first.original(shown)
+    async with local_discord(make_bot) as second:
+        second.bot.dice = NoDice()  # type: ignore[attr-defined]
+        pressed = await second.click(tracker, buttons(tracker)["Next"])
+        assert pressed.rejected == [] and pressed.response["type"] == 7
+        assert "Round **1** · **Orc 2**'s turn" in pressed.messages[0]["embeds"][0]["description"]
+    assert whose_turn(await stored(database)) == (1, "Orc 2")
+
+
+async def test_two_next_presses_at_once_pass_one_turn(local: LocalDiscord, database: Database) -> None:
+    manager = local.as_user(MANAGER, permissions=MANAGER_PERMISSIONS)
+    ok(await local.command("encounter start", {"ruleset": "aliensrl"}))
+    ok(await local.command("encounter add", {"name": "Drone", "count": 3, "hp": 5}))
+    shown = await local.command("encounter next")
+    tracker = local.original(shown)
+    custom_id = buttons(tracker)["Next"]
+    presses = await asyncio.gather(local.click(tracker, custom_id), local.click(tracker, custom_id, actor=manager))
+    assert all(p.rejected == [] and p.response["type"] == 7 for p in presses)
+    encounter = await stored(database)
+    assert whose_turn(encounter) == (1, "Drone 2") and encounter.steps == 2
+    notes = [p.messages[0]["embeds"][0]["description"] for p in presses]
+    assert sum("Someone already moved the fight on" in n for n in notes) == 1
+
+
+async def test_only_the_gm_or_the_owner_changes_the_fight(local: LocalDiscord, database: Database) -> None:
+    player = local.as_user(PLAYER)
+    manager = local.as_user(MANAGER, permissions=MANAGER_PERMISSIONS)
+    ok(await local.command("encounter start", {"ruleset": "dnd35"}))
+    for name, options in (
+        ("encounter add", {"name": "Ogre", "hp": 30}),
+        ("encounter undo", {}),
+        ("encounter end", {}),
+        ("encounter next", {}),
+    ):
+        refused = await local.command(name, options, actor=player)
+        assert refused.ephemeral and refused.embed["title"] == "Not allowed", (name, refused.embed)
+    ok(await local.command("encounter add", {"name": "Ogre", "hp": 30}, actor=manager))  # Manage Server is GM too
+    refused = await local.command("encounter remove", {"combatant": "Ogre"}, actor=player)
+    assert refused.embed["title"] == "Not allowed"
+    assert state(await stored(database)) == [("Ogre", 30)]
+    again = await local.command("encounter start", {"ruleset": "sf"}, actor=player)
+    assert again.ephemeral and again.embed["title"] == "Already a fight"
+
+
+async def test_another_channel_or_server_sees_nothing(local: LocalDiscord) -> None:
+    ok(await local.command("encounter start", {"ruleset": "dnd35"}))
+    ok(await local.command("encounter add", {"name": "Ogre", "hp": 30}))
+    elsewhere = Actor(user_id=GM, guild_id=DEFAULT_GUILD, channel_id="300000000000000009")
+    other_server = Actor(user_id=GM, guild_id="300000000000000077", channel_id=DEFAULT_CHANNEL)
+    for actor in (elsewhere, other_server):
+        seen = await local.command("encounter show", actor=actor)
+        assert seen.ephemeral and seen.embed["title"] == "No fight"
+        hurt = await local.command("encounter hp", {"combatant": "Ogre", "amount": -5}, actor=actor)
+        assert hurt.embed["title"] == "No fight"
+        suggested = await local.autocomplete("encounter hp", {"combatant": "O"}, "combatant", actor=actor)
+        assert suggested.choices == []
+    suggested = await local.autocomplete("encounter hp", {"combatant": "o"}, "combatant")
+    assert suggested.choices == [{"name": "Ogre", "value": "Ogre"}]
+
+
+async def test_the_gm_adds_a_member_s_character_and_players_leave(local: LocalDiscord, database: Database) -> None:
+    player = local.as_user(PLAYER)
+    ok(await local.command("encounter start", {"ruleset": "dnd35"}))
+    await character(local, player, "dnd35", "Brom", hit_points=9, max_hit_points=14)
+    await character(local, player, "sf", "Zix")
+    wrong = await local.command("encounter join", {"character": "Zix"}, actor=player)
+    assert wrong.ephemeral and "Star Frontiers character" in wrong.embed["description"]
+    ok(await local.command("encounter add", {"character": "#1", "improved_initiative": True}))
+    encounter = await stored(database)
+    brom = rules.find(encounter, "Brom")
+    assert (brom.owner_id, brom.hp, brom.max_hp, brom.character_id) == (int(PLAYER), 9, 14, 1)
+    assert [m.source for m in brom.modifiers] == ["Dex", "Improved Initiative"]
+    again = await local.command("encounter join", actor=player)
+    assert again.embed["title"] == "Already in"
+    both = await local.command("encounter add", {"name": "Ogre", "character": "#1"})
+    assert both.ephemeral and "one of the two" in both.embed["description"]
+    ok(await local.command("encounter remove", {"combatant": "Brom"}, actor=player))  # the owner may leave
+    assert (await stored(database)).combatants == ()
