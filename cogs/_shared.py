@@ -373,7 +373,10 @@ def _record(
 
 
 async def _full_answers(bot: DiceBot, interaction: Interaction) -> bool:
-    """Whether this server's roll answers start full rather than compact (`/settings`)."""
+    """Whether a roll's answer starts full: the roller's own choice (`/settings me`), else the server's."""
+    chosen = await bot.user_answers(interaction.user.id)
+    if chosen is not None:
+        return chosen == "full"
     return (await bot.server_settings(interaction.guild_id)).full_answers
 
 

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
 from bot.client import DiceBot
-from bot.db.settings import GM_CHANNEL, SettingsRepository
+from bot.db.settings import GM_CHANNEL, PreferencesRepository, SettingsRepository
 from bot.errors import UserError
 from bot.rules import settings as rules_settings
 from bot.rules.settings import SETTINGS
@@ -122,6 +122,23 @@ class Settings(commands.GroupCog, group_name="settings", group_description="This
         self.bot.forget_server_settings(guild_id)
         message = f"`{spec.key}` is now **{value}**: {spec.choices[value]}."
         await interaction.response.send_message(embed=done_embed("Setting saved", message))
+
+    @app_commands.command(name="me")
+    async def me(self, interaction: Interaction, answers: Literal["short", "full", "server"]) -> None:
+        """Your own choice, in every server: start your roll answers short or full.
+
+        Args:
+            answers: short (the outcome and odds), full (every step), or server (this server's choice)
+        """
+        chosen = None if answers == "server" else answers
+        async with self.bot.database.write.begin() as session:
+            await PreferencesRepository(session).set_answers(interaction.user.id, chosen, now=self.bot.clock())
+        self.bot.forget_user_answers(interaction.user.id)
+        if chosen is None:
+            message = "Your roll answers start as each server chose (`/settings show`)."
+        else:
+            message = f"Your roll answers now start **{chosen}** in every server; Details switches them."
+        await interaction.response.send_message(embed=done_embed("Your answers", message), ephemeral=True)
 
     @app_commands.command(name="gm-channel")
     async def gm_channel(

@@ -78,3 +78,44 @@ async def test_a_channel_of_another_type_is_refused(local: LocalDiscord) -> None
     assert refused.ephemeral and refused.embed["description"].endswith(
         "is not a text channel: hidden rolls need one to be posted in."
     )
+
+
+QUICK_ATTACK = {"attack_bonus": 5, "damage": "1d8+3", "target_ac": 15}
+
+
+def labels(local: LocalDiscord, exchange: Exchange) -> list[str]:
+    message = local.original(exchange)
+    return [c["label"] for row in message["components"] for c in row["components"]]
+
+
+async def test_a_user_chooses_full_answers_for_themselves_only(local: LocalDiscord) -> None:
+    other = local.as_user("200000000000000004")
+    local.bot.dice = ScriptedDice([12, 5, 12, 5])
+    chosen = await local.command("settings me", {"answers": "full"})
+    assert chosen.ephemeral and "now start **full** in every server" in chosen.embed["description"]
+    mine = await local.command("dnd attack", QUICK_ATTACK)
+    assert mine.embed["fields"][0]["name"] == "Attack roll"  # every step at once
+    assert labels(local, mine) == ["Roll again", "Less"]
+    theirs = await local.command("dnd attack", QUICK_ATTACK, actor=other)
+    assert not theirs.embed.get("fields") and labels(local, theirs) == ["Roll again", "Details"]
+
+
+async def test_a_user_choice_outranks_the_server_and_server_gives_it_back(local: LocalDiscord) -> None:
+    moderator = local.as_user(MOD, permissions=MANAGER_PERMISSIONS)
+    await local.command("settings set", {"setting": "rolls.answers", "value": "full"}, actor=moderator)
+    local.bot.dice = ScriptedDice([12, 5] * 3)
+    assert (await local.command("dnd attack", QUICK_ATTACK)).embed["fields"]  # the server's full answers
+    await local.command("settings me", {"answers": "short"})
+    short = await local.command("dnd attack", QUICK_ATTACK)
+    assert not short.embed.get("fields") and short.embed["description"].startswith("**Hit**: **8** damage")
+    back = await local.command("settings me", {"answers": "server"})
+    assert "as each server chose" in back.embed["description"]
+    assert (await local.command("dnd attack", QUICK_ATTACK)).embed["fields"]
+
+
+async def test_a_choice_made_in_one_process_is_read_by_another(local: LocalDiscord) -> None:
+    """Stored, not kept in memory only: a bot that forgot its cache reads the choice from the database."""
+    await local.command("settings me", {"answers": "full"})
+    local.bot._user_answers.clear()
+    local.bot.dice = ScriptedDice([12, 5])
+    assert (await local.command("dnd attack", QUICK_ATTACK)).embed["fields"]
