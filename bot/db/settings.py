@@ -60,7 +60,7 @@ class PreferencesRepository:
         self.session = session
 
     async def answers(self, user_id: int) -> str | None:
-        """ "short" or "full" if the user chose how their roll answers start, else None (the server's choice)."""
+        """The user's choice of how their roll answers start, "short" or "full"; None: the server's choice."""
         row = await self.session.get(UserPreference, user_id)
         return row.answers if row is not None and row.answers in ANSWER_FORMS else None
 
