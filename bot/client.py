@@ -158,7 +158,7 @@ class DiceBot(commands.Bot):
         """Drop a server's kept settings after a change, so the next roll reads them."""
         self._server_settings.pop(guild_id, None)
 
-    async def user_answers(self, user_id: int) -> str | None:
+    async def user_answers(self, user_id: int, reading: AsyncSession | None = None) -> str | None:
         """How a user chose their roll answers to start (`/settings me`), None for the server's choice.
 
         Kept for SETTINGS_TTL seconds like the server's settings, and forgotten at once by `/settings me`.
@@ -167,8 +167,11 @@ class DiceBot(commands.Bot):
         kept = self._user_answers.get(user_id)
         if kept is not None and now - kept[0] < SETTINGS_TTL:
             return kept[1]
-        async with self.database.read() as session:
-            chosen = await PreferencesRepository(session).answers(user_id)
+        if reading is not None:
+            chosen = await PreferencesRepository(reading).answers(user_id)
+        else:
+            async with self.database.read() as session:
+                chosen = await PreferencesRepository(session).answers(user_id)
         if len(self._user_answers) >= SETTINGS_KEPT:
             self._user_answers.clear()
         self._user_answers[user_id] = (now, chosen)

@@ -164,6 +164,11 @@ class Details(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"details
             if roll.details is None:
                 raise UserError("This roll has no more details than it shows.")
             full, short = stored_forms(roll.details)
+            secret = secret_form(roll.details, interaction)
+            if secret is not None:
+                # A secret defender's owner (or Manage Server) sees its numbers, privately: the message is public.
+                await interaction.response.send_message(embed=secret, ephemeral=True)
+                return
             if roll.user_id != interaction.user.id:
                 await interaction.response.send_message(embed=full, ephemeral=True)
                 return
@@ -179,11 +184,33 @@ class Details(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"details
             await report(interaction, error)
 
 
-def stored_details(full: discord.Embed, compact: discord.Embed | None) -> dict[str, Any] | None:
-    """What the roll log keeps for Details and Less: both forms of an answer that has a short one."""
-    if compact is None:
+def stored_details(
+    full: discord.Embed,
+    compact: discord.Embed | None,
+    *,
+    secret: discord.Embed | None = None,
+    owner: int | None = None,
+) -> dict[str, Any] | None:
+    """What the roll log keeps for Details and Less: both forms of an answer that has a short one.
+
+    With a secret defender, also the full answer with its numbers and whose they are (`secret_form`).
+    """
+    if compact is None and secret is None:
         return None
-    return {"full": dict(full.to_dict()), "compact": dict(compact.to_dict())}
+    kept = {"full": dict(full.to_dict()), "compact": dict((compact or full).to_dict())}
+    if secret is not None and owner is not None:
+        kept["secret"] = {"owner": owner, "full": dict(secret.to_dict())}
+    return kept
+
+
+def secret_form(details: dict[str, Any], interaction: discord.Interaction[Any]) -> discord.Embed | None:
+    """The full answer with a secret defender's numbers, if the roll has one and the presser may see it."""
+    secret = details.get("secret")
+    if not isinstance(secret, dict):
+        return None
+    if interaction.user.id != secret.get("owner") and not interaction.permissions.manage_guild:
+        return None
+    return discord.Embed.from_dict(secret["full"])
 
 
 def stored_forms(details: dict[str, Any]) -> tuple[discord.Embed, discord.Embed | None]:

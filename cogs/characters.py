@@ -26,7 +26,7 @@ from bot.rules.sheets import RULESETS
 from bot.rules.sheets.base import SheetError, allowed, character_name, name_key, parse_pairs
 from bot.rules.sheets.transfer import MAX_IMPORT_BYTES, ImportPlan, Portable, dump_export, parse_export
 from bot.tree import report
-from bot.ui.characters import done_embed, list_embed, sheet_embed
+from bot.ui.characters import done_embed, list_embed, secret_sheet_embed, sheet_embed
 from bot.ui.embeds import clip, error_embed
 from bot.ui.views import Confirm
 from cogs._shared import Interaction, NotYours, can_moderate, find, find_own, guild_of
@@ -132,13 +132,18 @@ class Characters(commands.GroupCog, group_name="character", group_description="Y
     @app_commands.command(name="show")
     @app_commands.autocomplete(character=any_characters)
     async def show(
-        self, interaction: Interaction, character: str | None = None, user: discord.User | None = None
+        self,
+        interaction: Interaction,
+        character: str | None = None,
+        user: discord.User | None = None,
+        private: bool = False,
     ) -> None:
-        """Show a character sheet to the channel, derived values included.
+        """Show a character sheet to the channel, derived values included; a secret one's numbers to its owner.
 
         Args:
             character: Which character (default: the only or active one)
             user: Whose character (default: yours)
+            private: Show it to you only
         """
         guild_id = guild_of(interaction)
         owner = user or interaction.user
@@ -149,8 +154,12 @@ class Characters(commands.GroupCog, group_name="character", group_description="Y
             else:
                 record = await find(repository, interaction, character, owner_id=owner.id)
             active = record.id in await repository.active_ids(guild_id=guild_id, user_id=record.owner_id)
+        if not record.may_see(interaction.user.id, moderator=can_moderate(interaction)):
+            await interaction.response.send_message(embed=secret_sheet_embed(record), ephemeral=private)
+            return
+        # A secret's numbers go to whoever may see them, never to the channel.
         embed = sheet_embed(record, active=active)
-        await interaction.response.send_message(embed=embed)
+        await interaction.response.send_message(embed=embed, ephemeral=private or record.secret)
 
     async def _default(self, repository: CharacterRepository, guild_id: int, owner_id: int) -> CharacterRecord:
         owned = await repository.owned(guild_id=guild_id, owner_id=owner_id)
@@ -194,6 +203,28 @@ class Characters(commands.GroupCog, group_name="character", group_description="Y
             await repository.set_active(record, user_id=interaction.user.id)
         message = f"Your {record.ruleset.title} rolls now use **{record.name}**."
         await interaction.response.send_message(embed=done_embed("Active character", message), ephemeral=True)
+
+    @app_commands.command(name="secret")
+    @app_commands.autocomplete(character=own_characters)
+    async def secret(self, interaction: Interaction, character: str, secret: bool = True) -> None:
+        """Keep a character's numbers to yourself (a game master's monster): others see how hurt it looks.
+
+        Args:
+            character: One of your characters
+            secret: true keeps its numbers yours (and Manage Server's); false shows them to everyone again
+        """
+        async with self.bot.database.write.begin() as session:
+            repository = CharacterRepository(session)
+            record = await find_own(repository, interaction, character)
+            record = await repository.set_secret(record, secret, now=self.bot.clock())
+        if secret:
+            message = (
+                f"**{record.name}**'s numbers are now yours: others see how hurt it looks, and attacks against it "
+                "show `vs AC ?` (the GM channel and you see them in full)."
+            )
+        else:
+            message = f"**{record.name}**'s numbers are shown to everyone again."
+        await interaction.response.send_message(embed=done_embed("Secret", message), ephemeral=True)
 
     @app_commands.command(name="set")
     @app_commands.autocomplete(character=own_characters, field=settable_fields)

@@ -15,12 +15,13 @@ from bot.errors import UserError
 from bot.rules import dnd35 as dnd
 from bot.rules import luck, replay
 from bot.rules.sheets.dnd35 import DndSheet
-from bot.ui.dnd35 import ac_embed, attack_answer, full_attack_answer, odds_embed
+from bot.ui.dnd35 import Defender, ac_embed, attack_answer, full_attack_answer, odds_embed
 from cogs._replay import ROLLS
 from cogs._shared import (
     Interaction,
     Rolled,
     answer_roll,
+    can_moderate,
     character_choices,
     draw,
     find,
@@ -114,8 +115,8 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
 
     async def target(
         self, interaction: Interaction, options: Options, session: AsyncSession
-    ) -> tuple[dnd.Target, str | None]:
-        """The defender and its character's name: a character here (its AC computed), or the AC given."""
+    ) -> tuple[dnd.Target, Defender | None]:
+        """The defender and its character: a character here (its AC computed), or the AC given."""
         if options.target_ac is not None and options.target is None:
             kind = " ".join(w for w, on in (("flat-footed", options.flat_footed), ("touch", options.touch)) if on)
             given = dnd.target_ac(
@@ -131,7 +132,8 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
         if not isinstance(record.sheet, DndSheet):
             raise UserError(f"**{record.name}** is a {record.ruleset.title} character, not {TITLE}.")
         sheet = record.sheet
-        return dnd.target_sheet(sheet, touch=options.touch, flat_footed=options.flat_footed, dr=options.dr), record.name
+        target = dnd.target_sheet(sheet, touch=options.touch, flat_footed=options.flat_footed, dr=options.dr)
+        return target, Defender(record.name, record.secret, record.owner_id)
 
     async def attacker(self, interaction: Interaction, text: str | None, session: AsyncSession) -> CharacterRecord:
         """The attacking character: named, or your active one."""
@@ -139,7 +141,7 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
 
     async def build(
         self, interaction: Interaction, options: Options, variants: dnd.Variants, session: AsyncSession
-    ) -> tuple[dnd.Attack, str, int | None, str | None]:
+    ) -> tuple[dnd.Attack, str, int | None, Defender | None]:
         """One attack from quick-mode numbers or from a character: who makes it, its id, the defender's name."""
         target, defender = await self.target(interaction, options, session)
         situation = options.situation()
@@ -355,10 +357,12 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
         )
         async with self.bot.database.read() as session:
             variants = await self.variants(interaction, session)
-            built, name, _, _ = await self.build(interaction, options, variants, session)
+            built, name, _, defender = await self.build(interaction, options, variants, session)
+        secret_to_you(interaction, defender)
         chances = dnd.odds(built, variants=variants)
         embed = odds_embed(built, chances, attacker=name, variants=variants)
-        await interaction.response.send_message(embed=embed, ephemeral=private)
+        # A secret defender's owner sees the odds, but not the channel.
+        await interaction.response.send_message(embed=embed, ephemeral=private or bool(defender and defender.secret))
 
     @app_commands.command(name="full-attack", extras=ROLLS)
     @app_commands.autocomplete(weapon=weapons, off_hand_weapon=weapons, character=characters, target=anyones)
@@ -477,7 +481,18 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
         embed = ac_embed(record.name, rows)
         if sheet.uncanny_dodge:
             embed.set_footer(text="Uncanny Dodge: keeps its Dex bonus while flat-footed.")
-        await interaction.response.send_message(embed=embed)
+        # Only its owner gets this far with a secret character (`find_for_roll`): the channel must not see it.
+        await interaction.response.send_message(embed=embed, ephemeral=record.secret)
+
+
+def secret_to_you(interaction: Interaction, defender: Defender | None) -> None:
+    """Refuse the odds against a game master's secret character to anyone but its owner: they give its AC away."""
+    if defender and defender.secret and interaction.user.id != defender.owner_id and not can_moderate(interaction):
+        raise UserError(
+            f"**{defender.name}**'s numbers are the game master's secret, and the odds against it would tell "
+            "them. Roll the attack: its answer says whether it hit.",
+            title="A secret",
+        )
 
 
 async def setup(bot: DiceBot) -> None:

@@ -34,7 +34,23 @@ def sheet_embed(record: CharacterRecord, *, active: bool = False) -> discord.Emb
         text = "\n".join(f"**{label}**: {value}" for label, value in lines) or "none"
         embed.add_field(name=title, value=clip(text, FIELD_VALUE_LIMIT), inline=title != "Weapons")
     footer = f"#{record.id} · version {record.version}"
+    if record.secret:
+        footer += " · secret: its numbers are yours"
     embed.set_footer(text=footer + (" · active" if active else ""))
+    return embed
+
+
+def secret_sheet_embed(record: CharacterRecord) -> discord.Embed:
+    """A game master's secret character as the players see it: its name, whose it is, and how hurt it looks."""
+    embed = discord.Embed(
+        title=clip(record.name, TITLE_LIMIT),
+        description=f"of <@{record.owner_id}>, who keeps its numbers secret",
+        colour=SHEET_COLOUR,
+    )
+    embed.set_author(name=f"{record.ruleset.title} character")
+    if (word := record.sheet.health_word()) is not None:
+        embed.add_field(name="Health", value=word)
+    embed.set_footer(text=f"#{record.id}")
     return embed
 
 
@@ -42,7 +58,11 @@ def list_embed(summaries: Sequence[CharacterSummary], *, owner_id: int, active: 
     """A user's characters in this server, by ruleset."""
     embed = discord.Embed(title="Characters", description=f"of <@{owner_id}> in this server", colour=ROLL_COLOUR)
     for key, rules in RULESETS.items():
-        names = [f"{s.name} (#{s.id}){' · active' if s.id in active else ''}" for s in summaries if s.ruleset == key]
+        names = [
+            f"{s.name} (#{s.id}){' · secret' if s.secret else ''}{' · active' if s.id in active else ''}"
+            for s in summaries
+            if s.ruleset == key
+        ]
         if names:
             embed.add_field(name=rules.title, value=clip("\n".join(names), FIELD_VALUE_LIMIT), inline=False)
     if not summaries:
