@@ -2,9 +2,11 @@
 
 A roll's answer carries two buttons whose custom ids name the interaction that made the roll: **Roll again**
 (the same command with the same options, for the user who rolled) and **Details** (the full breakdown in place
-of the compact one, and back: the log keeps both forms, `stored_details`). Both find the roll in the roll log,
-so they keep working after the bot restarts. A custom id is the client's to make up, so every press is checked
-against the log (`logged_roll`): this server and channel, and a private or hidden roll for its roller only.
+of the compact one, and back: the log keeps both forms, `stored_details`). A breakdown longer than a phone
+screen is laid out in pages (`bot.ui.embeds.paged`) with a **Page N** button to each neighbour. All of them
+find the roll in the roll log, so they keep working after the bot restarts. A custom id is the client's to
+make up, so every press is checked against the log (`logged_roll`): this server and channel, and a private or
+hidden roll for its roller only.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from bot.client import DiceBot
 from bot.db.rolls import LoggedRoll, RollRepository
 from bot.errors import UserError
 from bot.tree import report
+from bot.ui.embeds import paged
 
 # discord.py declares the interaction of an item's own methods (`from_custom_id`, `interaction_check`, `callback`)
 # generic over the client, so an override cannot narrow it to the bot: those take any client's.
@@ -164,24 +167,78 @@ class Details(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"details
             if roll.details is None:
                 raise UserError("This roll has no more details than it shows.")
             full, short = stored_forms(roll.details)
-            secret = secret_form(roll.details, interaction)
-            if secret is not None:
-                # A secret defender's owner (or Manage Server) sees its numbers, privately: the message is public.
-                await interaction.response.send_message(embed=secret, ephemeral=True)
-                return
-            if roll.user_id != interaction.user.id:
-                await interaction.response.send_message(embed=full, ephemeral=True)
+            if await show_page(interaction, roll, 1):
                 return
             if self.show == "full":
-                embed = full
-            elif short is not None:
-                embed = short
-            else:
+                pages = paged(full)
+                view = roll_view(self.interaction_id, details="short", page=1, pages=len(pages))
+                await interaction.response.edit_message(embed=pages[0], view=view)
+                return
+            if short is None:
                 raise UserError("This roll was logged before its short form was kept: it has only its details.")
-            other = "short" if self.show == "full" else "full"
-            await interaction.response.edit_message(embed=embed, view=roll_view(self.interaction_id, details=other))
+            await interaction.response.edit_message(embed=short, view=roll_view(self.interaction_id, details="full"))
         except Exception as error:
             await report(interaction, error)
+
+
+class Page(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"page:(?P<id>[0-9]+):(?P<page>[0-9]{1,2})"):
+    """Show another page of a roll's full breakdown: in place for the user who rolled, privately for anyone else."""
+
+    def __init__(self, interaction_id: int, page: int) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label=f"Page {page}", style=discord.ButtonStyle.secondary, custom_id=f"page:{interaction_id}:{page}"
+            )
+        )
+        self.interaction_id = interaction_id
+        self.page = page
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
+    ) -> Page:
+        """Rebuild the button from a click."""
+        return cls(int(match["id"]), int(match["page"]))
+
+    async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
+        """A press counts against the presser's rate limit, as a command would."""
+        return bool(await interaction.client.tree.admit(interaction))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        """Edit the message to the page (or show it privately to someone else)."""
+        try:
+            roll = await logged_roll(interaction, self.interaction_id)
+            if roll.hidden:
+                raise UserError("A hidden roll shows its details in the GM channel only.", title="Hidden roll")
+            if roll.details is None:
+                raise UserError("This roll has no more details than it shows.")
+            if await show_page(interaction, roll, self.page):
+                return
+            pages = paged(stored_forms(roll.details)[0])
+            page = min(self.page, len(pages))
+            view = roll_view(self.interaction_id, details="short", page=page, pages=len(pages))
+            await interaction.response.edit_message(embed=pages[page - 1], view=view)
+        except Exception as error:
+            await report(interaction, error)
+
+
+async def show_page(interaction: discord.Interaction[Any], roll: LoggedRoll, page: int) -> bool:
+    """Show a page of the breakdown privately, if the presser is not the roller or may see a secret's numbers.
+
+    A secret defender's owner (or Manage Server) sees its numbers, privately: the message is public. Whether
+    it was shown that way; if not, the roller's message is theirs to switch.
+    """
+    assert roll.details is not None
+    secret = secret_form(roll.details, interaction)
+    if secret is None and roll.user_id == interaction.user.id:
+        return False
+    pages = paged(secret if secret is not None else stored_forms(roll.details)[0])
+    page = min(page, len(pages))
+    view = discord.ui.View(timeout=None)
+    for item in page_buttons(roll.interaction_id, page, len(pages)):
+        view.add_item(item)
+    await interaction.response.send_message(embed=pages[page - 1], view=view, ephemeral=True)
+    return True
 
 
 def stored_details(
@@ -220,10 +277,20 @@ def stored_forms(details: dict[str, Any]) -> tuple[discord.Embed, discord.Embed 
     return discord.Embed.from_dict(details), None
 
 
-def roll_view(interaction_id: int, *, details: str | None) -> discord.ui.View:
-    """The buttons under a roll: Roll again, and Details when there is a full breakdown to switch to."""
+def roll_view(interaction_id: int, *, details: str | None, page: int = 1, pages: int = 1) -> discord.ui.View:
+    """The buttons under a roll: Roll again, Details (or Less) when it has a breakdown, and pages of it.
+
+    `pages`: how many pages the breakdown shown has; `page`: which of them is shown, with buttons to its neighbours.
+    """
     view = discord.ui.View(timeout=None)
     view.add_item(RollAgain(interaction_id))
     if details is not None:
         view.add_item(Details(interaction_id, details))
+    for item in page_buttons(interaction_id, page, pages):
+        view.add_item(item)
     return view
+
+
+def page_buttons(interaction_id: int, page: int, pages: int) -> list[Page]:
+    """Buttons to the pages before and after `page` of a breakdown `pages` long."""
+    return [Page(interaction_id, n) for n in (page - 1, page + 1) if 1 <= n <= pages]

@@ -332,6 +332,7 @@ async def _log_and_answer(
         await answer_hidden(bot, interaction, secret or embed, record, dice=dice, private=private)
         return
     full_first = short is None or await _full_answers(bot, interaction)
+    # Who chose full answers asked for every step at once; Details, from the short answer, shows pages of them.
     view = roll_view(interaction.id, details=None if short is None else ("short" if full_first else "full"))
     shown = embed if full_first or short is None else short
     # Durable before shown: a crash between the two leaves a logged roll nobody saw, never the reverse.

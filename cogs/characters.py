@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import io
+import re
 from typing import Any
 
 import discord
@@ -27,7 +28,7 @@ from bot.rules.sheets.base import SheetError, allowed, character_name, name_key,
 from bot.rules.sheets.transfer import MAX_IMPORT_BYTES, ImportPlan, Portable, dump_export, parse_export
 from bot.tree import report
 from bot.ui.characters import done_embed, list_embed, secret_sheet_embed, sheet_embed
-from bot.ui.embeds import clip, error_embed
+from bot.ui.embeds import clip, error_embed, paged
 from bot.ui.views import Confirm
 from cogs._shared import Interaction, NotYours, can_moderate, find, find_own, guild_of
 
@@ -158,8 +159,10 @@ class Characters(commands.GroupCog, group_name="character", group_description="Y
             await interaction.response.send_message(embed=secret_sheet_embed(record), ephemeral=private)
             return
         # A secret's numbers go to whoever may see them, never to the channel.
-        embed = sheet_embed(record, active=active)
-        await interaction.response.send_message(embed=embed, ephemeral=private or record.secret)
+        pages = paged(sheet_embed(record, active=active))
+        await interaction.response.send_message(
+            embed=pages[0], view=sheet_view(record.id, 1, len(pages)), ephemeral=private or record.secret
+        )
 
     async def _default(self, repository: CharacterRepository, guild_id: int, owner_id: int) -> CharacterRecord:
         owned = await repository.owned(guild_id=guild_id, owner_id=owner_id)
@@ -610,6 +613,67 @@ def _show(value: Any) -> str:
     return "none" if value is None or value == "" else str(value)
 
 
+class SheetPage(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"sheet:(?P<id>[0-9]+):(?P<page>[0-9]{1,2})"):
+    """Show another page of a character sheet, read again from the store, so it works after a restart too.
+
+    The custom id is the client's: the character must be of this server, and a secret one's numbers go only to
+    whoever may see them, privately (editing the message would show them to the channel).
+    """
+
+    def __init__(self, character_id: int, page: int) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label=f"Page {page}", style=discord.ButtonStyle.secondary, custom_id=f"sheet:{character_id}:{page}"
+            )
+        )
+        self.character_id = character_id
+        self.page = page
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
+    ) -> SheetPage:
+        """Rebuild the button from a click."""
+        return cls(int(match["id"]), int(match["page"]))
+
+    async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
+        """A press counts against the presser's rate limit, as a command would."""
+        return bool(await interaction.client.tree.admit(interaction))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        """Edit the sheet to the page (privately for a secret one)."""
+        try:
+            guild_id = guild_of(interaction)
+            async with interaction.client.database.read() as session:
+                repository = CharacterRepository(session)
+                record = await repository.get(self.character_id, guild_id=guild_id)
+                if record is None:
+                    raise CharacterError("That character is gone.", title="No such character")
+                active = record.id in await repository.active_ids(guild_id=guild_id, user_id=record.owner_id)
+            if not record.may_see(interaction.user.id, moderator=can_moderate(interaction)):
+                await interaction.response.send_message(embed=secret_sheet_embed(record), ephemeral=True)
+                return
+            pages = paged(sheet_embed(record, active=active))
+            page = min(self.page, len(pages))
+            view = sheet_view(record.id, page, len(pages))
+            if record.secret:
+                await interaction.response.send_message(embed=pages[page - 1], view=view, ephemeral=True)
+            else:
+                await interaction.response.edit_message(embed=pages[page - 1], view=view)
+        except Exception as error:
+            await report(interaction, error)
+
+
+def sheet_view(character_id: int, page: int, pages: int) -> discord.ui.View:
+    """Buttons to the pages before and after `page` of a sheet `pages` long (none for a one-page sheet)."""
+    view = discord.ui.View(timeout=None)
+    for n in (page - 1, page + 1):
+        if 1 <= n <= pages:
+            view.add_item(SheetPage(character_id, n))
+    return view
+
+
 async def setup(bot: DiceBot) -> None:
     """Load the cog."""
     await bot.add_cog(Characters(bot))
+    bot.add_dynamic_items(SheetPage)

@@ -56,7 +56,7 @@ async def test_a_player_sees_a_health_word_and_the_owner_the_numbers(local: Loca
 
     own = await local.command("character show", {"character": ogre}, actor=local.as_user(GM))
     assert own.ephemeral  # a secret's numbers never go to the channel, even when its owner asks
-    assert "15 / 30" in text(own) and "secret: its numbers are yours" in own.embed["footer"]["text"]
+    assert "15 / 30" in text(own) and "secret: only its owner sees" in own.embed["description"]
     moderator = local.as_user("200000000000000011", permissions=MANAGER_PERMISSIONS)
     assert "15 / 30" in text(await local.command("character show", {"character": ogre}, actor=moderator))
 

@@ -7,20 +7,26 @@ from bot.local.limits import sync_payload
 from bot.local.payloads import MANAGER_PERMISSIONS, Actor
 from bot.rules.settings import SETTINGS
 from tests.dice_sources import ScriptedDice
+from tests.helpers import pages
 
 MOD = "200000000000000003"
 
 
-def ring_field(exchange: Exchange) -> dict[str, str]:
-    [field] = [f for f in exchange.embed["fields"] if f["value"].startswith("`aliensrl.ring`")]
+async def shown_fields(local: LocalDiscord, exchange: Exchange) -> list[dict[str, str]]:
+    """The fields of every page of /settings show."""
+    return [f for page in await pages(local, exchange) for f in page["fields"]]
+
+
+async def ring_field(local: LocalDiscord, exchange: Exchange) -> dict[str, str]:
+    [field] = [f for f in await shown_fields(local, exchange) if f["value"].startswith("`aliensrl.ring`")]
     return field
 
 
 async def test_show_lists_every_setting_with_its_default(local: LocalDiscord) -> None:
     shown = await local.command("settings show")
-    names = [f["name"] for f in shown.embed["fields"]]
+    names = [f["name"] for f in await shown_fields(local, shown)]
     assert names == [spec.title for spec in SETTINGS.values()]
-    field = ring_field(shown)
+    field = await ring_field(local, shown)
     assert field["value"].startswith("`aliensrl.ring` = **chebyshev** (default): the 16 squares")
 
 
@@ -34,7 +40,7 @@ async def test_only_manage_server_changes_a_setting(local: LocalDiscord) -> None
     assert unknown.embed["description"].startswith("There is no setting `dice.colour`.")
     saved = await local.command("settings set", {"setting": "aliensrl.ring", "value": "Angband"}, actor=moderator)
     assert saved.embed["description"] == "`aliensrl.ring` is now **angband**: the 12 squares at Angband distance 2."
-    assert "= **angband**: the 12" in ring_field(await local.command("settings show"))["value"]
+    assert "= **angband**: the 12" in (await ring_field(local, await local.command("settings show")))["value"]
 
 
 async def test_aliens_strays_follow_the_server_ring(local: LocalDiscord) -> None:
@@ -54,7 +60,13 @@ async def test_settings_are_per_server(local: LocalDiscord) -> None:
     await local.command("settings set", {"setting": "aliensrl.ring", "value": "within-two"}, actor=moderator)
     elsewhere = Actor(user_id=MOD, guild_id="400000000000000001", channel_id="400000000000000002")
     shown = await local.command("settings show", actor=elsewhere)
-    assert "**chebyshev** (default)" in ring_field(shown)["value"]
+    [field] = [
+        f
+        for page in await pages(local, shown, actor=elsewhere)
+        for f in page["fields"]
+        if f["value"].startswith("`aliensrl.ring`")
+    ]
+    assert "**chebyshev** (default)" in field["value"]
 
 
 async def test_the_gm_channel_picker_lists_only_channels_the_bot_can_post_in(local: LocalDiscord) -> None:

@@ -22,9 +22,9 @@ def sheet_embed(record: CharacterRecord, *, active: bool = False) -> discord.Emb
     which works for any member, cached or not.
     """
     sheet = record.sheet
-    embed = discord.Embed(
-        title=clip(record.name, TITLE_LIMIT), description=f"of <@{record.owner_id}>", colour=SHEET_COLOUR
-    )
+    # On the first page, which a long sheet's owner sees first: whose it is, and that its numbers are secret.
+    whose = f"of <@{record.owner_id}>" + (" · secret: only its owner sees these numbers" if record.secret else "")
+    embed = discord.Embed(title=clip(record.name, TITLE_LIMIT), description=whose, colour=SHEET_COLOUR)
     embed.set_author(name=f"{record.ruleset.title} character")
     sections = sheet.sections()
     derived = sheet.derived()
@@ -34,8 +34,6 @@ def sheet_embed(record: CharacterRecord, *, active: bool = False) -> discord.Emb
         text = "\n".join(f"**{label}**: {value}" for label, value in lines) or "none"
         embed.add_field(name=title, value=clip(text, FIELD_VALUE_LIMIT), inline=title != "Weapons")
     footer = f"#{record.id} · version {record.version}"
-    if record.secret:
-        footer += " · secret: its numbers are yours"
     embed.set_footer(text=footer + (" · active" if active else ""))
     return embed
 

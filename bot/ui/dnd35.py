@@ -112,6 +112,15 @@ def attack_roll_text(result: dnd.AttackResult, *, secret: bool = False) -> str:
     """
     attack = result.attack
     target = attack.target
+    lines = [verdict_line(result, secret=secret), bonus_text(attack)]
+    if target.explanation != "given" and not secret:
+        lines.append(f"{target.kind[0].upper()}{target.kind[1:]} {target.explanation}")
+    return "\n".join(lines)
+
+
+def verdict_line(result: dnd.AttackResult, *, secret: bool = False) -> str:
+    """The d20 and the attack bonus against the AC, and why it hit or missed, in one line."""
+    target = result.attack.target
     verdict = "hit" if result.hit else "miss"
     if result.face == 20:
         verdict += ": a natural 20 always hits"
@@ -119,14 +128,14 @@ def attack_roll_text(result: dnd.AttackResult, *, secret: bool = False) -> str:
         verdict += ": a natural 1 always misses"
     elif result.hit and result.total == target.ac and not secret:
         verdict += ": equal to the AC hits"
-    lines = [
-        f"d20 **{result.face}** {signed(attack.attack_bonus)} = **{result.total}** "
-        f"vs {target.kind} {'?' if secret else target.ac} → {verdict}",
-        f"Attack bonus {signed(attack.attack_bonus)} = {terms_text(attack.attack_terms)}",
-    ]
-    if target.explanation != "given" and not secret:
-        lines.append(f"{target.kind[0].upper()}{target.kind[1:]} {target.explanation}")
-    return "\n".join(lines)
+    ac = "?" if secret else target.ac
+    bonus = signed(result.attack.attack_bonus)
+    return f"d20 **{result.face}** {bonus} = **{result.total}** vs {target.kind} {ac} → {verdict}"
+
+
+def bonus_text(attack: dnd.Attack) -> str:
+    """The attack bonus by its parts."""
+    return f"Attack bonus {signed(attack.attack_bonus)} = {terms_text(attack.attack_terms)}"
 
 
 def threat_text_of(result: dnd.AttackResult, *, secret: bool = False) -> str | None:
@@ -146,10 +155,11 @@ def threat_text_of(result: dnd.AttackResult, *, secret: bool = False) -> str | N
     return f"{head}: {roll} → {verdict}{why}"
 
 
-def damage_text(result: dnd.AttackResult, *, secret: bool = False) -> str | None:
+def damage_text(result: dnd.AttackResult, *, secret: bool = False, bonus: bool = True) -> str | None:
     """Each damage roll with its faces, the multiplier as extra rolls, precision, minimum 1, DR, energy.
 
-    `secret`: the defender's damage reduction is the game master's; only what it took is shown.
+    `secret`: the defender's damage reduction is the game master's; only what it took is shown. `bonus`: with
+    the damage bonus by its parts (a full attack shows it once per weapon instead).
     """
     if not result.hit:
         return None
@@ -158,13 +168,13 @@ def damage_text(result: dnd.AttackResult, *, secret: bool = False) -> str | None
     if result.multipliers:
         multipliers = " and ".join(f"x{m.value} ({m.source})" for m in result.multipliers)
         lines.append(f"{multipliers}: {result.roll_count} damage rolls")
-    bonus = attack.damage_bonus
     for i, roll in enumerate(result.weapon_rolls, start=1):
         faces = ", ".join(map(str, roll.faces))
         dice = f"{attack.damage} ({faces})" if roll.faces else ""
-        lines.append(f"Roll {i}: {dice} {signed(bonus) if dice else bonus} = {roll.total}".replace("  ", " "))
-    if attack.damage_terms:
-        lines.append(f"Each roll's bonus {signed(bonus)} = {terms_text(attack.damage_terms)}")
+        step = signed(attack.damage_bonus) if dice else attack.damage_bonus
+        lines.append(f"Roll {i}: {dice} {step} = {roll.total}".replace("  ", " "))
+    if attack.damage_terms and bonus:
+        lines.append(damage_bonus_text(attack))
     for rider in result.precision:
         lines.append(
             f"{rider.label} {rider.dice} ({', '.join(map(str, rider.faces))}) = {rider.total}, never multiplied"
@@ -187,6 +197,11 @@ def damage_text(result: dnd.AttackResult, *, secret: bool = False) -> str | None
         )
     lines.append(f"Damage **{result.damage}**")
     return "\n".join(lines)
+
+
+def damage_bonus_text(attack: dnd.Attack) -> str:
+    """The bonus added to each damage roll, by its parts."""
+    return f"Each roll's bonus {signed(attack.damage_bonus)} = {terms_text(attack.damage_terms)}"
 
 
 def attack_answer(
@@ -353,15 +368,39 @@ def full_attack_embed(
     odds = SECRET_ODDS if secret else full_attack_odds_line(expected, exact=exact)
     embed.description = f"{full_attack_total(full)}\n{odds}"
     embed.set_footer(text=variants_text(full.results[0].variants) if full.results else "")
+    # Each weapon's bonuses by their parts once, at its first attack; a later one names only what it adds (the
+    # iterative step): on a phone the same terms under every attack were half the answer.
+    firsts: dict[str, tuple[int, dnd.Attack]] = {}
     for i, result in enumerate(full.results[:20], start=1):
-        parts = [headline(result), attack_roll_text(result, secret=secret)]
+        attack = result.attack
+        first = firsts.setdefault(attack.label, (i, attack))
+        parts = [headline(result), verdict_line(result, secret=secret), _bonus_after(attack, *first)]
         if (threat := threat_text_of(result, secret=secret)) is not None:
             parts.append(threat)
-        if (damage := damage_text(result, secret=secret)) is not None:
+        if (damage := damage_text(result, secret=secret, bonus=first[1] is attack)) is not None:
             parts.append(damage)
-        name = f"{i}. {result.attack.label} ({signed(result.attack.attack_bonus)})"
+        name = f"{i}. {attack.label} ({signed(attack.attack_bonus)})"
         embed.add_field(name=clip(name, 256), value=clip("\n".join(parts), FIELD_VALUE_LIMIT), inline=False)
+    if not secret and (explained := _target_text(full)):
+        embed.add_field(name="The defender", value=clip(explained, FIELD_VALUE_LIMIT), inline=False)
     return embed
+
+
+def _bonus_after(attack: dnd.Attack, number: int, first: dnd.Attack) -> str:
+    """The attack bonus by its parts, or, after the weapon's first attack (`number`), what this one adds to it."""
+    extra = [t for t in attack.attack_terms if t not in first.attack_terms]
+    if attack is first or not extra or any(t not in attack.attack_terms for t in first.attack_terms):
+        return bonus_text(attack)
+    since = f"{signed(first.attack_bonus)} as attack {number}"
+    return f"Attack bonus {signed(attack.attack_bonus)} = {since} {terms_text(extra)}"
+
+
+def _target_text(full: dnd.FullAttackResult) -> str | None:
+    """How the defender's AC was computed, once for the whole full attack."""
+    if not full.results:
+        return None
+    target = full.results[0].attack.target
+    return None if target.explanation == "given" else f"{target.kind[0].upper()}{target.kind[1:]} {target.explanation}"
 
 
 def chart(odds: dnd.AttackOdds) -> str:
