@@ -167,7 +167,8 @@ class Details(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"details
             if roll.details is None:
                 raise UserError("This roll has no more details than it shows.")
             full, short = stored_forms(roll.details)
-            if await show_page(interaction, roll, 1):
+            # Less is the roller's switch back, whoever they are; anything else may be a private look.
+            if (self.show == "full" or roll.user_id != interaction.user.id) and await show_page(interaction, roll, 1):
                 return
             if self.show == "full":
                 pages = paged(full)

@@ -123,10 +123,11 @@ class Characters(commands.GroupCog, group_name="character", group_description="Y
             )
             # The first character of a ruleset is the one rolls use until another is chosen.
             first = await repository.set_active_if_none(record, user_id=interaction.user.id)
-        embed = sheet_embed(record, active=first)
+        pages = paged(sheet_embed(record, active=first), footer_everywhere=True)
         await interaction.response.send_message(
             content=f"Created **{record.name}**. Change numbers with `/character set` or `/character edit`.",
-            embed=embed,
+            embed=pages[0],
+            view=sheet_view(record.id, 1, len(pages)),
             ephemeral=True,
         )
 
@@ -159,7 +160,7 @@ class Characters(commands.GroupCog, group_name="character", group_description="Y
             await interaction.response.send_message(embed=secret_sheet_embed(record), ephemeral=private)
             return
         # A secret's numbers go to whoever may see them, never to the channel.
-        pages = paged(sheet_embed(record, active=active))
+        pages = paged(sheet_embed(record, active=active), footer_everywhere=True)
         await interaction.response.send_message(
             embed=pages[0], view=sheet_view(record.id, 1, len(pages)), ephemeral=private or record.secret
         )
@@ -341,8 +342,10 @@ class Characters(commands.GroupCog, group_name="character", group_description="Y
             sheet = record.ruleset.add_weapon(record.sheet, name, details)
             record = await repository.save(record, sheet, now=self.bot.clock())
         added = sheet.weapons[-1].name  # type: ignore[attr-defined]
-        embed = sheet_embed(record)
-        await interaction.response.send_message(content=f"Added **{added}**.", embed=embed, ephemeral=True)
+        pages = paged(sheet_embed(record), footer_everywhere=True)
+        await interaction.response.send_message(
+            content=f"Added **{added}**.", embed=pages[0], view=sheet_view(record.id, 1, len(pages)), ephemeral=True
+        )
 
     @weapon.command(name="remove")
     @app_commands.autocomplete(character=own_characters)
@@ -556,7 +559,10 @@ class EditForm(discord.ui.Modal):
         sheet = self.record.ruleset.set_fields(self.record.sheet, pairs)
         async with self.bot.database.write.begin() as session:
             record = await CharacterRepository(session).save(self.record, sheet, now=self.bot.clock())
-        await interaction.response.send_message(embed=sheet_embed(record), ephemeral=True)
+        pages = paged(sheet_embed(record), footer_everywhere=True)
+        await interaction.response.send_message(
+            embed=pages[0], view=sheet_view(record.id, 1, len(pages)), ephemeral=True
+        )
 
     # discord.py's Modal.on_error itself drops the `item` argument of the View method it overrides.
     async def on_error(self, interaction: discord.Interaction[Any], error: Exception, /) -> None:  # type: ignore[override]
@@ -653,7 +659,7 @@ class SheetPage(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"sheet
             if not record.may_see(interaction.user.id, moderator=can_moderate(interaction)):
                 await interaction.response.send_message(embed=secret_sheet_embed(record), ephemeral=True)
                 return
-            pages = paged(sheet_embed(record, active=active))
+            pages = paged(sheet_embed(record, active=active), footer_everywhere=True)
             page = min(self.page, len(pages))
             view = sheet_view(record.id, page, len(pages))
             if record.secret:

@@ -148,3 +148,21 @@ async def test_secret_false_shows_it_again(local: LocalDiscord) -> None:
     shown = await local.command("character secret", {"character": ogre, "secret": False}, actor=gm)
     assert "shown to everyone again" in shown.embed["description"]
     assert "15 / 30" in text(await local.command("character show", {"character": ogre}))
+
+
+async def test_its_owner_rolling_against_it_switches_the_public_message_and_peeks_privately(
+    local: LocalDiscord,
+) -> None:
+    ogre = await secret_ogre(local)
+    gm = local.as_user(GM)
+    await local.command("settings me", {"answers": "full"}, actor=gm)
+    local.bot.dice = ScriptedDice([14, 6])
+    attack = await local.command("dnd attack", {"attack_bonus": 3, "damage": "1d8+2", "target": ogre}, actor=gm)
+    assert "vs AC ? → hit" in text(attack)  # public: the table reads it too
+    message = local.original(attack)
+    less, details_id = buttons(message)["Less"], buttons(message)["Less"].replace(":short", ":full")
+    switched = await local.click(message, less, actor=gm)
+    assert switched.response["type"] == 7 and "vs Ogre's AC ?" in text(switched)
+    peek = await local.click(local.original(attack), details_id, actor=gm)
+    assert peek.ephemeral and "vs AC 15 → hit" in text(peek)
+    assert "AC 15" not in text(local.original(attack))

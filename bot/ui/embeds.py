@@ -76,20 +76,21 @@ def _wrapped(text: str, width: int) -> int:
     return sum(max(1, len(textwrap.wrap(line, width))) for line in shown.split("\n"))
 
 
-def paged(embed: discord.Embed, lines: int = PHONE_LINES) -> list[discord.Embed]:
+def paged(embed: discord.Embed, lines: int = PHONE_LINES, *, footer_everywhere: bool = False) -> list[discord.Embed]:
     """`embed` laid out as pages of at most `lines` phone lines each, the first page first.
 
     Each field is a whole step as its presenter made it (an attack, a shot, a section of a sheet): pages take
     whole fields in order, never part of one, so a field longer than a page has a page of its own. The first
     page has the description; every page the title (numbered when there are several) and colour; the last the
-    footer.
+    footer, or every page with `footer_everywhere` (a sheet's number and version, which each page is of).
     """
     fields = [(f.name or "", f.value or "", bool(f.inline)) for f in embed.fields]
     footer = _wrapped(embed.footer.text, PHONE_WIDTH) if embed.footer.text else 0
     title = f"{embed.title or ''} · 10/10"  # the longest numbered title a page may get
 
     def too_long(group: list[tuple[str, str, bool]], first: bool, last: bool) -> bool:
-        return phone_lines(_page(embed, title, group, first=first)) + (footer if last else 0) > lines
+        with_footer = last or footer_everywhere
+        return phone_lines(_page(embed, title, group, first=first)) + (footer if with_footer else 0) > lines
 
     groups: list[list[tuple[str, str, bool]]] = [[]]
     for field in fields:
@@ -105,8 +106,9 @@ def paged(embed: discord.Embed, lines: int = PHONE_LINES) -> list[discord.Embed]
         _page(embed, clip(f"{embed.title or ''} · {n}/{len(groups)}", TITLE_LIMIT), group, first=n == 1)
         for n, group in enumerate(groups, start=1)
     ]
-    if embed.footer.text:
-        pages[-1].set_footer(text=embed.footer.text)
+    for page in pages if footer_everywhere else pages[-1:]:
+        if embed.footer.text:
+            page.set_footer(text=embed.footer.text)
     return pages
 
 
