@@ -166,3 +166,14 @@ async def test_its_owner_rolling_against_it_switches_the_public_message_and_peek
     peek = await local.click(local.original(attack), details_id, actor=gm)
     assert peek.ephemeral and "vs AC 15 → hit" in text(peek)
     assert "AC 15" not in text(local.original(attack))
+
+
+async def test_a_hidden_attack_against_a_secret_shows_the_gm_channel_its_numbers(local: LocalDiscord) -> None:
+    await secret_ogre(local)
+    await set_gm_channel(local)
+    local.bot.dice = ScriptedDice([14, 6])
+    options = {"attack_bonus": 3, "damage": "1d8+2", "target": "Ogre", "hidden": True}
+    notice = await local.command("dnd attack", options)
+    assert "AC" not in text(notice) and "made a hidden roll" in text(notice)
+    posted = gm_post(local).body["embeds"][0]
+    assert "vs AC 15 → hit" in text(posted) and posted["author"]["name"].startswith("Hidden roll by Player0001")
