@@ -24,7 +24,7 @@ from bot.db.engine import Database
 from bot.db.fair import FairRepository, SessionDice
 from bot.db.identify import claim_identify
 from bot.db.rolls import RollLogPruner, RollLogWriter, RollRecord
-from bot.db.settings import SettingsRepository
+from bot.db.settings import PreferencesRepository, SettingsRepository
 from bot.errors import UserError
 from bot.rules.dice import DiceSource
 from bot.rules.dice_odds import SAMPLE_SEED
@@ -94,6 +94,7 @@ class DiceBot(commands.Bot):
         # Fresh dice for each sampled odds estimate, never the roll's own: the same expression, the same estimate.
         self.estimate_dice = estimate_dice
         self._server_settings: dict[int | None, tuple[float, ServerSettings]] = {}
+        self._user_answers: dict[int, tuple[float, str | None]] = {}
         self._unfair: dict[int, float] = {}  # channels read to have no fair session open, and when
         self._fair_starts = 0  # fair sessions started in this process: a read begun before one is not kept
         self.roll_log = RollLogWriter(database.write)
@@ -156,6 +157,29 @@ class DiceBot(commands.Bot):
     def forget_server_settings(self, guild_id: int | None) -> None:
         """Drop a server's kept settings after a change, so the next roll reads them."""
         self._server_settings.pop(guild_id, None)
+
+    async def user_answers(self, user_id: int, reading: AsyncSession | None = None) -> str | None:
+        """How a user chose their roll answers to start (`/settings me`), None for the server's choice.
+
+        Kept for SETTINGS_TTL seconds like the server's settings, and forgotten at once by `/settings me`.
+        """
+        now = time.monotonic()
+        kept = self._user_answers.get(user_id)
+        if kept is not None and now - kept[0] < SETTINGS_TTL:
+            return kept[1]
+        if reading is not None:
+            chosen = await PreferencesRepository(reading).answers(user_id)
+        else:
+            async with self.database.read() as session:
+                chosen = await PreferencesRepository(session).answers(user_id)
+        if len(self._user_answers) >= SETTINGS_KEPT:
+            self._user_answers.clear()
+        self._user_answers[user_id] = (now, chosen)
+        return chosen
+
+    def forget_user_answers(self, user_id: int) -> None:
+        """Drop a user's kept choice after they changed it."""
+        self._user_answers.pop(user_id, None)
 
     async def dice_for(
         self, interaction: discord.Interaction[DiceBot], reading: AsyncSession | None = None

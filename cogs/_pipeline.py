@@ -61,6 +61,7 @@ class Plan(Generic[I, R]):
         answer: The presenter: the result to its full and compact answers and /history line.
         luck: The luck tallies of the result, from the draws.
         odds: The odds command's answer, the same roll priced and explained without rolling (if it has one).
+        odds_private: The odds answer is the asker's alone whatever `private` says (a secret defender's).
         character_id: The character who rolls, if any (quick mode has none).
         hurts: The character here the roll is against, if any, and the damage a result deals it.
     """
@@ -71,6 +72,7 @@ class Plan(Generic[I, R]):
     answer: Callable[[R], Answer]
     luck: Callable[[Drawn[R]], Luck | None]
     odds: Callable[[], discord.Embed] | None = None
+    odds_private: bool = False
     character_id: int | None = None
     hurts: Hurts[R] | None = None
 
@@ -126,4 +128,4 @@ async def odds(bot: DiceBot, interaction: Interaction, options: O, planner: Plan
     async with bot.database.read() as session:
         plan = await _plan(bot, interaction, options, planner, session)
     assert plan.odds is not None, f"{plan.kind.name} has no odds command"
-    await interaction.response.send_message(embed=plan.odds(), ephemeral=options.private)
+    await interaction.response.send_message(embed=plan.odds(), ephemeral=options.private or plan.odds_private)

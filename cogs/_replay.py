@@ -2,9 +2,11 @@
 
 A roll's answer carries two buttons whose custom ids name the interaction that made the roll: **Roll again**
 (the same command with the same options, for the user who rolled) and **Details** (the full breakdown in place
-of the compact one, and back: the log keeps both forms, `stored_details`). Both find the roll in the roll log,
-so they keep working after the bot restarts. A custom id is the client's to make up, so every press is checked
-against the log (`logged_roll`): this server and channel, and a private or hidden roll for its roller only.
+of the compact one, and back: the log keeps both forms, `stored_details`). A breakdown longer than a phone
+screen is laid out in pages (`bot.ui.embeds.paged`) with a **Page N** button to each neighbour. All of them
+find the roll in the roll log, so they keep working after the bot restarts. A custom id is the client's to
+make up, so every press is checked against the log (`logged_roll`): this server and channel, and a private or
+hidden roll for its roller only.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from bot.db.characters import CharacterRepository
 from bot.db.rolls import LoggedRoll, RollRepository
 from bot.errors import UserError
 from bot.tree import report
+from bot.ui.embeds import paged
 
 # discord.py declares the interaction of an item's own methods (`from_custom_id`, `interaction_check`, `callback`)
 # generic over the client, so an override cannot narrow it to the bot: those take any client's.
@@ -174,18 +177,63 @@ class Details(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"details
             if roll.details is None:
                 raise UserError("This roll has no more details than it shows.")
             full, short = stored_forms(roll.details)
-            if roll.user_id != interaction.user.id:
-                await interaction.response.send_message(embed=full, ephemeral=True)
+            # Less is the roller's switch back, whoever they are; anything else may be a private look.
+            if (self.show == "full" or roll.user_id != interaction.user.id) and await show_page(interaction, roll, 1):
                 return
             if self.show == "full":
-                embed = full
-            elif short is not None:
-                embed = short
-            else:
+                pages = paged(full)
+                view = roll_view(
+                    self.interaction_id, details="short", page=1, pages=len(pages), hurt=hurt_label(roll.details)
+                )
+                await interaction.response.edit_message(embed=pages[0], view=view)
+                return
+            if short is None:
                 raise UserError("This roll was logged before its short form was kept: it has only its details.")
-            other = "short" if self.show == "full" else "full"
-            view = roll_view(self.interaction_id, details=other, hurt=hurt_label(roll.details))
-            await interaction.response.edit_message(embed=embed, view=view)
+            view = roll_view(self.interaction_id, details="full", hurt=hurt_label(roll.details))
+            await interaction.response.edit_message(embed=short, view=view)
+        except Exception as error:
+            await report(interaction, error)
+
+
+class Page(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"page:(?P<id>[0-9]+):(?P<page>[0-9]{1,2})"):
+    """Show another page of a roll's full breakdown: in place for the user who rolled, privately for anyone else."""
+
+    def __init__(self, interaction_id: int, page: int) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label=f"Page {page}", style=discord.ButtonStyle.secondary, custom_id=f"page:{interaction_id}:{page}"
+            )
+        )
+        self.interaction_id = interaction_id
+        self.page = page
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
+    ) -> Page:
+        """Rebuild the button from a click."""
+        return cls(int(match["id"]), int(match["page"]))
+
+    async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
+        """A press counts against the presser's rate limit, as a command would."""
+        return bool(await interaction.client.tree.admit(interaction))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        """Edit the message to the page (or show it privately to someone else)."""
+        try:
+            roll = await logged_roll(interaction, self.interaction_id)
+            if roll.hidden:
+                raise UserError("A hidden roll shows its details in the GM channel only.", title="Hidden roll")
+            if roll.details is None:
+                raise UserError("This roll has no more details than it shows.")
+            if await show_page(interaction, roll, self.page):
+                return
+            pages = paged(stored_forms(roll.details)[0])
+            page = min(self.page, len(pages))
+            view = roll_view(
+                self.interaction_id, details="short", page=page, pages=len(pages), hurt=hurt_label(roll.details)
+            )
+            await interaction.response.edit_message(embed=pages[page - 1], view=view)
         except Exception as error:
             await report(interaction, error)
 
@@ -243,9 +291,7 @@ class ApplyDamage(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"hur
             now_key, top_key = health
             was, now, top = getattr(before, now_key), getattr(after.sheet, now_key), getattr(after.sheet, top_key)
             word = "stamina" if now_key == "current_stamina" else "hp"
-            await interaction.response.edit_message(
-                view=roll_view(self.interaction_id, details=_details_shown(interaction))
-            )
+            await interaction.response.edit_message(view=_without(interaction, f"hurt:{self.interaction_id}"))
             await interaction.followup.send(
                 f"**{record.name}**: {was} → **{now}** {word} of {top} ({hurt['amount']} damage, applied by "
                 f"{interaction.user.mention}). To undo: `/character hp character:#{record.id} change:+{was - now}`",
@@ -255,14 +301,14 @@ class ApplyDamage(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"hur
             await report(interaction, error)
 
 
-def _details_shown(interaction: discord.Interaction[Any]) -> str | None:
-    """Which way the message's Details/Less button switches now (None if it has none), to keep it as it is."""
-    for row in interaction.message.components if interaction.message else []:
-        for item in getattr(row, "children", []):
-            match = re.fullmatch(r"details:[0-9]+:(full|short)", getattr(item, "custom_id", None) or "")
-            if match:
-                return match[1]
-    return None
+def _without(interaction: discord.Interaction[Any], custom_id: str) -> discord.ui.View:
+    """The message's buttons as they are (Details or Less, pages), less the one pressed."""
+    view = discord.ui.View(timeout=None)
+    if interaction.message is not None:
+        for item in discord.ui.View.from_message(interaction.message, timeout=None).children:
+            if getattr(item, "custom_id", None) != custom_id:
+                view.add_item(item)
+    return view
 
 
 HURT = "hurt"  # the stored details' key of the damage a roll dealt to a character here (ApplyDamage)
@@ -274,17 +320,56 @@ def hurt_label(details: dict[str, Any] | None) -> str | None:
     return None if hurt is None else f"Apply {hurt['amount']} damage to {hurt['name']}"
 
 
+async def show_page(interaction: discord.Interaction[Any], roll: LoggedRoll, page: int) -> bool:
+    """Show a page of the breakdown privately, if the presser is not the roller or may see a secret's numbers.
+
+    A secret defender's owner (or Manage Server) sees its numbers, privately: the message is public. Whether
+    it was shown that way; if not, the roller's message is theirs to switch.
+    """
+    assert roll.details is not None
+    secret = secret_form(roll.details, interaction)
+    if secret is None and roll.user_id == interaction.user.id:
+        return False
+    pages = paged(secret if secret is not None else stored_forms(roll.details)[0])
+    page = min(page, len(pages))
+    view = discord.ui.View(timeout=None)
+    for item in page_buttons(roll.interaction_id, page, len(pages)):
+        view.add_item(item)
+    await interaction.response.send_message(embed=pages[page - 1], view=view, ephemeral=True)
+    return True
+
+
 def stored_details(
-    full: discord.Embed, compact: discord.Embed | None, *, hurt: dict[str, Any] | None = None
+    full: discord.Embed,
+    compact: discord.Embed | None,
+    *,
+    secret: discord.Embed | None = None,
+    owner: int | None = None,
+    hurt: dict[str, Any] | None = None,
 ) -> dict[str, Any] | None:
     """What the roll log keeps for Details and Less: both forms of an answer that has a short one.
 
-    With `hurt` (the character a hit damaged, and by how much), the Apply damage button finds it there.
+    With a secret defender, also the full answer with its numbers and whose they are (`secret_form`); with
+    `hurt` (the character a hit damaged, and by how much), what the Apply damage button applies.
     """
-    if compact is None:
+    if compact is None and secret is None:
         return None
-    kept = {"full": dict(full.to_dict()), "compact": dict(compact.to_dict())}
-    return {**kept, HURT: hurt} if hurt is not None else kept
+    kept = {"full": dict(full.to_dict()), "compact": dict((compact or full).to_dict())}
+    if secret is not None and owner is not None:
+        kept["secret"] = {"owner": owner, "full": dict(secret.to_dict())}
+    if hurt is not None:
+        kept[HURT] = hurt
+    return kept
+
+
+def secret_form(details: dict[str, Any], interaction: discord.Interaction[Any]) -> discord.Embed | None:
+    """The full answer with a secret defender's numbers, if the roll has one and the presser may see it."""
+    secret = details.get("secret")
+    if not isinstance(secret, dict):
+        return None
+    if interaction.user.id != secret.get("owner") and not interaction.permissions.manage_guild:
+        return None
+    return discord.Embed.from_dict(secret["full"])
 
 
 def stored_forms(details: dict[str, Any]) -> tuple[discord.Embed, discord.Embed | None]:
@@ -294,15 +379,25 @@ def stored_forms(details: dict[str, Any]) -> tuple[discord.Embed, discord.Embed 
     return discord.Embed.from_dict(details), None
 
 
-def roll_view(interaction_id: int, *, details: str | None, hurt: str | None = None) -> discord.ui.View:
-    """The buttons under a roll: Roll again, Details when there is a breakdown to switch to, Apply damage.
+def roll_view(
+    interaction_id: int, *, details: str | None, page: int = 1, pages: int = 1, hurt: str | None = None
+) -> discord.ui.View:
+    """The buttons under a roll: Roll again, Details (or Less) when it has a breakdown, and pages of it.
 
-    The Apply damage button (labelled `hurt`) is under a hit on a character here.
+    `pages`: how many pages the breakdown shown has; `page`: which of them is shown, with buttons to its neighbours.
+    `hurt`: the label of the Apply damage button under a hit on a character here.
     """
     view = discord.ui.View(timeout=None)
     view.add_item(RollAgain(interaction_id))
     if details is not None:
         view.add_item(Details(interaction_id, details))
+    for item in page_buttons(interaction_id, page, pages):
+        view.add_item(item)
     if hurt is not None:
         view.add_item(ApplyDamage(interaction_id, hurt))
     return view
+
+
+def page_buttons(interaction_id: int, page: int, pages: int) -> list[Page]:
+    """Buttons to the pages before and after `page` of a breakdown `pages` long."""
+    return [Page(interaction_id, n) for n in (page - 1, page + 1) if 1 <= n <= pages]

@@ -117,13 +117,20 @@ async def find_for_roll(
     """The character a roll uses: the one named, else your active one of the ruleset.
 
     A name reaches your own characters; `#12` (what autocomplete fills in) any character of the server, so a
-    game master can roll for a player's character. Rolling changes nothing, so that needs no ownership.
+    game master can roll for a player's character. Rolling changes nothing, so that needs no ownership; but a
+    game master's secret character rolls for its owner (and Manage Server) only, since its answer shows its
+    numbers.
     """
     guild_id = guild_of(interaction)
     if text:
         record = await find(repository, interaction, text)
         if record.ruleset.key != rules:
             raise CharacterError(f"**{record.name}** is a {record.ruleset.title} character, not {title}.")
+        if not record.may_see(interaction.user.id, moderator=can_moderate(interaction)):
+            raise CharacterError(
+                f"**{record.name}** is <@{record.owner_id}>'s secret character: only they roll with it.",
+                title="A secret",
+            )
         return record
     active = await repository.active(guild_id=guild_id, user_id=interaction.user.id, rules=rules)
     if active is None:
@@ -225,6 +232,8 @@ async def draw(
     the rules core refuses (a mistyped expression, say) leaves its fair roll number with the reason.
     """
     dice = await bot.dice_for(interaction, reading)
+    # Read with the roll's other reads: its answer asks for the roller's choice next (`_full_answers`).
+    await bot.user_answers(interaction.user.id, reading)
     counted = luck.CountingDice(dice)
     try:
         proof = replay.roll(kind, inputs, counted)
@@ -310,8 +319,8 @@ async def _log_and_answer(
     proof: Proof[Any] | None,
     hurt: Hurt | None,
 ) -> None:
-    embed, short = answer.full, answer.compact
-    for form in (embed, short) if short is not None else (embed,):
+    embed, short, secret = answer.full, answer.compact, answer.secret
+    for form in (f for f in (embed, short, secret) if f is not None):
         if dice is not None:
             stamp(form, dice)
         fit(form)  # the one step that keeps every answer, full (Details, the GM channel) or compact, in limits
@@ -324,25 +333,53 @@ async def _log_and_answer(
         command=command,
         rolled=rolled,
         # The GM channel alone sees a hidden roll's answer: the log keeps no Details for the table's buttons.
-        details=None if hidden else stored_details(embed, short, hurt=hurt._asdict() if hurt else None),
+        details=None
+        if hidden
+        else stored_details(
+            embed, short, secret=secret, owner=answer.secret_owner, hurt=hurt._asdict() if hurt else None
+        ),
         proof=proof,
         # True itself when hidden, as the branch below reads the option: the column takes only a bool.
         private=True if hidden else private,
         hidden=bool(hidden),
     )
     if hidden:
-        await answer_hidden(bot, interaction, embed, record, dice=dice, private=private)
+        # The GM channel is the game master's: it sees a secret defender's numbers too.
+        await answer_hidden(bot, interaction, secret or embed, record, dice=dice, private=private)
         return
     full_first = short is None or await _full_answers(bot, interaction)
-    shown_hurt = hurt_label(record.details)
+    # Who chose full answers asked for every step at once; Details, from the short answer, shows pages of them.
     view = roll_view(
-        interaction.id, details=None if short is None else ("short" if full_first else "full"), hurt=shown_hurt
+        interaction.id,
+        details=None if short is None else ("short" if full_first else "full"),
+        hurt=hurt_label(record.details),
     )
     shown = embed if full_first or short is None else short
     # Durable before shown: a crash between the two leaves a logged roll nobody saw, never the reverse.
     await bot.log_roll(record)
     sent = await interaction.response.send_message(embed=shown, ephemeral=private, view=view)
     await bot.note_answer(interaction, sent.message_id)
+    if secret is not None:
+        await _secret_to_gm(bot, interaction, secret)
+
+
+async def _secret_to_gm(bot: DiceBot, interaction: Interaction, embed: discord.Embed) -> None:
+    """Post the answer with a secret defender's numbers to the GM channel, if the server has one.
+
+    Best effort: the roll is answered already and its owner can still press Details for it.
+    """
+    async with bot.database.read() as session:
+        gm_channel = await SettingsRepository(session).gm_channel(interaction.guild_id)
+    if gm_channel is None:
+        return
+    embed.set_author(
+        name=clip(f"Against a secret, by {interaction.user.display_name} in #{_channel_name(interaction)}", 256)
+    )
+    fit(embed)
+    try:
+        await post_to_gm(bot, gm_channel, embed, nonce=interaction.id)
+    except discord.HTTPException as error:
+        log.warning("Posting a secret's answer in channel %s failed with %s", gm_channel, error.status)
 
 
 def _record(
@@ -388,7 +425,10 @@ def _record(
 
 
 async def _full_answers(bot: DiceBot, interaction: Interaction) -> bool:
-    """Whether this server's roll answers start full rather than compact (`/settings`)."""
+    """Whether a roll's answer starts full: the roller's own choice (`/settings me`), else the server's."""
+    chosen = await bot.user_answers(interaction.user.id)
+    if chosen is not None:
+        return chosen == "full"
     return (await bot.server_settings(interaction.guild_id)).full_answers
 
 

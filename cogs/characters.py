@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import io
+import re
 from typing import Any
 
 import discord
@@ -26,8 +27,8 @@ from bot.rules.sheets import RULESETS
 from bot.rules.sheets.base import SheetError, allowed, character_name, name_key, parse_pairs
 from bot.rules.sheets.transfer import MAX_IMPORT_BYTES, ImportPlan, Portable, dump_export, parse_export
 from bot.tree import report
-from bot.ui.characters import done_embed, list_embed, sheet_embed
-from bot.ui.embeds import clip, error_embed
+from bot.ui.characters import done_embed, list_embed, secret_sheet_embed, sheet_embed
+from bot.ui.embeds import clip, error_embed, paged
 from bot.ui.views import Confirm
 from cogs._shared import Interaction, NotYours, can_moderate, find, find_own, guild_of
 
@@ -122,23 +123,29 @@ class Characters(commands.GroupCog, group_name="character", group_description="Y
             )
             # The first character of a ruleset is the one rolls use until another is chosen.
             first = await repository.set_active_if_none(record, user_id=interaction.user.id)
-        embed = sheet_embed(record, active=first)
+        pages = paged(sheet_embed(record, active=first), footer_everywhere=True)
         await interaction.response.send_message(
             content=f"Created **{record.name}**. Change numbers with `/character set` or `/character edit`.",
-            embed=embed,
+            embed=pages[0],
+            view=sheet_view(record.id, 1, len(pages)),
             ephemeral=True,
         )
 
     @app_commands.command(name="show")
     @app_commands.autocomplete(character=any_characters)
     async def show(
-        self, interaction: Interaction, character: str | None = None, user: discord.User | None = None
+        self,
+        interaction: Interaction,
+        character: str | None = None,
+        user: discord.User | None = None,
+        private: bool = False,
     ) -> None:
-        """Show a character sheet to the channel, derived values included.
+        """Show a character sheet to the channel, derived values included; a secret one's numbers to its owner.
 
         Args:
             character: Which character (default: the only or active one)
             user: Whose character (default: yours)
+            private: Show it to you only
         """
         guild_id = guild_of(interaction)
         owner = user or interaction.user
@@ -149,8 +156,14 @@ class Characters(commands.GroupCog, group_name="character", group_description="Y
             else:
                 record = await find(repository, interaction, character, owner_id=owner.id)
             active = record.id in await repository.active_ids(guild_id=guild_id, user_id=record.owner_id)
-        embed = sheet_embed(record, active=active)
-        await interaction.response.send_message(embed=embed)
+        if not record.may_see(interaction.user.id, moderator=can_moderate(interaction)):
+            await interaction.response.send_message(embed=secret_sheet_embed(record), ephemeral=private)
+            return
+        # A secret's numbers go to whoever may see them, never to the channel.
+        pages = paged(sheet_embed(record, active=active), footer_everywhere=True)
+        await interaction.response.send_message(
+            embed=pages[0], view=sheet_view(record.id, 1, len(pages)), ephemeral=private or record.secret
+        )
 
     async def _default(self, repository: CharacterRepository, guild_id: int, owner_id: int) -> CharacterRecord:
         owned = await repository.owned(guild_id=guild_id, owner_id=owner_id)
@@ -194,6 +207,28 @@ class Characters(commands.GroupCog, group_name="character", group_description="Y
             await repository.set_active(record, user_id=interaction.user.id)
         message = f"Your {record.ruleset.title} rolls now use **{record.name}**."
         await interaction.response.send_message(embed=done_embed("Active character", message), ephemeral=True)
+
+    @app_commands.command(name="secret")
+    @app_commands.autocomplete(character=own_characters)
+    async def secret(self, interaction: Interaction, character: str, secret: bool = True) -> None:
+        """Keep a character's numbers to yourself (a game master's monster): others see how hurt it looks.
+
+        Args:
+            character: One of your characters
+            secret: true keeps its numbers yours (and Manage Server's); false shows them to everyone again
+        """
+        async with self.bot.database.write.begin() as session:
+            repository = CharacterRepository(session)
+            record = await find_own(repository, interaction, character)
+            record = await repository.set_secret(record, secret, now=self.bot.clock())
+        if secret:
+            message = (
+                f"**{record.name}**'s numbers are now yours: others see how hurt it looks, and attacks against it "
+                "show `vs AC ?` (the GM channel and you see them in full)."
+            )
+        else:
+            message = f"**{record.name}**'s numbers are shown to everyone again."
+        await interaction.response.send_message(embed=done_embed("Secret", message), ephemeral=True)
 
     @app_commands.command(name="set")
     @app_commands.autocomplete(character=own_characters, field=settable_fields)
@@ -307,8 +342,10 @@ class Characters(commands.GroupCog, group_name="character", group_description="Y
             sheet = record.ruleset.add_weapon(record.sheet, name, details)
             record = await repository.save(record, sheet, now=self.bot.clock())
         added = sheet.weapons[-1].name  # type: ignore[attr-defined]
-        embed = sheet_embed(record)
-        await interaction.response.send_message(content=f"Added **{added}**.", embed=embed, ephemeral=True)
+        pages = paged(sheet_embed(record), footer_everywhere=True)
+        await interaction.response.send_message(
+            content=f"Added **{added}**.", embed=pages[0], view=sheet_view(record.id, 1, len(pages)), ephemeral=True
+        )
 
     @weapon.command(name="remove")
     @app_commands.autocomplete(character=own_characters)
@@ -522,7 +559,10 @@ class EditForm(discord.ui.Modal):
         sheet = self.record.ruleset.set_fields(self.record.sheet, pairs)
         async with self.bot.database.write.begin() as session:
             record = await CharacterRepository(session).save(self.record, sheet, now=self.bot.clock())
-        await interaction.response.send_message(embed=sheet_embed(record), ephemeral=True)
+        pages = paged(sheet_embed(record), footer_everywhere=True)
+        await interaction.response.send_message(
+            embed=pages[0], view=sheet_view(record.id, 1, len(pages)), ephemeral=True
+        )
 
     # discord.py's Modal.on_error itself drops the `item` argument of the View method it overrides.
     async def on_error(self, interaction: discord.Interaction[Any], error: Exception, /) -> None:  # type: ignore[override]
@@ -579,6 +619,67 @@ def _show(value: Any) -> str:
     return "none" if value is None or value == "" else str(value)
 
 
+class SheetPage(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"sheet:(?P<id>[0-9]+):(?P<page>[0-9]{1,2})"):
+    """Show another page of a character sheet, read again from the store, so it works after a restart too.
+
+    The custom id is the client's: the character must be of this server, and a secret one's numbers go only to
+    whoever may see them, privately (editing the message would show them to the channel).
+    """
+
+    def __init__(self, character_id: int, page: int) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label=f"Page {page}", style=discord.ButtonStyle.secondary, custom_id=f"sheet:{character_id}:{page}"
+            )
+        )
+        self.character_id = character_id
+        self.page = page
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
+    ) -> SheetPage:
+        """Rebuild the button from a click."""
+        return cls(int(match["id"]), int(match["page"]))
+
+    async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
+        """A press counts against the presser's rate limit, as a command would."""
+        return bool(await interaction.client.tree.admit(interaction))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        """Edit the sheet to the page (privately for a secret one)."""
+        try:
+            guild_id = guild_of(interaction)
+            async with interaction.client.database.read() as session:
+                repository = CharacterRepository(session)
+                record = await repository.get(self.character_id, guild_id=guild_id)
+                if record is None:
+                    raise CharacterError("That character is gone.", title="No such character")
+                active = record.id in await repository.active_ids(guild_id=guild_id, user_id=record.owner_id)
+            if not record.may_see(interaction.user.id, moderator=can_moderate(interaction)):
+                await interaction.response.send_message(embed=secret_sheet_embed(record), ephemeral=True)
+                return
+            pages = paged(sheet_embed(record, active=active), footer_everywhere=True)
+            page = min(self.page, len(pages))
+            view = sheet_view(record.id, page, len(pages))
+            if record.secret:
+                await interaction.response.send_message(embed=pages[page - 1], view=view, ephemeral=True)
+            else:
+                await interaction.response.edit_message(embed=pages[page - 1], view=view)
+        except Exception as error:
+            await report(interaction, error)
+
+
+def sheet_view(character_id: int, page: int, pages: int) -> discord.ui.View:
+    """Buttons to the pages before and after `page` of a sheet `pages` long (none for a one-page sheet)."""
+    view = discord.ui.View(timeout=None)
+    for n in (page - 1, page + 1):
+        if 1 <= n <= pages:
+            view.add_item(SheetPage(character_id, n))
+    return view
+
+
 async def setup(bot: DiceBot) -> None:
     """Load the cog."""
     await bot.add_cog(Characters(bot))
+    bot.add_dynamic_items(SheetPage)

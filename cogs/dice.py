@@ -16,7 +16,7 @@ from bot.rules.dice_odds import Odds
 from bot.ui.chart import ODDS_BARS, odds_chart
 from bot.ui.dice import ODDS_CHART, odds_embed, odds_line, odds_summary, roll_answer
 from bot.ui.embeds import fit
-from cogs._replay import ROLLS, ApplyDamage, Details, RollAgain
+from cogs._replay import ROLLS, ApplyDamage, Details, Page, RollAgain
 from cogs._shared import Rolled, answer_roll, draw
 
 
@@ -126,5 +126,5 @@ async def roll_and_answer(
 
 async def setup(bot: DiceBot) -> None:
     """Load the cog, and the buttons under every roll (they outlive any one answer)."""
-    bot.add_dynamic_items(RollAgain, Details, ApplyDamage)
+    bot.add_dynamic_items(RollAgain, Details, Page, ApplyDamage)
     await bot.add_cog(Dice(bot))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
+import discord
 from discord import app_commands
 from discord.ext import commands
 
@@ -15,7 +16,7 @@ from bot.rules import dnd35 as dnd
 from bot.rules import luck, replay
 from bot.rules.luck import Luck
 from bot.rules.sheets.dnd35 import DndSheet
-from bot.ui.dnd35 import ac_embed, attack_answer, full_attack_answer, odds_embed
+from bot.ui.dnd35 import Defender, ac_embed, attack_answer, full_attack_answer, odds_embed
 from cogs import _pipeline as pipeline
 from cogs._options import Hidden, Named, Shown, notation, option, slash
 from cogs._pipeline import Hurts, Plan, Reading
@@ -23,6 +24,7 @@ from cogs._replay import ROLLS
 from cogs._shared import (
     Drawn,
     Interaction,
+    can_moderate,
     character_choices,
     find,
     find_for_roll,
@@ -48,7 +50,7 @@ Bonuses = notation("attack_bonus", dnd.parse_bonuses, longest=40)
 
 
 @dataclass(frozen=True, kw_only=True)
-class Defender:
+class Against:
     """Whom an attack is against."""
 
     target_ac: int | None = option(
@@ -137,7 +139,7 @@ class Quick:
 
 
 @dataclass(frozen=True, kw_only=True)
-class AttackOdds(Shown, Named, Quick, Moment, OneAttack, Attacker, Defender):
+class AttackOdds(Shown, Named, Quick, Moment, OneAttack, Attacker, Against):
     """The options of `/dnd odds`: those of an attack, which it prices without rolling."""
 
     def quick(self) -> bool:
@@ -170,7 +172,7 @@ class QuickFull:
 
 
 @dataclass(frozen=True, kw_only=True)
-class FullAttackOptions(Hidden, Shown, Named, QuickFull, Moment, OffHand, Attacker, Defender):
+class FullAttackOptions(Hidden, Shown, Named, QuickFull, Moment, OffHand, Attacker, Against):
     """The options of `/dnd full-attack`."""
 
     def quick(self) -> bool:
@@ -208,7 +210,7 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
 
     # -- planners ------------------------------------------------------------------------------------------
     async def target(
-        self, reading: Reading, options: Defender, dr: dnd.DamageReduction | None
+        self, reading: Reading, options: Against, dr: dnd.DamageReduction | None
     ) -> tuple[dnd.Target, CharacterRecord | None]:
         """The defender and its character: a character here (its AC computed), or the AC given."""
         if options.target_ac is not None and options.target is None:
@@ -250,7 +252,7 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
         """One attack from quick-mode numbers or from a character, priced, with its presenters."""
         variants = reading.settings.dnd
         target, defending = await self.target(reading, options, options.dr)
-        defender = defending.name if defending else None
+        defender = Defender(defending.name, defending.secret, defending.owner_id) if defending else None
         situation = options.situation()
         quick = options.quick()
         name, character_id = options.attacker(reading.user_name, quick=quick), None
@@ -293,7 +295,11 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
             RULESET,
             answer=lambda result: attack_answer(result, chances, attacker=name, defender=defender),
             luck=lambda drawn: luck.add(luck.dnd_attack(drawn.result, chances), drawn.counted.d20_luck()),
-            odds=lambda: odds_embed(built, chances, attacker=name, variants=variants),
+            odds=lambda: secret_to_you(
+                reading.interaction, defender, odds_embed(built, chances, attacker=name, variants=variants)
+            ),
+            # A secret defender's owner sees the odds, but not the channel.
+            odds_private=bool(defender and defender.secret),
             character_id=character_id,
             hurts=Hurts(defending.id, defending.name, lambda r: r.damage if r.hit else 0) if defending else None,
         )
@@ -304,7 +310,7 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
         """Every attack of a full attack (a character's, or a stat block's bonuses), priced under one work budget."""
         variants = reading.settings.dnd
         target, defending = await self.target(reading, options, options.dr)
-        defender = defending.name if defending else None
+        defender = Defender(defending.name, defending.secret, defending.owner_id) if defending else None
         quick = options.quick()
         name, character_id = options.attacker(reading.user_name, quick=quick), None
         if quick:
@@ -384,7 +390,19 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
         embed = ac_embed(record.name, rows)
         if sheet.uncanny_dodge:
             embed.set_footer(text="Uncanny Dodge: keeps its Dex bonus while flat-footed.")
-        await interaction.response.send_message(embed=embed)
+        # Only its owner gets this far with a secret character (`find_for_roll`): the channel must not see it.
+        await interaction.response.send_message(embed=embed, ephemeral=record.secret)
+
+
+def secret_to_you(interaction: Interaction, defender: Defender | None, odds: discord.Embed) -> discord.Embed:
+    """The odds, refused against a game master's secret character to anyone but its owner: they give its AC away."""
+    if defender and defender.secret and interaction.user.id != defender.owner_id and not can_moderate(interaction):
+        raise UserError(
+            f"**{defender.name}**'s numbers are the game master's secret, and the odds against it would tell "
+            "them. Roll the attack: its answer says whether it hit.",
+            title="A secret",
+        )
+    return odds
 
 
 async def setup(bot: DiceBot) -> None:

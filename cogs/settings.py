@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Any
+import re
+from typing import Any, Literal
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
 from bot.client import DiceBot
-from bot.db.settings import GM_CHANNEL, SettingsRepository
+from bot.db.settings import GM_CHANNEL, PreferencesRepository, SettingsRepository
 from bot.errors import UserError
 from bot.rules import settings as rules_settings
 from bot.rules.settings import SETTINGS
+from bot.tree import report
 from bot.ui.characters import done_embed
-from bot.ui.embeds import ROLL_COLOUR, clip
+from bot.ui.embeds import ROLL_COLOUR, clip, paged
 from cogs._shared import Interaction, can_moderate, guild_of
 
 # Where the bot can post a message: text and announcement channels and their threads. Not categories, forums
@@ -80,19 +82,8 @@ class Settings(commands.GroupCog, group_name="settings", group_description="This
     @app_commands.command(name="show")
     async def show(self, interaction: Interaction) -> None:
         """Show this server's rules settings and what each choice means."""
-        async with self.bot.database.read() as session:
-            current = await SettingsRepository(session).effective(guild_of(interaction))
-        embed = discord.Embed(title="Rules settings of this server", colour=ROLL_COLOUR)
-        for key, spec in SETTINGS.items():
-            value = current[key]
-            default = " (default)" if value == spec.default else ""
-            embed.add_field(
-                name=clip(spec.title, 256),
-                value=clip(f"`{key}` = **{value}**{default}: {spec.choices[value]}\n{spec.help}", 1024),
-                inline=False,
-            )
-        embed.set_footer(text="Members with Manage Server change them with /settings set.")
-        await interaction.response.send_message(embed=embed, ephemeral=True)
+        pages = await settings_pages(self.bot, interaction)
+        await interaction.response.send_message(embed=pages[0], view=settings_view(1, len(pages)), ephemeral=True)
 
     @app_commands.command(name="set")
     @app_commands.autocomplete(setting=keys, value=values)
@@ -123,6 +114,23 @@ class Settings(commands.GroupCog, group_name="settings", group_description="This
         message = f"`{spec.key}` is now **{value}**: {spec.choices[value]}."
         await interaction.response.send_message(embed=done_embed("Setting saved", message))
 
+    @app_commands.command(name="me")
+    async def me(self, interaction: Interaction, answers: Literal["short", "full", "server"]) -> None:
+        """Your own choice, in every server: start your roll answers short or full.
+
+        Args:
+            answers: short (the outcome and odds), full (every step), or server (this server's choice)
+        """
+        chosen = None if answers == "server" else answers
+        async with self.bot.database.write.begin() as session:
+            await PreferencesRepository(session).set_answers(interaction.user.id, chosen, now=self.bot.clock())
+        self.bot.forget_user_answers(interaction.user.id)
+        if chosen is None:
+            message = "Your roll answers start as each server chose (`/settings show`)."
+        else:
+            message = f"Your roll answers now start **{chosen}** in every server; Details switches them."
+        await interaction.response.send_message(embed=done_embed("Your answers", message), ephemeral=True)
+
     @app_commands.command(name="gm-channel")
     async def gm_channel(
         self, interaction: Interaction, channel: app_commands.Transform[GmChannel, PostableChannel]
@@ -145,6 +153,63 @@ class Settings(commands.GroupCog, group_name="settings", group_description="This
         await interaction.response.send_message(embed=done_embed("GM channel saved", message))
 
 
+async def settings_pages(bot: DiceBot, interaction: Interaction) -> list[discord.Embed]:
+    """This server's settings, each with what its choice means, in pages that fit a phone screen."""
+    async with bot.database.read() as session:
+        current = await SettingsRepository(session).effective(guild_of(interaction))
+    embed = discord.Embed(title="Rules settings of this server", colour=ROLL_COLOUR)
+    for key, spec in SETTINGS.items():
+        value = current[key]
+        default = " (default)" if value == spec.default else ""
+        embed.add_field(
+            name=clip(spec.title, 256),
+            value=clip(f"`{key}` = **{value}**{default}: {spec.choices[value]}\n{spec.help}", 1024),
+            inline=False,
+        )
+    embed.set_footer(text="Members with Manage Server change them with /settings set; /settings me is yours.")
+    return paged(embed)
+
+
+class SettingsPage(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"settings:(?P<page>[0-9]{1,2})"):
+    """Show another page of /settings show, read again from the store (so it works after a restart too)."""
+
+    def __init__(self, page: int) -> None:
+        super().__init__(
+            discord.ui.Button(label=f"Page {page}", style=discord.ButtonStyle.secondary, custom_id=f"settings:{page}")
+        )
+        self.page = page
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
+    ) -> SettingsPage:
+        """Rebuild the button from a click."""
+        return cls(int(match["page"]))
+
+    async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
+        """A press counts against the presser's rate limit, as a command would."""
+        return bool(await interaction.client.tree.admit(interaction))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        """Edit the message to the page: anyone may read the settings."""
+        try:
+            pages = await settings_pages(interaction.client, interaction)
+            page = min(self.page, len(pages))
+            await interaction.response.edit_message(embed=pages[page - 1], view=settings_view(page, len(pages)))
+        except Exception as error:
+            await report(interaction, error)
+
+
+def settings_view(page: int, pages: int) -> discord.ui.View:
+    """Buttons to the pages before and after `page` of /settings show."""
+    view = discord.ui.View(timeout=None)
+    for n in (page - 1, page + 1):
+        if 1 <= n <= pages:
+            view.add_item(SettingsPage(n))
+    return view
+
+
 async def setup(bot: DiceBot) -> None:
     """Load the cog."""
     await bot.add_cog(Settings(bot))
+    bot.add_dynamic_items(SettingsPage)

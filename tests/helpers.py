@@ -12,7 +12,8 @@ from sqlalchemy import func, select
 
 from bot.db.engine import Database
 from bot.db.models import RollLog
-from bot.local.driver import Exchange
+from bot.local.driver import Exchange, LocalDiscord
+from bot.local.payloads import Actor
 
 
 def fields(exchange: Exchange) -> dict[str, str]:
@@ -32,3 +33,27 @@ async def count(database: Database, model: type[object], *where: Any) -> int:
         query = select(func.count()).select_from(model).where(*where)
         found: int = (await session.execute(query)).scalar_one()
         return found
+
+
+def button(message: dict[str, Any], label: str) -> str | None:
+    """The custom id of the button labelled `label` on a message, if it has one."""
+    found = [c["custom_id"] for row in message.get("components", []) for c in row["components"] if c["label"] == label]
+    return found[0] if found else None
+
+
+async def pages(
+    local: LocalDiscord, exchange: Exchange, *, actor: Actor | None = None, first: dict[str, Any] | None = None
+) -> list[dict[str, Any]]:
+    """Every page of an answer, first to last, pressing its Page buttons in turn (as `actor`, default the user).
+
+    `first`: the message showing page 1 (default: the answer as the double holds it now). A page shown in
+    place edits that message; one shown privately is a new message, whose buttons are pressed next.
+    """
+    message = first if first is not None else local.original(exchange)
+    embeds = [message["embeds"][0]]
+    while (next_page := button(message, f"Page {len(embeds) + 1}")) is not None:
+        clicked = await local.click(message, next_page, actor=actor)
+        [shown] = clicked.messages
+        embeds.append(shown["embeds"][0])
+        message = local.original(exchange) if clicked.response["type"] == 7 else {**shown, "id": message["id"]}
+    return embeds

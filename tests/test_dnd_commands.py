@@ -531,9 +531,12 @@ async def test_a_full_attack_with_bab_11_makes_3_attacks(local: LocalDiscord, da
         "**Hit**: **11** damage",
         "d20 **10** +14 = **24** vs AC 15 → hit",
     ]
+    assert shown["1. Greatsword (+14)"].split("\n")[2] == (
+        "Attack bonus +14 = +11 BAB (character) +3 Str (Str 16, melee) +0 size (medium)"
+    )
+    # A later attack of the same weapon names only what it adds: the same terms thrice were long on a phone.
     assert shown["2. Greatsword (+9)"].split("\n")[2] == (
-        "Attack bonus +9 = +11 BAB (character) -5 attack 2 (§3 iterative attack, -5 each) +3 Str (Str 16, melee) "
-        "+0 size (medium)"
+        "Attack bonus +9 = +14 as attack 1 -5 attack 2 (§3 iterative attack, -5 each)"
     )
     assert shown["3. Greatsword (+4)"].split("\n")[:2] == [
         "**Miss** (natural 1)",
@@ -583,10 +586,12 @@ async def test_full_attack_adds_improved_two_weapon_fighting_off_hand_attacks(lo
         "4. Short sword (+9)",
         "5. Short sword (+4)",
     ]
-    assert fields(exchange)["5. Short sword (+4)"].split("\n")[2] == (
-        "Attack bonus +4 = +11 BAB (character) -5 off-hand attack 2 (§4 Improved / Greater Two-Weapon Fighting) "
-        "+0 Str (Str 10, melee) +0 size (medium) -2 two-weapon fighting "
+    assert fields(exchange)["4. Short sword (+9)"].split("\n")[2] == (
+        "Attack bonus +9 = +11 BAB (character) +0 Str (Str 10, melee) +0 size (medium) -2 two-weapon fighting "
         "(§4 light off-hand weapon and Two-Weapon Fighting, off hand)"
+    )
+    assert fields(exchange)["5. Short sword (+4)"].split("\n")[2] == (
+        "Attack bonus +4 = +9 as attack 4 -5 off-hand attack 2 (§4 Improved / Greater Two-Weapon Fighting)"
     )
 
 

@@ -25,7 +25,7 @@ from bot.rules import dnd35 as dnd
 from bot.rules.dice import MAX_DICE, MAX_EXPRESSION_LENGTH, MAX_EXTRA_ROLLS, MAX_SIDES
 from bot.rules.luck import CountingDice, Tally
 from bot.rules.sheets.dnd35 import DndSheet
-from bot.ui.dnd35 import full_attack_answer
+from bot.ui.dnd35 import Defender, full_attack_answer
 from bot.ui.embeds import fit
 from cogs._replay import stored_details
 from tests.roll_log_rows import stored_rows
@@ -207,12 +207,14 @@ class CritDice:
         return face
 
 
-def test_the_largest_full_attack_the_sheet_allows_stays_under_the_row_maximum() -> None:
+@pytest.mark.parametrize("secret", [False, True])
+def test_the_largest_full_attack_the_sheet_allows_stays_under_the_row_maximum(secret: bool) -> None:
     """Beyond today's odds budget: the rules core rolls it as `/dnd full-attack` would, every attack critical.
 
     Four iterative and three off-hand attacks, each a x6 critical of 99d999 with 99d999 precision and 306 energy
     dice: 999 dice of 999 sides an attack, one under the engine's cap. The row adds the full answer (at most
-    Discord's 6,000 characters) and its compact form.
+    Discord's 6,000 characters) and its compact form; against a secret defender, its full answer with the
+    defender's numbers too.
     """
     heavy = {
         "damage": "99d999",
@@ -234,9 +236,11 @@ def test_the_largest_full_attack_the_sheet_allows_stays_under_the_row_maximum() 
     attacks = dnd.full_attack(sheet, "Longsword", -50, situation, off_hand_weapon="Short sword")
     dice = CritDice()
     full = dnd.resolve_all(attacks, CountingDice(dice))
-    answer = full_attack_answer(full, Fraction(0), attacker="Max", weapon="Longsword")
-    assert answer.compact is not None
-    details = stored_details(fit(answer.full), fit(answer.compact))  # as answer_roll logs them
+    defender = Defender("Ogre", secret=True, owner_id=1) if secret else None
+    answer = full_attack_answer(full, Fraction(0), attacker="Max", weapon="Longsword", defender=defender)
+    assert answer.compact is not None and (answer.secret is not None) == secret
+    kept = fit(answer.secret) if answer.secret is not None else None
+    details = stored_details(fit(answer.full), fit(answer.compact), secret=kept, owner=answer.secret_owner)
     outcome = {"attacks": [r.to_dict() for r in full.results], "total": full.total_damage}
     assert len(full.results) == 7 and len(dice.draws) == 7 * (2 + 999)
     fixed = 20 * 8 + 200 + 200 + 2000  # numbers, command, summary, inputs (options of at most 40 characters)

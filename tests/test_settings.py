@@ -7,20 +7,25 @@ from bot.local.limits import sync_payload
 from bot.local.payloads import MANAGER_PERMISSIONS, Actor
 from bot.rules.settings import SETTINGS
 from tests.dice_sources import ScriptedDice
+from tests.helpers import pages
 
 MOD = "200000000000000003"
 
 
-def ring_field(exchange: Exchange) -> dict[str, str]:
-    [field] = [f for f in exchange.embed["fields"] if f["value"].startswith("`aliensrl.ring`")]
+async def shown_fields(local: LocalDiscord, exchange: Exchange) -> list[dict[str, str]]:
+    """The fields of every page of /settings show."""
+    return [f for page in await pages(local, exchange) for f in page["fields"]]
+
+
+async def ring_field(local: LocalDiscord, exchange: Exchange) -> dict[str, str]:
+    [field] = [f for f in await shown_fields(local, exchange) if f["value"].startswith("`aliensrl.ring`")]
     return field
 
 
 async def test_show_lists_every_setting_with_its_default(local: LocalDiscord) -> None:
-    shown = await local.command("settings show")
-    names = [f["name"] for f in shown.embed["fields"]]
-    assert names == [spec.title for spec in SETTINGS.values()]
-    field = ring_field(shown)
+    shown = await shown_fields(local, await local.command("settings show"))  # pages it: read once
+    assert [f["name"] for f in shown] == [spec.title for spec in SETTINGS.values()]
+    [field] = [f for f in shown if f["value"].startswith("`aliensrl.ring`")]
     assert field["value"].startswith("`aliensrl.ring` = **chebyshev** (default): the 16 squares")
 
 
@@ -34,7 +39,7 @@ async def test_only_manage_server_changes_a_setting(local: LocalDiscord) -> None
     assert unknown.embed["description"].startswith("There is no setting `dice.colour`.")
     saved = await local.command("settings set", {"setting": "aliensrl.ring", "value": "Angband"}, actor=moderator)
     assert saved.embed["description"] == "`aliensrl.ring` is now **angband**: the 12 squares at Angband distance 2."
-    assert "= **angband**: the 12" in ring_field(await local.command("settings show"))["value"]
+    assert "= **angband**: the 12" in (await ring_field(local, await local.command("settings show")))["value"]
 
 
 async def test_aliens_strays_follow_the_server_ring(local: LocalDiscord) -> None:
@@ -54,7 +59,13 @@ async def test_settings_are_per_server(local: LocalDiscord) -> None:
     await local.command("settings set", {"setting": "aliensrl.ring", "value": "within-two"}, actor=moderator)
     elsewhere = Actor(user_id=MOD, guild_id="400000000000000001", channel_id="400000000000000002")
     shown = await local.command("settings show", actor=elsewhere)
-    assert "**chebyshev** (default)" in ring_field(shown)["value"]
+    [field] = [
+        f
+        for page in await pages(local, shown, actor=elsewhere)
+        for f in page["fields"]
+        if f["value"].startswith("`aliensrl.ring`")
+    ]
+    assert "**chebyshev** (default)" in field["value"]
 
 
 async def test_the_gm_channel_picker_lists_only_channels_the_bot_can_post_in(local: LocalDiscord) -> None:
@@ -78,3 +89,44 @@ async def test_a_channel_of_another_type_is_refused(local: LocalDiscord) -> None
     assert refused.ephemeral and refused.embed["description"].endswith(
         "is not a text channel: hidden rolls need one to be posted in."
     )
+
+
+QUICK_ATTACK = {"attack_bonus": 5, "damage": "1d8+3", "target_ac": 15}
+
+
+def labels(local: LocalDiscord, exchange: Exchange) -> list[str]:
+    message = local.original(exchange)
+    return [c["label"] for row in message["components"] for c in row["components"]]
+
+
+async def test_a_user_chooses_full_answers_for_themselves_only(local: LocalDiscord) -> None:
+    other = local.as_user("200000000000000004")
+    local.bot.dice = ScriptedDice([12, 5, 12, 5])
+    chosen = await local.command("settings me", {"answers": "full"})
+    assert chosen.ephemeral and "now start **full** in every server" in chosen.embed["description"]
+    mine = await local.command("dnd attack", QUICK_ATTACK)
+    assert mine.embed["fields"][0]["name"] == "Attack roll"  # every step at once
+    assert labels(local, mine) == ["Roll again", "Less"]
+    theirs = await local.command("dnd attack", QUICK_ATTACK, actor=other)
+    assert not theirs.embed.get("fields") and labels(local, theirs) == ["Roll again", "Details"]
+
+
+async def test_a_user_choice_outranks_the_server_and_server_gives_it_back(local: LocalDiscord) -> None:
+    moderator = local.as_user(MOD, permissions=MANAGER_PERMISSIONS)
+    await local.command("settings set", {"setting": "rolls.answers", "value": "full"}, actor=moderator)
+    local.bot.dice = ScriptedDice([12, 5] * 3)
+    assert (await local.command("dnd attack", QUICK_ATTACK)).embed["fields"]  # the server's full answers
+    await local.command("settings me", {"answers": "short"})
+    short = await local.command("dnd attack", QUICK_ATTACK)
+    assert not short.embed.get("fields") and short.embed["description"].startswith("**Hit**: **8** damage")
+    back = await local.command("settings me", {"answers": "server"})
+    assert "as each server chose" in back.embed["description"]
+    assert (await local.command("dnd attack", QUICK_ATTACK)).embed["fields"]
+
+
+async def test_a_choice_made_in_one_process_is_read_by_another(local: LocalDiscord) -> None:
+    """Stored, not kept in memory only: a bot that forgot its cache reads the choice from the database."""
+    await local.command("settings me", {"answers": "full"})
+    local.bot._user_answers.clear()
+    local.bot.dice = ScriptedDice([12, 5])
+    assert (await local.command("dnd attack", QUICK_ATTACK)).embed["fields"]

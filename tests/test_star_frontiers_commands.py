@@ -101,7 +101,7 @@ async def attack(local: LocalDiscord, command: str, faces: list[int], options: d
     assert dice.exhausted, (dice.calls, faces)
     assert not exchange.ephemeral
     shown = fields(exchange)
-    assert list(shown) == ["Odds before the roll", "Chance to hit", "The roll"]
+    assert list(shown) == ["The roll", "Odds before the roll", "Chance to hit"]
     assert ODDS_LINE.fullmatch(shown["Odds before the roll"]), shown["Odds before the roll"]
     return exchange
 

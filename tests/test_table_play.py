@@ -473,6 +473,7 @@ async def test_every_ruleset_reads_a_character_roll_in_as_many_transactions_as_d
     async def count(command: str, options: dict[str, Any]) -> int:
         local.bot.forget_server_settings(int(local.actor.guild_id))
         local.bot.fair_session_started(int(local.actor.channel_id))  # the channel's session is read again
+        local.bot.forget_user_answers(int(local.actor.user_id))
         reads.clear()
         local.bot.database = replace(original, read=counted)
         try:

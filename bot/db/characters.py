@@ -53,6 +53,11 @@ class CharacterRecord:
     version: int
     created_at: datetime
     updated_at: datetime
+    secret: bool = False  # the game master's: its numbers are for its owner (`may_see`)
+
+    def may_see(self, user_id: int, *, moderator: bool = False) -> bool:
+        """Whether `user_id` may see this character's numbers: anyone's, unless it is secret."""
+        return not self.secret or user_id == self.owner_id or moderator
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +68,7 @@ class CharacterSummary:
     owner_id: int
     ruleset: str
     name: str
+    secret: bool = False
 
 
 async def lock_user(session: AsyncSession, purpose: str, *, guild_id: int, user_id: int) -> None:
@@ -106,6 +112,7 @@ def _record(row: Character | Row[Any]) -> CharacterRecord:
         version=row.version,
         created_at=row.created_at,
         updated_at=row.updated_at,
+        secret=bool(row.secret),
     )
 
 
@@ -215,7 +222,7 @@ class CharacterRepository:
         self, *, guild_id: int, owner_id: int | None, text: str = "", rules: str | None = None, limit: int = 25
     ) -> list[CharacterSummary]:
         """Characters whose name contains `text`, a user's or the whole server's, for lists and autocomplete."""
-        query = select(Character.id, Character.owner_id, Character.ruleset, Character.name).where(
+        query = select(Character.id, Character.owner_id, Character.ruleset, Character.name, Character.secret).where(
             Character.guild_id == guild_id
         )
         if owner_id is not None:
@@ -231,6 +238,11 @@ class CharacterRepository:
         """Write a new stat block if the character is still at the version it was read at."""
         await self._update(record, now, sheet=record.ruleset.dump(sheet))
         return _replace(record, sheet=sheet, version=record.version + 1, updated_at=now)
+
+    async def set_secret(self, record: CharacterRecord, secret: bool, *, now: datetime) -> CharacterRecord:
+        """Mark a character as the game master's secret, or show its numbers to everyone again."""
+        await self._update(record, now, secret=secret)
+        return _replace(record, secret=secret, version=record.version + 1, updated_at=now)
 
     async def rename(self, record: CharacterRecord, name: str, *, now: datetime) -> CharacterRecord:
         """Give a character a new name, unless the owner has another by that name in the ruleset."""

@@ -98,6 +98,8 @@ class Character(Base):
     sheet: Mapped[dict[str, Any]] = mapped_column(JSON)
     # Bumped by every write; a write that expected another version is refused instead of undoing it.
     version: Mapped[int]
+    # The game master's: its numbers are shown to its owner (and Manage Server, and the GM channel) only.
+    secret: Mapped[bool] = mapped_column(default=False, server_default=false())
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
@@ -122,6 +124,16 @@ class GuildSetting(Base):
     key: Mapped[str] = mapped_column(String(64), primary_key=True)
     value: Mapped[str] = mapped_column(String(64))
     updated_by: Mapped[int] = mapped_column(BigInteger)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class UserPreference(Base):
+    """What one user chose for themselves, in every server (`/settings me`); no row: the server's choices."""
+
+    __tablename__ = "user_preferences"
+
+    user_id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    answers: Mapped[str] = mapped_column(String(16))  # "short" or "full": how this user's roll answers start
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
 

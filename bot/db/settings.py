@@ -4,14 +4,16 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import select
+from sqlalchemy import delete, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot.db.models import GuildSetting
+from bot.db.characters import upsert
+from bot.db.models import GuildSetting, UserPreference
 from bot.rules.settings import ServerSettings, effective, server_settings
 
 # Kept beside the rules settings, but not one of them: its value is a channel, not a choice.
 GM_CHANNEL = "gm_channel"
+ANSWER_FORMS = ("short", "full")  # what a user may prefer for their own roll answers (`/settings me`)
 
 
 class SettingsRepository:
@@ -49,3 +51,26 @@ class SettingsRepository:
         else:
             row.value, row.updated_by, row.updated_at = value, user_id, now
         await self.session.flush()
+
+
+class PreferencesRepository:
+    """What users chose for themselves (`/settings me`), inside the caller's session."""
+
+    def __init__(self, session: AsyncSession) -> None:
+        self.session = session
+
+    async def answers(self, user_id: int) -> str | None:
+        """The user's choice of how their roll answers start, "short" or "full"; None: the server's choice."""
+        row = await self.session.get(UserPreference, user_id)
+        return row.answers if row is not None and row.answers in ANSWER_FORMS else None
+
+    async def set_answers(self, user_id: int, answers: str | None, *, now: datetime) -> None:
+        """Store the user's choice (checked already); None forgets it, so the server's choice applies again."""
+        if answers is None:
+            await self.session.execute(delete(UserPreference).where(UserPreference.user_id == user_id))
+            return
+        # One statement, so that two changes at once cannot both insert the row.
+        statement = upsert(self.session, UserPreference).values(user_id=user_id, answers=answers, updated_at=now)
+        await self.session.execute(
+            statement.on_conflict_do_update(index_elements=["user_id"], set_={"answers": answers, "updated_at": now})
+        )

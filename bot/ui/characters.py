@@ -22,9 +22,9 @@ def sheet_embed(record: CharacterRecord, *, active: bool = False) -> discord.Emb
     which works for any member, cached or not.
     """
     sheet = record.sheet
-    embed = discord.Embed(
-        title=clip(record.name, TITLE_LIMIT), description=f"of <@{record.owner_id}>", colour=SHEET_COLOUR
-    )
+    # On the first page, which a long sheet's owner sees first: whose it is, and that its numbers are secret.
+    whose = f"of <@{record.owner_id}>" + (" · secret: only its owner sees these numbers" if record.secret else "")
+    embed = discord.Embed(title=clip(record.name, TITLE_LIMIT), description=whose, colour=SHEET_COLOUR)
     embed.set_author(name=f"{record.ruleset.title} character")
     sections = sheet.sections()
     derived = sheet.derived()
@@ -38,11 +38,29 @@ def sheet_embed(record: CharacterRecord, *, active: bool = False) -> discord.Emb
     return embed
 
 
+def secret_sheet_embed(record: CharacterRecord) -> discord.Embed:
+    """A game master's secret character as the players see it: its name, whose it is, and how hurt it looks."""
+    embed = discord.Embed(
+        title=clip(record.name, TITLE_LIMIT),
+        description=f"of <@{record.owner_id}>, who keeps its numbers secret",
+        colour=SHEET_COLOUR,
+    )
+    embed.set_author(name=f"{record.ruleset.title} character")
+    if (word := record.sheet.health_word()) is not None:
+        embed.add_field(name="Health", value=word)
+    embed.set_footer(text=f"#{record.id}")
+    return embed
+
+
 def list_embed(summaries: Sequence[CharacterSummary], *, owner_id: int, active: Sequence[int]) -> discord.Embed:
     """A user's characters in this server, by ruleset."""
     embed = discord.Embed(title="Characters", description=f"of <@{owner_id}> in this server", colour=ROLL_COLOUR)
     for key, rules in RULESETS.items():
-        names = [f"{s.name} (#{s.id}){' · active' if s.id in active else ''}" for s in summaries if s.ruleset == key]
+        names = [
+            f"{s.name} (#{s.id}){' · secret' if s.secret else ''}{' · active' if s.id in active else ''}"
+            for s in summaries
+            if s.ruleset == key
+        ]
         if names:
             embed.add_field(name=rules.title, value=clip("\n".join(names), FIELD_VALUE_LIMIT), inline=False)
     if not summaries:

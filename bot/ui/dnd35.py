@@ -6,6 +6,7 @@ Each answer's forms (full, compact, /history line) are made from the frozen resu
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 
 import discord
@@ -21,6 +22,25 @@ COLOURS = {
 }
 BAR_WIDTH = 16
 MAX_CHART_ROWS = 16
+SECRET_ODDS = "Odds: the GM's secret (they follow from the target's AC)"
+
+
+@dataclass(frozen=True, slots=True)
+class Defender:
+    """The character an attack is made against, as its answer names it.
+
+    A `secret` one (the game master's) keeps its numbers out of the answers everyone sees: "vs AC ?", no AC
+    formula, no damage reduction, no notes, and no odds (a hit chance gives the AC away); the answer in full
+    goes to its `owner_id` and the GM channel only.
+    """
+
+    name: str
+    secret: bool = False
+    owner_id: int | None = None
+
+
+def _hides(defender: Defender | None) -> bool:
+    return defender is not None and defender.secret
 
 
 def odds_line(odds: dnd.AttackOdds) -> str:
@@ -85,29 +105,41 @@ def headline(result: dnd.AttackResult, *, bold: bool = True) -> str:
     return f"{b('Miss')}{natural}"
 
 
-def attack_roll_text(result: dnd.AttackResult) -> str:
-    """The d20, the attack bonus by its parts, the total against the AC, and why it hit or missed."""
+def attack_roll_text(result: dnd.AttackResult, *, secret: bool = False) -> str:
+    """The d20, the attack bonus by its parts, the total against the AC, and why it hit or missed.
+
+    `secret`: the defender's numbers are the game master's; its AC shows as "?" and its formula not at all.
+    """
     attack = result.attack
     target = attack.target
+    lines = [verdict_line(result, secret=secret), bonus_text(attack)]
+    if target.explanation != "given" and not secret:
+        lines.append(f"{target.kind[0].upper()}{target.kind[1:]} {target.explanation}")
+    return "\n".join(lines)
+
+
+def verdict_line(result: dnd.AttackResult, *, secret: bool = False) -> str:
+    """The d20 and the attack bonus against the AC, and why it hit or missed, in one line."""
+    target = result.attack.target
     verdict = "hit" if result.hit else "miss"
     if result.face == 20:
         verdict += ": a natural 20 always hits"
     elif result.face == 1:
         verdict += ": a natural 1 always misses"
-    elif result.hit and result.total == target.ac:
+    elif result.hit and result.total == target.ac and not secret:
         verdict += ": equal to the AC hits"
-    lines = [
-        f"d20 **{result.face}** {signed(attack.attack_bonus)} = **{result.total}** "
-        f"vs {target.kind} {target.ac} → {verdict}",
-        f"Attack bonus {signed(attack.attack_bonus)} = {terms_text(attack.attack_terms)}",
-    ]
-    if target.explanation != "given":
-        lines.append(f"{target.kind[0].upper()}{target.kind[1:]} {target.explanation}")
-    return "\n".join(lines)
+    ac = "?" if secret else target.ac
+    bonus = signed(result.attack.attack_bonus)
+    return f"d20 **{result.face}** {bonus} = **{result.total}** vs {target.kind} {ac} → {verdict}"
 
 
-def threat_text_of(result: dnd.AttackResult) -> str | None:
-    """The threat and its confirmation roll, when there was one."""
+def bonus_text(attack: dnd.Attack) -> str:
+    """The attack bonus by its parts."""
+    return f"Attack bonus {signed(attack.attack_bonus)} = {terms_text(attack.attack_terms)}"
+
+
+def threat_text_of(result: dnd.AttackResult, *, secret: bool = False) -> str | None:
+    """The threat and its confirmation roll, when there was one (`secret`: against AC ?)."""
     attack = result.attack
     if not result.threat:
         return None
@@ -117,12 +149,18 @@ def threat_text_of(result: dnd.AttackResult) -> str | None:
         return f"{head}: the target is immune to critical hits"
     why = " (natural 20)" if c.automatic and c.face == 20 else " (natural 1)" if c.automatic and c.face == 1 else ""
     verdict = "confirmed" if c.confirmed else "not confirmed"
-    roll = f"confirm d20 **{c.face}** {signed(attack.attack_bonus)} = {c.total} vs {attack.target.ac}"
+    roll = (
+        f"confirm d20 **{c.face}** {signed(attack.attack_bonus)} = {c.total} vs {'?' if secret else attack.target.ac}"
+    )
     return f"{head}: {roll} → {verdict}{why}"
 
 
-def damage_text(result: dnd.AttackResult) -> str | None:
-    """Each damage roll with its faces, the multiplier as extra rolls, precision, minimum 1, DR, energy."""
+def damage_text(result: dnd.AttackResult, *, secret: bool = False, bonus: bool = True) -> str | None:
+    """Each damage roll with its faces, the multiplier as extra rolls, precision, minimum 1, DR, energy.
+
+    `secret`: the defender's damage reduction is the game master's; only what it took is shown. `bonus`: with
+    the damage bonus by its parts (a full attack shows it once per weapon instead).
+    """
     if not result.hit:
         return None
     attack = result.attack
@@ -130,13 +168,13 @@ def damage_text(result: dnd.AttackResult) -> str | None:
     if result.multipliers:
         multipliers = " and ".join(f"x{m.value} ({m.source})" for m in result.multipliers)
         lines.append(f"{multipliers}: {result.roll_count} damage rolls")
-    bonus = attack.damage_bonus
     for i, roll in enumerate(result.weapon_rolls, start=1):
         faces = ", ".join(map(str, roll.faces))
         dice = f"{attack.damage} ({faces})" if roll.faces else ""
-        lines.append(f"Roll {i}: {dice} {signed(bonus) if dice else bonus} = {roll.total}".replace("  ", " "))
-    if attack.damage_terms:
-        lines.append(f"Each roll's bonus {signed(bonus)} = {terms_text(attack.damage_terms)}")
+        step = signed(attack.damage_bonus) if dice else attack.damage_bonus
+        lines.append(f"Roll {i}: {dice} {step} = {roll.total}".replace("  ", " "))
+    if attack.damage_terms and bonus:
+        lines.append(damage_bonus_text(attack))
     for rider in result.precision:
         lines.append(
             f"{rider.label} {rider.dice} ({', '.join(map(str, rider.faces))}) = {rider.total}, never multiplied"
@@ -144,7 +182,11 @@ def damage_text(result: dnd.AttackResult) -> str | None:
     if result.minimum_applied:
         lines.append(f"{result.physical} is less than 1: a hit deals at least 1")
     dr = attack.target.dr
-    if dr is not None:
+    if dr is not None and secret:
+        lines.append(
+            "the target's damage reduction: " + ("bypassed" if result.dr_bypassed else f"-{result.dr_reduction}")
+        )
+    elif dr is not None:
         if result.dr_bypassed:
             lines.append(f"DR {dr} bypassed by the weapon")
         else:
@@ -157,19 +199,31 @@ def damage_text(result: dnd.AttackResult) -> str | None:
     return "\n".join(lines)
 
 
+def damage_bonus_text(attack: dnd.Attack) -> str:
+    """The bonus added to each damage roll, by its parts."""
+    return f"Each roll's bonus {signed(attack.damage_bonus)} = {terms_text(attack.damage_terms)}"
+
+
 def attack_answer(
-    result: dnd.AttackResult, odds: dnd.AttackOdds, *, attacker: str, defender: str | None = None
+    result: dnd.AttackResult, odds: dnd.AttackOdds, *, attacker: str, defender: Defender | None = None
 ) -> Answer:
-    """The answer to /dnd attack in its three forms; `defender` names the target's character, if any."""
+    """The answer to /dnd attack in its forms; `defender` is the target's character, if any.
+
+    Against a secret defender the forms everyone sees keep its numbers out, and `secret` is the full answer
+    with them, for its owner and the GM channel.
+    """
+    hides = _hides(defender)
     return Answer(
-        full=attack_embed(result, odds, attacker=attacker),
+        full=attack_embed(result, odds, attacker=attacker, secret=hides),
         compact=attack_compact(result, odds, attacker=attacker, defender=defender),
         history=history_text(headline(result, bold=False)),
+        secret=attack_embed(result, odds, attacker=attacker) if hides else None,
+        secret_owner=defender.owner_id if hides and defender else None,
     )
 
 
 def attack_compact(
-    result: dnd.AttackResult, odds: dnd.AttackOdds, *, attacker: str, defender: str | None = None
+    result: dnd.AttackResult, odds: dnd.AttackOdds, *, attacker: str, defender: Defender | None = None
 ) -> discord.Embed:
     """The short answer to /dnd attack: the outcome and damage, the d20 against the AC, and the odds line.
 
@@ -181,19 +235,19 @@ def attack_compact(
     if c is not None:
         verdict = "confirmed" if c.confirmed else "not confirmed"
         lines.append(f"confirm d20 **{c.face}** {signed(result.attack.attack_bonus)} = {c.total} → {verdict}")
-    embed.description = "\n".join([*lines, odds_line(odds)])
+    embed.description = "\n".join([*lines, SECRET_ODDS if _hides(defender) else odds_line(odds)])
     if _changed(result.variants):
         embed.set_footer(text=variants_text(result.variants))
     return embed
 
 
-def roll_line(result: dnd.AttackResult, *, defender: str | None = None) -> str:
-    """The d20, the attack bonus and the total against the AC (of `defender`, when named), in one short line."""
+def roll_line(result: dnd.AttackResult, *, defender: Defender | None = None, named: bool = True) -> str:
+    """The d20, the attack bonus and the total against the AC (of `defender`, if `named`), in one short line."""
     attack = result.attack
-    whose = f"{defender}'s " if defender else ""
+    whose = f"{defender.name}'s " if defender and named else ""
+    ac = "?" if _hides(defender) else attack.target.ac
     return (
-        f"d20 **{result.face}** {signed(attack.attack_bonus)} = **{result.total}** "
-        f"vs {whose}{attack.target.kind} {attack.target.ac}"
+        f"d20 **{result.face}** {signed(attack.attack_bonus)} = **{result.total}** vs {whose}{attack.target.kind} {ac}"
     )
 
 
@@ -201,20 +255,26 @@ def _attack_head(result: dnd.AttackResult, *, attacker: str) -> discord.Embed:
     return discord.Embed(title=clip(f"{attacker}: {result.attack.label}", TITLE_LIMIT), colour=COLOURS[result.outcome])
 
 
-def attack_embed(result: dnd.AttackResult, odds: dnd.AttackOdds, *, attacker: str) -> discord.Embed:
-    """The full answer to /dnd attack: the outcome and the odds, then every step."""
+def attack_embed(
+    result: dnd.AttackResult, odds: dnd.AttackOdds, *, attacker: str, secret: bool = False
+) -> discord.Embed:
+    """The full answer to /dnd attack: the outcome and the odds, then every step (`secret`: see `Defender`)."""
     attack = result.attack
     embed = _attack_head(result, attacker=attacker)
-    embed.description = f"{headline(result)}\n{odds_line(odds)}"
-    embed.add_field(name="Attack roll", value=clip(attack_roll_text(result), FIELD_VALUE_LIMIT), inline=False)
-    threat = threat_text_of(result)
+    embed.description = f"{headline(result)}\n{SECRET_ODDS if secret else odds_line(odds)}"
+    embed.add_field(
+        name="Attack roll", value=clip(attack_roll_text(result, secret=secret), FIELD_VALUE_LIMIT), inline=False
+    )
+    threat = threat_text_of(result, secret=secret)
     if threat:
         embed.add_field(name="Threat", value=clip(threat, FIELD_VALUE_LIMIT), inline=False)
-    damage = damage_text(result)
+    damage = damage_text(result, secret=secret)
     if damage:
         embed.add_field(name="Damage", value=clip(damage, FIELD_VALUE_LIMIT), inline=False)
-    # The engine copies the target's notes into the attack's; show each once.
+    # The engine copies the target's notes into the attack's; show each once, and a secret target's not at all.
     notes = tuple(dict.fromkeys((*attack.notes, *attack.target.notes)))
+    if secret:
+        notes = tuple(n for n in notes if n not in attack.target.notes)
     if notes:
         embed.add_field(name="Notes", value=clip("\n".join(notes), FIELD_VALUE_LIMIT), inline=False)
     embed.set_footer(text=variants_text(result.variants))
@@ -228,13 +288,19 @@ def full_attack_answer(
     attacker: str,
     weapon: str,
     exact: bool = True,
-    defender: str | None = None,
+    defender: Defender | None = None,
 ) -> Answer:
-    """The answer to /dnd full-attack in its three forms (`exact`: whether the expected damage is exact)."""
+    """The answer to /dnd full-attack in its forms (`exact`: whether the expected damage is exact).
+
+    Against a secret defender, as in `attack_answer`.
+    """
+    hides = _hides(defender)
     return Answer(
-        full=full_attack_embed(full, expected, attacker=attacker, weapon=weapon, exact=exact),
+        full=full_attack_embed(full, expected, attacker=attacker, weapon=weapon, exact=exact, secret=hides),
         compact=full_attack_compact(full, expected, attacker=attacker, weapon=weapon, exact=exact, defender=defender),
         history=history_text(full_attack_total(full, bold=False)),
+        secret=full_attack_embed(full, expected, attacker=attacker, weapon=weapon, exact=exact) if hides else None,
+        secret_owner=defender.owner_id if hides and defender else None,
     )
 
 
@@ -268,7 +334,7 @@ def full_attack_compact(
     attacker: str,
     weapon: str,
     exact: bool = True,
-    defender: str | None = None,
+    defender: Defender | None = None,
 ) -> discord.Embed:
     """The short answer to /dnd full-attack: the total, each attack's d20 against the AC and damage, the odds."""
     embed = _full_attack_head(full, attacker=attacker, weapon=weapon)
@@ -276,33 +342,65 @@ def full_attack_compact(
     for i, result in enumerate(full.results, start=1):
         what = "critical" if result.critical else "hit" if result.hit else "miss"
         damage = f" **{result.damage}**" if result.hit else ""
-        named = defender if i == 1 else None  # once is enough on a phone
-        lines.append(f"{i}. {roll_line(result, defender=named)}: {what}{damage}")
-    embed.description = "\n".join([*lines, full_attack_odds_line(expected, exact=exact)])
+        # The defender's name once is enough on a phone.
+        lines.append(f"{i}. {roll_line(result, defender=defender, named=i == 1)}: {what}{damage}")
+    odds = SECRET_ODDS if _hides(defender) else full_attack_odds_line(expected, exact=exact)
+    embed.description = "\n".join([*lines, odds])
     if full.results and _changed(full.results[0].variants):
         embed.set_footer(text=variants_text(full.results[0].variants))
     return embed
 
 
 def full_attack_embed(
-    full: dnd.FullAttackResult, expected: Fraction, *, attacker: str, weapon: str, exact: bool = True
+    full: dnd.FullAttackResult,
+    expected: Fraction,
+    *,
+    attacker: str,
+    weapon: str,
+    exact: bool = True,
+    secret: bool = False,
 ) -> discord.Embed:
     """The full answer to /dnd full-attack: the total first, then each attack on its own.
 
-    `exact`: the expected damage is exact; else it is shown as approximate.
+    `exact`: the expected damage is exact; else it is shown as approximate. `secret`: see `Defender`.
     """
     embed = _full_attack_head(full, attacker=attacker, weapon=weapon)
-    embed.description = f"{full_attack_total(full)}\n{full_attack_odds_line(expected, exact=exact)}"
+    odds = SECRET_ODDS if secret else full_attack_odds_line(expected, exact=exact)
+    embed.description = f"{full_attack_total(full)}\n{odds}"
     embed.set_footer(text=variants_text(full.results[0].variants) if full.results else "")
+    # Each weapon's bonuses by their parts once, at its first attack; a later one names only what it adds (the
+    # iterative step): on a phone the same terms under every attack were half the answer.
+    firsts: dict[str, tuple[int, dnd.Attack]] = {}
     for i, result in enumerate(full.results[:20], start=1):
-        parts = [headline(result), attack_roll_text(result)]
-        if (threat := threat_text_of(result)) is not None:
+        attack = result.attack
+        first = firsts.setdefault(attack.label, (i, attack))
+        parts = [headline(result), verdict_line(result, secret=secret), _bonus_after(attack, *first)]
+        if (threat := threat_text_of(result, secret=secret)) is not None:
             parts.append(threat)
-        if (damage := damage_text(result)) is not None:
+        if (damage := damage_text(result, secret=secret, bonus=first[1] is attack)) is not None:
             parts.append(damage)
-        name = f"{i}. {result.attack.label} ({signed(result.attack.attack_bonus)})"
+        name = f"{i}. {attack.label} ({signed(attack.attack_bonus)})"
         embed.add_field(name=clip(name, 256), value=clip("\n".join(parts), FIELD_VALUE_LIMIT), inline=False)
+    if not secret and (explained := _target_text(full)):
+        embed.add_field(name="The defender", value=clip(explained, FIELD_VALUE_LIMIT), inline=False)
     return embed
+
+
+def _bonus_after(attack: dnd.Attack, number: int, first: dnd.Attack) -> str:
+    """The attack bonus by its parts, or, after the weapon's first attack (`number`), what this one adds to it."""
+    extra = [t for t in attack.attack_terms if t not in first.attack_terms]
+    if attack is first or not extra or any(t not in attack.attack_terms for t in first.attack_terms):
+        return bonus_text(attack)
+    since = f"{signed(first.attack_bonus)} as attack {number}"
+    return f"Attack bonus {signed(attack.attack_bonus)} = {since} {terms_text(extra)}"
+
+
+def _target_text(full: dnd.FullAttackResult) -> str | None:
+    """How the defender's AC was computed, once for the whole full attack."""
+    if not full.results:
+        return None
+    target = full.results[0].attack.target
+    return None if target.explanation == "given" else f"{target.kind[0].upper()}{target.kind[1:]} {target.explanation}"
 
 
 def chart(odds: dnd.AttackOdds) -> str:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+import re
+import textwrap
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -18,6 +20,8 @@ FOOTER_LIMIT = 2048
 AUTHOR_LIMIT = 256
 EMBED_TOTAL_LIMIT = 6000
 
+PHONE_WIDTH = 38  # characters in one line of an embed on a phone held upright
+PHONE_LINES = 25  # lines of an embed that fit one phone screen: an answer's page keeps to them
 HISTORY_LIMIT = 200  # characters of a roll's /history line
 FIELD_KEPT = 80  # characters of a field's value that `fit` keeps at least before it drops whole fields
 LEFT_OUT_NAME = "Left out"
@@ -38,11 +42,83 @@ class Answer:
         full: Every step, behind Details (and what a server that prefers full answers, or the GM channel, sees).
         compact: The short form a phone shows first; None when the full answer is that short already.
         history: The roll's line in /history, plain text.
+        secret: The full answer with a secret defender's numbers, which the others leave out: for the
+            defender's owner (`secret_owner`) and the GM channel only; None when nothing was left out.
     """
 
     full: discord.Embed
     compact: discord.Embed | None
     history: str
+    secret: discord.Embed | None = None
+    secret_owner: int | None = None
+
+
+# Markup a phone does not show as characters: bold, italics, strike-through, code and spoiler marks.
+_MARKS = re.compile(r"\*\*|__|~~|\|\||`")
+_MENTION = re.compile(r"<(@[!&]?|#)[0-9]+>")  # shown as a name, about ten characters
+
+
+def phone_lines(embed: discord.Embed, width: int = PHONE_WIDTH) -> int:
+    """How many lines `embed` takes on a phone `width` characters wide, each text wrapped at its words.
+
+    The author, title, description, each field's name and value (a phone stacks inline fields) and the footer
+    count; Markdown marks do not, a mention counts as a ten-character name.
+    """
+    texts = [embed.author.name, embed.title, embed.description]
+    for field in embed.fields:
+        texts += [field.name, field.value]
+    texts.append(embed.footer.text)
+    return sum(_wrapped(text, width) for text in texts if text)
+
+
+def _wrapped(text: str, width: int) -> int:
+    shown = _MENTION.sub("@" + "x" * 9, _MARKS.sub("", text))
+    return sum(max(1, len(textwrap.wrap(line, width))) for line in shown.split("\n"))
+
+
+def paged(embed: discord.Embed, lines: int = PHONE_LINES, *, footer_everywhere: bool = False) -> list[discord.Embed]:
+    """`embed` laid out as pages of at most `lines` phone lines each, the first page first.
+
+    Each field is a whole step as its presenter made it (an attack, a shot, a section of a sheet): pages take
+    whole fields in order, never part of one, so a field longer than a page has a page of its own. The first
+    page has the description; every page the title (numbered when there are several) and colour; the last the
+    footer, or every page with `footer_everywhere` (a sheet's number and version, which each page is of).
+    """
+    fields = [(f.name or "", f.value or "", bool(f.inline)) for f in embed.fields]
+    footer = _wrapped(embed.footer.text, PHONE_WIDTH) if embed.footer.text else 0
+    title = f"{embed.title or ''} · 10/10"  # the longest numbered title a page may get
+
+    def too_long(group: list[tuple[str, str, bool]], first: bool, last: bool) -> bool:
+        with_footer = last or footer_everywhere
+        return phone_lines(_page(embed, title, group, first=first)) + (footer if with_footer else 0) > lines
+
+    groups: list[list[tuple[str, str, bool]]] = [[]]
+    for field in fields:
+        if groups[-1] and too_long([*groups[-1], field], len(groups) == 1, False):
+            groups.append([field])
+        else:
+            groups[-1].append(field)
+    if len(groups[-1]) > 1 and too_long(groups[-1], len(groups) == 1, True):
+        groups.append([groups[-1].pop()])  # the footer needs the room
+    if len(groups) == 1:
+        return [embed]
+    pages = [
+        _page(embed, clip(f"{embed.title or ''} · {n}/{len(groups)}", TITLE_LIMIT), group, first=n == 1)
+        for n, group in enumerate(groups, start=1)
+    ]
+    for page in pages if footer_everywhere else pages[-1:]:
+        if embed.footer.text:
+            page.set_footer(text=embed.footer.text)
+    return pages
+
+
+def _page(embed: discord.Embed, title: str, fields: list[tuple[str, str, bool]], *, first: bool) -> discord.Embed:
+    page = discord.Embed(title=title, description=embed.description if first else None, colour=embed.colour)
+    if embed.author.name:
+        page.set_author(name=embed.author.name)
+    for name, value, inline in fields:
+        page.add_field(name=name, value=value, inline=inline)
+    return page
 
 
 def signed(value: int) -> str:

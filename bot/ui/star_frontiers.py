@@ -134,12 +134,13 @@ def attack_embed(result: sf.AttackResult, odds: sf.Odds, *, attacker: str) -> di
     """The full answer to /sf shoot and /sf melee: the outcome and the damage, then every step."""
     embed = _attack_head(result, attacker=attacker)
     embed.description = "\n".join(_outcome_lines(result))
+    # The d100 first: on a phone the steps to the chance are the part that may wait for a second page.
+    roll = f"d100 **{sf.face_text(result.roll)}** → {result.decision.value}: {result.reason}"
+    embed.add_field(name="The roll", value=f"{roll}\n{variants_text(result.variants)}", inline=False)
     embed.add_field(name="Odds before the roll", value=odds_line(odds), inline=False)
     embed.add_field(
         name="Chance to hit", value=clip(steps_text(result.steps, result.chance), FIELD_VALUE_LIMIT), inline=False
     )
-    roll = f"d100 **{sf.face_text(result.roll)}** → {result.decision.value}: {result.reason}"
-    embed.add_field(name="The roll", value=f"{roll}\n{variants_text(result.variants)}", inline=False)
     if _uses_defaults(result):
         embed.set_footer(text=DEFAULT_FOOTER)
     return embed

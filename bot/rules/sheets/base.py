@@ -65,6 +65,21 @@ class Sheet(BaseModel):
         """The sheet laid out for display: titled sections of (label, value) lines."""
         return []
 
+    def health_word(self) -> str | None:
+        """How hurt the character looks to a player who may not see its numbers (a secret's): None without health.
+
+        unhurt at its maximum, wounded down to half of it, badly wounded below, down at 0 or less (D&D's disabled,
+        dying and dead; Star Frontiers' unconscious), as a game master describes a monster at the table.
+        """
+        if self.health is None:
+            return None
+        now, top = (getattr(self, key) for key in self.health)
+        if now <= 0:
+            return "down"
+        if now >= top:
+            return "unhurt"
+        return "wounded" if 2 * now >= top else "badly wounded"
+
 
 Upgrade = Callable[[dict[str, Any]], dict[str, Any]]
 

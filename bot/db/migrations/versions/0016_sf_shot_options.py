@@ -7,7 +7,7 @@ rewritten to mean the same. (A logged roll's Roll again reads the old names itse
 This migration keeps its own copy of the rewrite, as a migration must not change when the code does.
 
 Revision ID: 0016
-Revises: 0013
+Revises: 0014
 Create Date: 2026-12-01
 """
 
@@ -18,7 +18,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0016"
-down_revision: str | None = "0013"
+down_revision: str | None = "0014"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
