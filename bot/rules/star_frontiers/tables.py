@@ -80,7 +80,8 @@ class Dice:
         return Dice(self.count, self.sides, self.bonus + bonus)
 
 
-# How the tables and players write damage (§6): `NdM`, `NdM+K` or a fixed `K`, spaces anywhere.
+# How the tables and players write damage (§6): `NdM`, `NdM+K` or a fixed `K`. Spaces anywhere (`1 0d6` is
+# 10d6), 3/4/4 digits and `0dM` as no dice are how this reader has always read it; nothing written so changes.
 DAMAGE_STYLE: Final = DiceStyle(
     hint="Write damage as dice like 2d10, 1d5+3 or a fixed number like 3.",
     most_dice=MAX_DICE,
