@@ -209,6 +209,18 @@ async def test_a_weapon_named_alone_must_be_in_the_table(local: LocalDiscord) ->
     assert (await local.command("character weapon add", {"character": "Hicks", "name": "Pulse rfle"})).messages
 
 
+async def test_a_weapons_bad_damage_dice_are_refused_with_the_caret(local: LocalDiscord) -> None:
+    await create(local, "Riker", ruleset="sf")
+    own = {"character": "Riker", "name": "Zapper", "details": "damage=2d1 skill=beam"}
+    bad = await local.command("character weapon add", own)
+    shorthand = await local.command("character weapon add", {**own, "details": "damage=d8 skill=beam"})
+    assert "`damage`: Unexpected 'd' at character 1. Damage dice are written NdM" in shorthand.embed["description"]
+    assert bad.ephemeral and bad.embed["title"] == "Not a valid character"
+    assert bad.embed["description"].startswith(
+        "`damage`: Can't roll a d1 at character 3. Dice have 2 to 999 sides.\n```\n2d1\n  ^\n```\n"
+    ), bad.embed["description"]
+
+
 async def test_hp_hurts_heals_and_sets_for_the_owner_or_the_game_master(local: LocalDiscord) -> None:
     number = await create(local, "Lira", ruleset="dnd35")
     await local.command("character set", {"character": "Lira", "values": "hp=28/30"})

@@ -652,8 +652,21 @@ REFUSALS = [
     pytest.param(
         {**QUICK, "target_ac": 15, "dr": "5/banana"},
         "Can't read that",
-        "`dr`: Can't read the damage reduction `5/banana`: damage reduction is written amount/bypass, like 5/magic",
+        "`dr`: Not a property that bypasses damage reduction: 'banana' at character 3. Write damage reduction as "
+        "amount/bypass, like 5/magic, 10/- (nothing bypasses it) or 5/silver and good. Properties: magic, silver,",
         id="dr-does-not-parse",
+    ),
+    pytest.param(
+        {"attack_bonus": 5, "damage": "1d8+x", "target_ac": 15},
+        "Can't read that",
+        "`damage`: Unexpected 'x' at character 5. Expected a number after '+', like 1d8+2.\n```\n1d8+x\n    ^\n```",
+        id="quick-damage-does-not-parse",
+    ),
+    pytest.param(
+        {"attack_bonus": 5, "damage": "100d6", "target_ac": 15},
+        "Can't read that",
+        "`damage`: Can't roll 100 dice at character 1. Roll 1 to 99 dice.\n```\n100d6\n^\n```",
+        id="quick-damage-too-many-dice",
     ),
     pytest.param(
         {**QUICK, "target_ac": 5000},

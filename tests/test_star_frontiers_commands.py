@@ -813,6 +813,19 @@ REFUSALS = [
         "Nobody here has a character called **Nobody**.",
         id="unknown-character",
     ),
+    pytest.param(
+        {**QUICK_SHOT, "damage": "2d10-1"},
+        "Can't read that",
+        "`damage`: Unexpected '-' at character 5. Write damage as dice like 2d10, 1d5+3 or a fixed number like 3.\n"
+        "```\n2d10-1\n    ^\n```",
+        id="quick-damage-does-not-parse",
+    ),
+    pytest.param(
+        {**QUICK_SHOT, "damage": "1d1000"},
+        "Can't read that",
+        "`damage`: Number too large: 1000 at character 3. The limit here is 999.\n```\n1d1000\n  ^\n```",
+        id="quick-damage-too-many-sides",
+    ),
 ]
 
 

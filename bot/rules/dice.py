@@ -59,6 +59,7 @@ from enum import Enum, StrEnum, auto
 from typing import Any, Final, NoReturn, Protocol, TypeAlias, assert_never
 
 from bot.errors import UserError
+from bot.rules.notation import NotationError
 
 MAX_EXPRESSION_LENGTH: Final = 200
 MAX_DICE: Final = 1000
@@ -93,8 +94,8 @@ class DiceLimitError(DiceError):
     """The expression is well formed but exceeds one of the module's limits; the message names the limit."""
 
 
-class DiceSyntaxError(DiceError):
-    """The text does not follow the grammar.
+class DiceSyntaxError(DiceError, NotationError):
+    """The text does not follow the grammar: the one notation error, with its caret, titled as a roll's.
 
     Attributes:
         text: The expression exactly as typed.
@@ -102,46 +103,7 @@ class DiceSyntaxError(DiceError):
             expression stops too early.
         reason: What went wrong, as a short phrase such as "Unexpected ')'".
         hint: A full sentence saying what would have fitted, or None.
-
-    The message is one sentence (counting characters from 1, as people do) followed by a fenced code block
-    holding the text and a caret line that sits under the offending character in a monospace font.
     """
-
-    def __init__(self, text: str, position: int, reason: str, hint: str | None = None) -> None:
-        self.text = text
-        self.position = position
-        self.reason = reason
-        self.hint = hint
-        shown, caret = _caret_lines(text, position)
-        sentence = f"{reason} at character {position + 1}."
-        if hint:
-            sentence = f"{sentence} {hint}"
-        super().__init__(f"{sentence}\n```\n{shown}\n{caret}\n```")
-
-
-def _display_char(char: str) -> str:
-    # Each character stays one column wide so the caret lines up: whitespace and invisible characters become
-    # visible single columns, and a backtick must not be able to close the code fence. Wide characters need no
-    # care: tokenizing stops at the first non-ASCII, non-space character, so none can come before the caret.
-    if char == "`":
-        return "'"
-    if char.isspace():
-        return " "
-    return char if char.isprintable() else "?"
-
-
-def _caret_lines(text: str, position: int) -> tuple[str, str]:
-    """Return `text` made safe for a code block, and a line with a caret under index `position` of it.
-
-    Args:
-        text: The expression as typed.
-        position: 0-based index into `text`; may equal `len(text)` to point just past the end.
-
-    Returns:
-        The display line and the caret line.
-    """
-    shown = "".join(_display_char(char) for char in text)
-    return shown, " " * position + "^"
 
 
 # ------------------------------------------------------------------------------------------------------ AST

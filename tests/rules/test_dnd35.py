@@ -461,10 +461,23 @@ def test_dr_bypass_and_none() -> None:
     assert not nothing.bypassed_by({"magic", "epic", "good", "adamantine"})
 
 
-@pytest.mark.parametrize("text", ["5", "magic", "5/wood", "5/magic and silver or good", "0/magic", "5/"])
-def test_parse_dr_refuses(text: str) -> None:
-    with pytest.raises(DamageReductionError, match=r"Can't read the damage reduction .*written amount/bypass"):
+@pytest.mark.parametrize(
+    ("text", "position", "message"),
+    [
+        ("5", 1, "Unexpected end at character 2. Expected '/' and what bypasses it, like 5/magic."),
+        ("magic", 0, "Unexpected 'm' at character 1. Write damage reduction as amount/bypass, like 5/magic"),
+        ("5/wood", 2, "Not a property that bypasses damage reduction: 'wood' at character 3. Write damage reduction"),
+        ("5/magic and silver or good", 19, "Both 'and' and 'or' at character 20."),
+        ("0/magic", 0, "Damage reduction of 0 at character 1. The amount is 1 to 200. Write damage reduction as"),
+        ("5/", 2, "Unexpected end at character 3."),
+    ],
+)
+def test_parse_dr_refuses(text: str, position: int, message: str) -> None:
+    with pytest.raises(DamageReductionError) as caught:
         parse_dr(text)
+    assert caught.value.position == position
+    assert caught.value.message.startswith(message)
+    assert caught.value.message.endswith(" " * position + "^\n```")
 
 
 @given(st.integers(1, 99), st.integers(2, 999), st.integers(-999, 999), st.sampled_from(["", " ", "  "]))

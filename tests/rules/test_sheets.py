@@ -285,11 +285,23 @@ def test_damage_reduction_is_read_and_normalised(text: str, stored: str, amount:
 
 
 @pytest.mark.parametrize(
-    "text", ["5", "magic", "0/magic", "201/magic", "5/wood", "5/magic and silver or good", "5/magic and magic", "5/"]
+    ("text", "position"),
+    [
+        ("5", 1),
+        ("magic", 0),
+        ("0/magic", 0),
+        ("201/magic", 0),
+        ("5/wood", 2),
+        ("5/magic and silver or good", 19),
+        ("5/magic and magic", 12),
+        ("5/", 2),
+    ],
 )
-def test_damage_reduction_refuses_what_it_cannot_read(text: str) -> None:
-    with pytest.raises(SheetError, match="5/magic"):
+def test_damage_reduction_refuses_what_it_cannot_read(text: str, position: int) -> None:
+    with pytest.raises(SheetError, match=f"at character {position + 1}") as caught:
         DND35.set_field(DND35.blank(), "damage_reduction", text)
+    assert f"```\n{text}\n{' ' * position}^\n```" in caught.value.message  # the caret under the character
+    assert "5/magic" in caught.value.message  # and how to write one
 
 
 def test_damage_reduction_bypass() -> None:

@@ -13,24 +13,23 @@ from __future__ import annotations
 
 import functools
 import json
-import re
 from collections.abc import Collection, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from importlib import resources
-from typing import Any, Final, Literal, NoReturn, cast, get_args
+from typing import Any, Final, Literal, cast, get_args
 
 from bot.errors import UserError
-from bot.rules.dice import DiceSyntaxError
+from bot.rules import notation
+from bot.rules.notation import DiceStyle
 from bot.rules.sheets.base import name_key
 from bot.rules.sheets.dnd35 import (
-    DR_NOTHING,
     DR_PROPERTIES,
+    MAX_DR,
     DndWeapon,
     EnergyType,
     Handedness,
     WeaponCategory,
-    _damage_reduction,
 )
 
 MAX_DICE_COUNT: Final = 99  # the stat block's limits for damage dice (NdM with N 1-99, M 2-999)
@@ -38,7 +37,7 @@ MAX_SIDES: Final = 999
 MAX_FLAT: Final = 999
 MAX_MULTIPLIER: Final = 6  # the stat block's limit for a critical multiplier
 MAX_RIDERS: Final = 5
-MAX_NOTATION_LENGTH: Final = 100
+MAX_NOTATION_LENGTH: Final = notation.MAX_NOTATION_LENGTH
 
 StrengthRule = Literal["full", "bow", "none"]  # §7: melee, thrown and sling / bows / crossbows and the net
 
@@ -49,16 +48,12 @@ class AttackError(UserError):
     title = "Can't make that attack"
 
 
-class NotationError(DiceSyntaxError):
+class NotationError(notation.NotationError, AttackError):
     """Damage, critical or dice notation that does not read; the message points at the character."""
 
-    title = "Can't read that"
 
-
-class DamageReductionError(AttackError):
-    """Damage reduction written in a way the bot cannot read."""
-
-    title = "Can't read that"
+class DamageReductionError(NotationError):
+    """Damage reduction written in a way the bot cannot read; the message points at the character."""
 
 
 class WeaponError(AttackError):
@@ -132,8 +127,7 @@ class DamageReduction:
         return all(have) if self.needs_all else any(have)
 
     def __str__(self) -> str:
-        joiner = " and " if self.needs_all else " or "
-        return f"{self.amount}/{joiner.join(self.bypass) if self.bypass else DR_NOTHING}"
+        return str(notation.Reduction(self.amount, self.bypass, self.needs_all))
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,79 +146,17 @@ def threat_text(threat: int) -> str:
     return "20" if threat == 20 else f"{threat}-20"
 
 
-_NUMBER = re.compile(r"[0-9]+")
-
-
-class _Reader:
-    """A cursor over typed notation that fails with the position of the offending character."""
-
-    def __init__(self, text: str, hint: str) -> None:
-        if len(text) > MAX_NOTATION_LENGTH:
-            raise AttackError(f"That is too long to read: {len(text)} characters, the limit is {MAX_NOTATION_LENGTH}.")
-        self.text = text
-        self.hint = hint
-        self.pos = 0
-
-    def skip(self) -> None:
-        while self.text[self.pos : self.pos + 1].isspace():
-            self.pos += 1
-
-    def peek(self) -> str:
-        self.skip()
-        return self.text[self.pos : self.pos + 1].lower()
-
-    def take(self, chars: str) -> str | None:
-        char = self.peek()
-        if char and char in chars:
-            self.pos += 1
-            return char
-        return None
-
-    def number(self, limit: int) -> tuple[int, int] | None:
-        """A whole number and where it starts, or None when none is here."""
-        self.skip()
-        match = _NUMBER.match(self.text, self.pos)
-        if match is None:
-            return None
-        self.pos = match.end()
-        value = int(match[0])
-        if value > limit:
-            self.fail(f"Number too large: {match[0]}", f"The limit here is {limit}.", at=match.start())
-        return value, match.start()
-
-    def fail(self, reason: str | None = None, hint: str | None = None, *, at: int | None = None) -> NoReturn:
-        position = self.pos if at is None else at
-        if reason is None:
-            self.skip()
-            position = self.pos
-            piece = self.text[position : position + 1]
-            reason = "Unexpected end" if not piece else f"Unexpected '{piece}'"
-        raise NotationError(self.text, position, reason, hint or self.hint)
-
-    def end(self) -> None:
-        if self.peek():
-            self.fail()
-
-
-_DAMAGE_HINT = "Write damage as dice and a bonus, like 1d8+4, 2d6 or 1d4-1."
-_DICE_HINT = "Write dice like 3d6, or several joined by +, like 2d6+1d8."
-
-
-def _dice(reader: _Reader, count_at: tuple[int, int] | None) -> Dice:
-    """`[N]dM` once the count (if any) is read; the reader stands on the `d`."""
-    d_at = reader.pos
-    if reader.take("d") is None:
-        reader.fail(None, "Expected 'd' and the number of sides, like 1d8.")
-    count, start = count_at if count_at is not None else (1, d_at)
-    sides_at = reader.number(MAX_SIDES)
-    if sides_at is None:
-        reader.fail(None, "Expected the number of sides after 'd', like 1d8.")
-    sides, where = sides_at
-    if not 1 <= count <= MAX_DICE_COUNT:
-        reader.fail(f"Can't roll {count} dice", f"Roll 1 to {MAX_DICE_COUNT} dice.", at=start)
-    if sides < 2:
-        reader.fail(f"Can't roll a d{sides}", f"Dice have 2 to {MAX_SIDES} sides.", at=where)
-    return Dice(count, sides)
+# How this ruleset writes dice (§9): the stat block's limits, a count of at most 99 dice of 2 to 999 sides.
+DAMAGE_STYLE: Final = DiceStyle(
+    hint="Write damage as dice and a bonus, like 1d8+4, 2d6 or 1d4-1.",
+    most_dice=MAX_DICE_COUNT,
+    most_sides=MAX_SIDES,
+    most_bonus=MAX_FLAT,
+    bare_d=True,
+    signs="+-",
+    flat_from=1,
+)
+PRECISION_STYLE: Final = replace(DAMAGE_STYLE, hint="Write dice like 3d6, or several joined by +, like 2d6+1d8.")
 
 
 def parse_damage(text: str) -> WeaponDamage:
@@ -233,25 +165,8 @@ def parse_damage(text: str) -> WeaponDamage:
     Raises:
         NotationError: with the position of the first character that does not fit.
     """
-    reader = _Reader(text, _DAMAGE_HINT)
-    if not reader.peek():
-        reader.fail("Nothing to read")
-    number = reader.number(MAX_FLAT)
-    if number is not None and reader.peek() != "d":
-        reader.end()
-        if number[0] < 1:
-            reader.fail("Flat damage of 0", "Flat damage is at least 1.", at=number[1])
-        return WeaponDamage(0, 0, number[0])
-    dice = _dice(reader, number)
-    bonus = 0
-    sign = reader.take("+-")
-    if sign is not None:
-        flat = reader.number(MAX_FLAT)
-        if flat is None:
-            reader.fail(None, f"Expected a number after '{sign}', like 1d8{sign}2.")
-        bonus = flat[0] if sign == "+" else -flat[0]
-    reader.end()
-    return WeaponDamage(dice.count, dice.sides, bonus)
+    term = notation.read_dice(text, DAMAGE_STYLE, NotationError)
+    return WeaponDamage(term.count, term.sides, term.bonus)
 
 
 def parse_dice(text: str) -> tuple[Dice, ...]:
@@ -262,14 +177,9 @@ def parse_dice(text: str) -> tuple[Dice, ...]:
     """
     if text.strip().lower() in ("", "none", "0", "-"):
         return ()
-    reader = _Reader(text, _DICE_HINT)
-    dice = [_dice(reader, reader.number(MAX_FLAT))]
-    while reader.take("+"):
-        dice.append(_dice(reader, reader.number(MAX_FLAT)))
-    reader.end()
-    if len(dice) > MAX_RIDERS:
-        reader.fail(f"Too many dice terms: {len(dice)}", f"Give at most {MAX_RIDERS}.", at=0)
-    return tuple(dice)
+    return tuple(
+        Dice(count, sides) for count, sides in notation.read_dice_sum(text, PRECISION_STYLE, MAX_RIDERS, NotationError)
+    )
 
 
 def parse_crit(text: str) -> Critical:
@@ -280,34 +190,7 @@ def parse_crit(text: str) -> Critical:
     Raises:
         NotationError: with the position of the first character that does not fit.
     """
-    hint = "Write a critical like 19-20/x2, 20/x3, x4 or 18-20."
-    reader = _Reader(text.replace("×", "x").replace("–", "-").replace("—", "-"), hint)
-    reader.text = reader.text.lower()
-    if not reader.peek():
-        reader.fail("Nothing to read")
-    threat, multiplier = 20, 2
-    low = reader.number(99)
-    if low is not None:
-        threat = low[0]
-        if reader.take("-"):
-            high = reader.number(99)
-            if high is None:
-                reader.fail(None, "Expected the top of the range, like 19-20.")
-            if high[0] != 20:
-                reader.fail(f"Threat range ending at {high[0]}", "A threat range ends at 20, like 19-20.", at=high[1])
-        if not 2 <= threat <= 20:
-            reader.fail(f"Threat range starting at {threat}", "A threat range starts from 2 to 20.", at=low[1])
-        if not reader.take("/") and not reader.peek():
-            return Critical(threat, multiplier)
-    if reader.take("x*") is None:
-        reader.fail(None, "Expected the multiplier, like 19-20/x2.")
-    times = reader.number(99)
-    if times is None:
-        reader.fail(None, "Expected the multiplier, like x2.")
-    if not 2 <= times[0] <= MAX_MULTIPLIER:
-        reader.fail(f"Multiplier x{times[0]}", f"A critical multiplier is x2 to x{MAX_MULTIPLIER}.", at=times[1])
-    reader.end()
-    return Critical(threat, times[0])
+    return Critical(*notation.read_critical(text, MAX_MULTIPLIER, NotationError))
 
 
 def parse_dr(text: str) -> DamageReduction | None:
@@ -316,27 +199,19 @@ def parse_dr(text: str) -> DamageReduction | None:
     Read by the stat block's own DR reader, so a DR typed here and one stored on a character agree.
 
     Raises:
-        DamageReductionError: saying how DR is written and which properties there are.
+        DamageReductionError: with the position of the first character that does not fit.
     """
-    cleaned = " ".join(text.split())
-    if cleaned.lower().startswith("dr "):
-        cleaned = cleaned[3:]
-    try:
-        normal = _damage_reduction(cleaned)
-    except ValueError as error:
-        raise DamageReductionError(f"Can't read the damage reduction `{text.strip()}`: {error}.") from None
-    return dr_from_text(normal)
+    return _reduction(text, prefix=True)
 
 
 def dr_from_text(normal: str) -> DamageReduction | None:
     """A DR already in the stat block's normal form (`5/silver and good`, `10/-`, or empty for none)."""
-    if not normal:
-        return None
-    amount, _, bypass = normal.partition("/")
-    if bypass == DR_NOTHING:
-        return DamageReduction(int(amount), (), needs_all=False)
-    properties = tuple(re.split(r" (?:and|or) ", bypass))
-    return DamageReduction(int(amount), properties, needs_all=" and " in bypass)
+    return _reduction(normal, prefix=False)
+
+
+def _reduction(text: str, *, prefix: bool) -> DamageReduction | None:
+    read = notation.read_reduction(text, DR_PROPERTIES, MAX_DR, DamageReductionError, prefix=prefix)
+    return None if read is None else DamageReduction(read.amount, read.bypass, read.needs_all)
 
 
 def parse_energy(text: str) -> tuple[EnergyRider, ...]:

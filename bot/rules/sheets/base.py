@@ -19,12 +19,13 @@ import types
 import typing
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal, get_args, get_origin
+from typing import Any, ClassVar, Final, Literal, get_args, get_origin
 
 import annotated_types
 from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError, ValidationInfo
 
 from bot.errors import UserError
+from bot.rules import notation
 from bot.rules.names import CHARACTER, WEAPON, NameKind, NameRefused, clean_name
 from bot.rules.names import name_key as name_key  # where the rulesets and the store have always found it
 
@@ -38,6 +39,27 @@ class SheetError(UserError):
     """A stat block or a value for one of its fields that the bot cannot accept; says what is allowed."""
 
     title = "Not a valid character"
+
+
+class NotationValueError(notation.NotationError, ValueError):
+    """Notation in a stat block that does not read: pydantic reports a ValueError as the field's problem."""
+
+
+# A weapon's damage dice on every ruleset's sheet: NdM as written, 1-99 dice of 2-999 sides, no bonus.
+DICE_STYLE: Final = notation.DiceStyle(
+    hint="Damage dice are written NdM with N from 1 to 99 and M from 2 to 999, like 1d8 or 2d6.",
+    most_dice=99,
+    most_sides=999,
+    most_bonus=999,
+    spaces="none",
+    plain=True,
+)
+
+
+def dice_text(text: str) -> str:
+    """A weapon's damage dice `NdM` (`1d8`, `2d6`) in lower case, as stored; the validator of every sheet."""
+    term = notation.read_dice(text, DICE_STYLE, NotationValueError)
+    return f"{term.count}d{term.sides}"
 
 
 class Sheet(BaseModel):

@@ -19,8 +19,9 @@ from typing import Annotated, ClassVar, Final, Literal, get_args
 
 from pydantic import AfterValidator, Field, model_validator
 
+from bot.rules import notation
 from bot.rules.names import LIST_ENTRY, WEAPON
-from bot.rules.sheets.base import Ruleset, Sheet, name_field, name_key
+from bot.rules.sheets.base import NotationValueError, Ruleset, Sheet, dice_text, name_field, name_key
 
 Size = Literal["fine", "diminutive", "tiny", "small", "medium", "large", "huge", "gargantuan", "colossal"]
 # The same number for attack rolls and AC (dnd35.md §2, "Size modifier").
@@ -70,7 +71,7 @@ Alignment = Literal["good", "evil", "lawful", "chaotic"]
 OPPOSED_ALIGNMENTS: Final = (frozenset({"good", "evil"}), frozenset({"lawful", "chaotic"}))
 EnergyType = Literal["acid", "cold", "electricity", "fire", "sonic"]
 
-# What a DR's "y" may name (dnd35.md §7, "Damage reduction"); "-" means nothing bypasses it.
+# What a DR's "y" may name (dnd35.md §7, "Damage reduction"); "-" means nothing bypasses it (bot/rules/notation.py).
 DR_PROPERTIES: Final = (
     "magic",
     "silver",
@@ -85,14 +86,11 @@ DR_PROPERTIES: Final = (
     "slashing",
     "epic",
 )
-DR_NOTHING: Final = "-"
 MAX_DR: Final = 200
 # An epic weapon is one of +6 or better (SRD 3.5, damage reduction); dnd35.md names "epic" but not the bar.
 EPIC_ENHANCEMENT: Final = 6
 
-_DICE = re.compile(r"([1-9][0-9]?)d([1-9][0-9]{0,2})")
-_DR = re.compile(r"([0-9]{1,3})\s*/\s*(.+)")
-_CONNECTOR = re.compile(r"\s+(and|or)\s+")
+_CONNECTOR = re.compile(r"\s+(and|or)\s+")  # between the two types of a damage type
 
 
 def ability_modifier(score: int) -> int:
@@ -112,21 +110,13 @@ def explained(start: int, parts: Sequence[tuple[int, str]], label: str = "") -> 
     return " ".join([f"{total} = {start}{' ' + label if label else ''}", *terms])
 
 
-def _dice(text: str) -> str:
-    text = text.lower()
-    match = _DICE.fullmatch(text)
-    if match is None or int(match[2]) < 2:
-        raise ValueError("damage dice are written NdM with N from 1 to 99 and M from 2 to 999, like 1d8 or 2d6")
-    return text
-
-
 def _energy(text: str) -> str:
     dice, _, kind = " ".join(text.lower().split()).partition(" ")
     if kind not in get_args(EnergyType):
         raise ValueError(
             f"an energy rider is dice and an energy type, like 1d6 fire; types: {', '.join(get_args(EnergyType))}"
         )
-    return f"{_dice(dice)} {kind}"
+    return f"{dice_text(dice)} {kind}"
 
 
 def _no_comma(text: str) -> str:
@@ -138,27 +128,8 @@ def _no_comma(text: str) -> str:
 
 def _damage_reduction(text: str) -> str:
     """The DR written the one way: `5/magic`, `10/-`, `5/silver and good`; empty for none."""
-    text = " ".join(text.lower().split())
-    if text in ("", "none", "0"):
-        return ""
-    match = _DR.fullmatch(text)
-    problem = (
-        "damage reduction is written amount/bypass, like 5/magic, 10/- (nothing bypasses it) or 5/silver and good, "
-        f"with an amount from 1 to {MAX_DR} and bypass properties joined by all `and` or all `or`: "
-        f"{', '.join(DR_PROPERTIES)}"
-    )
-    if match is None or not 1 <= int(match[1]) <= MAX_DR:
-        raise ValueError(problem)
-    amount, bypass = int(match[1]), match[2]
-    # The SRD prints "DR 10/—"; players copy its dashes.
-    if bypass in ("-", "—", "–"):
-        return f"{amount}/{DR_NOTHING}"
-    words = _CONNECTOR.split(bypass)
-    properties, connectors = words[::2], set(words[1::2])
-    if len(connectors) > 1 or any(p not in DR_PROPERTIES for p in properties) or len(set(properties)) < len(properties):
-        raise ValueError(problem)
-    joiner = f" {connectors.pop()} " if connectors else ""
-    return f"{amount}/{joiner.join(properties)}"
+    read = notation.read_reduction(text, DR_PROPERTIES, MAX_DR, NotationValueError)
+    return "" if read is None else str(read)
 
 
 Score = Annotated[int, Field(ge=1, le=99, description="Ability score")]
@@ -168,7 +139,7 @@ Name = Annotated[str, name_field(WEAPON), AfterValidator(_no_comma)]
 # A weapon named in a list of proficiencies or feats.
 ListName = Annotated[str, name_field(LIST_ENTRY), AfterValidator(_no_comma)]
 Names = Annotated[list[ListName], Field(max_length=20)]
-Dice = Annotated[str, AfterValidator(_dice)]
+Dice = Annotated[str, AfterValidator(dice_text)]
 EnergyRider = Annotated[str, AfterValidator(_energy)]
 
 
@@ -517,13 +488,18 @@ class DndSheet(Sheet):
     @property
     def dr_amount(self) -> int:
         """The x of DR x/y, 0 without damage reduction."""
-        return int(self.damage_reduction.partition("/")[0]) if self.damage_reduction else 0
+        reduction = self._reduction
+        return 0 if reduction is None else reduction.amount
 
     @property
     def dr_bypass(self) -> tuple[str, ...]:
         """The properties named by the y of DR x/y; empty when nothing bypasses it."""
-        bypass = self.damage_reduction.partition("/")[2]
-        return () if bypass in ("", DR_NOTHING) else tuple(_CONNECTOR.split(bypass)[::2])
+        reduction = self._reduction
+        return () if reduction is None else reduction.bypass
+
+    @property
+    def _reduction(self) -> notation.Reduction | None:
+        return notation.read_reduction(self.damage_reduction, DR_PROPERTIES, MAX_DR)
 
     def dr_bypassed_by(self, properties: Collection[str]) -> bool:
         """Whether an attack with these properties ignores the DR: "and" needs every one, "or" any one."""

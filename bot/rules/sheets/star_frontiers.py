@@ -11,7 +11,6 @@ whole: a band left out is one the weapon does not have.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from itertools import pairwise
 from typing import Annotated, ClassVar, Final, Literal
@@ -19,7 +18,7 @@ from typing import Annotated, ClassVar, Final, Literal
 from pydantic import AfterValidator, Field, model_validator
 
 from bot.rules.names import WEAPON
-from bot.rules.sheets.base import Ruleset, Sheet, name_field
+from bot.rules.sheets.base import Ruleset, Sheet, dice_text, name_field
 
 Race = Literal["human", "dralasite", "vrusk", "yazirian"]
 Skill = Literal["beam", "projectile", "gyrojet", "thrown", "melee", "martial_arts"]
@@ -55,16 +54,6 @@ AMBIDEXTROUS: Final[tuple[Race, ...]] = ("vrusk",)
 BATTLE_RAGE: Final[tuple[Race, ...]] = ("yazirian",)
 BANDS: Final = (("point_blank", "PB"), ("short", "S"), ("medium", "M"), ("long", "L"), ("extreme", "X"))
 
-_DICE = re.compile(r"([1-9][0-9]?)d([1-9][0-9]{0,2})")
-
-
-def _dice(text: str) -> str:
-    text = text.lower()
-    match = _DICE.fullmatch(text)
-    if match is None or int(match[2]) < 2:
-        raise ValueError("damage dice are written NdM with N from 1 to 99 and M from 2 to 999, like 1d10 or 5d10")
-    return text
-
 
 def half_up(score: int) -> int:
     """Half a score, rounded up: the one rounding the hit procedures use (§10 item 11)."""
@@ -83,7 +72,7 @@ class SfWeapon(Sheet):
     skill: Skill | None = None
     # Heavy weapons use the skill one level lower, -10 untrained (§2).
     heavy: bool | None = None
-    damage: Annotated[str, AfterValidator(_dice)] | None = None
+    damage: Annotated[str, AfterValidator(dice_text)] | None = None
     point_blank: Band = None
     short: Band = None
     medium: Band = None

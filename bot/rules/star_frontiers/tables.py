@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from fractions import Fraction
@@ -20,6 +19,8 @@ from importlib import resources
 from typing import Any, Final, get_args
 
 from bot.errors import UserError
+from bot.rules import notation
+from bot.rules.notation import DiceStyle
 from bot.rules.sheets.base import name_key
 from bot.rules.sheets.star_frontiers import MELEE_SKILLS, SfSheet, SfWeapon, Skill
 
@@ -34,6 +35,10 @@ class AttackError(UserError):
     """An attack the rules cannot resolve as asked; the message says what would work."""
 
     title = "Can't make that attack"
+
+
+class NotationError(notation.NotationError, AttackError):
+    """Damage dice that do not read; the message points at the character."""
 
 
 class Band(StrEnum):
@@ -75,22 +80,29 @@ class Dice:
         return Dice(self.count, self.sides, self.bonus + bonus)
 
 
-_DICE_TEXT = re.compile(r"(?:([0-9]{1,3})d([0-9]{1,4})(?:\+([0-9]{1,4}))?|([0-9]{1,4}))")
+# How the tables and players write damage (§6): `NdM`, `NdM+K` or a fixed `K`. Spaces anywhere (`1 0d6` is
+# 10d6), 3/4/4 digits and `0dM` as no dice are how this reader has always read it; nothing written so changes.
+DAMAGE_STYLE: Final = DiceStyle(
+    hint="Write damage as dice like 2d10, 1d5+3 or a fixed number like 3.",
+    most_dice=MAX_DICE,
+    most_sides=MAX_SIDES,
+    most_bonus=MAX_BONUS,
+    signs="+",
+    flat_from=0,
+    spaces="anywhere",
+    digits=(3, 4, 4),
+    no_dice=True,
+)
 
 
 def parse_dice(text: str) -> Dice:
-    """Damage as written in the tables and by players: `NdM`, `NdM+K` or a fixed `K` (§6)."""
-    compact = "".join(text.split()).lower()
-    match = _DICE_TEXT.fullmatch(compact)
-    if match is None:
-        raise AttackError(f"Write damage as dice like `2d10`, `1d5+3` or a fixed number like `3`, not `{text}`.")
-    count, sides, bonus, fixed = match.groups()
-    dice = Dice(0, 0, int(fixed)) if fixed is not None else Dice(int(count), int(sides), int(bonus or 0))
-    if dice.count and not (1 <= dice.count <= MAX_DICE and 2 <= dice.sides <= MAX_SIDES):
-        raise AttackError(f"Damage takes 1 to {MAX_DICE} dice of 2 to {MAX_SIDES} sides, not `{text}`.")
-    if dice.bonus > MAX_BONUS:
-        raise AttackError(f"A fixed damage bonus is at most {MAX_BONUS}, not `{text}`.")
-    return dice
+    """Damage as written in the tables and by players: `NdM`, `NdM+K` or a fixed `K` (§6).
+
+    Raises:
+        NotationError: with the position of the first character that does not fit.
+    """
+    term = notation.read_dice(text, DAMAGE_STYLE, NotationError)
+    return Dice(term.count, term.sides, term.bonus)
 
 
 @dataclass(frozen=True, slots=True)
