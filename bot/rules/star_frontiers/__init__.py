@@ -3,6 +3,9 @@
 - `tables`: the weapon table (data/sf_weapons.json), damage dice, range bands, a character's effective weapon.
 - `model`: attack descriptions, built from a character (`ranged_attack`, `melee_attack`) or from bare numbers
   (`quick_ranged`, `quick_melee`), with the situation of the moment and the server's `Variants`.
+- `defenses`: suits, screens and stun settings (§11): what each defense does to each kind of hit, the target
+  as the damage step sees it (`Defender`, from its sheet with `defender` or from bare options with
+  `quick_defender`), and the weapon's `Setting`.
 - `engine`: the 12-step ranged and 9-step melee procedures of docs/rules/star_frontiers.md §4-5 and the d100
   roll of §3 (its docstring lists every step); `shoot` / `melee` roll an attack with a dice source, `odds`
   gives exact chances.
@@ -10,6 +13,18 @@
 
 from __future__ import annotations
 
+from bot.rules.star_frontiers.defenses import (
+    DEFENSES,
+    EFFECTS,
+    NO_DEFENDER,
+    DamageKind,
+    Defender,
+    DefenseStep,
+    Effect,
+    Setting,
+    defender,
+    quick_defender,
+)
 from bot.rules.star_frontiers.engine import (
     AttackResult,
     DamagePlan,
@@ -18,6 +33,7 @@ from bot.rules.star_frontiers.engine import (
     Knockout,
     KnockoutRule,
     Odds,
+    StunRoll,
     attack_steps,
     damage_plan,
     decide,
@@ -60,6 +76,7 @@ from bot.rules.star_frontiers.tables import (
     Band,
     Dice,
     RangeBand,
+    Stun,
     Weapon,
     character_weapon,
     effective_weapon,
@@ -73,6 +90,9 @@ __all__ = [
     "ATTACKER_MOVEMENT",
     "COVER",
     "DEFAULT_VARIANTS",
+    "DEFENSES",
+    "EFFECTS",
+    "NO_DEFENDER",
     "QUICK_WEAPON",
     "RANGE_MODIFIER",
     "SIZE",
@@ -84,10 +104,14 @@ __all__ = [
     "AttackerMovement",
     "Band",
     "Cover",
+    "DamageKind",
     "DamagePlan",
     "DamageRoll",
     "Decision",
+    "Defender",
+    "DefenseStep",
     "Dice",
+    "Effect",
     "Knockout",
     "KnockoutRule",
     "MeleeAttack",
@@ -96,8 +120,11 @@ __all__ = [
     "RangeBand",
     "RangedAttack",
     "RangedSituation",
+    "Setting",
     "Size",
     "Step",
+    "Stun",
+    "StunRoll",
     "TargetMovement",
     "Variants",
     "Weapon",
@@ -105,6 +132,7 @@ __all__ = [
     "character_weapon",
     "damage_plan",
     "decide",
+    "defender",
     "effective_weapon",
     "face_text",
     "knockout_rule",
@@ -113,6 +141,7 @@ __all__ = [
     "melee_steps",
     "odds",
     "parse_dice",
+    "quick_defender",
     "quick_melee",
     "quick_ranged",
     "range_band",
