@@ -179,7 +179,11 @@ def attack_embed(result: sf.AttackResult, odds: sf.Odds, *, attacker: str) -> di
     )
     roll = f"d100 **{sf.face_text(result.roll)}** → {result.decision.value}: {result.reason}"
     embed.add_field(name="The roll", value=f"{roll}\n{variants_text(result.variants)}", inline=False)
-    target = defender_text(result.attack.defender)
+    attack = result.attack
+    if isinstance(attack, sf.MeleeAttack) and attack.situation.distance is not None:
+        reach = f"{attack.situation.distance:g} m apart: within the {sf.MELEE_REACH_M} m melee needs (§5)"
+        embed.add_field(name="Reach", value=reach, inline=False)
+    target = defender_text(attack.defender)
     if target is not None:
         embed.add_field(name="Target", value=clip(target, FIELD_VALUE_LIMIT), inline=False)
     if _uses_defaults(result):

@@ -610,3 +610,28 @@ def test_the_answer_to_a_stopped_hit_and_a_stun() -> None:
     assert "stunned 31.5%" in {f.name: f.value for f in answer.full.fields}["Odds before the roll"]
     embed = odds_embed(sf.odds(stun), sf.attack_steps(stun), title="Odds", variants=EXPANDED, target=stun.defender)
     assert "stunned **31.5%**" in (embed.description or "") and "no damage" in (embed.description or "")
+
+
+def test_melee_reach_is_refused_beyond_2_m_and_shown_within() -> None:
+    from bot.ui.star_frontiers import attack_answer
+
+    with pytest.raises(AttackError, match=r"within 2 m of each other \(§5\), not 2.01 m"):
+        MeleeSituation(distance=2.01)
+    attack = swing("Sword", sf.NO_DEFENDER, MeleeSituation(distance=2))
+    answer = attack_answer(roll(attack, [60]), sf.odds(attack), attacker="Ash")
+    assert {f.name: f.value for f in answer.full.fields}["Reach"] == "2 m apart: within the 2 m melee needs (§5)"
+    # Quick-mode martial arts: bare-handed, blunt, knocking out on 01 to 05 + level (§3).
+    quick = sf.quick_melee(30, 3, "2", MeleeSituation(distance=0.5), martial_arts=True)
+    assert quick.weapon.blunt and quick.attacker.martial_arts == 3
+
+    class Forced:
+        """The forced d100 to hit, then 9 for anything after it (the knock-out's turns)."""
+
+        def __init__(self, face: int) -> None:
+            self.faces = [face]
+
+        def randint(self, a: int, b: int) -> int:
+            return self.faces.pop() if self.faces else 9
+
+    knocked = [face for face in range(1, 101) if sf.melee(quick, Forced(face)).knockout is not None]
+    assert knocked == [1, 2, 3, 4, 5, 6, 7, 8, 10, 20, 30, 40, 50, 60]

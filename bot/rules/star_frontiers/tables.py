@@ -190,6 +190,8 @@ def _entry(raw: dict[str, Any], *, found: bool) -> Weapon:
     damage = get("damage")
     kind = get("kind")
     stun = raw.get("stun")
+    if stun is not None and not set(stun.get("immune", ())) <= set(get_args(Defense)):
+        raise ValueError(f"sf_weapons.json: {raw['name']}: unknown defense in stun.immune")
     seu = raw.get("seu")
     bands = {Band(k): int(_leaf(v, f"bands.{k}", defaults)) for k, v in raw.get("bands", {}).items()}
     if list(bands) != sorted(bands, key=list(Band).index) or list(bands.values()) != sorted(set(bands.values())):
