@@ -278,6 +278,8 @@ class AliensShot:
     distance: int | None
     intervening: bool
     ring: aliensrl.Ring
+    crowded: bool = False  # a being on every square a stray may land on (§9.11)
+    targeted: aliensrl.Targeted = aliensrl.DEFAULT_TARGETED  # the server's reading of "targeted"
 
 
 def _full_outcome(result: dnd.FullAttackResult) -> dict[str, Any]:
@@ -335,7 +337,15 @@ ALIENS_SHOT: Final[Kind[AliensShot, aliensrl.Shot]] = Kind(
     "aliens fire",
     AliensShot,
     lambda i, rng: aliensrl.fire(
-        i.shooter, rng, dx=i.dx, dy=i.dy, distance=i.distance, intervening=i.intervening, ring=i.ring
+        i.shooter,
+        rng,
+        dx=i.dx,
+        dy=i.dy,
+        distance=i.distance,
+        intervening=i.intervening,
+        ring=i.ring,
+        crowded=i.crowded,
+        targeted=i.targeted,
     ),
     lambda r: dict(r.to_dict()),
     {

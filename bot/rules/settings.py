@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from bot.errors import UserError
 from bot.rules import dnd35 as dnd
 from bot.rules import star_frontiers as sf
-from bot.rules.aliensrl import DEFAULT_RING, Ring
+from bot.rules.aliensrl import DEFAULT_RING, DEFAULT_TARGETED, Ring, Targeted
 from bot.rules.dnd35 import DEFAULT_VARIANTS, ConfirmationRule, FinesseShieldRule, MultiplierRule
 
 
@@ -103,6 +103,16 @@ SETTINGS: dict[str, Setting] = {
             default=DEFAULT_RING.value,
         ),
         Setting(
+            key="aliensrl.targeted",
+            title="AliensRL: the targeted square of the 6-in-10 rule",
+            help="Is a being where a shot strayed hit outright, or missed on 6 in 10 (aliensrl.md §9.11)?",
+            choices={
+                Targeted.RELOCATED.value: "the square it strayed to: a being there is hit (the reference's default)",
+                Targeted.AIMED.value: "only the aimed square: a being where it strays is missed on 6 in 10 too",
+            },
+            default=DEFAULT_TARGETED.value,
+        ),
+        Setting(
             key="sf.automatic_miss",
             title="Star Frontiers: 96-00 always misses",
             help="The Expanded rules make 96-00 an automatic miss; the Basic game has none (star_frontiers.md §3).",
@@ -157,6 +167,7 @@ class ServerSettings:
     dnd: dnd.Variants
     sf: sf.Variants
     ring: Ring  # `aliensrl.ring`
+    targeted: Targeted = DEFAULT_TARGETED  # `aliensrl.targeted`
 
 
 def server_settings(stored: Mapping[str, str]) -> ServerSettings:
@@ -175,4 +186,5 @@ def server_settings(stored: Mapping[str, str]) -> ServerSettings:
             sight_to_point_blank=values["sf.sight"] == "to-point-blank",
         ),
         ring=Ring(values["aliensrl.ring"]),
+        targeted=Targeted(values["aliensrl.targeted"]),
     )
