@@ -14,7 +14,7 @@ from bot.errors import UserError
 from bot.rules import dnd35 as dnd
 from bot.rules import star_frontiers as sf
 from bot.rules.aliensrl import DEFAULT_RING, DEFAULT_TARGETED, Ring, Targeted
-from bot.rules.dnd35 import DEFAULT_VARIANTS, ConfirmationRule, FinesseShieldRule, MultiplierRule
+from bot.rules.dnd35 import DEFAULT_VARIANTS, ConfirmationRule, FinesseShieldRule, MonkStepRule, MultiplierRule
 
 
 class SettingError(UserError):
@@ -90,6 +90,16 @@ SETTINGS: dict[str, Setting] = {
                 FinesseShieldRule.NWN.value: "it does not (Neverwinter Nights)",
             },
             default=DEFAULT_VARIANTS.finesse_shield.value,
+        ),
+        Setting(
+            key="dnd35.monk_step",
+            title="D&D: a monk's iterative attacks",
+            help="The step between a monk's attacks unarmed or with a kama (dnd35.md §3, §13 item 10).",
+            choices={
+                MonkStepRule.SRD.value: "-5 like everyone (the SRD, the default)",
+                MonkStepRule.NWN.value: "-3 for a monk unarmed or with a kama (Neverwinter Nights)",
+            },
+            default=DEFAULT_VARIANTS.monk_step.value,
         ),
         Setting(
             key="aliensrl.ring",
@@ -180,6 +190,7 @@ def server_settings(stored: Mapping[str, str]) -> ServerSettings:
             multipliers=MultiplierRule(values["dnd35.multipliers"]),
             confirmation=ConfirmationRule(values["dnd35.confirmation"]),
             finesse_shield=FinesseShieldRule(values["dnd35.finesse_shield"]),
+            monk_step=MonkStepRule(values["dnd35.monk_step"]),
         ),
         sf=sf.Variants(
             automatic_miss=values["sf.automatic_miss"] == "expanded",
