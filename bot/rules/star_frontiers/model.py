@@ -407,6 +407,10 @@ def melee_attack(
     return MeleeAttack(_sheet_attacker(sheet, armed, name), armed, situation or MeleeSituation(), defender)
 
 
+def _dice(damage: str | Dice) -> Dice:
+    return parse_dice(damage) if isinstance(damage, str) else damage
+
+
 def _quick_stun(damage: Dice, setting: Setting) -> Stun | None:
     """A quick-mode weapon's stun setting, taken on trust: the damage given is what the stun still does."""
     if setting is not Setting.STUN:
@@ -417,7 +421,7 @@ def _quick_stun(damage: Dice, setting: Setting) -> Stun | None:
 def quick_ranged(
     score: int,
     skill: int,
-    damage: str,
+    damage: str | Dice,
     band: Band,
     situation: RangedSituation | None = None,
     *,
@@ -434,7 +438,7 @@ def quick_ranged(
     none) is what the stun still does.
     """
     situation = situation or RangedSituation()
-    dice = parse_dice(damage)
+    dice = _dice(damage)
     weapon = Weapon(
         QUICK_WEAPON,
         damage=dice,
@@ -453,7 +457,7 @@ def quick_ranged(
 def quick_melee(
     score: int,
     skill: int,
-    damage: str,
+    damage: str | Dice,
     situation: MeleeSituation | None = None,
     *,
     weapon_modifier: int = 0,
@@ -474,7 +478,7 @@ def quick_melee(
     if not -MAX_MODIFIER <= weapon_modifier <= MAX_MODIFIER:
         raise AttackError(f"A weapon modifier is {-MAX_MODIFIER} to {MAX_MODIFIER}, not {weapon_modifier}.")
     situation = situation or MeleeSituation()
-    dice = parse_dice(damage)
+    dice = _dice(damage)
     weapon = Weapon(
         QUICK_WEAPON,
         skill="martial_arts" if martial_arts else "melee",
