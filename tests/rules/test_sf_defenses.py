@@ -635,3 +635,21 @@ def test_melee_reach_is_refused_beyond_2_m_and_shown_within() -> None:
 
     knocked = [face for face in range(1, 101) if sf.melee(quick, Forced(face)).knockout is not None]
     assert knocked == [1, 2, 3, 4, 5, 6, 7, 8, 10, 20, 30, 40, 50, 60]
+
+
+def test_a_characters_own_weapon_may_say_its_kind() -> None:
+    from typing import get_args
+
+    from bot.rules.sheets.star_frontiers import HitKind, SfWeapon
+
+    assert get_args(HitKind) == tuple(k.value for k in DamageKind)
+    phaser = SfWeapon(name="Phaser", skill="beam", damage="2d10", point_blank=5, short=20, kind="laser")
+    shooter = sheet(dexterity=60, beam=2, weapons=(phaser,))
+    attack = sf.ranged_attack(shooter, "Phaser", 3, defender=target("albedo suit"))
+    assert attack.weapon.kind is DamageKind.LASER and not attack.weapon.is_default("kind")
+    result = roll(attack, [20, 4, 6])
+    assert result.damage is not None and result.damage.taken == 5
+    # A table weapon's proposed kind, once the character states it, is no longer marked †.
+    club = sf.effective_weapon(SfWeapon(name="Club", kind="ballistic"))
+    assert club.kind is DamageKind.BALLISTIC and not club.is_default("kind")
+    assert "laser (for defenses)" in phaser.summary()

@@ -307,6 +307,8 @@ def effective_weapon(weapon: SfWeapon) -> Weapon:
         take("modifier", weapon.modifier)
     if weapon.blunt is not None:
         take("blunt", weapon.blunt)
+    if weapon.kind is not None:
+        take("kind", DamageKind(weapon.kind))
     if entry is not None and changes:
         changes["source"] = f"character's stats over the table ({entry.source})" if entry.source else "character"
     resolved = replace(base, name=weapon.name, defaults=frozenset(defaults), **changes)
