@@ -507,22 +507,29 @@ class Odds:
 
 
 def _mean_share(plan: DamagePlan, halvings: int = 0) -> Fraction:
-    """E[floor(total / targets)] halved `halvings` times, each dropping the fraction, by convolving the dice.
+    """E[floor(total / targets)] halved `halvings` times, each dropping the fraction (§6, §10 item 16).
 
-    A burst's total is split, the leftover lost (§6); each halving defense then halves the share (§10 item 16).
+    Splitting and then halving in turn is one floor division, by m = targets x 2^halvings; and
+    E[floor(X / m)] = (E[X] - E[X mod m]) / m, where X mod m needs only the dice's residues modulo m, so the
+    work is m x m a die however many faces it has.
     """
-    if plan.targets == 1 and not halvings:
+    m = plan.targets << halvings
+    if m == 1:
         return plan.dice.mean
-    ways = {plan.dice.bonus: 1}
+    residues = [0] * m
+    residues[plan.dice.bonus % m] = 1
+    face = [0] * m
+    for value in range(1, plan.dice.sides + 1):
+        face[value % m] += 1
     for _ in range(plan.dice.count):
-        step: dict[int, int] = {}
-        for total, n in ways.items():
-            for face in range(1, plan.dice.sides + 1):
-                step[total + face] = step.get(total + face, 0) + n
-        ways = step
-    outcomes = plan.dice.sides**plan.dice.count if plan.dice.count else 1
-    # floor(floor(x / 2) / 2) is floor(x / 4): a shift per halving, damage never being negative.
-    return Fraction(sum(((total // plan.targets) >> halvings) * n for total, n in ways.items()), outcomes)
+        added = [0] * m
+        for r, ways in enumerate(residues):
+            if ways:
+                for s, n in enumerate(face):
+                    added[(r + s) % m] += ways * n
+        residues = added
+    remainder = Fraction(sum(r * ways for r, ways in enumerate(residues)), sum(residues))
+    return (plan.dice.mean - remainder) / m
 
 
 def _stun_chance(attack: Attack) -> Fraction:
