@@ -81,6 +81,19 @@ class Characters(commands.GroupCog, group_name="character", group_description="Y
             for key in record.ruleset.fields_matching(current)
         ][:25]
 
+    async def field_values(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
+        """The chosen field's choices (an SRD armor or shield by name for D&D's `armor` and `shield`)."""
+        record = await self._chosen(interaction)
+        typed = getattr(interaction.namespace, "field", None)
+        if record is None or not typed:
+            return []
+        try:
+            key = record.ruleset.field_named(typed)
+        except SheetError:
+            return []
+        found = [v for v in record.ruleset.sheet.suggested(key) if current.lower() in v.lower()]
+        return [app_commands.Choice(name=v, value=v) for v in found][:25]
+
     async def table_weapons(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
         """Weapons of the chosen character's ruleset table (D&D's SRD, Star Frontiers'), matching what was typed."""
         record = await self._chosen(interaction)
@@ -231,7 +244,7 @@ class Characters(commands.GroupCog, group_name="character", group_description="Y
         await interaction.response.send_message(embed=done_embed("Secret", message), ephemeral=True)
 
     @app_commands.command(name="set")
-    @app_commands.autocomplete(character=own_characters, field=settable_fields)
+    @app_commands.autocomplete(character=own_characters, field=settable_fields, value=field_values)
     async def set_(
         self,
         interaction: Interaction,
@@ -245,7 +258,7 @@ class Characters(commands.GroupCog, group_name="character", group_description="Y
         Args:
             character: One of your characters
             field: What to change: its name or a short one (str, dex, hp); autocomplete lists them
-            value: The new value: a number, yes/no, one of the choices, or a comma-separated list
+            value: The new value: a number, yes/no, a choice (armor: an SRD name), or a comma-separated list
             values: Several at once, e.g. str=12 dex=17 hp=28/28 bab=3 (hp=now/max)
         """
         pairs = _pairs(field, value, values)

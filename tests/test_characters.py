@@ -187,6 +187,52 @@ async def test_field_autocomplete_knows_short_names_and_feats(local: LocalDiscor
     assert everything[:5] == ["strength", "dexterity", "bab", "hit_points", "armor_bonus"] and len(everything) == 25
 
 
+async def test_armor_by_its_srd_name_fills_its_numbers_and_shows_in_dnd_ac(local: LocalDiscord) -> None:
+    number = await create(local, "Vex", ruleset="dnd35")
+    await local.command("character set", {"character": "Vex", "field": "dex", "value": "16"})
+    offered = await local.autocomplete(
+        "character set", {"character": f"#{number}", "field": "armor", "value": "plate"}, focused="value"
+    )
+    assert [c["value"] for c in offered.choices] == ["Breastplate", "Half-plate", "Full plate"]
+    shields = await local.autocomplete(
+        "character set", {"character": f"#{number}", "field": "shield", "value": ""}, focused="value"
+    )
+    assert [c["value"] for c in shields.choices][:5] == ["none", "buckler", "light", "heavy", "tower"]
+    assert "Full plate" not in [c["value"] for c in shields.choices]
+    # dnd35.md §10: Full plate is heavy armor, +8, Max Dex +1, check penalty -6.
+    saved = await local.command("character set", {"character": "Vex", "field": "armor", "value": "full plate"})
+    assert saved.embed["description"] == (
+        "**Vex**: `armor` none → heavy; `armor_name` none → Full plate; `armor_bonus` 0 → 8; `max_dex` none → 1; "
+        "`armor_check_penalty` 0 → -6"
+    )
+    ac = await local.command("dnd ac", {"character": "Vex"})
+    assert ac.embed["fields"][0] == {
+        "name": "AC: 19",
+        "value": "19 = 10 + 8 armor (Full plate) + 1 Dex (max +1)",
+        "inline": False,
+    }
+    # A tower shield's Max Dex +2 does not loosen the plate's +1; a masterwork one has a check penalty 1 smaller.
+    both = await local.command("character set", {"character": "Vex", "values": "shield='masterwork tower shield'"})
+    assert "`shield_check_penalty` 0 → -9" in both.embed["description"], both.embed
+    assert "`max_dex`" not in both.embed["description"]
+    ac = await local.command("dnd ac", {"character": "Vex"})
+    assert ac.embed["fields"][0]["value"] == (
+        "23 = 10 + 8 armor (Full plate) + 4 shield (Masterwork tower shield) + 1 Dex (max +1)"
+    )
+    wrong = await local.command("character set", {"character": "Vex", "field": "armor", "value": "buckler"})
+    assert wrong.embed["description"] == "The Buckler is a shield: set it as `shield`."
+    unknown = await local.command("character set", {"character": "Vex", "field": "armor", "value": "mithral shirt"})
+    assert unknown.embed["description"].startswith("`mithral shirt` is neither a kind of armor (none, light, medium")
+    # A plain kind keeps the numbers and forgets the name.
+    plain = await local.command("character set", {"character": "Vex", "field": "armor", "value": "heavy"})
+    assert plain.embed["description"] == "**Vex**: `armor_name` Full plate → none"
+    # What /dnd ac shows of the armor worn, once the command passes it.
+    from bot.ui.dnd35 import ac_embed
+
+    embed = ac_embed("Vex", [], worn="Full plate (heavy): +8, max Dex +1, check penalty -6")
+    assert embed.fields[0].name == "Armor and shield" and embed.fields[0].value is not None
+
+
 async def test_a_weapon_named_alone_must_be_in_the_table(local: LocalDiscord) -> None:
     number = await create(local, "Riker", ruleset="sf")
     typo = await local.command("character weapon add", {"character": "Riker", "name": "Auto rifle"})

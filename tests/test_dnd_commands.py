@@ -375,7 +375,7 @@ async def test_ac_caps_dex_keeps_a_dex_penalty_flat_footed_and_honours_uncanny_d
     assert clumsy["AC: 19"] == "19 = 10 + 8 armor - 1 Dex + 2 dodge"
     await character(local, "Nimble", dexterity=18, armor="heavy", armor_bonus=8, max_dex=1, uncanny_dodge="yes")
     nimble = await local.command("dnd ac", {"character": "Nimble"})
-    assert fields(nimble)["Flat-footed AC: 19"] == "19 = 10 + 8 armor + 1 Dex"  # capped at +1, kept
+    assert fields(nimble)["Flat-footed AC: 19"] == "19 = 10 + 8 armor + 1 Dex (max +1)"  # capped at +1, kept
     assert nimble.embed["footer"]["text"] == "Uncanny Dodge: keeps its Dex bonus while flat-footed."
 
 

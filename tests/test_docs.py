@@ -221,7 +221,18 @@ def sf_melee_table() -> str:
     return "\n".join(rows) + "\n"
 
 
+def sf_kind_table() -> str:
+    """docs/rules/star_frontiers.md §11's table of what each weapon's hit is to a defense, from sf_weapons.json."""
+    data = json.loads((DATA / "sf_weapons.json").read_text(encoding="utf-8"))
+    rows = ["| Weapon | Kind of hit |", "|---|---|"]
+    for w in (*data["ranged"], *data["melee"], *data["not_found"]):
+        if "kind" in w:
+            rows.append(f"| {w['name']} | {_value(w['kind'])} |")
+    return "\n".join(rows) + "\n"
+
+
 def test_the_star_frontiers_tables_are_the_data_the_bot_reads() -> None:
     known = sections("star_frontiers")
     assert sf_ranged_table() in known[7]
     assert sf_melee_table() in known[8]
+    assert sf_kind_table() in known[11]

@@ -54,6 +54,15 @@ async def test_aliens_strays_follow_the_server_ring(local: LocalDiscord) -> None
     assert "two tiles away (angband, this server's setting) → (11, 2)" in steps
 
 
+async def test_the_targeted_square_reading_is_chosen_per_server(local: LocalDiscord) -> None:
+    moderator = local.as_user(MOD, permissions=MANAGER_PERMISSIONS)
+    saved = await local.command("settings set", {"setting": "aliensrl.targeted", "value": "aimed"}, actor=moderator)
+    assert saved.embed["description"].startswith("`aliensrl.targeted` is now **aimed**: only the aimed square")
+    async with local.bot.database.read() as session:
+        chosen = await local.bot.server_settings(int(local.actor.guild_id or 0), session)
+    assert chosen.targeted.value == "aimed"
+
+
 async def test_settings_are_per_server(local: LocalDiscord) -> None:
     moderator = local.as_user(MOD, permissions=MANAGER_PERMISSIONS)
     await local.command("settings set", {"setting": "aliensrl.ring", "value": "within-two"}, actor=moderator)

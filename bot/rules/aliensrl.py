@@ -12,6 +12,12 @@ deals (§1). The steps, each recorded in the result:
    5 to 8 one of the 8 neighbours, 9 and more one of the squares two tiles away (§6, §9.3, §9.6).
 6. A being met off the aimed square is missed on 6 in 10 (d10 of 1-6); a missed being lets the shot fly on
    to its target square (§6.5, §9.13).
+7. A strayed projectile that reaches a being on the square it strayed to (`crowded`: a being on every square
+   around the aim) hits it outright when the relocated square counts as targeted (the reference's default),
+   or rolls the 6 in 10 too when only the aimed square does (the server setting `aliensrl.targeted`, §9.11).
+
+The dice are drawn per projectile: the d100; the stray square; the d10 of a being in the way; the d10 of a
+being on the landing square (only under the aimed-square reading).
 
 Everything the reference marks NOT FOUND is data below, labelled as a default: the roll-table rows past
 d100 = 20, the quality words, ammo damage 10, alien melee damage 5, and the two-tile ring (Chebyshev).
@@ -88,6 +94,16 @@ class Ring(StrEnum):
 
 
 DEFAULT_RING: Final = Ring.CHEBYSHEV
+
+
+class Targeted(StrEnum):
+    """Which square is "the targeted square" of the 6-in-10 rule for a strayed shot (§9.11, a setting)."""
+
+    RELOCATED = "relocated"  # the square it strayed to: a being there is hit outright (the reference's default)
+    AIMED = "aimed"  # only the aimed square: a being on the strayed-to square rolls the 6 in 10 too
+
+
+DEFAULT_TARGETED: Final = Targeted.RELOCATED
 
 
 class ShotError(UserError):
@@ -206,11 +222,19 @@ class Projectile:
     stray_offset: tuple[int, int] | None  # where it strayed, relative to the aimed square
     intervening_face: int | None  # the d10 for a being in the way, if there was one
     intervening_missed: bool
+    landing_being: bool = False  # a strayed projectile reached a being on the square it strayed to (§9.11)
+    landing_face: int | None = None  # that being's d10, under the aimed-square reading only
+    landing_missed: bool = False
 
     @property
     def critical(self) -> bool:
         """Quality 11, 200% damage."""
         return self.quality == CRITICAL_QUALITY
+
+    @property
+    def hits_landing_being(self) -> bool:
+        """Whether the being on the strayed-to square is hit (outright, or on a d10 of 7-10)."""
+        return self.landing_being and not self.landing_missed
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,6 +247,8 @@ class ShotOdds:
     on_target: Fraction  # reaches the aimed square (not strayed, not stopped by a being in the way)
     expected_to_target: Fraction
     expected_to_being: Fraction  # to a being in the way (0 without one)
+    to_landing: Fraction = Fraction(0)  # hits a being on the strayed-to square (`crowded` only)
+    expected_to_landing: Fraction = Fraction(0)
 
     @property
     def critical(self) -> Fraction:
@@ -247,15 +273,22 @@ class Shot:
     ring: Ring
     odds: ShotOdds
     projectiles: tuple[Projectile, ...]
+    crowded: bool = False
+    targeted: Targeted = DEFAULT_TARGETED
 
     @property
     def total_to_target(self) -> int:
         """Damage that reached the aimed square."""
         return sum(p.damage for p in self.projectiles if reaches_target(p))
 
+    @property
+    def total_to_landing(self) -> int:
+        """Damage dealt to beings on the squares strayed projectiles landed on."""
+        return sum(p.damage for p in self.projectiles if p.hits_landing_being)
+
     def to_dict(self) -> dict[str, object]:
-        """The whole shot, for the roll log."""
-        return {
+        """The whole shot, for the roll log; the landing squares' beings only when `crowded` (older logs lack them)."""
+        logged: dict[str, object] = {
             "distance": self.distance,
             "offset": [self.dx, self.dy],
             "intervening": self.intervening,
@@ -274,6 +307,11 @@ class Shot:
             ],
             "total_to_target": self.total_to_target,
         }
+        if self.crowded:
+            logged["targeted"] = self.targeted.value
+            logged["landing"] = [[p.landing_being, p.landing_face, p.hits_landing_being] for p in self.projectiles]
+            logged["total_to_landing"] = self.total_to_landing
+        return logged
 
 
 def reaches_target(projectile: Projectile) -> bool:
@@ -306,16 +344,28 @@ def check_shooter(shooter: Shooter) -> None:
         raise ShotError(f"A weapon fires 1 to {MAX_SHOTS} projectiles.")
 
 
-def odds(shooter: Shooter, distance: int, *, intervening: bool = False, ring: Ring = DEFAULT_RING) -> ShotOdds:
+def odds(
+    shooter: Shooter,
+    distance: int,
+    *,
+    intervening: bool = False,
+    ring: Ring = DEFAULT_RING,
+    crowded: bool = False,
+    targeted: Targeted = DEFAULT_TARGETED,
+) -> ShotOdds:
     """Exact chances for one projectile, by enumerating every d100 face, stray square and d10."""
     skill = skill_rating(shooter, distance)
     offsets = stray_offsets(distance, ring)
     by_quality: Counter[int] = Counter()
     landing: dict[tuple[int, int], Fraction] = {}
     strays = Fraction(0)
-    on_target = expected_target = expected_being = Fraction(0)
+    on_target = expected_target = expected_being = to_landing = expected_landing = Fraction(0)
     face_chance = Fraction(1, 100)
     hit_being = Fraction(10 - MISS_ON_D10, 10)
+    # A strayed projectile past the being in the way (if any) meets the being where it lands: hit outright when
+    # that square counts as targeted, else on the same 4 in 10 (§9.11).
+    passes = 1 - hit_being if intervening else Fraction(1)
+    hits_landing = Fraction(1) if targeted is Targeted.RELOCATED else hit_being
     for face in range(1, 101):
         rating = roll_band(face).rating
         q = quality(skill, rating)
@@ -327,6 +377,9 @@ def odds(shooter: Shooter, distance: int, *, intervening: bool = False, ring: Ri
         if strayed:
             for offset in offsets:
                 landing[offset] = landing.get(offset, Fraction(0)) + face_chance / len(offsets)
+            if crowded:
+                to_landing += face_chance * passes * hits_landing
+                expected_landing += face_chance * passes * hits_landing * dealt
         if intervening:
             expected_being += face_chance * hit_being * dealt
         if not strayed:
@@ -340,6 +393,8 @@ def odds(shooter: Shooter, distance: int, *, intervening: bool = False, ring: Ri
         on_target=on_target,
         expected_to_target=expected_target,
         expected_to_being=expected_being,
+        to_landing=to_landing,
+        expected_to_landing=expected_landing,
     )
 
 
@@ -352,8 +407,14 @@ def fire(
     distance: int | None = None,
     intervening: bool = False,
     ring: Ring = DEFAULT_RING,
+    crowded: bool = False,
+    targeted: Targeted = DEFAULT_TARGETED,
 ) -> Shot:
-    """Fire every projectile of the weapon at the aimed square, each with its own rolls (§5 default)."""
+    """Fire every projectile of the weapon at the aimed square, each with its own rolls (§5 default).
+
+    `crowded`: a being stands on every square a projectile may stray to, so a strayed projectile that gets past
+    the being in the way meets one; `targeted` (the server's reading, §9.11) says whether it then rolls the 6 in 10.
+    """
     check_shooter(shooter)
     dx, dy, d = check_aim(dx, dy, distance)
     terms = skill_terms(shooter, d)
@@ -367,6 +428,9 @@ def fire(
         stray = may_stray(skill, band.rating)
         offset = offsets[rng.randint(0, len(offsets) - 1)] if stray and offsets else None
         d10 = rng.randint(1, 10) if intervening else None
+        stopped = d10 is not None and d10 > MISS_ON_D10
+        landing_being = crowded and offset is not None and not stopped
+        landing_d10 = rng.randint(1, 10) if landing_being and targeted is Targeted.AIMED else None
         projectiles.append(
             Projectile(
                 face=face,
@@ -380,6 +444,9 @@ def fire(
                 stray_offset=offset,
                 intervening_face=d10,
                 intervening_missed=d10 is not None and d10 <= MISS_ON_D10,
+                landing_being=landing_being,
+                landing_face=landing_d10,
+                landing_missed=landing_d10 is not None and landing_d10 <= MISS_ON_D10,
             )
         )
     return Shot(
@@ -389,8 +456,10 @@ def fire(
         distance=d,
         intervening=intervening,
         ring=ring,
-        odds=odds(shooter, d, intervening=intervening, ring=ring),
+        odds=odds(shooter, d, intervening=intervening, ring=ring, crowded=crowded, targeted=targeted),
         projectiles=tuple(projectiles),
+        crowded=crowded,
+        targeted=targeted,
     )
 
 

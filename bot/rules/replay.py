@@ -147,15 +147,23 @@ def decode(kind: Any, data: JSON, where: str = "input") -> Any:
     raise InputError(f"{where}: cannot read a {kind!r}")
 
 
-_FIELDS: dict[type[Any], tuple[tuple[str, Any], ...]] = {}
+_FIELDS: dict[type[Any], tuple[tuple[str, Any, bool], ...]] = {}
 
 
-def _fields(kind: type[Any]) -> tuple[tuple[str, Any], ...]:
-    """A dataclass's init fields with their resolved types (resolving them is slow: once per class)."""
+def _fields(kind: type[Any]) -> tuple[tuple[str, Any, bool], ...]:
+    """A dataclass's init fields with their resolved types and whether each has a default (resolved once)."""
     found = _FIELDS.get(kind)
     if found is None:
         hints = typing.get_type_hints(kind)
-        found = _FIELDS[kind] = tuple((f.name, hints[f.name]) for f in dataclasses.fields(kind) if f.init)
+        found = _FIELDS[kind] = tuple(
+            (
+                f.name,
+                hints[f.name],
+                f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING,
+            )
+            for f in dataclasses.fields(kind)
+            if f.init
+        )
     return found
 
 
@@ -163,11 +171,14 @@ def _decode_dataclass(kind: type[Any], data: JSON, where: str) -> Any:
     if not isinstance(data, dict):
         raise InputError(f"{where}: expected an object")
     fields = _fields(kind)
-    names = {name for name, _ in fields}
-    if data.keys() != names:
-        extra, missing = sorted(set(data) - names), sorted(names - set(data))
+    names = {name for name, _, _ in fields}
+    # A field added with a default after a roll was logged is absent from that log: the roll was made with the
+    # default, so an absent key with a default reads as it. Every other key must be there, and nothing else.
+    required = {name for name, _, has_default in fields if not has_default}
+    if not required <= data.keys() <= names:
+        extra, missing = sorted(set(data) - names), sorted(required - set(data))
         raise InputError(f"{where}: keys differ from a {kind.__name__} (extra {extra}, missing {missing})")
-    values = {name: decode(hint, data[name], f"{where}.{name}") for name, hint in fields}
+    values = {name: decode(hint, data[name], f"{where}.{name}") for name, hint, _ in fields if name in data}
     try:
         return kind(**values)
     except (ValueError, TypeError, UserError) as error:
@@ -267,6 +278,8 @@ class AliensShot:
     distance: int | None
     intervening: bool
     ring: aliensrl.Ring
+    crowded: bool = False  # a being on every square a stray may land on (§9.11)
+    targeted: aliensrl.Targeted = aliensrl.DEFAULT_TARGETED  # the server's reading of "targeted"
 
 
 def _full_outcome(result: dnd.FullAttackResult) -> dict[str, Any]:
@@ -324,7 +337,15 @@ ALIENS_SHOT: Final[Kind[AliensShot, aliensrl.Shot]] = Kind(
     "aliens fire",
     AliensShot,
     lambda i, rng: aliensrl.fire(
-        i.shooter, rng, dx=i.dx, dy=i.dy, distance=i.distance, intervening=i.intervening, ring=i.ring
+        i.shooter,
+        rng,
+        dx=i.dx,
+        dy=i.dy,
+        distance=i.distance,
+        intervening=i.intervening,
+        ring=i.ring,
+        crowded=i.crowded,
+        targeted=i.targeted,
     ),
     lambda r: dict(r.to_dict()),
     {

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from bot.errors import UserError
 from bot.rules import dnd35 as dnd
 from bot.rules import star_frontiers as sf
-from bot.rules.aliensrl import DEFAULT_RING, Ring
-from bot.rules.dnd35 import DEFAULT_VARIANTS, ConfirmationRule, FinesseShieldRule, MultiplierRule
+from bot.rules.aliensrl import DEFAULT_RING, DEFAULT_TARGETED, Ring, Targeted
+from bot.rules.dnd35 import DEFAULT_VARIANTS, ConfirmationRule, FinesseShieldRule, MonkStepRule, MultiplierRule
 
 
 class SettingError(UserError):
@@ -93,6 +93,16 @@ SETTINGS: dict[str, Setting] = {
             default=DEFAULT_VARIANTS.finesse_shield.value,
         ),
         Setting(
+            key="dnd35.monk_step",
+            title="D&D: a monk's iterative attacks",
+            help="The step between a monk's attacks unarmed or with a kama (dnd35.md §3, §13 item 10).",
+            choices={
+                MonkStepRule.SRD.value: "-5 like everyone (the SRD, the default)",
+                MonkStepRule.NWN.value: "-3 for a monk unarmed or with a kama (Neverwinter Nights)",
+            },
+            default=DEFAULT_VARIANTS.monk_step.value,
+        ),
+        Setting(
             key=SF_INITIATIVE,
             title="Star Frontiers: initiative by side or individually",
             help="How a new encounter rolls initiative each round (docs/encounters.md); running ones keep theirs.",
@@ -112,6 +122,16 @@ SETTINGS: dict[str, Setting] = {
                 Ring.WITHIN_TWO.value: "the 24 squares within two",
             },
             default=DEFAULT_RING.value,
+        ),
+        Setting(
+            key="aliensrl.targeted",
+            title="AliensRL: the targeted square of the 6-in-10 rule",
+            help="Is a being where a shot strayed hit outright, or missed on 6 in 10 (aliensrl.md §9.11)?",
+            choices={
+                Targeted.RELOCATED.value: "the square it strayed to: a being there is hit (the reference's default)",
+                Targeted.AIMED.value: "only the aimed square: a being where it strays is missed on 6 in 10 too",
+            },
+            default=DEFAULT_TARGETED.value,
         ),
         Setting(
             key="sf.automatic_miss",
@@ -169,6 +189,7 @@ class ServerSettings:
     sf: sf.Variants
     ring: Ring  # `aliensrl.ring`
     sf_initiative_by_side: bool = True  # `sf.initiative`: a Star Frontiers encounter rolls by side
+    targeted: Targeted = DEFAULT_TARGETED  # `aliensrl.targeted`
 
 
 def server_settings(stored: Mapping[str, str]) -> ServerSettings:
@@ -181,6 +202,7 @@ def server_settings(stored: Mapping[str, str]) -> ServerSettings:
             multipliers=MultiplierRule(values["dnd35.multipliers"]),
             confirmation=ConfirmationRule(values["dnd35.confirmation"]),
             finesse_shield=FinesseShieldRule(values["dnd35.finesse_shield"]),
+            monk_step=MonkStepRule(values["dnd35.monk_step"]),
         ),
         sf=sf.Variants(
             automatic_miss=values["sf.automatic_miss"] == "expanded",
@@ -188,4 +210,5 @@ def server_settings(stored: Mapping[str, str]) -> ServerSettings:
         ),
         ring=Ring(values["aliensrl.ring"]),
         sf_initiative_by_side=values[SF_INITIATIVE] == "side",
+        targeted=Targeted(values["aliensrl.targeted"]),
     )

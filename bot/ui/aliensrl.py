@@ -58,6 +58,10 @@ def outcome(shot: Shot, p: Projectile, *, bold: bool = True, marks: bool = True)
         return f"hits the being in the way: {hit}"
     prefix = "misses the being in the way and flies on; " if p.intervening_missed else ""
     if p.stray_offset is not None:
+        if p.landing_being and p.hits_landing_being:
+            return f"{prefix}{b('strays')} to {_landing(shot, p)}, onto the being there: {hit}"
+        if p.landing_being:
+            return f"{prefix}{b('strays')} to {_landing(shot, p)} and misses the being there (6 in 10)"
         return f"{prefix}{b('strays')} to {_landing(shot, p)}: {p.damage} damage to whatever stands there"
     return f"{prefix}{hit} to the target"
 
@@ -68,7 +72,19 @@ def odds_line(o: ShotOdds) -> str:
         f"critical {percent(o.critical)}, full damage {percent(o.full)}, may stray {percent(o.may_stray)}, "
         f"expected damage to the target {fixed(o.expected_to_target, 2)}"
         + (f", to the being in the way {fixed(o.expected_to_being, 2)}" if o.expected_to_being else "")
+        + (
+            f", hits a being where it strays {percent(o.to_landing)} ({fixed(o.expected_to_landing, 2)} damage)"
+            if o.to_landing
+            else ""
+        )
     )
+
+
+def targeted_text(targeted: rules.Targeted) -> str:
+    """The server's reading of "the targeted square" (§9.11), for a shot that reached a being where it strayed."""
+    if targeted is rules.Targeted.RELOCATED:
+        return f"the square it strayed to counts as targeted{DEFAULT_MARK}: the being there is hit outright (§9.11)"
+    return "only the aimed square is targeted, this server's setting: the being there rolls the 6 in 10 (§9.11)"
 
 
 def skill_text(terms: tuple[Term, ...]) -> str:
@@ -112,6 +128,11 @@ def steps(shot: Shot, p: Projectile) -> str:
     if p.intervening_face is not None:
         verdict = "missed (6 in 10)" if p.intervening_missed else "hit (4 in 10)"
         lines.append(f"Being in the way: d10 **{p.intervening_face}** → {verdict}")
+    if p.landing_being:
+        line = f"Being where it strayed: {targeted_text(shot.targeted)}"
+        if p.landing_face is not None:
+            line += f"; d10 **{p.landing_face}** → {'missed (6 in 10)' if p.landing_missed else 'hit (4 in 10)'}"
+        lines.append(line)
     return "\n".join(lines)
 
 
@@ -154,6 +175,8 @@ def _shot_lines(shot: Shot, *, most: int | None = None, short: bool = False) -> 
         lines.append(f"… and {left} more shots (Details shows them)")
     if many:
         lines.append(f"Total to the target: **{shot.total_to_target}**")
+        if shot.crowded:
+            lines.append(f"Total to beings where shots strayed: **{shot.total_to_landing}**")
     return lines
 
 

@@ -454,9 +454,11 @@ def odds_embed(attack: dnd.Attack, odds: dnd.AttackOdds, *, attacker: str, varia
     return fit(embed)
 
 
-def ac_embed(name: str, sheet_ac: Sequence[tuple[str, int, str]]) -> discord.Embed:
-    """The answer to /dnd ac: normal, touch and flat-footed AC with every component."""
+def ac_embed(name: str, sheet_ac: Sequence[tuple[str, int, str]], *, worn: str | None = None) -> discord.Embed:
+    """The answer to /dnd ac: normal, touch and flat-footed AC with every component; `worn`: the armor's numbers."""
     embed = discord.Embed(title=clip(f"Armor class of {name}", TITLE_LIMIT), colour=discord.Colour.blurple())
     for label, value, explained in sheet_ac:
         embed.add_field(name=f"{label}: {value}", value=clip(explained, FIELD_VALUE_LIMIT), inline=False)
+    if worn is not None:
+        embed.add_field(name="Armor and shield", value=clip(worn, FIELD_VALUE_LIMIT), inline=False)
     return fit(embed)

@@ -29,10 +29,20 @@ KNOCKOUT_COLOUR = discord.Colour.gold()
 
 def odds_line(odds: sf.Odds) -> str:
     """The exact odds of the attack before it was rolled."""
-    return (
-        f"hit {percent(odds.hit)} · knock-out {percent(odds.knockout)} · "
-        f"expected damage {fixed(odds.expected_damage, 2)}"
-    )
+    if odds.stopped is not None:
+        return f"hit {percent(odds.hit)}, but the {odds.stopped} stops every hit: nothing happens"
+    line = f"hit {percent(odds.hit)} · knock-out {percent(odds.knockout)} · "
+    if odds.stun:
+        line += f"stunned {percent(odds.stun)} · "
+    return line + f"expected damage {fixed(odds.expected_damage, 2)}"
+
+
+def defender_text(defender: sf.Defender) -> str | None:
+    """The target as the damage step saw it (§11), or None when nothing about it was given."""
+    if not defender.defenses and defender.stamina is None and not defender.name:
+        return None
+    text = defender.described
+    return text + (f"; current Stamina {defender.stamina}" if defender.stamina is not None else "")
 
 
 def steps_text(steps: tuple[sf.Step, ...], chance: int) -> str:
@@ -56,6 +66,8 @@ def _uses_defaults(result: sf.AttackResult) -> bool:
         any(s.default for s in result.steps)
         or (result.knockout is not None and result.knockout.default)
         or (result.damage is not None and result.damage.plan.default)
+        or (result.damage is not None and any(s.default for s in result.damage.defenses))
+        or (result.stopped is not None and result.stopped.default)
     )
 
 
@@ -71,6 +83,8 @@ def attack_answer(result: sf.AttackResult, odds: sf.Odds, *, attacker: str) -> A
 def attack_history(result: sf.AttackResult) -> str:
     """An attack in one plain line: the outcome and the damage, or why it missed."""
     d = result.damage
+    if result.stopped is not None:
+        return f"Hit, stopped by the {result.stopped.defense}"
     if result.knockout is not None:
         text = f"Hit, knocked out for {result.knockout.turns} turns{DEFAULT_MARK if result.knockout.default else ''}"
     elif not result.hit:
@@ -78,7 +92,12 @@ def attack_history(result: sf.AttackResult) -> str:
     else:
         text = "Hit"
     if d is not None:
-        text += f": {d.share} damage each" if d.plan.targets > 1 else f": {d.total} damage"
+        shown = d.taken if d.defenses or d.plan.targets > 1 else d.total
+        text += f": {shown} damage each" if d.plan.targets > 1 else f": {shown} damage"
+        if d.defenses:
+            text += f" (after {', '.join(s.defense for s in d.defenses)})"
+    if result.stun is not None:
+        text += f"; stunned {result.stun.turns} turns" if result.stun.stunned else "; the stun is avoided"
     return text
 
 
@@ -88,24 +107,44 @@ def _outcome_lines(result: sf.AttackResult, *, marks: bool = True) -> list[str]:
     def b(text: object) -> str:
         return f"**{text}**"
 
+    def mark(default: bool) -> str:
+        return DEFAULT_MARK if default and marks else ""
+
+    if result.stopped is not None:
+        stop = result.stopped
+        return [f"{b('Hit, stopped')}{mark(stop.default)}: {result.reason}; the {stop.reason}"]
     if result.knockout is not None:
-        mark = DEFAULT_MARK if result.knockout.default and marks else ""
-        lines = [f"{b(f'Hit, knocked out for {result.knockout.turns} turns')}{mark}: {result.knockout.reason}"]
+        knockout = f"Hit, knocked out for {result.knockout.turns} turns"
+        lines = [f"{b(knockout)}{mark(result.knockout.default)}: {result.knockout.reason}"]
     else:
         lines = [f"{b('Hit' if result.hit else 'Miss')}: {result.reason}"]
     if result.damage is not None:
         d = result.damage
-        plan_mark = DEFAULT_MARK if d.plan.default and marks else ""
+        plan_mark = mark(d.plan.default)
         faces = ", ".join(map(str, d.faces))
         rolled = f"{d.plan.dice}{plan_mark} ({faces})" if d.faces else f"{d.plan.dice}{plan_mark}"
         bonus = f" + {d.plan.dice.bonus}" if d.faces and d.plan.dice.bonus else ""
+        # The bold number is what the target takes: the share, after its suits and screens.
         if d.plan.targets > 1:
+            share = d.share if d.defenses else b(d.share)
             lines.append(
-                f"Damage {rolled}{bonus} = {d.total}, split between {d.plan.targets} targets: {b(d.share)} each"
+                f"Damage {rolled}{bonus} = {d.total}, split between {d.plan.targets} targets: {share} each"
                 + (f" ({d.lost} lost)" if d.lost else "")
             )
         else:
-            lines.append(f"Damage {rolled}{bonus} = {b(d.total)} ({d.plan.reason})")
+            total = d.total if d.defenses else b(d.total)
+            lines.append(f"Damage {rolled}{bonus} = {total} ({d.plan.reason})")
+        for step in d.defenses:
+            after = b(step.after) if step is d.defenses[-1] else str(step.after)
+            lines.append(f"Defense {step.before} → {after}{mark(step.default)}: {step.reason}")
+    if result.stun is not None:
+        stun = result.stun
+        if stun.immune is not None:
+            lines.append(f"{b('Stun: immune')}: {stun.reason}")
+        elif stun.stunned:
+            lines.append(f"{b(f'Stunned for {stun.turns} turns')}: {stun.reason}")
+        else:
+            lines.append(f"{b('Stun avoided')}: {stun.reason}")
     return lines
 
 
@@ -141,23 +180,49 @@ def attack_embed(result: sf.AttackResult, odds: sf.Odds, *, attacker: str) -> di
     embed.add_field(
         name="Chance to hit", value=clip(steps_text(result.steps, result.chance), FIELD_VALUE_LIMIT), inline=False
     )
+    attack = result.attack
+    if isinstance(attack, sf.MeleeAttack) and attack.situation.distance is not None:
+        reach = f"{attack.situation.distance:g} m apart: within the {sf.MELEE_REACH_M} m melee needs (§5)"
+        embed.add_field(name="Reach", value=reach, inline=False)
+    target = defender_text(attack.defender)
+    if target is not None:
+        embed.add_field(name="Target", value=clip(target, FIELD_VALUE_LIMIT), inline=False)
     if _uses_defaults(result):
         embed.set_footer(text=DEFAULT_FOOTER)
     return embed
 
 
-def odds_embed(odds: sf.Odds, steps: tuple[sf.Step, ...], *, title: str, variants: sf.Variants) -> discord.Embed:
-    """The answer to /sf odds."""
+def odds_embed(
+    odds: sf.Odds,
+    steps: tuple[sf.Step, ...],
+    *,
+    title: str,
+    variants: sf.Variants,
+    target: sf.Defender | None = None,
+) -> discord.Embed:
+    """The answer to /sf odds; `target` (the attack's defender) adds what the damage step saw of it."""
     embed = discord.Embed(title=clip(title, TITLE_LIMIT), colour=discord.Colour.blurple())
-    embed.description = (
-        f"Chance **{odds.chance}** → hit **{percent(odds.hit)}**, knock-out **{percent(odds.knockout)}**\n"
-        f"Expected damage **{fixed(odds.expected_damage, 2)}** "
-        f"({fixed(odds.expected_damage_on_hit, 2)} on a hit, {odds.damage.dice}"
-        + (f" split between {odds.damage.targets}" if odds.damage.targets > 1 else "")
-        + ")"
-    )
+    plan = odds.damage
+    if odds.stopped is not None:
+        embed.description = (
+            f"Chance **{odds.chance}** → hit **{percent(odds.hit)}**, but the {odds.stopped} stops every hit: "
+            "no damage, knock-out or stun (§11 item 3)"
+        )
+    else:
+        stun = f", stunned **{percent(odds.stun)}**" if odds.stun else ""
+        if plan is None:
+            dice = "no damage"
+        else:
+            dice = str(plan.dice) + (f" split between {plan.targets}" if plan.targets > 1 else "")
+        embed.description = (
+            f"Chance **{odds.chance}** → hit **{percent(odds.hit)}**, knock-out **{percent(odds.knockout)}**{stun}\n"
+            f"Expected damage **{fixed(odds.expected_damage, 2)}** "
+            f"({fixed(odds.expected_damage_on_hit, 2)} on a hit, {dice})"
+        )
     embed.add_field(name="Chance to hit", value=clip(steps_text(steps, odds.chance), FIELD_VALUE_LIMIT), inline=False)
+    if target is not None and (text := defender_text(target)) is not None:
+        embed.add_field(name="Target", value=clip(text, FIELD_VALUE_LIMIT), inline=False)
     embed.add_field(name="Rules", value=variants_text(variants), inline=False)
-    if any(s.default for s in steps) or odds.damage.default:
+    if any(s.default for s in steps) or (plan is not None and plan.default):
         embed.set_footer(text=DEFAULT_FOOTER)
     return fit(embed)

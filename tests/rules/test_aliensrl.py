@@ -560,3 +560,96 @@ def test_100000_projectiles_follow_the_exact_odds(monkeypatch: pytest.MonkeyPatc
     assert p_value(landings, within_landing, n) < THRESHOLD
     always_miss = {True: Fraction(6, 10), False: Fraction(4, 10)}  # 6 in 10 read the other way round
     assert p_value(beings, always_miss, n) < THRESHOLD
+
+
+# ---------------------------------------------------------------------------------------------------------
+# §9.11: which square is "targeted" for a being where a strayed shot lands (the server setting).
+
+
+def reference_landing(
+    rank: int, pain: int, accuracy: int, d: int, *, intervening: bool, aimed_only: bool, ring: Ring = Ring.CHEBYSHEV
+) -> tuple[Fraction, Fraction]:
+    """The chance that one projectile hits a being standing where it strays, and the damage it deals there.
+
+    Every d100 face, every d10 of a being in the way, every d10 of the being where it lands, one by one.
+    """
+    skill = reference_skill(rank, pain, accuracy, d)
+    squares = reference_squares(d, ring)
+    hit = expected = Fraction(0)
+    for face in range(1, 101):
+        rating = reference_rating(face)
+        if not (reference_strays(skill, rating) and squares):
+            continue
+        dealt = reference_damage(10, 0, reference_quality(skill, rating))
+        for way in range(1, 11) if intervening else (None,):
+            if way is not None and way >= 7:  # the being in the way took the shot
+                continue
+            for there in range(1, 11) if aimed_only else (None,):
+                if there is not None and there <= 6:  # not on the targeted square: missed on 6 in 10
+                    continue
+                branch = Fraction(1, 100) / (10 if intervening else 1) / (10 if aimed_only else 1)
+                hit += branch
+                expected += branch * dealt
+    return hit, expected
+
+
+@pytest.mark.parametrize("intervening", [False, True])
+@pytest.mark.parametrize("targeted", list(aliensrl.Targeted))
+@pytest.mark.parametrize(("rank", "pain", "d"), [(0, 0, 6), (0, 2, 9), (1, 0, 7), (2, 0, 3)])
+def test_landing_odds_match_an_independent_enumeration(
+    rank: int, pain: int, d: int, targeted: aliensrl.Targeted, intervening: bool
+) -> None:
+    shooter = Shooter(rank=rank, pain=pain, accuracy=0)
+    got = odds(shooter, d, intervening=intervening, crowded=True, targeted=targeted)
+    aimed_only = targeted is aliensrl.Targeted.AIMED
+    assert (got.to_landing, got.expected_to_landing) == reference_landing(
+        rank, pain, 0, d, intervening=intervening, aimed_only=aimed_only
+    )
+    # Nothing else changes: the aimed square and the being in the way are read the same under both.
+    plain = odds(shooter, d, intervening=intervening)
+    assert (got.on_target, got.expected_to_target, got.expected_to_being) == (
+        plain.on_target,
+        plain.expected_to_target,
+        plain.expected_to_being,
+    )
+    assert plain.to_landing == 0
+
+
+def test_the_being_where_it_strays_under_each_reading_with_forced_dice() -> None:
+    shooter = Shooter(rank=0, pain=0, accuracy=0)  # skill 0 at distance 6: 85 strays to a neighbour
+    relocated = fire(shooter, ScriptedDice([85, 2]), dx=6, dy=0, crowded=True)
+    (p,) = relocated.projectiles
+    assert p.stray_offset == (1, -1) and p.landing_being and p.landing_face is None and p.hits_landing_being
+    assert relocated.total_to_landing == 1 and relocated.to_dict()["landing"] == [[True, None, True]]
+    dice = ScriptedDice([85, 2, 6])
+    aimed = fire(shooter, dice, dx=6, dy=0, crowded=True, targeted=aliensrl.Targeted.AIMED)
+    assert dice.exhausted
+    (p,) = aimed.projectiles
+    assert p.landing_face == 6 and p.landing_missed and not p.hits_landing_being and aimed.total_to_landing == 0
+    hit = fire(shooter, ScriptedDice([85, 2, 7]), dx=6, dy=0, crowded=True, targeted=aliensrl.Targeted.AIMED)
+    assert hit.projectiles[0].hits_landing_being
+    # A being in the way that takes the shot leaves nothing for the landing square; no d10 is rolled for it.
+    dice = ScriptedDice([85, 2, 7])
+    stopped = fire(shooter, dice, dx=6, dy=0, intervening=True, crowded=True, targeted=aliensrl.Targeted.AIMED)
+    assert dice.exhausted and not stopped.projectiles[0].landing_being
+    # Without `crowded` the log is as before.
+    assert "landing" not in fire(shooter, ScriptedDice([85, 2]), dx=6, dy=0).to_dict()
+
+
+def test_the_targeted_reading_is_a_server_setting() -> None:
+    from bot.rules.settings import SETTINGS, server_settings
+
+    assert SETTINGS["aliensrl.targeted"].default == "relocated"
+    assert server_settings({}).targeted is aliensrl.Targeted.RELOCATED
+    assert server_settings({"aliensrl.targeted": "aimed"}).targeted is aliensrl.Targeted.AIMED
+
+
+def test_the_answer_says_which_reading_hit_the_being_where_it_strayed() -> None:
+    from bot.ui.aliensrl import shot_answer
+
+    shooter = Shooter(rank=0, pain=0, accuracy=0)
+    shot = fire(shooter, ScriptedDice([85, 2, 9]), dx=6, dy=0, crowded=True, targeted=aliensrl.Targeted.AIMED)
+    answer = shot_answer(shot, shooter="Hicks", weapon="Pistol")
+    assert (answer.full.description or "").endswith(", onto the being there: **barely grazes†**: **1** damage")
+    field = {f.name: f.value for f in answer.full.fields}["The shot"]
+    assert field.endswith("the being there rolls the 6 in 10 (§9.11); d10 **9** → hit (4 in 10)")

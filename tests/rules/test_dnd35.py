@@ -29,6 +29,7 @@ from bot.rules.dnd35 import (
     DamageReductionError,
     Dice,
     FinesseShieldRule,
+    MonkStepRule,
     MultiplierRule,
     NotationError,
     Outcome,
@@ -955,10 +956,38 @@ def test_iterative_attacks(bab: int, bonuses: list[int]) -> None:
         character_attack(fighter(bab=bab), "Longsword", 10, attack_number=len(bonuses) + 1)
 
 
-def test_nwn_monk_unarmed_steps_by_3() -> None:
+def test_nwn_monk_unarmed_steps_by_3_where_the_server_plays_nwn() -> None:
     monk = dnd(bab=16, weapon_groups=["simple"])
-    attacks = full_attack(monk, "Unarmed strike", 10, Situation(monk_unarmed=True))
+    nwn = Variants(monk_step=MonkStepRule.NWN)
+    attacks = full_attack(monk, "Unarmed strike", 10, Situation(monk_unarmed=True), variants=nwn)
     assert [a.attack_bonus for a in attacks] == [16, 13, 10, 7]
+    assert [t.value for t in attacks[3].attack_terms if t.name == "attack 4"] == [-9]
+    kama = full_attack(
+        dnd(bab=11, weapon_groups=["simple"], weapon_proficiencies=["kama"]),
+        "Kama",
+        10,
+        Situation(monk_unarmed=True),
+        variants=nwn,
+    )
+    assert [a.attack_bonus for a in kama] == [11, 8, 5]
+    # Under the SRD (the default) a monk steps 5 like everyone, and the attack says why.
+    srd = full_attack(monk, "Unarmed strike", 10, Situation(monk_unarmed=True))
+    assert [a.attack_bonus for a in srd] == [16, 11, 6, 1]
+    assert any("dnd35.monk_step" in note for note in srd[1].notes)
+    with pytest.raises(AttackError, match="a monk's, unarmed or with a kama, not with the Longsword"):
+        full_attack(fighter(bab=6), "Longsword", 10, Situation(monk_unarmed=True), variants=nwn)
+    # Quick mode: the second attack of a monk's +9.
+    quick = quick_attack(9, "1d6", 10, Situation(monk_unarmed=True), attack_number=2, variants=nwn)
+    assert quick.attack_bonus == 6
+    assert quick_attack(9, "1d6", 10, Situation(monk_unarmed=True), attack_number=2).attack_bonus == 4
+
+
+def test_the_monk_step_is_a_server_setting() -> None:
+    from bot.rules.settings import SETTINGS, server_settings
+
+    assert SETTINGS["dnd35.monk_step"].default == "srd"
+    assert server_settings({}).dnd.monk_step is MonkStepRule.SRD
+    assert server_settings({"dnd35.monk_step": "nwn"}).dnd.monk_step is MonkStepRule.NWN
 
 
 @pytest.mark.parametrize(

@@ -37,6 +37,15 @@ def inputs() -> list[tuple[replay.Kind[Any, Any], Any]]:
     variants = dnd.Variants(confirmation=dnd.ConfirmationRule.NWN)
     ranged = sf.quick_ranged(50, 2, "2d10", sf.Band("short"), sf.RangedSituation(cover=sf.Cover("soft"), modifier=-5))
     melee = sf.quick_melee(60, 1, "1d10", sf.MeleeSituation(stunned=True, distance=1.5))
+    stun = sf.quick_ranged(
+        70,
+        1,
+        "1d10",
+        sf.Band("short"),
+        sf.RangedSituation(setting=sf.Setting.STUN),
+        kind=sf.DamageKind.NEEDLE,
+        defender=sf.Defender("Kira", frozenset({"albedo suit"}), 50),
+    )
     shooter = aliensrl.Shooter(rank=2, pain=1, accuracy=3, shots=3, weapon="Shotgun")
     full = tuple(dnd.full_attack(fighter(), "Longsword", 18))
     return [
@@ -47,6 +56,7 @@ def inputs() -> list[tuple[replay.Kind[Any, Any], Any]]:
             replay.DndFullAttackRoll(full, variants),
         ),
         (replay.SF_SHOT, replay.SfShot(ranged, sf.Variants(automatic_miss=False))),
+        (replay.SF_SHOT, replay.SfShot(stun, sf.Variants())),
         (replay.SF_MELEE, replay.SfMelee(melee, sf.Variants())),
         (replay.ALIENS_SHOT, replay.AliensShot(shooter, 3, 4, None, True, aliensrl.Ring.ANGBAND)),
     ]

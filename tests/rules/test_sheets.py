@@ -125,7 +125,7 @@ def test_max_dex_caps_a_bonus_but_not_a_penalty() -> None:
     plate = dnd(dexterity=18, armor="medium", armor_bonus=5, max_dex=2)
     assert plate.dex_to_ac == 2
     assert plate.ac() == 17
-    assert plate.ac_explained() == "17 = 10 + 5 armor + 2 Dex"
+    assert plate.ac_explained() == "17 = 10 + 5 armor + 2 Dex (max +2)"
     assert plate.ac(touch=True) == 12
     assert dnd(dexterity=16, max_dex=0).ac() == 10
     clumsy = dnd(dexterity=8, max_dex=0)
@@ -226,6 +226,21 @@ def test_feats_named_per_weapon_match_any_case() -> None:
     sheet = dnd(weapon_focus=["Longsword"], improved_critical=["rapier"])
     assert sheet.has_focus("longsword") and not sheet.has_focus("rapier")
     assert sheet.has_improved_critical("Rapier") and not sheet.has_improved_critical("longsword")
+
+
+def test_srd_armor_by_name_and_what_is_worn() -> None:
+    rules = BY_KEY["dnd35"]
+    sheet = rules.set_fields(rules.blank(), [("armor", "Banded mail"), ("shield", "heavy steel shield")])
+    assert (sheet.armor, sheet.armor_bonus, sheet.max_dex, sheet.armor_check_penalty) == ("heavy", 6, 1, -6)
+    assert (sheet.shield, sheet.shield_bonus, sheet.shield_check_penalty) == ("heavy", 2, -2)
+    assert sheet.worn == (
+        "Banded mail (heavy): +6, max Dex +1, check penalty -6; Heavy steel shield (heavy): +2, check penalty -2"
+    )
+    # In one /character set, the tower shield named after the chain shirt still lowers the Max Dex to +2.
+    both = rules.set_fields(rules.blank(), [("armor", "chain shirt"), ("shield", "Tower shield")])
+    assert both.max_dex == 2 and both.worn is not None and both.worn.endswith("-2 on attacks")
+    assert rules.set_fields(rules.blank(), [("armor", "Masterwork padded")]).armor_check_penalty == 0  # never above 0
+    assert rules.blank().worn is None
 
 
 def test_finesse_uses_dex_only_when_higher() -> None:
@@ -498,11 +513,13 @@ SETTABLE_CASES: dict[str, dict[str, tuple[str, Any, str]]] = {
         "size": ("small", "small", "medium-large"),
         "hit_points": ("-9", -9, "10001"),
         "max_hit_points": ("52", 52, "0"),
-        "armor": ("medium", "medium", "chainmail"),
+        "armor": ("medium", "medium", "mithral plate"),
+        "armor_name": ("Elven chain", "Elven chain", "x" * 41),
         "armor_bonus": ("5", 5, "-1"),
         "max_dex": ("2", 2, "21"),
         "armor_check_penalty": ("-5", -5, "5"),
         "shield": ("tower", "tower", "kite"),
+        "shield_name": ("Darkwood shield", "Darkwood shield", "x" * 41),
         "shield_bonus": ("2", 2, "61"),
         "shield_check_penalty": ("-10", -10, "1"),
         "natural_armor": ("3", 3, "-3"),
@@ -571,7 +588,7 @@ def test_set_field_takes_a_good_value_and_refuses_a_bad_one(
     assert expected in refused.value.message
     if expected == "text":
         # Free text says what it takes in its own error.
-        assert "5/magic" in refused.value.message
+        assert ("5/magic" if name == "damage_reduction" else "at most 40 characters") in refused.value.message
 
 
 def test_set_field_refuses_a_field_that_is_not_settable() -> None:
@@ -803,6 +820,8 @@ OVERRIDES: dict[tuple[type[Sheet], str], st.SearchStrategy[Any]] = {
     (DndSheet, "weapon_focus"): st.lists(_NAMES, max_size=3),
     (DndSheet, "improved_critical"): st.lists(_NAMES, max_size=3),
     (DndSheet, "damage_reduction"): _DR,
+    (DndSheet, "armor_name"): st.just("") | _NAMES,
+    (DndSheet, "shield_name"): st.just("") | _NAMES,
     (SfWeapon, "name"): _NAMES,
     (SfWeapon, "damage"): st.none() | _DICE,
     (SfSheet, "defenses"): st.lists(st.sampled_from(get_args(Defense)), unique=True),
@@ -905,5 +924,7 @@ def test_set_field_with_random_valid_values_round_trips(data: st.DataObject, rul
         value = data.draw(drawn.filter(lambda v: v is not None))
         sheet = rules.set_field(sheet, name, _typed(value))
         expected[name] = value
+        if rules.key == "dnd35" and name in ("armor", "shield"):
+            expected[f"{name}_name"] = ""  # a plain kind forgets the SRD item's name (dnd35.md §10)
     assert sheet.model_dump() == expected
     assert rules.load(rules.dump(sheet)) == sheet

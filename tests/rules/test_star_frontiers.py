@@ -842,10 +842,10 @@ def test_defaults_are_marked_field_by_field() -> None:
     assert weapon("Needler pistol").is_default("bands") and weapon("Needler pistol").is_default("rate_of_fire")
     assert not weapon("Needler pistol").is_default("damage")
     assert weapon("Sonic disruptor").defaults == {"rate_of_fire"}
-    assert weapon("Club").defaults == {"damage", "modifier"}
+    assert weapon("Club").defaults == {"damage", "modifier", "kind"}
     assert weapon("Bare hands").defaults == {"modifier"}
     assert weapon("Sonic sword").defaults == {"modifier", "blunt"}
-    assert weapon("Whip").defaults == {"damage", "modifier", "blunt"} and not weapon("Whip").blunt
+    assert weapon("Whip").defaults == {"damage", "modifier", "blunt", "kind"} and not weapon("Whip").blunt
     for name in sf.weapon_names(melee=True):
         assert weapon(name).modifier == 0 and weapon(name).is_default("modifier")  # the whole column is proposed
 
@@ -877,7 +877,7 @@ def test_effective_weapon_falls_back_to_the_table_field_by_field() -> None:
     assert rifle.bands == ((Band.SHORT, 50), (Band.LONG, 300)) and not rifle.is_default("bands")
     assert rifle.burst and rifle.damage == Dice(1, 10)
     club = sf.effective_weapon(SfWeapon(name="club", modifier=5, blunt=False))
-    assert (club.modifier, club.blunt, club.defaults) == (5, False, frozenset({"damage"}))
+    assert (club.modifier, club.blunt, club.defaults) == (5, False, frozenset({"damage", "kind"}))
     heavy = sf.effective_weapon(SfWeapon(name="Rocket launcher", damage="6d10", short=50, medium=150, long=300))
     assert heavy.heavy and heavy.skill == "gyrojet"  # the table knows it is a heavy gyrojet weapon
     grenade = sf.effective_weapon(SfWeapon(name="Grenade rifle", skill="gyrojet", damage="5d10"))

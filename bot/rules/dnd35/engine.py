@@ -91,6 +91,13 @@ class FinesseShieldRule(StrEnum):
     NWN = "nwn"  # it does not
 
 
+class MonkStepRule(StrEnum):
+    """The iterative step of a monk fighting unarmed or with a kama (§3, §13 item 10; a per-server setting)."""
+
+    SRD = "srd"  # -5 like everyone (the default)
+    NWN = "nwn"  # -3 (Neverwinter Nights)
+
+
 @dataclass(frozen=True, slots=True)
 class Variants:
     """The variant readings a server may choose; the defaults are the reference's."""
@@ -98,6 +105,7 @@ class Variants:
     multipliers: MultiplierRule = MultiplierRule.SEED
     confirmation: ConfirmationRule = ConfirmationRule.SRD
     finesse_shield: FinesseShieldRule = FinesseShieldRule.SRD  # used when an attack is built, not resolved
+    monk_step: MonkStepRule = MonkStepRule.SRD  # used when an attack is built, not resolved
 
 
 DEFAULT_VARIANTS: Final = Variants()
@@ -235,7 +243,7 @@ class Situation:
     throw: bool = False  # throw a melee weapon that can be thrown (dagger, spear, ...)
     two_hands: bool = False  # a one-handed weapon held in two hands: 1½x Str (§7)
     mounted_charge: bool = False  # the lance's x2 (§7)
-    monk_unarmed: bool = False  # NWN: iterative attacks step down by 3 (§3)
+    monk_unarmed: bool = False  # a monk unarmed or with a kama: -3 steps where the server plays NWN (§3)
 
 
 NO_SITUATION: Final = Situation()
@@ -312,6 +320,24 @@ def _precision(riders: Sequence[Rider], target: Target, notes: list[str]) -> tup
     return tuple(riders)
 
 
+MONK_WEAPONS: Final = ("unarmed strike", "kama")  # §3 NWN: what a monk's smaller step applies to
+
+
+def monk_step(situation: Situation, variants: Variants, notes: list[str], weapon: str | None = None) -> int:
+    """§3: the step between iterative attacks: -5, or NWN's -3 for a monk unarmed or with a kama (a setting)."""
+    if not situation.monk_unarmed:
+        return ITERATIVE_STEP
+    if weapon is not None and name_key(weapon) not in MONK_WEAPONS:
+        raise AttackError(f"NWN's -{NWN_MONK_STEP} step is a monk's, unarmed or with a kama, not with the {weapon}.")
+    if variants.monk_step is MonkStepRule.NWN:
+        return NWN_MONK_STEP
+    notes.append(
+        f"This server steps -{ITERATIVE_STEP} for a monk too (the SRD); the setting dnd35.monk_step plays NWN's "
+        f"-{NWN_MONK_STEP} (§3)."
+    )
+    return ITERATIVE_STEP
+
+
 def _iterative_step(count: int, number: int, step: int, why: str) -> Term | None:
     if not 1 <= number <= count:
         raise AttackError(f"There is no attack {number}: {why}.")
@@ -339,6 +365,7 @@ def quick_attack(
     properties: str | Iterable[str] = (),
     dr: str | DamageReduction | None = None,
     label: str = "Attack",
+    variants: Variants = DEFAULT_VARIANTS,
 ) -> Attack:
     """An attack given by its numbers: `+7`, `1d8+4`, `19-20/x2` against AC 18 (§6, §7, §11).
 
@@ -356,6 +383,7 @@ def quick_attack(
         properties: What the attack brings against DR, like `magic, silver`.
         dr: The target's damage reduction, like `5/magic` (replaces the target's).
         label: What to call the attack.
+        variants: The server's readings; only `monk_step` matters here (with `situation.monk_unarmed`).
     """
     for flag, name in (
         (situation.sneak_attack, "sneak attack (give the dice as precision, like 3d6)"),
@@ -371,7 +399,8 @@ def quick_attack(
     goal = target if isinstance(target, Target) else target_ac(target)
     if dr is not None:
         goal = _with_dr(goal, dr)
-    step = NWN_MONK_STEP if situation.monk_unarmed else ITERATIVE_STEP
+    notes: list[str] = []
+    step = monk_step(situation, variants, notes)
     count = MAX_OFF_HAND_ATTACKS if off_hand else MAX_ITERATIVE_ATTACKS
     terms = [Term("attack bonus", attack_bonus, "given")]
     why = f"a full attack has at most {count} {'off-hand ' if off_hand else ''}attacks"
@@ -390,7 +419,6 @@ def quick_attack(
         damage_terms.append(Term("damage bonus", rolled.bonus, f"given: {rolled}"))
     if situation.damage_bonus:
         damage_terms.append(Term("situational", situation.damage_bonus, "given"))
-    notes: list[str] = []
     riders = energy if not isinstance(energy, str) else parse_energy(energy)
     return _check_dice_budget(
         Attack(
@@ -554,7 +582,7 @@ def character_attack(
         off_hand: An attack with the off hand: ½ Str bonus, the off-hand penalty, a double weapon's other end.
         two_weapon: The row of the two-weapon table (§4); see `two_weapon_situation`.
         dr: The target's damage reduction (replaces the target's).
-        variants: The server's readings; only `finesse_shield` matters here.
+        variants: The server's readings; only `finesse_shield` and `monk_step` matter here.
 
     Raises:
         AttackError: for what the rules do not allow, with the reason.
@@ -589,7 +617,7 @@ def character_attack(
         count = len(sheet.iterative_attacks)
         why = f"BAB {sheet.bab:+d} gives {count} attack{'s' if count > 1 else ''}"
         if situation.monk_unarmed:
-            step = _iterative_step(count, attack_number, NWN_MONK_STEP, why)
+            step = _iterative_step(count, attack_number, monk_step(situation, variants, notes, w.name), why)
         else:
             step = _iterative_step(count, attack_number, ITERATIVE_STEP, why)
             assert step is None or sheet.bab + step.value == sheet.iterative_attacks[attack_number - 1]

@@ -102,6 +102,25 @@ class Sheet(BaseModel):
             return "unhurt"
         return "wounded" if 2 * now >= top else "badly wounded"
 
+    @classmethod
+    def suggested(cls, key: str) -> tuple[str, ...]:
+        """Values to offer for field `key` as a player types one: its choices, or yes and no; () for numbers."""
+        annotation, _ = _unwrap_optional(cls.model_fields[key].annotation)
+        if annotation is bool:
+            return ("yes", "no")
+        if _is_list(annotation):
+            annotation = get_args(annotation)[0]
+        return tuple(str(choice) for choice in _literal_values(annotation))
+
+    @classmethod
+    def expand(cls, key: str, text: str, current: Mapping[str, Any]) -> dict[str, Any] | None:
+        """A value typed for `key` that stands for several fields (an SRD armor by name), as those fields' values.
+
+        `current` is the block with the values of the same `/character set` applied so far. None: `text` is a
+        plain value of `key`, read as usual.
+        """
+        return None
+
 
 Upgrade = Callable[[dict[str, Any]], dict[str, Any]]
 
@@ -163,7 +182,10 @@ class Ruleset:
         for typed, text in pairs:
             key = self.field_named(typed)
             health = self.sheet.health
-            if health is not None and key == health[0] and "/" in text:
+            expanded = self.sheet.expand(key, text, {**sheet.model_dump(), **values})
+            if expanded is not None:
+                values.update(expanded)
+            elif health is not None and key == health[0] and "/" in text:
                 current, _, maximum = text.partition("/")
                 values[key] = self._from_text(key, current)
                 values[health[1]] = self._from_text(health[1], maximum)

@@ -15,13 +15,25 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Mapping, Sequence
-from typing import Annotated, ClassVar, Final, Literal, get_args
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Final, Literal, get_args
 
-from pydantic import AfterValidator, Field, model_validator
+from pydantic import AfterValidator, Field, ValidationInfo, model_validator
 
 from bot.rules import notation
-from bot.rules.names import LIST_ENTRY, WEAPON
-from bot.rules.sheets.base import NotationValueError, Ruleset, Sheet, dice_text, name_field, name_key
+from bot.rules.names import LIST_ENTRY, WEAPON, NameKind
+from bot.rules.sheets.base import (
+    NotationValueError,
+    Ruleset,
+    Sheet,
+    SheetError,
+    clip_name,
+    dice_text,
+    name_field,
+    name_key,
+)
+
+if TYPE_CHECKING:
+    from bot.rules.dnd35.tables import TableArmor
 
 Size = Literal["fine", "diminutive", "tiny", "small", "medium", "large", "huge", "gargantuan", "colossal"]
 # The same number for attack rolls and AC (dnd35.md §2, "Size modifier").
@@ -108,6 +120,14 @@ def explained(start: int, parts: Sequence[tuple[int, str]], label: str = "") -> 
     terms = [f"{'-' if n < 0 else '+'} {abs(n)} {name}" for n, name in parts if n]
     total = start + sum(n for n, _ in parts)
     return " ".join([f"{total} = {start}{' ' + label if label else ''}", *terms])
+
+
+_ITEM = name_field(NameKind("An armor or shield name", 40))
+
+
+def _item_name(value: str, info: ValidationInfo) -> str:
+    """An armor's or shield's name under the name policy, or "" for none given."""
+    return value if value == "" else str(_ITEM.func(value, info))  # type: ignore[call-arg]
 
 
 def _energy(text: str) -> str:
@@ -249,10 +269,12 @@ class DndSheet(Sheet):
         "hit_points",
         "max_hit_points",
         "armor",
+        "armor_name",
         "armor_bonus",
         "max_dex",
         "armor_check_penalty",
         "shield",
+        "shield_name",
         "shield_bonus",
         "shield_check_penalty",
         "natural_armor",
@@ -321,6 +343,9 @@ class DndSheet(Sheet):
     max_hit_points: Annotated[int, Field(ge=1, le=10000)] = 10
 
     # What is worn decides which proficiency is needed; the numbers are the item's, enhancement included.
+    # The names are the SRD table's (dnd35.md §10) when the armor or shield was set by name, else "".
+    armor_name: Annotated[str, AfterValidator(_item_name)] = ""
+    shield_name: Annotated[str, AfterValidator(_item_name)] = ""
     armor: WornArmor = "none"
     armor_bonus: Bonus = 0
     # The lowest Max Dex of the armor and the shield (a tower shield has +2); None when nothing limits Dex.
@@ -356,6 +381,78 @@ class DndSheet(Sheet):
     immune_to_criticals: bool = False
     weapons: Annotated[tuple[DndWeapon, ...], Field(max_length=20)] = ()
 
+    # -- the SRD armor table ----------------------------------------------------------------------------
+    @classmethod
+    def suggested(cls, key: str) -> tuple[str, ...]:
+        """Armor and shields: the kinds, then the SRD table's names of that kind (dnd35.md §10)."""
+        if key not in ("armor", "shield"):
+            return super().suggested(key)
+        from bot.rules.dnd35.tables import armor_table  # see srd_item: the table module imports this one
+
+        names = tuple(row.name for row in armor_table() if (row.kind == "shield") == (key == "shield"))
+        return (*super().suggested(key), *names)
+
+    @classmethod
+    def expand(cls, key: str, text: str, current: Mapping[str, Any]) -> dict[str, Any] | None:
+        """`armor` or `shield` given an SRD name (dnd35.md §10) fills the item's kind, bonus, Max Dex, check penalty.
+
+        "Masterwork" before the name makes the check penalty 1 smaller. The Max Dex kept is the lower of this
+        item's and the other item's, when the other was set by name too. A plain kind (`heavy`, `tower`) keeps
+        the numbers as they are and forgets the name.
+        """
+        if key not in ("armor", "shield"):
+            return None
+        kinds = get_args(WornArmor if key == "armor" else WornShield)
+        if text.strip().lower() in kinds:
+            return {key: text.strip().lower(), f"{key}_name": ""}
+        found = srd_item(text)
+        if found is None:
+            raise SheetError(
+                f"`{clip_name(text)}` is neither a kind of {key} ({', '.join(kinds)}) nor one in the SRD table, "
+                "like Full plate or Heavy steel shield (autocomplete on `value` lists them; dnd35.md §10)."
+            )
+        row, masterwork = found
+        if (row.kind == "shield") != (key == "shield"):
+            field = "shield" if key == "armor" else "armor"
+            raise SheetError(f"The {row.name} is {'a shield' if field == 'shield' else 'armor'}: set it as `{field}`.")
+        penalty = min(row.check_penalty + 1, 0) if masterwork else row.check_penalty
+        name = f"Masterwork {row.name[0].lower()}{row.name[1:]}" if masterwork else row.name
+        worn = srd_item(str(current.get("shield_name" if key == "armor" else "armor_name") or ""))
+        limits = [m for m in (row.max_dex, worn[0].max_dex if worn else None) if m is not None]
+        if key == "armor":
+            return {
+                "armor": row.kind,
+                "armor_name": name,
+                "armor_bonus": row.bonus,
+                "armor_check_penalty": penalty,
+                "max_dex": min(limits) if limits else None,
+            }
+        return {
+            "shield": row.shield,
+            "shield_name": name,
+            "shield_bonus": row.bonus,
+            "shield_check_penalty": penalty,
+            "max_dex": min(limits) if limits else None,
+        }
+
+    @property
+    def worn(self) -> str | None:
+        """The armor and shield worn with their numbers (for /dnd ac), or None when neither is."""
+        parts = []
+        if self.armor != "none" or self.armor_bonus:
+            max_dex = "none" if self.max_dex is None else signed(self.max_dex)
+            parts.append(
+                f"{self.armor_name or 'Armor'} ({self.armor}): {signed(self.armor_bonus)}, max Dex {max_dex}, "
+                f"check penalty {self.armor_check_penalty}"
+            )
+        if self.shield != "none" or self.shield_bonus:
+            tower = f", {TOWER_SHIELD_ATTACK_PENALTY} on attacks" if self.shield == "tower" else ""
+            parts.append(
+                f"{self.shield_name or 'Shield'} ({self.shield}): {signed(self.shield_bonus)}, "
+                f"check penalty {self.shield_check_penalty}{tower}"
+            )
+        return "; ".join(parts) or None
+
     # -- abilities and size -----------------------------------------------------------------------------
     def modifier(self, ability: str) -> int:
         """The modifier of one of `ABILITIES`."""
@@ -379,8 +476,11 @@ class DndSheet(Sheet):
         # takes away only together with the Dex bonus.
         denied = flat_footed and not self.uncanny_dodge
         dex = min(self.dex_to_ac, 0) if denied else self.dex_to_ac
-        parts = [] if touch else [(self.armor_bonus, "armor"), (self.shield_bonus, "shield")]
-        parts.append((dex, "Dex"))
+        armor = f"armor ({self.armor_name})" if self.armor_name else "armor"
+        shield = f"shield ({self.shield_name})" if self.shield_name else "shield"
+        parts = [] if touch else [(self.armor_bonus, armor), (self.shield_bonus, shield)]
+        capped = self.max_dex is not None and self.modifier("dexterity") > self.max_dex
+        parts.append((dex, f"Dex (max {signed(self.max_dex or 0)})" if capped else "Dex"))
         parts.append((self.size_modifier, "size"))
         if not touch:
             parts.append((self.natural_armor, "natural"))
@@ -529,8 +629,16 @@ class DndSheet(Sheet):
             combat.append(("Sneak attack", f"{self.sneak_attack_dice}d6"))
         max_dex = "no limit" if self.max_dex is None else signed(self.max_dex)
         armor = [
-            ("Armor", f"{self.armor}, {signed(self.armor_bonus)}, max Dex {max_dex}, check {self.armor_check_penalty}"),
-            ("Shield", f"{self.shield}, {signed(self.shield_bonus)}, check {self.shield_check_penalty}"),
+            (
+                "Armor",
+                f"{self.armor_name + ': ' if self.armor_name else ''}{self.armor}, {signed(self.armor_bonus)}, "
+                f"max Dex {max_dex}, check {self.armor_check_penalty}",
+            ),
+            (
+                "Shield",
+                f"{self.shield_name + ': ' if self.shield_name else ''}{self.shield}, {signed(self.shield_bonus)}, "
+                f"check {self.shield_check_penalty}",
+            ),
             (
                 "Other",
                 f"natural {signed(self.natural_armor)}, deflection {signed(self.deflection)}, "
@@ -612,3 +720,14 @@ class DndSheet(Sheet):
 
 
 DND35 = Ruleset(key="dnd35", title="D&D 3.5 / NWN", sheet=DndSheet, version=1)
+
+
+def srd_item(text: str) -> tuple[TableArmor, bool] | None:
+    """The SRD armor or shield row `text` names (dnd35.md §10), and whether it is masterwork; None if none."""
+    # The table module reads this one's types, so it is imported here, at the first use, not at the top.
+    from bot.rules.dnd35.tables import table_armor
+
+    words = " ".join(text.split())
+    masterwork = words.lower().startswith("masterwork ")
+    row = table_armor(words[len("masterwork ") :] if masterwork else words)
+    return None if row is None else (row, masterwork)

@@ -35,6 +35,9 @@ Defense = Literal[
     "anti-shock implant",
 ]
 
+# What a weapon's hit is to a suit or screen (star_frontiers.md §11 item 1); the rules core's DamageKind values.
+HitKind = Literal["laser", "ballistic", "needle", "electrostunner", "sonic", "sonic knife"]
+
 # Default: a blank character's abilities. 45 is the base score of the middle d100 rolls, 36-55 (§1).
 DEFAULT_ABILITY: Final = 45
 # Ability scores are never raised above 100 (§1); the reference gives no floor, 1 keeps every score positive.
@@ -82,6 +85,8 @@ class SfWeapon(Sheet):
     modifier: Annotated[int | None, Field(ge=-100, le=100)] = None
     # A blunt weapon knocks out on a hit whose roll ends in 0 (§3).
     blunt: bool | None = None
+    # Which suits and screens concern its hits (§11 item 1); unset: the table's, or none.
+    kind: HitKind | None = None
 
     @model_validator(mode="after")
     def _ascending(self) -> SfWeapon:
@@ -109,6 +114,8 @@ class SfWeapon(Sheet):
             parts.append(f"weapon modifier {self.modifier:+d}")
         if self.blunt:
             parts.append("blunt")
+        if self.kind:
+            parts.append(f"{self.kind} (for defenses)")
         return ", ".join(parts)
 
 

@@ -3,6 +3,9 @@
 - `tables`: the weapon table (data/sf_weapons.json), damage dice, range bands, a character's effective weapon.
 - `model`: attack descriptions, built from a character (`ranged_attack`, `melee_attack`) or from bare numbers
   (`quick_ranged`, `quick_melee`), with the situation of the moment and the server's `Variants`.
+- `defenses`: suits, screens and stun settings (§11): what each defense does to each kind of hit, the target
+  as the damage step sees it (`Defender`, from its sheet with `defender` or from bare options with
+  `quick_defender`), and the weapon's `Setting`.
 - `engine`: the 12-step ranged and 9-step melee procedures of docs/rules/star_frontiers.md §4-5 and the d100
   roll of §3 (its docstring lists every step); `shoot` / `melee` roll an attack with a dice source, `odds`
   gives exact chances.
@@ -10,6 +13,18 @@
 
 from __future__ import annotations
 
+from bot.rules.star_frontiers.defenses import (
+    DEFENSES,
+    EFFECTS,
+    NO_DEFENDER,
+    DamageKind,
+    Defender,
+    DefenseStep,
+    Effect,
+    Setting,
+    defender,
+    quick_defender,
+)
 from bot.rules.star_frontiers.engine import (
     AttackResult,
     DamagePlan,
@@ -18,6 +33,7 @@ from bot.rules.star_frontiers.engine import (
     Knockout,
     KnockoutRule,
     Odds,
+    StunRoll,
     attack_steps,
     damage_plan,
     decide,
@@ -34,6 +50,7 @@ from bot.rules.star_frontiers.model import (
     ATTACKER_MOVEMENT,
     COVER,
     DEFAULT_VARIANTS,
+    MELEE_REACH_M,
     QUICK_WEAPON,
     RANGE_MODIFIER,
     SIZE,
@@ -61,6 +78,7 @@ from bot.rules.star_frontiers.tables import (
     Dice,
     NotationError,
     RangeBand,
+    Stun,
     Weapon,
     character_weapon,
     effective_weapon,
@@ -74,6 +92,10 @@ __all__ = [
     "ATTACKER_MOVEMENT",
     "COVER",
     "DEFAULT_VARIANTS",
+    "DEFENSES",
+    "EFFECTS",
+    "MELEE_REACH_M",
+    "NO_DEFENDER",
     "QUICK_WEAPON",
     "RANGE_MODIFIER",
     "SIZE",
@@ -85,10 +107,14 @@ __all__ = [
     "AttackerMovement",
     "Band",
     "Cover",
+    "DamageKind",
     "DamagePlan",
     "DamageRoll",
     "Decision",
+    "Defender",
+    "DefenseStep",
     "Dice",
+    "Effect",
     "Knockout",
     "KnockoutRule",
     "MeleeAttack",
@@ -98,8 +124,11 @@ __all__ = [
     "RangeBand",
     "RangedAttack",
     "RangedSituation",
+    "Setting",
     "Size",
     "Step",
+    "Stun",
+    "StunRoll",
     "TargetMovement",
     "Variants",
     "Weapon",
@@ -107,6 +136,7 @@ __all__ = [
     "character_weapon",
     "damage_plan",
     "decide",
+    "defender",
     "effective_weapon",
     "face_text",
     "knockout_rule",
@@ -115,6 +145,7 @@ __all__ = [
     "melee_steps",
     "odds",
     "parse_dice",
+    "quick_defender",
     "quick_melee",
     "quick_ranged",
     "range_band",

@@ -44,10 +44,18 @@ The roll (§3, §10 items 1-5):
   05 + level (a secondary source).
 - Damage on a hit (§6): the weapon's dice; lasers 1d10 per SEU set before the roll; the sonic disruptor by the
   band the target is really in (the sight changes the modifier, not the distance); a burst 5d10 + 1d10 per
-  target after the first, split evenly with the leftover lost; bare hands the fixed punching damage from STR.
+  target after the first, split evenly with the leftover lost; bare hands the fixed punching damage from STR;
+  on a stun setting only the damage the stun still does (§11 item 5).
+
+Defenses and stuns (§11, `defenses`):
+
+- A suit or screen of the target that stops the weapon's kind of hit makes the hit do nothing: no damage, no
+  knock-out, no stun, no dice. Each one that halves it halves the target's share in turn, fractions dropped.
+- A stun setting's hit: an anti-shock implant makes an electric stun's target immune; otherwise the target's
+  d100 at or under its current Stamina avoids it, and over it the target is out for d100 turns.
 
 Dice are drawn in this order: the d100; on a hit the damage dice, left to right; on a knock-out the d100 of its
-turns.
+turns; on a stun the target's d100, and on a failed one the d100 of its turns.
 """
 
 from __future__ import annotations
@@ -58,6 +66,16 @@ from fractions import Fraction
 from typing import Final
 
 from bot.rules.dice import DiceSource
+from bot.rules.star_frontiers.defenses import (
+    STUN_DIE,
+    DefenseStep,
+    Setting,
+    avoidance,
+    halve,
+    halvers,
+    stop_step,
+    stopper,
+)
 from bot.rules.star_frontiers.model import (
     AIM_BONUS,
     ATTACKER_ENCUMBERED_PENALTY,
@@ -271,18 +289,60 @@ class DamagePlan:
 
 @dataclass(frozen=True, slots=True)
 class DamageRoll:
-    """The damage dice rolled: faces, total, and each target's share (leftover points are lost)."""
+    """The damage dice rolled: faces, total, each target's share (leftover points are lost) and what it takes.
+
+    `dealt` is the share after the target's suits and screens (`defenses`, §11); the share itself without any.
+    """
 
     plan: DamagePlan
     faces: tuple[int, ...]
     total: int
     share: int
     lost: int
+    defenses: tuple[DefenseStep, ...] = ()
+    dealt: int | None = None  # None: no defense changed the share
+
+    @property
+    def taken(self) -> int:
+        """The points the target takes off its Stamina (a burst: each target's)."""
+        return self.share if self.dealt is None else self.dealt
 
 
-def damage_plan(attack: Attack) -> DamagePlan:
-    """§6: which dice a hit rolls with this weapon, situation and attacker."""
+@dataclass(frozen=True, slots=True)
+class StunRoll:
+    """A stun setting's hit (§11 item 5): immune, or the target's d100 against its Stamina and the turns out."""
+
+    name: str
+    stamina: int
+    immune: str | None  # the defense that makes the target immune
+    face: int | None  # the avoidance d100; None when immune
+    turns: int | None  # d100 turns out; None when avoided or immune
+
+    @property
+    def stunned(self) -> bool:
+        """Whether the target is out."""
+        return self.turns is not None
+
+    @property
+    def reason(self) -> str:
+        """Why, in words."""
+        if self.immune is not None:
+            return f"the {self.immune} makes the target immune to the {self.name} (§11 item 5)"
+        assert self.face is not None
+        shown = face_text(self.face)
+        if self.turns is None:
+            return f"the target's d100 {shown} is at or under its Stamina {self.stamina}: avoided (§11 item 5)"
+        return f"the target's d100 {shown} is over its Stamina {self.stamina}, out for d100 turns (§11 item 5)"
+
+
+def damage_plan(attack: Attack) -> DamagePlan | None:
+    """§6: which dice a hit rolls with this weapon, situation and attacker; None: the hit deals no damage."""
     weapon = attack.weapon
+    if attack.situation.setting is Setting.STUN:
+        stun = weapon.stun
+        if stun is None or stun.damage is None:  # construction refuses a stun without a setting
+            return None
+        return DamagePlan(stun.damage, 1, f"{stun.name}: {stun.damage}", weapon.is_default("stun"))
     if isinstance(attack, RangedAttack):
         s = attack.situation
         if s.burst:
@@ -312,7 +372,10 @@ def damage_plan(attack: Attack) -> DamagePlan:
 
 @dataclass(frozen=True, slots=True)
 class AttackResult:
-    """A whole attack: every step, the chance, the d100, what decided it, the knock-out and the damage."""
+    """A whole attack: every step, the chance, the d100, what decided it, the knock-out, the damage, the stun.
+
+    `stopped` is the target's defense that stopped a hit, which then did nothing (§11 item 3).
+    """
 
     attack: Attack
     variants: Variants
@@ -323,6 +386,8 @@ class AttackResult:
     reason: str
     knockout: Knockout | None
     damage: DamageRoll | None
+    stopped: DefenseStep | None = None
+    stun: StunRoll | None = None
 
     @property
     def hit(self) -> bool:
@@ -330,8 +395,8 @@ class AttackResult:
         return self.decision.hit
 
     def to_dict(self) -> dict[str, object]:
-        """The attack, for the roll log."""
-        return {
+        """The attack, for the roll log; defenses and stuns only when they played a part (older logs lack them)."""
+        logged: dict[str, object] = {
             "kind": "ranged" if isinstance(self.attack, RangedAttack) else "melee",
             "weapon": self.attack.weapon.name,
             "steps": [[s.number, s.name, s.value] for s in self.steps],
@@ -344,20 +409,57 @@ class AttackResult:
             else {"dice": str(self.damage.plan.dice), "faces": list(self.damage.faces), "share": self.damage.share},
             "variants": {"automatic_miss": self.variants.automatic_miss, "sight": self.variants.sight_to_point_blank},
         }
+        if self.stopped is not None:
+            logged["stopped"] = self.stopped.defense
+        if self.damage is not None and self.damage.defenses:
+            logged["defenses"] = [[s.defense, s.after] for s in self.damage.defenses]
+        if self.stun is not None:
+            logged["stun"] = {"immune": self.stun.immune, "d100": self.stun.face, "turns": self.stun.turns}
+        return logged
+
+
+def _stopped(attack: Attack) -> DefenseStep | None:
+    """§11 item 3: the target's defense that stops this weapon's hit, as a step."""
+    kind = attack.weapon.kind
+    defense = stopper(kind, attack.defender.defenses)
+    if defense is None or kind is None:
+        return None
+    return stop_step(defense, kind, kind_default=attack.weapon.is_default("kind"))
+
+
+def _damage(attack: Attack, rng: DiceSource) -> DamageRoll | None:
+    plan = damage_plan(attack)
+    if plan is None:
+        return None
+    faces = tuple(rng.randint(1, plan.dice.sides) for _ in range(plan.dice.count))
+    total = sum(faces) + plan.dice.bonus
+    share = total // plan.targets
+    kind_default = attack.weapon.is_default("kind")
+    dealt, defended = halve(share, attack.weapon.kind, attack.defender.defenses, kind_default=kind_default)
+    return DamageRoll(plan, faces, total, share, total % plan.targets, defended, dealt if defended else None)
+
+
+def _stun(attack: Attack, rng: DiceSource) -> StunRoll | None:
+    stun, stamina = attack.weapon.stun, attack.defender.stamina
+    if attack.situation.setting is not Setting.STUN or stun is None or stamina is None:
+        return None
+    immune = next((d for d in sorted(stun.immune) if d in attack.defender.defenses), None)
+    if immune is not None:
+        return StunRoll(stun.name, stamina, immune, None, None)
+    face = rng.randint(1, STUN_DIE)
+    turns = None if avoidance(face, stamina) else rng.randint(1, STUN_DIE)
+    return StunRoll(stun.name, stamina, None, face, turns)
 
 
 def _resolve(attack: Attack, steps: tuple[Step, ...], rng: DiceSource, variants: Variants) -> AttackResult:
     chance = sum(step.value for step in steps)
     face = rng.randint(1, 100)
     decision = decide(face, chance, variants)
-    damage = None
-    if decision.hit:
-        plan = damage_plan(attack)
-        faces = tuple(rng.randint(1, plan.dice.sides) for _ in range(plan.dice.count))
-        total = sum(faces) + plan.dice.bonus
-        damage = DamageRoll(plan, faces, total, total // plan.targets, total % plan.targets)
+    stopped = _stopped(attack) if decision.hit else None
+    landed = decision.hit and stopped is None
+    damage = _damage(attack, rng) if landed else None
     blunt, martial_arts = _knockout_inputs(attack)
-    rule = knockout_rule(face, hit=decision.hit, blunt=blunt, martial_arts=martial_arts)
+    rule = knockout_rule(face, hit=landed, blunt=blunt, martial_arts=martial_arts)
     knockout = None
     if rule is not None:
         top = MARTIAL_ARTS_BASE + martial_arts
@@ -368,9 +470,9 @@ def _resolve(attack: Attack, steps: tuple[Step, ...], rng: DiceSource, variants:
         }[rule]
         default = rule is KnockoutRule.BLUNT and attack.weapon.is_default("blunt")
         knockout = Knockout(rule, reason, rng.randint(1, KNOCKOUT_TURNS_DIE), default)
-    return AttackResult(
-        attack, variants, steps, chance, face, decision, decision_reason(face, chance, decision), knockout, damage
-    )
+    stun = _stun(attack, rng) if landed else None
+    reason = decision_reason(face, chance, decision)
+    return AttackResult(attack, variants, steps, chance, face, decision, reason, knockout, damage, stopped, stun)
 
 
 def shoot(attack: RangedAttack, rng: DiceSource, variants: Variants = DEFAULT_VARIANTS) -> AttackResult:
@@ -388,41 +490,72 @@ def melee(attack: MeleeAttack, rng: DiceSource, variants: Variants = DEFAULT_VAR
 
 @dataclass(frozen=True, slots=True)
 class Odds:
-    """Exact chances of an attack before it is rolled; damage is per target (a burst's share)."""
+    """Exact chances of an attack before it is rolled; damage is per target (a burst's share, after defenses).
+
+    `hit` counts every hit, a stopped one too; `stopped` names the defense that makes every hit do nothing;
+    `stun` is the chance that the target is put out by a stun setting (not counting knock-outs).
+    """
 
     chance: int
     hit: Fraction
     knockout: Fraction
-    damage: DamagePlan
+    damage: DamagePlan | None
     expected_damage_on_hit: Fraction
     expected_damage: Fraction  # over every outcome: a miss counts 0
+    stopped: str | None = None
+    stun: Fraction = Fraction(0)
 
 
-def _mean_share(plan: DamagePlan) -> Fraction:
-    """E[floor(total / targets)] by convolving the dice (a burst's total is split, the leftover lost)."""
-    if plan.targets == 1:
+def _mean_share(plan: DamagePlan, halvings: int = 0) -> Fraction:
+    """E[floor(total / targets)] halved `halvings` times, each dropping the fraction (§6, §10 item 16).
+
+    Splitting and then halving in turn is one floor division, by m = targets x 2^halvings; and
+    E[floor(X / m)] = (E[X] - E[X mod m]) / m, where X mod m needs only the dice's residues modulo m, so the
+    work is m x m a die however many faces it has.
+    """
+    m = plan.targets << halvings
+    if m == 1:
         return plan.dice.mean
-    ways = {plan.dice.bonus: 1}
+    residues = [0] * m
+    residues[plan.dice.bonus % m] = 1
+    face = [0] * m
+    for value in range(1, plan.dice.sides + 1):
+        face[value % m] += 1
     for _ in range(plan.dice.count):
-        step: dict[int, int] = {}
-        for total, n in ways.items():
-            for face in range(1, plan.dice.sides + 1):
-                step[total + face] = step.get(total + face, 0) + n
-        ways = step
-    outcomes = plan.dice.sides**plan.dice.count
-    return Fraction(sum((total // plan.targets) * n for total, n in ways.items()), outcomes)
+        added = [0] * m
+        for r, ways in enumerate(residues):
+            if ways:
+                for s, n in enumerate(face):
+                    added[(r + s) % m] += ways * n
+        residues = added
+    remainder = Fraction(sum(r * ways for r, ways in enumerate(residues)), sum(residues))
+    return (plan.dice.mean - remainder) / m
+
+
+def _stun_chance(attack: Attack) -> Fraction:
+    """§11 item 5: the chance that a landed stun puts the target out (its d100 over its Stamina)."""
+    stun, stamina = attack.weapon.stun, attack.defender.stamina
+    if attack.situation.setting is not Setting.STUN or stun is None or stamina is None:
+        return Fraction(0)
+    if stun.immune & attack.defender.defenses:
+        return Fraction(0)
+    avoided = sum(avoidance(face, stamina) for face in range(1, STUN_DIE + 1))
+    return Fraction(STUN_DIE - avoided, STUN_DIE)
 
 
 def odds(attack: Attack, variants: Variants = DEFAULT_VARIANTS) -> Odds:
-    """Exact chances of a hit and of a knock-out over the 100 faces, and the expected damage (§3, §6)."""
+    """Exact chances of a hit, a knock-out and a stun over the faces, and the expected damage (§3, §6, §11)."""
     chance = sum(step.value for step in attack_steps(attack, variants))
+    plan = damage_plan(attack)
+    hit = Fraction(sum(decide(face, chance, variants).hit for face in range(1, 101)), 100)
+    stopped = _stopped(attack)
+    if stopped is not None:  # every hit does nothing (§11 item 3)
+        return Odds(chance, hit, Fraction(0), plan, Fraction(0), Fraction(0), stopped.defense)
     blunt, martial_arts = _knockout_inputs(attack)
-    hits = knockouts = 0
+    knockouts = 0
     for face in range(1, 101):
         if decide(face, chance, variants).hit:
-            hits += 1
             knockouts += knockout_rule(face, hit=True, blunt=blunt, martial_arts=martial_arts) is not None
-    plan = damage_plan(attack)
-    on_hit = _mean_share(plan)
-    hit = Fraction(hits, 100)
-    return Odds(chance, hit, Fraction(knockouts, 100), plan, on_hit, hit * on_hit)
+    halvings = len(halvers(attack.weapon.kind, attack.defender.defenses))
+    on_hit = Fraction(0) if plan is None else _mean_share(plan, halvings)
+    return Odds(chance, hit, Fraction(knockouts, 100), plan, on_hit, hit * on_hit, stun=hit * _stun_chance(attack))

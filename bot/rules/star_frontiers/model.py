@@ -22,11 +22,13 @@ from bot.rules.sheets.star_frontiers import (
     Race,
     SfSheet,
 )
+from bot.rules.star_frontiers.defenses import NO_DEFENDER, DamageKind, Defender, Setting
 from bot.rules.star_frontiers.tables import (
     AttackError,
     Band,
     Dice,
     RangeBand,
+    Stun,
     Weapon,
     character_weapon,
     parse_dice,
@@ -189,6 +191,7 @@ class RangedSituation:
     sight: bool = False  # a telescopic sight
     seu: int | None = None  # a laser's dial, set before the roll (§6)
     modifier: int = 0  # anything else the referee rules, added after the procedure
+    setting: Setting = Setting.DAMAGE  # the stun setting of a weapon that has one (§11 item 5)
 
     def __post_init__(self) -> None:
         if self.aim and self.attacker is not AttackerMovement.STANDING:
@@ -212,6 +215,7 @@ class MeleeSituation:
     defending: bool = False  # the target defends instead of attacking this turn
     distance: float | None = None  # metres, when known; melee needs 2 m or less
     modifier: int = 0  # anything else the referee rules, added after the procedure
+    setting: Setting = Setting.DAMAGE  # the stun setting of a weapon that has one (§11 item 5)
 
     def __post_init__(self) -> None:
         if self.distance is not None and not (math.isfinite(self.distance) and 0 <= self.distance <= MELEE_REACH_M):
@@ -225,6 +229,24 @@ def _damage_check(weapon: Weapon) -> None:
         raise AttackError(f"The **{weapon.name}** has no damage to roll.")
 
 
+def _stun_check(weapon: Weapon, setting: Setting, defender: Defender) -> None:
+    """§11 item 5: only a weapon with a stun setting stuns, and the avoidance roll needs the target's Stamina."""
+    if setting is not Setting.STUN:
+        return
+    if weapon.stun is None:
+        raise AttackError(
+            f"The **{weapon.name}** has no stun setting; the electrostunner, stunstick and needler (anesthetic "
+            "needles) have (§11 item 5).",
+            title="No stun setting",
+        )
+    if defender.stamina is None:
+        raise AttackError(
+            "A stun is avoided on a d100 at or under the target's current Stamina (§11 item 5): name the target "
+            "character, or give its current Stamina.",
+            title="Whose Stamina?",
+        )
+
+
 @dataclass(frozen=True, slots=True)
 class RangedAttack:
     """A shot, ready to roll: refused on construction if the weapon cannot fire it that way."""
@@ -233,12 +255,16 @@ class RangedAttack:
     weapon: Weapon
     band: RangeBand
     situation: RangedSituation
+    defender: Defender = NO_DEFENDER  # the target's suits and screens, and its Stamina for a stun (§11)
 
     def __post_init__(self) -> None:
         weapon, situation = self.weapon, self.situation
         if weapon.melee:
             raise AttackError(f"The **{weapon.name}** is a melee weapon: make a melee attack with it.")
         _damage_check(weapon)
+        _stun_check(weapon, situation.setting, self.defender)
+        if situation.setting is Setting.STUN and situation.burst:
+            raise AttackError("A burst fires bullets, not a stun setting (§6, §11 item 5).")
         if situation.burst and not weapon.burst:
             raise AttackError(f"The **{weapon.name}** cannot fire a burst; automatic weapons can (§6).")
         if weapon.per_seu:
@@ -258,11 +284,13 @@ class MeleeAttack:
     attacker: Attacker
     weapon: Weapon
     situation: MeleeSituation
+    defender: Defender = NO_DEFENDER  # the target's suits and screens, and its Stamina for a stun (§11)
 
     def __post_init__(self) -> None:
         if not self.weapon.melee:
             raise AttackError(f"The **{self.weapon.name}** is not a melee weapon: shoot with it instead.")
         _damage_check(self.weapon)
+        _stun_check(self.weapon, self.situation.setting, self.defender)
         if self.situation.battle_rage and not self.attacker.can_rage:
             race = self.attacker.race
             who = f"{self.attacker.name or 'the attacker'} is a {race.title()}" if race else "give the race as yazirian"
@@ -345,28 +373,49 @@ def _quick_attacker(
 
 
 def ranged_attack(
-    sheet: SfSheet, weapon: str, distance: float, situation: RangedSituation | None = None, *, name: str = ""
+    sheet: SfSheet,
+    weapon: str,
+    distance: float,
+    situation: RangedSituation | None = None,
+    *,
+    name: str = "",
+    defender: Defender = NO_DEFENDER,
 ) -> RangedAttack:
-    """§4 from a character: RW, skill, wounds and race from the sheet, the band from the weapon's bands."""
+    """§4 from a character: RW, skill, wounds and race from the sheet, the band from the weapon's bands.
+
+    `defender` is the target's suits, screens and Stamina (`defenses.defender` from its sheet, §11).
+    """
     armed = character_weapon(sheet, weapon)
     if armed.melee:
         raise AttackError(f"The **{armed.name}** is a melee weapon: make a melee attack with it.")
     band = range_band(armed, distance)
-    return RangedAttack(_sheet_attacker(sheet, armed, name), armed, band, situation or RangedSituation())
+    return RangedAttack(_sheet_attacker(sheet, armed, name), armed, band, situation or RangedSituation(), defender)
 
 
 def melee_attack(
-    sheet: SfSheet, weapon: str = "Bare hands", situation: MeleeSituation | None = None, *, name: str = ""
+    sheet: SfSheet,
+    weapon: str = "Bare hands",
+    situation: MeleeSituation | None = None,
+    *,
+    name: str = "",
+    defender: Defender = NO_DEFENDER,
 ) -> MeleeAttack:
-    """§5 from a character: MW, skill, wounds, load and race from the sheet."""
+    """§5 from a character: MW, skill, wounds, load and race from the sheet; `defender` as for a shot (§11)."""
     armed = character_weapon(sheet, weapon)
     if not armed.melee:
         raise AttackError(f"The **{armed.name}** is not a melee weapon: shoot with it instead.")
-    return MeleeAttack(_sheet_attacker(sheet, armed, name), armed, situation or MeleeSituation())
+    return MeleeAttack(_sheet_attacker(sheet, armed, name), armed, situation or MeleeSituation(), defender)
 
 
 def _dice(damage: str | Dice) -> Dice:
     return parse_dice(damage) if isinstance(damage, str) else damage
+
+
+def _quick_stun(damage: Dice, setting: Setting) -> Stun | None:
+    """A quick-mode weapon's stun setting, taken on trust: the damage given is what the stun still does."""
+    if setting is not Setting.STUN:
+        return None
+    return Stun("stun", damage if damage.count or damage.bonus else None)
 
 
 def quick_ranged(
@@ -380,13 +429,29 @@ def quick_ranged(
     wounded: bool = False,
     race: Race | None = None,
     name: str = "",
+    kind: DamageKind | None = None,
+    defender: Defender = NO_DEFENDER,
 ) -> RangedAttack:
-    """§4 from bare numbers: RW, skill level, damage dice and the range band; a burst is taken on trust."""
-    weapon = Weapon(QUICK_WEAPON, damage=_dice(damage), heavy=heavy, burst=True, source="quick mode")
+    """§4 from bare numbers: RW, skill level, damage dice and the range band; a burst is taken on trust.
+
+    `kind` says what the hit is to a suit or screen (§11 item 1); on `setting=stun` the damage given (0 for
+    none) is what the stun still does.
+    """
+    situation = situation or RangedSituation()
+    dice = _dice(damage)
+    weapon = Weapon(
+        QUICK_WEAPON,
+        damage=dice,
+        heavy=heavy,
+        burst=True,
+        kind=kind,
+        stun=_quick_stun(dice, situation.setting),
+        source="quick mode",
+    )
     attacker = _quick_attacker(
         score, skill, melee=False, heavy=heavy, wounded=wounded, encumbered=False, race=race, name=name
     )
-    return RangedAttack(attacker, weapon, RangeBand(band, None), situation or RangedSituation())
+    return RangedAttack(attacker, weapon, RangeBand(band, None), situation, defender)
 
 
 def quick_melee(
@@ -402,16 +467,26 @@ def quick_melee(
     encumbered: bool = False,
     race: Race | None = None,
     name: str = "",
+    kind: DamageKind | None = None,
+    defender: Defender = NO_DEFENDER,
 ) -> MeleeAttack:
-    """§5 from bare numbers: MW, skill level, weapon modifier, damage, blunt; `martial_arts`: bare-handed."""
+    """§5 from bare numbers: MW, skill level, weapon modifier, damage, blunt; `martial_arts`: bare-handed.
+
+    `martial_arts` makes the attack bare-handed with the skill level as the martial arts level: blunt, and
+    knocking out on 01 to 05 + level (§3). `kind` and a stun setting as for `quick_ranged`.
+    """
     if not -MAX_MODIFIER <= weapon_modifier <= MAX_MODIFIER:
         raise AttackError(f"A weapon modifier is {-MAX_MODIFIER} to {MAX_MODIFIER}, not {weapon_modifier}.")
+    situation = situation or MeleeSituation()
+    dice = _dice(damage)
     weapon = Weapon(
         QUICK_WEAPON,
         skill="martial_arts" if martial_arts else "melee",
-        damage=_dice(damage),
+        damage=dice,
         modifier=weapon_modifier,
         blunt=blunt or martial_arts,
+        kind=kind,
+        stun=_quick_stun(dice, situation.setting),
         source="quick mode",
     )
     attacker = _quick_attacker(
@@ -420,4 +495,4 @@ def quick_melee(
     if martial_arts:
         reason = skill_reason("martial arts", skill, heavy=False)
         attacker = replace(attacker, skill=replace(attacker.skill, reason=reason), martial_arts=skill)
-    return MeleeAttack(attacker, weapon, situation or MeleeSituation())
+    return MeleeAttack(attacker, weapon, situation, defender)

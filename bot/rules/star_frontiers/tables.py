@@ -22,7 +22,8 @@ from bot.errors import UserError
 from bot.rules import notation
 from bot.rules.notation import DiceStyle
 from bot.rules.sheets.base import name_key
-from bot.rules.sheets.star_frontiers import MELEE_SKILLS, SfSheet, SfWeapon, Skill
+from bot.rules.sheets.star_frontiers import MELEE_SKILLS, Defense, SfSheet, SfWeapon, Skill
+from bot.rules.star_frontiers.defenses import DamageKind
 
 # The sheet caps a weapon's dice the same way (1-99 dice of 2-999 sides).
 MAX_DICE: Final = 99
@@ -106,6 +107,15 @@ def parse_dice(text: str) -> Dice:
 
 
 @dataclass(frozen=True, slots=True)
+class Stun:
+    """A weapon's stun setting (§11 item 5): its name, the damage it still does, who is immune to the stun."""
+
+    name: str = "stun"
+    damage: Dice | None = None  # None: the stun does no damage (the electrostunner's, the stunstick's)
+    immune: frozenset[Defense] = frozenset()
+
+
+@dataclass(frozen=True, slots=True)
 class Weapon:
     """A weapon with every stat the hit procedures and the damage roll read (§4-8).
 
@@ -127,6 +137,8 @@ class Weapon:
     blunt: bool = False  # a melee hit on a roll ending in 0 knocks out (§3)
     punch: bool = False  # adds the wielder's punching damage (§1)
     rate_of_fire: int | None = None
+    kind: DamageKind | None = None  # what the hit is to a suit or screen (§11 item 1); None: none concerns it
+    stun: Stun | None = None  # the stun setting, if the weapon has one (§11 item 5)
     defense: str = ""
     notes: str = ""
     source: str = ""
@@ -188,6 +200,10 @@ def _entry(raw: dict[str, Any], *, found: bool) -> Weapon:
     if skill is not None and skill not in get_args(Skill):
         raise ValueError(f"sf_weapons.json: {raw['name']}: unknown skill {skill!r}")
     damage = get("damage")
+    kind = get("kind")
+    stun = raw.get("stun")
+    if stun is not None and not set(stun.get("immune", ())) <= set(get_args(Defense)):
+        raise ValueError(f"sf_weapons.json: {raw['name']}: unknown defense in stun.immune")
     seu = raw.get("seu")
     bands = {Band(k): int(_leaf(v, f"bands.{k}", defaults)) for k, v in raw.get("bands", {}).items()}
     if list(bands) != sorted(bands, key=list(Band).index) or list(bands.values()) != sorted(set(bands.values())):
@@ -208,6 +224,14 @@ def _entry(raw: dict[str, Any], *, found: bool) -> Weapon:
         blunt=bool(get("blunt", False)),
         punch=bool(get("punch", False)),
         rate_of_fire=get("rate_of_fire"),
+        kind=None if kind is None else DamageKind(kind),
+        stun=None
+        if stun is None
+        else Stun(
+            stun["name"],
+            None if stun["damage"] is None else parse_dice(stun["damage"]),
+            frozenset(stun.get("immune", ())),
+        ),
         defense=str(get("defense", "")),
         notes=str(get("notes", "")),
         source=str(get("source", "")),
@@ -295,6 +319,8 @@ def effective_weapon(weapon: SfWeapon) -> Weapon:
         take("modifier", weapon.modifier)
     if weapon.blunt is not None:
         take("blunt", weapon.blunt)
+    if weapon.kind is not None:
+        take("kind", DamageKind(weapon.kind))
     if entry is not None and changes:
         changes["source"] = f"character's stats over the table ({entry.source})" if entry.source else "character"
     resolved = replace(base, name=weapon.name, defaults=frozenset(defaults), **changes)
