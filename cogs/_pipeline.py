@@ -9,35 +9,86 @@ and the odds-only answer of the matching odds command, which rolls nothing.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 import discord
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.client import DiceBot
-from bot.db.characters import CharacterRepository
+from bot.db.characters import CharacterRecord, CharacterRepository
+from bot.db.memory import MemoryRepository, Remembered
 from bot.rules.luck import Luck
 from bot.rules.replay import Kind
 from bot.rules.settings import ServerSettings
+from bot.rules.sheets.base import name_key
 from bot.ui.embeds import Answer
 from cogs._options import Hidden, Shown
 from cogs._shared import Drawn, Hurt, Interaction, Rolled, answer_roll, draw
 
 I = TypeVar("I")  # noqa: E741 - a roll's rules inputs
 R = TypeVar("R")  # the rules core's result
+log = logging.getLogger(__name__)
+
 O = TypeVar("O", bound=Shown)  # noqa: E741 - a command's options
 
 
 @dataclass(frozen=True, slots=True)
 class Reading:
-    """What a roll may read before its dice, all in one read transaction: the characters and the settings."""
+    """What a roll may read before its dice, all in one read transaction: the characters and the settings.
+
+    It also collects what a character's roll teaches its habits (the weapon named, a laser's dial), kept once
+    the roll is answered.
+    """
 
     bot: DiceBot
     interaction: Interaction
     session: AsyncSession
     settings: ServerSettings
+    known: dict[int, Remembered] = field(default_factory=dict)  # habits as read, by character
+    learned: dict[int, Remembered] = field(default_factory=dict)  # habits this roll changed
+
+    async def habits(self, character_id: int) -> Remembered:
+        """What the character used last, as this roll leaves it so far."""
+        if character_id in self.learned:
+            return self.learned[character_id]
+        if character_id not in self.known:
+            self.known[character_id] = await MemoryRepository(self.session).get(character_id)
+        return self.known[character_id]
+
+    async def weapon(
+        self,
+        record: CharacterRecord,
+        kind: str,
+        given: str | None,
+        carried: Sequence[str],
+        otherwise: Callable[[], str],
+    ) -> str:
+        """The weapon a character's roll of `kind` uses, the one named being remembered.
+
+        Else the one it used last for this kind of roll if it still carries it, else `otherwise()` (its only
+        one, or the question).
+        """
+        habits = await self.habits(record.id)
+        if given is not None:
+            if habits.weapon(kind) != given:
+                self.learned[record.id] = habits.with_weapon(kind, given)
+            return given
+        last = habits.weapon(kind)
+        if last is not None and name_key(last) in {name_key(w) for w in carried}:
+            return last
+        return otherwise()
+
+    async def dial(self, record: CharacterRecord, weapon: str, given: int | None) -> int | None:
+        """A laser's dial: the one given (remembered for this weapon), else the one it was set to last."""
+        habits = await self.habits(record.id)
+        if given is not None:
+            if habits.dial(weapon) != given:
+                self.learned[record.id] = habits.with_dial(weapon, given)
+            return given
+        return habits.dial(weapon)
 
     @property
     def characters(self) -> CharacterRepository:
@@ -96,9 +147,10 @@ Planner = Callable[[Reading, O], Awaitable[Plan[Any, Any]]]
 
 async def _plan(
     bot: DiceBot, interaction: Interaction, options: O, planner: Planner[O], session: AsyncSession
-) -> Plan[Any, Any]:
+) -> tuple[Plan[Any, Any], Reading]:
     settings = await bot.server_settings(interaction.guild_id, session)
-    return await planner(Reading(bot, interaction, session, settings), options)
+    reading = Reading(bot, interaction, session, settings)
+    return await planner(reading, options), reading
 
 
 async def roll(bot: DiceBot, interaction: Interaction, options: O, planner: Planner[O]) -> None:
@@ -107,7 +159,7 @@ async def roll(bot: DiceBot, interaction: Interaction, options: O, planner: Plan
     The dice come last, once nothing can fail any more, so that a fair session never skips a roll number.
     """
     async with bot.database.read() as session:
-        plan = await _plan(bot, interaction, options, planner, session)
+        plan, reading = await _plan(bot, interaction, options, planner, session)
         drawn = await draw(bot, interaction, plan.kind, plan.inputs, session)
     await answer_roll(
         bot,
@@ -121,11 +173,23 @@ async def roll(bot: DiceBot, interaction: Interaction, options: O, planner: Plan
         proof=drawn.proof,
         hurt=plan.hurts.of(drawn.result) if plan.hurts is not None else None,
     )
+    if reading.learned:
+        await _remember(bot, reading.learned)
+
+
+async def _remember(bot: DiceBot, learned: dict[int, Remembered]) -> None:
+    """Keep what a roll taught its character's habits, once it is answered; a habit lost is only a habit."""
+    try:
+        async with bot.database.write.begin() as session:
+            for character_id, habits in learned.items():
+                await MemoryRepository(session).put(character_id, habits)
+    except Exception:
+        log.warning("Could not keep the habits of characters %s", sorted(learned), exc_info=True)
 
 
 async def odds(bot: DiceBot, interaction: Interaction, options: O, planner: Planner[O]) -> None:
     """The odds of the roll `planner` builds from `options`, rolling and logging nothing."""
     async with bot.database.read() as session:
-        plan = await _plan(bot, interaction, options, planner, session)
+        plan, _ = await _plan(bot, interaction, options, planner, session)  # pricing a roll teaches no habit
     assert plan.odds is not None, f"{plan.kind.name} has no odds command"
     await interaction.response.send_message(embed=plan.odds(), ephemeral=options.private or plan.odds_private)

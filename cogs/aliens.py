@@ -127,7 +127,8 @@ class Aliens(commands.GroupCog, group_name="aliens", group_description="AliensRL
             raise UserError(
                 f"**{record.name}** carries no weapon: `/character weapon add` gives one.", title="No weapon"
             )
-        wanted = options.weapon or only_weapon(record, [w.name for w in sheet.weapons])
+        carried = [w.name for w in sheet.weapons]
+        wanted = await reading.weapon(record, RULESET, options.weapon, carried, lambda: only_weapon(record, carried))
         matches = [w for w in sheet.weapons if w.name.casefold() == wanted.casefold()]
         if not matches:
             names = ", ".join(w.name for w in sheet.weapons)

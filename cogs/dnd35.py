@@ -241,11 +241,14 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
         return target, record
 
     async def attacker(self, reading: Reading, options: Attacker) -> tuple[CharacterRecord, DndSheet, str]:
-        """The attacking character (named, or your active one), its sheet and the weapon it uses."""
+        """The attacking character (named, or your active one), its sheet and its weapon (or the one it used last)."""
         record = await find_for_roll(reading.characters, reading.interaction, options.character, RULESET, TITLE)
         sheet = record.sheet
         assert isinstance(sheet, DndSheet)
-        weapon = options.weapon or only_weapon(record, [w.name for w in sheet.weapons], table="the SRD table")
+        carried = [w.name for w in sheet.weapons]
+        weapon = await reading.weapon(
+            record, RULESET, options.weapon, carried, lambda: only_weapon(record, carried, table="the SRD table")
+        )
         return record, sheet, weapon
 
     async def plan_attack(self, reading: Reading, options: AttackOdds) -> Plan[replay.DndAttackRoll, dnd.AttackResult]:

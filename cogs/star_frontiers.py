@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any, Literal, TypeVar, get_args
 
@@ -332,7 +332,11 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
         else:
             options.attacker("", quick=False)  # a character shoots under its own name
             record, sheet = await self.character(reading, options.character)
-            chosen = options.weapon or only_weapon(record, _weapons(sheet, melee=False), table="the table")
+            ranged = _weapons(sheet, melee=False)
+            chosen = await reading.weapon(
+                record, "sf shoot", options.weapon, ranged, lambda: only_weapon(record, ranged, table="the table")
+            )
+            situation = replace(situation, seu=await reading.dial(record, chosen, options.seu))
             if isinstance(distance, sf.Band):
                 raise UserError("A character's shot takes the `distance` in metres; its weapon's bands give the range.")
             attack = sf.ranged_attack(sheet, chosen, distance, situation, name=record.name)
@@ -370,7 +374,9 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
         else:
             options.attacker("", quick=False)  # a character attacks under its own name
             record, sheet = await self.character(reading, options.character)
-            attack = sf.melee_attack(sheet, options.weapon or "Bare hands", situation, name=record.name)
+            melee = _weapons(sheet, melee=True)
+            weapon = await reading.weapon(record, "sf melee", options.weapon, melee, lambda: "Bare hands")
+            attack = sf.melee_attack(sheet, weapon, situation, name=record.name)
             name, character_id = record.name, record.id
         hurts = Hurts(defending.id, defending.name, _damage) if defending else None
         inputs = replay.SfMelee(attack, reading.settings.sf)

@@ -402,9 +402,11 @@ async def test_a_characters_melee_reads_load_stamina_and_the_targets_load(local:
         "Chance to hit: **71**",
     ]
     # A named target decides its encumbrance, even against `target_encumbered`.
-    lean = await attack(local, "sf melee", [99], {"character": "Zix", "target": "Lean", "target_encumbered": True})
+    # Bare hands named: otherwise Zix attacks with the Shock baton it used last.
+    options = {"character": "Zix", "target": "Lean", "target_encumbered": True, "weapon": "Bare hands"}
+    lean = await attack(local, "sf melee", [99], options)
     assert steps(lean)[5] == "6. Target encumbered **+0**: no"
-    assert steps(lean)[2] == "3. Weapon modifier **+0**†: Bare hands"  # the default weapon; its modifier proposed
+    assert steps(lean)[2] == "3. Weapon modifier **+0**†: Bare hands"  # its modifier proposed
     assert lean.embed["footer"]["text"] == DEFAULT_FOOTER
     # Stamina 23 of 45 and 25 kg of 50 are neither wounded nor encumbered.
     for field, value in (("current_stamina", "23"), ("carried_kg", "25")):

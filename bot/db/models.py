@@ -234,3 +234,13 @@ class EncounterRow(Base):
     version: Mapped[int]
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class CharacterMemory(Base):
+    """What a character used last (`bot.db.memory`): its weapon per kind of roll and each laser's dial."""
+
+    __tablename__ = "character_memory"
+
+    character_id: Mapped[int] = mapped_column(ForeignKey("characters.id", ondelete="CASCADE"), primary_key=True)
+    # {"weapons": {"sf shoot": "Laser pistol"}, "dials": {"laser pistol": 2}}: small, read with the character.
+    memory: Mapped[dict[str, Any]] = mapped_column(JSON)
