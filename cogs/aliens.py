@@ -50,6 +50,9 @@ class Aim:
     dy: int | None = option("Squares to the target down (with dx)", None, low=-MAX, high=MAX)
     distance: int | None = option("Distance to the target in squares, instead of dx and dy", None, low=1, high=MAX)
     intervening: bool = option("A being stands in the shot's way: it is missed on 6 in 10", False)
+    crowded: bool = option(
+        "Beings stand all around the target: a stray may hit one (the targeted-square setting)", False
+    )
     pain: int | None = option(
         "The pain on the status line, e.g. 3 for Pain (-3) (default: the character's)", None, low=0, high=100
     )
@@ -150,12 +153,17 @@ class Aliens(commands.GroupCog, group_name="aliens", group_description="AliensRL
         rules.check_aim(options.dx, options.dy, options.distance)
         shooter, name, character_id = await self.shooter(reading, options)
         ring = reading.settings.ring
-        inputs = replay.AliensShot(shooter, options.dx, options.dy, options.distance, options.intervening, ring)
+        targeted = reading.settings.targeted
+        inputs = replay.AliensShot(
+            shooter, options.dx, options.dy, options.distance, options.intervening, ring, options.crowded, targeted
+        )
 
         def explained() -> discord.Embed:
             rules.check_shooter(shooter)
             dx, dy, d = rules.check_aim(options.dx, options.dy, options.distance)
-            chances = rules.odds(shooter, d, intervening=options.intervening, ring=ring)
+            chances = rules.odds(
+                shooter, d, intervening=options.intervening, ring=ring, crowded=options.crowded, targeted=targeted
+            )
             aim = f"({dx}, {dy}), distance {d}" if dx is not None else f"distance {d}"
             what = f"{name} with {shooter.weapon}" if shooter.weapon else name
             return odds_embed(

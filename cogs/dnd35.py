@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 
 import discord
@@ -15,6 +15,7 @@ from bot.errors import UserError
 from bot.rules import dnd35 as dnd
 from bot.rules import luck, replay
 from bot.rules.luck import Luck
+from bot.rules.sheets.base import name_key
 from bot.rules.sheets.dnd35 import DndSheet
 from bot.ui.dnd35 import Defender, ac_embed, attack_answer, full_attack_answer, odds_embed
 from cogs import _pipeline as pipeline
@@ -285,7 +286,7 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
                 sheet,
                 weapon,
                 target,
-                situation,
+                _monk(sheet, weapon, situation),
                 attack_number=options.attack_number,
                 off_hand=options.off_hand,
                 two_weapon=two_weapon,
@@ -326,7 +327,12 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
             record, sheet, weapon = await self.attacker(reading, options)
             name, character_id = record.name, record.id
             attacks = dnd.full_attack(
-                sheet, weapon, target, options.situation(), off_hand_weapon=options.off_hand_weapon, variants=variants
+                sheet,
+                weapon,
+                target,
+                _monk(sheet, weapon, options.situation()),
+                off_hand_weapon=options.off_hand_weapon,
+                variants=variants,
             )
         chances = dnd.odds_for(attacks, variants=variants)  # one work budget for the whole command
         expected = sum((c.expected_damage for c in chances), start=Fraction(0))
@@ -390,11 +396,18 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
                 ("Flat-footed touch AC", True, True),
             )
         ]
-        embed = ac_embed(record.name, rows)
+        embed = ac_embed(record.name, rows, worn=sheet.worn)
         if sheet.uncanny_dodge:
             embed.set_footer(text="Uncanny Dodge: keeps its Dex bonus while flat-footed.")
         # Only its owner gets this far with a secret character (`find_for_roll`): the channel must not see it.
         await interaction.response.send_message(embed=embed, ephemeral=record.secret)
+
+
+def _monk(sheet: DndSheet, weapon: str, situation: dnd.Situation) -> dnd.Situation:
+    """A monk's attack unarmed or with a kama takes the monk's step (NWN's -3 where the server plays it, §3)."""
+    if sheet.monk and name_key(weapon) in dnd.MONK_WEAPONS:
+        return replace(situation, monk_unarmed=True)
+    return situation
 
 
 def secret_to_you(interaction: Interaction, defender: Defender | None, odds: discord.Embed) -> discord.Embed:

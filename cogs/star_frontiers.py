@@ -29,6 +29,7 @@ from cogs._shared import Interaction, character_choices, find, find_for_roll, on
 I = TypeVar("I", replay.SfShot, replay.SfMelee)  # noqa: E741 - the inputs of a shot or a melee attack
 
 RULESET = "sf"
+MAX_SEU = 20  # a laser's dial: the most SEU per shot the options accept (the weapon's own limit is checked too)
 TITLE = "Star Frontiers"
 QUICK = ("score", "skill", "damage")  # the options that make an attack quick mode
 Race = Literal["human", "dralasite", "vrusk", "yazirian"]
@@ -39,7 +40,18 @@ HELPLESS = [
     app_commands.Choice(name="from behind or unaware", value="unaware"),
     app_commands.Choice(name="stunned", value="stunned"),
 ]
-Damage = notation("damage", sf.parse_dice, longest=20)
+
+
+def _damage(text: str) -> tuple[sf.Dice, sf.DamageKind | None]:
+    """Quick-mode damage dice and, after them, what the hit is to a suit or screen: `2d10 laser`."""
+    words = " ".join(text.split())
+    for kind in sorted(sf.DamageKind, key=lambda k: -len(k.value)):
+        if words.casefold().endswith(" " + kind.value):
+            return sf.parse_dice(words[: -len(kind.value)].strip()), kind
+    return sf.parse_dice(words), None
+
+
+Damage = notation("damage", _damage, longest=40)
 
 
 class Hands(StrEnum):
@@ -93,8 +105,9 @@ HANDS = {
 
 
 def current_shot_options(given: Mapping[str, Any]) -> dict[str, Any]:
-    """A shot's options as typed before `range` joined `distance`, `hands` the two hand flags and aim the movement.
+    """A shot's options as typed before `range`, `aim`, `seu` and the hand flags were folded into others.
 
+    `range` joined `distance`, the hand flags became `hands`, aim a way of standing, `seu` the `setting`.
     A roll logged then is rolled again with the same meaning (migration 0016 did the same to saved rolls).
     """
     options = dict(given)
@@ -105,10 +118,41 @@ def current_shot_options(given: Mapping[str, Any]) -> dict[str, Any]:
         options["attacker_movement"] = Moving.AIMING.value  # the old command refused aim on the move
     if "range" in options and "distance" not in options:
         options["distance"] = options.pop("range")
+    if "seu" in options and "setting" not in options:
+        options["setting"] = str(options.pop("seu"))
     wrong, two = (options.pop(flag, False) in (True, "true", "True") for flag in ("wrong_hand", "two_weapons"))
     if (wrong or two) and "hands" not in options:
         options["hands"] = (Hands.BOTH if wrong and two else Hands.WRONG_HAND if wrong else Hands.TWO_WEAPONS).value
     return options
+
+
+class Dial(app_commands.Transformer):
+    """A weapon's setting: a laser's SEU per shot (1-20), or `stun` for one with a stun setting (§6, §11)."""
+
+    # Any client's interaction: discord.py's Transformer methods take any, so an override cannot narrow it.
+    async def transform(self, interaction: Any, value: Any, /) -> int | sf.Setting:
+        """The SEU or the setting typed."""
+        text = str(value).strip().casefold().removesuffix("seu").strip()
+        if text in (sf.Setting.STUN.value, sf.Setting.DAMAGE.value):
+            return sf.Setting(text)
+        if text.isdecimal() and 1 <= int(text) <= MAX_SEU:
+            return int(text)
+        raise UserError(
+            f"`setting`: `{clip(str(value), 20)}` is neither a laser's SEU per shot (1 to {MAX_SEU}) nor `stun`.",
+            title="Which setting?",
+        )
+
+    async def autocomplete(
+        self, interaction: Any, value: int | float | str, /
+    ) -> list[app_commands.Choice[int | float | str]]:
+        """The SEU typed, then stun."""
+        typed = str(value).strip()
+        choices: list[app_commands.Choice[int | float | str]] = []
+        if typed.isdecimal():
+            choices.append(app_commands.Choice(name=f"{typed} SEU per shot", value=typed))
+        if typed.casefold() in sf.Setting.STUN.value:
+            choices.append(app_commands.Choice(name="stun (a weapon with a stun setting)", value="stun"))
+        return choices
 
 
 class Distance(app_commands.Transformer):
@@ -156,6 +200,11 @@ class Gun:
         "The character's weapon or one from the table (default: its only ranged weapon)", None, high=40
     )
     character: str | None = option("Who shoots (default: your active Star Frontiers character)", None, high=40)
+    target: str | None = option(
+        "A character here (its suits, screens and Stamina count), or what the target wears: albedo suit",
+        None,
+        high=40,
+    )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -171,7 +220,9 @@ class Sighting:
     )
     burst: bool = option("Fire a burst (+20; automatic weapons)", False)
     targets: int = option("Adjacent targets a burst covers (damage is split)", 1, low=1, high=5)
-    seu: int | None = option("A laser's dial: SEU per shot (1d10 damage each)", None, low=1, high=20)
+    setting: int | sf.Setting | None = option(
+        "A laser's dial, SEU per shot (1d10 damage each), or stun for a weapon that has it", None, transform=Dial
+    )
     cover: sf.Cover = option("The target's cover", sf.Cover.NONE)
     target_size: sf.Size = option("The target's size", sf.Size.MEDIUM)
     prone: bool = option("The target lies prone (-5)", False)
@@ -193,7 +244,8 @@ class Sighting:
             wrong_hand=self.hands.wrong_hand,
             two_weapons=self.hands.two_weapons,
             sight=self.telescopic_sight,
-            seu=self.seu,
+            seu=self.setting if isinstance(self.setting, int) else None,
+            setting=sf.Setting.STUN if self.setting is sf.Setting.STUN else sf.Setting.DAMAGE,
             modifier=self.modifier,
         )
 
@@ -204,7 +256,9 @@ class QuickShooter:
 
     score: int | None = option("Quick mode: the RW score", None, low=0, high=100)
     skill: int | None = option("Quick mode: the weapon skill level", None, low=0, high=6)
-    damage: sf.Dice | None = option("Quick mode: damage dice, e.g. 2d10", None, transform=Damage)
+    damage: tuple[sf.Dice, sf.DamageKind | None] | None = option(
+        "Quick mode: damage dice and what they are to a suit or screen, e.g. 2d10 laser", None, transform=Damage
+    )
     race: str | None = option("Quick mode: the race (Vrusk ignore the wrong-hand penalty)", None, choices=RACES)
     wounded: bool = option("Quick mode: the attacker is wounded (-10)", False)
     heavy: bool = option("Quick mode: a heavy weapon (skill counts one level lower)", False)
@@ -234,13 +288,19 @@ class Blade:
 class Fight:
     """What only the moment knows about a melee attack (§5 steps 4-6 and 9)."""
 
-    target: str | None = option("The defender's character here, for its encumbrance", None, high=40)
+    target: str | None = option(
+        "A character here (its load, suits, screens and Stamina count), or what the defender wears: skeinsuit",
+        None,
+        high=40,
+    )
     target_encumbered: bool = option("The defender carries over half its capacity (+10)", False)
     helpless: str = option(
         "The defender is attacked from behind or unaware, or stunned (+20)", "none", choices=HELPLESS
     )
     battle_rage: bool = option("A Yazirian in battle rage (+20)", False)
     target_defending: bool = option("The defender defends instead of attacking (-15)", False)
+    distance: float | None = option("Metres between the fighters: melee needs 2 or less (§5)", None, low=0, high=1000)
+    setting: sf.Setting = option("A stunstick's (or any stun weapon's) setting", sf.Setting.DAMAGE)
     modifier: int = option("Anything else the referee rules", 0, low=-100, high=100)
 
 
@@ -251,8 +311,11 @@ class QuickFighter:
     score: int | None = option("Quick mode: the MW score", None, low=0, high=100)
     skill: int | None = option("Quick mode: the melee skill level", None, low=0, high=6)
     weapon_modifier: int = option("Quick mode: the weapon's modifier", 0, low=-100, high=100)
-    damage: sf.Dice | None = option("Quick mode: damage dice, e.g. 1d10", None, transform=Damage)
+    damage: tuple[sf.Dice, sf.DamageKind | None] | None = option(
+        "Quick mode: damage dice and what they are to a suit or screen, e.g. 1d10 ballistic", None, transform=Damage
+    )
     blunt: bool = option("Quick mode: a blunt weapon (a hit on a roll ending in 0 knocks out)", False)
+    martial_arts: bool = option("Quick mode: a martial arts attack (skill is martial arts; knocks out more)", False)
     race: str | None = option("Quick mode: the race (battle rage is for Yazirians)", None, choices=RACES)
     wounded: bool = option("Quick mode: the attacker is wounded (-10)", False)
 
@@ -288,8 +351,10 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
         return await character_choices(self.bot, interaction, current, rules=RULESET)
 
     async def targets(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
-        """Star Frontiers characters of anyone in this server (for their encumbrance)."""
-        return await character_choices(self.bot, interaction, current, rules=RULESET, anyone=True)
+        """Star Frontiers characters of anyone in this server, then the suits and screens a quick target wears."""
+        found = await character_choices(self.bot, interaction, current, rules=RULESET, anyone=True)
+        worn = [app_commands.Choice(name=d, value=d) for d in sf.DEFENSES if current.casefold() in d]
+        return (found + worn)[:25]
 
     # -- planners ------------------------------------------------------------------------------------------
     async def character(self, reading: Reading, text: str | None) -> tuple[CharacterRecord, SfSheet]:
@@ -311,6 +376,7 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
             "`distance`."
         )
         quick = (options.score, options.skill, options.damage)
+        defender, defending = await self.defender(reading, options.target)
         attack: sf.RangedAttack
         if quick_mode(quick, needed=quick, needs=needs, character=options.character, weapon=options.weapon):
             assert options.score is not None and options.skill is not None and options.damage is not None
@@ -318,15 +384,18 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
                 raise UserError(
                     needs + " Without a weapon there are no bands to measure metres against.", title="Quick mode"
                 )
+            dice, kind = options.damage
             attack = sf.quick_ranged(
                 options.score,
                 options.skill,
-                options.damage,
+                dice,
                 distance,
                 situation,
                 heavy=options.heavy,
                 wounded=options.wounded,
                 race=_race(options.race),
+                kind=kind,
+                defender=defender,
             )
             name, character_id = options.attacker(reading.user_name, quick=True), None
         else:
@@ -336,16 +405,20 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
             chosen = await reading.weapon(
                 record, "sf shoot", options.weapon, ranged, lambda: only_weapon(record, ranged, table="the table")
             )
-            situation = replace(situation, seu=await reading.dial(record, chosen, options.seu))
+            if situation.setting is not sf.Setting.STUN:
+                dial = options.setting if isinstance(options.setting, int) else None
+                situation = replace(situation, seu=await reading.dial(record, chosen, dial))
             if isinstance(distance, sf.Band):
                 raise UserError("A character's shot takes the `distance` in metres; its weapon's bands give the range.")
-            attack = sf.ranged_attack(sheet, chosen, distance, situation, name=record.name)
+            attack = sf.ranged_attack(sheet, chosen, distance, situation, name=record.name, defender=defender)
             name, character_id = record.name, record.id
-        return self.plan(reading, replay.SF_SHOT, replay.SfShot(attack, reading.settings.sf), name, character_id)
+        hurts = Hurts(defending.id, defending.name, _taken) if defending else None
+        inputs = replay.SfShot(attack, reading.settings.sf)
+        return self.plan(reading, replay.SF_SHOT, inputs, name, character_id, hurts)
 
     async def plan_melee(self, reading: Reading, options: MeleeOdds) -> Plan[replay.SfMelee, sf.AttackResult]:
         """A melee attack from quick-mode numbers or from a character."""
-        defending = await self.defender(reading, options)
+        defender, defending = await self.defender(reading, options.target)
         encumbered = defending.sheet.encumbered if defending and isinstance(defending.sheet, SfSheet) else None
         situation = sf.MeleeSituation(
             unaware=options.helpless == "unaware",
@@ -353,6 +426,8 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
             battle_rage=options.battle_rage,
             target_encumbered=options.target_encumbered if encumbered is None else encumbered,
             defending=options.target_defending,
+            distance=options.distance,
+            setting=options.setting,
             modifier=options.modifier,
         )
         needs = "Quick mode needs `score` (the MW score), `skill` (the level) and `damage` (dice)."
@@ -360,15 +435,19 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
         attack: sf.MeleeAttack
         if quick_mode(quick, needed=quick, needs=needs, character=options.character, weapon=options.weapon):
             assert options.score is not None and options.skill is not None and options.damage is not None
+            dice, kind = options.damage
             attack = sf.quick_melee(
                 options.score,
                 options.skill,
-                options.damage,
+                dice,
                 situation,
                 weapon_modifier=options.weapon_modifier,
                 blunt=options.blunt,
+                martial_arts=options.martial_arts,
                 wounded=options.wounded,
                 race=_race(options.race),
+                kind=kind,
+                defender=defender,
             )
             name, character_id = options.attacker(reading.user_name, quick=True), None
         else:
@@ -376,9 +455,9 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
             record, sheet = await self.character(reading, options.character)
             melee = _weapons(sheet, melee=True)
             weapon = await reading.weapon(record, "sf melee", options.weapon, melee, lambda: "Bare hands")
-            attack = sf.melee_attack(sheet, weapon, situation, name=record.name)
+            attack = sf.melee_attack(sheet, weapon, situation, name=record.name, defender=defender)
             name, character_id = record.name, record.id
-        hurts = Hurts(defending.id, defending.name, _damage) if defending else None
+        hurts = Hurts(defending.id, defending.name, _taken) if defending else None
         inputs = replay.SfMelee(attack, reading.settings.sf)
         return self.plan(reading, replay.SF_MELEE, inputs, name, character_id, hurts)
 
@@ -407,22 +486,30 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
                 sf.attack_steps(attack, variants),
                 title=f"Odds: {name}'s {what} with {attack.weapon.name}",
                 variants=variants,
+                target=attack.defender,
             ),
             character_id=character_id,
             hurts=hurts,
         )
 
-    async def defender(self, reading: Reading, options: Fight) -> CharacterRecord | None:
-        """The defender's character here, when one is named (its encumbrance counts; damage can be applied)."""
-        if options.target is None:
-            return None
-        record = await find(reading.characters, reading.interaction, options.target)
+    async def defender(self, reading: Reading, target: str | None) -> tuple[sf.Defender, CharacterRecord | None]:
+        """The target as the damage step sees it, and its character when one is named (damage can be applied).
+
+        A character here brings its suits, screens and Stamina (and, in melee, its load); a defense's name is a
+        quick target wearing it (§11).
+        """
+        if target is None:
+            return sf.NO_DEFENDER, None
+        worn = next((d for d in sf.DEFENSES if d == " ".join(target.split()).casefold()), None)
+        if worn is not None:
+            return sf.quick_defender(worn), None
+        record = await find(reading.characters, reading.interaction, target)
         if not isinstance(record.sheet, SfSheet):
             raise UserError(f"**{record.name}** is a {record.ruleset.title} character, not {TITLE}.")
-        return record
+        return sf.defender(record.sheet, name=record.name), record
 
     # -- commands ----------------------------------------------------------------------------------------
-    @app_commands.autocomplete(weapon=weapons, character=characters)
+    @app_commands.autocomplete(weapon=weapons, character=characters, target=targets)
     @slash("shoot", ShootOptions, extras={**ROLLS, RENAMED: current_shot_options})
     async def shoot(self, interaction: Interaction, options: ShootOptions) -> None:
         """Shoot: the 12-step ranged procedure, the d100, knock-out and damage, step by step."""
@@ -434,7 +521,7 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
         """Melee: the 9-step procedure, the d100, knock-out and damage, step by step."""
         await pipeline.roll(self.bot, interaction, options, self.plan_melee)
 
-    @app_commands.autocomplete(weapon=weapons, character=characters)
+    @app_commands.autocomplete(weapon=weapons, character=characters, target=targets)
     @slash("shoot", ShotOdds, parent=odds)
     async def odds_shoot(self, interaction: Interaction, options: ShotOdds) -> None:
         """The exact odds of a shot, rolling nothing: hit, knock-out, expected damage."""
@@ -447,9 +534,9 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
         await pipeline.odds(self.bot, interaction, options, self.plan_melee)
 
 
-def _damage(result: sf.AttackResult) -> int:
-    """The stamina a hit takes off its target (each target's share, for a burst)."""
-    return result.damage.share if result.hit and result.damage is not None else 0
+def _taken(result: sf.AttackResult) -> int:
+    """The Stamina a hit takes off its target: its share of a burst, after its suits and screens."""
+    return result.damage.taken if result.hit and result.damage is not None else 0
 
 
 def _race(text: str | None) -> Race | None:

@@ -363,6 +363,8 @@ async def test_ac_shows_the_four_forms_with_their_components(local: LocalDiscord
         "Touch AC: 14": "14 = 10 + 2 Dex + 1 deflection + 1 dodge",
         "Flat-footed AC: 19": "19 = 10 + 4 armor + 1 shield + 3 natural + 1 deflection",
         "Flat-footed touch AC: 11": "11 = 10 + 1 deflection",
+        # What is worn, with the check penalties that do not change AC (dnd35.md §10).
+        "Armor and shield": "Armor (light): +4, max Dex none, check penalty 0; Shield (light): +1, check penalty 0",
     }
     assert "footer" not in exchange.embed
 

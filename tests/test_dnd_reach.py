@@ -8,7 +8,7 @@ import pytest
 from bot.local.driver import LocalDiscord
 from tests.dice_sources import ScriptedDice
 from tests.helpers import fields
-from tests.test_dnd_commands import RED, attack, character, lines
+from tests.test_dnd_commands import RED, attack, character, lines, set_variant
 
 pytestmark = pytest.mark.usefixtures("full_answers")
 QUICK = {"attack_bonus": 5, "damage": "1d8", "target_ac": 10}
@@ -112,3 +112,25 @@ async def test_a_bad_stat_block_full_attack_is_refused(
     refused = await local.command("dnd full-attack", options)
     assert refused.ephemeral and refused.embed["color"] == RED
     assert refused.embed["description"].startswith(message), refused.embed["description"]
+
+
+async def test_a_monk_unarmed_steps_by_3_where_the_server_plays_nwn(local: LocalDiscord) -> None:
+    await character(local, "Ling", {"Unarmed strike": "", "Longsword": ""}, bab=11, monk="yes", weapon_groups="martial")
+    srd, _ = await attack(local, [2], {"target_ac": 40, "weapon": "Unarmed strike", "attack_number": 2})
+    assert "-5 attack 2" in lines(srd, "Attack roll")[1], lines(srd, "Attack roll")
+    await set_variant(local, "dnd35.monk_step", "nwn")
+    nwn, _ = await attack(local, [2], {"target_ac": 40, "weapon": "Unarmed strike", "attack_number": 2})
+    assert "-3 attack 2" in lines(nwn, "Attack roll")[1], lines(nwn, "Attack roll")
+    sword, _ = await attack(local, [2], {"target_ac": 40, "weapon": "Longsword", "attack_number": 2})
+    assert "-5 attack 2" in lines(sword, "Attack roll")[1]
+
+
+async def test_armor_set_by_its_srd_name_shows_in_the_ac(local: LocalDiscord) -> None:
+    await character(local, "Tor", dexterity=14)
+    saved = await local.command("character set", {"character": "Tor", "field": "armor", "value": "Full plate"})
+    assert saved.embed["color"] != RED, saved.embed
+    ac = await local.command("dnd ac", {"character": "Tor"})
+    assert ac.embed["color"] != RED, ac.embed
+    assert "19 = 10 + 8 armor (Full plate) + 1 Dex (max +1)" in " ".join(
+        f["name"] + " " + f["value"] for f in ac.embed["fields"]
+    )

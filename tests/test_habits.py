@@ -30,14 +30,14 @@ async def test_a_laser_keeps_its_dial_and_the_character_its_weapon(local: LocalD
     asked = await local.command("sf shoot", {"distance": 10})
     assert asked.embed["color"] == RED and asked.embed["title"] == "Which weapon?"
     local.bot.dice = ScriptedDice([5, 1, 2, 3])  # a hit on 05; 3 SEU: 3d10
-    first = await local.command("sf shoot", {"weapon": "Laser pistol", "seu": 3, "distance": 10})
+    first = await local.command("sf shoot", {"weapon": "Laser pistol", "setting": 3, "distance": 10})
     assert "1d10 per SEU at 3 SEU" in shown(first), shown(first)
     local.bot.dice = ScriptedDice([5, 4, 5, 6])
     again = await local.command("sf shoot", {"distance": 10})  # no weapon, no dial: the last ones
     assert again.embed["color"] != RED, again.embed
     assert "Laser pistol" in shown(again) and "1d10 per SEU at 3 SEU" in shown(again), shown(again)
     local.bot.dice = ScriptedDice([5, 4])
-    turned = await local.command("sf shoot", {"distance": 10, "seu": 1})
+    turned = await local.command("sf shoot", {"distance": 10, "setting": 1})
     assert "1d10 per SEU at 1 SEU" in shown(turned)
     local.bot.dice = ScriptedDice([5, 7])
     kept = await local.command("sf shoot", {"distance": 10})
@@ -46,7 +46,7 @@ async def test_a_laser_keeps_its_dial_and_the_character_its_weapon(local: LocalD
 
 async def test_pricing_a_roll_teaches_no_habit(local: LocalDiscord) -> None:
     await sf_character(local, "Kim", (("Laser pistol", ""), ("Needler pistol", "")))
-    odds = await local.command("sf odds shoot", {"weapon": "Laser pistol", "seu": 3, "distance": 10})
+    odds = await local.command("sf odds shoot", {"weapon": "Laser pistol", "setting": 3, "distance": 10})
     assert odds.embed["color"] != RED, odds.embed
     local.bot.dice = NoDice()
     asked = await local.command("sf shoot", {"distance": 10})

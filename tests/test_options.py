@@ -67,9 +67,9 @@ def test_an_odds_command_takes_every_option_of_its_roll_but_hidden(local: LocalD
 
 
 def test_sf_shoot_has_room_for_more_options(local: LocalDiscord) -> None:
-    # Discord takes 25; /sf shoot had all 25 before `hands`, the band-or-metres `distance` and aiming as a way
-    # of standing (and then it took `name`).
-    assert len(command(local, "sf shoot").parameters) <= 23
+    # Discord takes 25; /sf shoot had all 25 before `hands`, the band-or-metres `distance`, aiming as a way of
+    # standing and the laser's dial as its `setting` (stun too); then it took `name` and `target`.
+    assert len(command(local, "sf shoot").parameters) <= 24
 
 
 class Colour(enum.Enum):
@@ -150,10 +150,10 @@ async def test_a_character_shot_takes_metres_and_quick_mode_a_band(local: LocalD
     added = await local.command("character weapon add", {"character": "Kim", "name": "Laser pistol"})
     assert added.rejected == []
     local.bot.dice = ScriptedDice([99])
-    metres = await local.command("sf shoot", {"distance": "30 m", "seu": 1})
+    metres = await local.command("sf shoot", {"distance": "30 m", "setting": 1})
     assert metres.embed["color"] != RED, metres.embed
     local.bot.dice = NoDice()
-    band = await local.command("sf shoot", {"distance": "short", "seu": 1})
+    band = await local.command("sf shoot", {"distance": "short", "setting": 1})
     assert band.embed["color"] == RED
     assert band.embed["description"] == (
         "A character's shot takes the `distance` in metres; its weapon's bands give the range."
@@ -293,3 +293,15 @@ async def test_a_character_attacks_under_its_own_name(local: LocalDiscord) -> No
     refused = await local.command("dnd attack", {"target_ac": 10, "weapon": "Longsword", "name": "Goblin"})
     assert refused.embed["color"] == RED
     assert refused.embed["description"] == "`name` is for quick mode: a character attacks under its own name."
+
+
+def test_a_lasers_old_dial_is_its_setting() -> None:
+    from importlib import import_module
+
+    from cogs.star_frontiers import current_shot_options
+
+    assert current_shot_options({"weapon": "Laser pistol", "seu": 2}) == {"weapon": "Laser pistol", "setting": "2"}
+    migration = import_module("bot.db.migrations.versions.0016_sf_shot_options")
+    assert migration.rewritten('/sf shoot weapon:"Laser pistol" distance:30 seu:2') == (
+        "/sf shoot 'weapon:Laser pistol' distance:30 setting:2"
+    )

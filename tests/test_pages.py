@@ -124,7 +124,7 @@ async def test_an_aliens_burst_and_a_star_frontiers_shot_fit_in_pages(local: Loc
     await local.command("character create", {"ruleset": "sf", "name": "Zix"})
     await local.command("character weapon add", {"character": "Zix", "name": "Laser pistol"})
     local.bot.dice = ScriptedDice([12])
-    shot = await local.command("sf shoot", {"character": "Zix", "distance": 30, "seu": 2})
+    shot = await local.command("sf shoot", {"character": "Zix", "distance": 30, "setting": 2})
     await details(local, shot)
     assert all(lines(page) <= PHONE_LINES for page in await pages(local, shot))
 

@@ -101,7 +101,9 @@ async def attack(local: LocalDiscord, command: str, faces: list[int], options: d
     assert dice.exhausted, (dice.calls, faces)
     assert not exchange.ephemeral
     shown = fields(exchange)
-    assert list(shown) == ["The roll", "Odds before the roll", "Chance to hit"]
+    # The reach and the target's suits and screens follow, when the attack has them (§5, §11).
+    assert list(shown)[:3] == ["The roll", "Odds before the roll", "Chance to hit"]
+    assert set(list(shown)[3:]) <= {"Reach", "Target"}, list(shown)
     assert ODDS_LINE.fullmatch(shown["Odds before the roll"]), shown["Odds before the roll"]
     return exchange
 
@@ -315,13 +317,13 @@ BANDS = [  # distance, step line (Kim: RW 23, no beam skill, laser pistol)
 async def test_each_range_band_of_the_laser_pistol_at_its_edges(local: LocalDiscord) -> None:
     await character(local, "Kim", (("Laser pistol", ""),))
     for distance, line in BANDS:
-        exchange = await attack(local, "sf shoot", [99], {"distance": distance, "seu": 1})
+        exchange = await attack(local, "sf shoot", [99], {"distance": distance, "setting": 1})
         shown = steps(exchange)
         assert shown[:3] == ["1. Base **+23**: RW = ½ DEX 45, rounded up", "2. Skill **+0**: no beam skill", line]
         assert shown[-1] == f"Chance to hit: **{23 + int(line.split('**')[1])}**", distance
         assert exchange.embed["title"] == "Kim shoots with the Laser pistol"
     for distance in (201, 200.5):
-        embed = await refused(local, "sf shoot", {"distance": distance, "seu": 1})
+        embed = await refused(local, "sf shoot", {"distance": distance, "setting": 1})
         assert embed["title"] == "Can't make that attack"
         assert embed["description"] == (
             f"{distance:g} m is out of the **Laser pistol**'s reach: its last band, extreme, ends at 200 m."
@@ -443,17 +445,21 @@ async def test_battle_rage_is_for_yazirians_only(local: LocalDiscord) -> None:
 async def test_a_vrusk_character_ignores_the_wrong_hand(local: LocalDiscord) -> None:
     await character(local, "Klik", (("Laser pistol", ""),), race="vrusk")
     await character(local, "Kim", (("Laser pistol", ""),))
-    vrusk = await attack(local, "sf shoot", [99], {"character": "Klik", "distance": 3, "seu": 1, "hands": "wrong_hand"})
+    vrusk = await attack(
+        local, "sf shoot", [99], {"character": "Klik", "distance": 3, "setting": 1, "hands": "wrong_hand"}
+    )
     assert steps(vrusk)[11] == "11. Wrong hand **+0**: Vrusks are ambidextrous: no penalty"
     assert steps(vrusk)[-1] == "Chance to hit: **23**"
-    human = await attack(local, "sf shoot", [99], {"character": "Kim", "distance": 3, "seu": 1, "hands": "wrong_hand"})
+    human = await attack(
+        local, "sf shoot", [99], {"character": "Kim", "distance": 3, "setting": 1, "hands": "wrong_hand"}
+    )
     assert steps(human)[11] == "11. Wrong hand **-10**: firing with the wrong hand"
     assert steps(human)[-1] == "Chance to hit: **13**"
 
 
 async def test_a_wounded_character_shoots_at_minus_10(local: LocalDiscord) -> None:
     await character(local, "Kim", (("Laser pistol", ""),), stamina=44, current_stamina=22)  # exactly half
-    exchange = await attack(local, "sf shoot", [99], {"distance": 3, "seu": 1})
+    exchange = await attack(local, "sf shoot", [99], {"distance": 3, "setting": 1})
     assert steps(exchange)[9] == "9. Attacker wounded **-10**: Stamina 22 of 44, half or less"
     assert steps(exchange)[-1] == "Chance to hit: **13**"
 
@@ -609,7 +615,7 @@ async def test_a_laser_rolls_1d10_per_seu(local: LocalDiscord) -> None:
     await character(local, "Kim", (("Laser pistol", ""),))
     dice = ScriptedDice([10, 1, 10, 3, 7])
     local.bot.dice = dice
-    exchange = await local.command("sf shoot", {"distance": 3, "seu": 4})
+    exchange = await local.command("sf shoot", {"distance": 3, "setting": 4})
     assert dice.exhausted and dice.calls == [D100, D10, D10, D10, D10]
     assert description(exchange) == [
         "**Hit**: 10 is at or under 23",
@@ -667,7 +673,7 @@ async def test_bare_hands_do_fixed_punching_damage(local: LocalDiscord) -> None:
 async def test_the_worked_example_of_section_9(local: LocalDiscord, database: Database) -> None:
     # Human, DEX 55 (RW 28), beam 2, laser pistol at 30 m (medium), target running, careful aim, dial 3.
     await character(local, "Kim", (("Laser pistol", ""),), dexterity=55, beam=2)
-    options = {"distance": 30, "seu": 3, "target_movement": "running", "attacker_movement": "aiming"}
+    options = {"distance": 30, "setting": 3, "target_movement": "running", "attacker_movement": "aiming"}
     exchange = await attack(local, "sf shoot", [33, 3, 4, 5], options)
     assert steps(exchange) == [
         "1. Base **+28**: RW = ½ DEX 55, rounded up",
@@ -845,11 +851,15 @@ async def test_bad_shots_are_refused_in_red(local: LocalDiscord, database: Datab
 async def test_a_characters_weapon_mistakes_are_refused(local: LocalDiscord, database: Database) -> None:
     await character(local, "Kim", (("Laser pistol", ""),))
     cases = [
-        ("sf shoot", {"distance": 10}, "Set the **Laser pistol**'s dial before the roll (§6): `seu` from 1 to 10."),
         (
             "sf shoot",
-            {"distance": 10, "seu": 11},
-            "Set the **Laser pistol**'s dial before the roll (§6): `seu` from 1 to 10.",
+            {"distance": 10},
+            "Set the **Laser pistol**'s dial before the roll (§6): `setting` from 1 to 10 SEU.",
+        ),
+        (
+            "sf shoot",
+            {"distance": 10, "setting": 11},
+            "Set the **Laser pistol**'s dial before the roll (§6): `setting` from 1 to 10 SEU.",
         ),
         ("sf odds shoot", {"distance": 10}, "Set the **Laser pistol**'s dial before the roll (§6)"),
         ("sf shoot", {"weapon": "Club", "distance": 1}, "The **Club** is a melee weapon: make a melee attack with it."),
@@ -860,12 +870,12 @@ async def test_a_characters_weapon_mistakes_are_refused(local: LocalDiscord, dat
         ),
         (
             "sf shoot",
-            {"distance": 10, "seu": 2, "burst": True},
+            {"distance": 10, "setting": 2, "burst": True},
             "The **Laser pistol** cannot fire a burst; automatic weapons can (§6).",
         ),
         (
             "sf shoot",
-            {"weapon": "Automatic pistol", "distance": 10, "seu": 2},
+            {"weapon": "Automatic pistol", "distance": 10, "setting": 2},
             "Only lasers have an SEU dial; the **Automatic pistol** does 1d10.",
         ),
         (
@@ -875,7 +885,7 @@ async def test_a_characters_weapon_mistakes_are_refused(local: LocalDiscord, dat
         ),
         (
             "sf shoot",
-            {"distance": "short", "seu": 2},
+            {"distance": "short", "setting": 2},
             "A character's shot takes the `distance` in metres; its weapon's bands give the range.",
         ),
     ]
@@ -891,7 +901,13 @@ async def test_a_characters_weapon_mistakes_are_refused(local: LocalDiscord, dat
 
 async def test_a_shot_is_logged_with_every_roll(local: LocalDiscord, database: Database) -> None:
     await character(local, "Kim", (("Laser pistol", ""),), dexterity=55, beam=2)
-    options = {"distance": 30, "seu": 3, "target_movement": "running", "attacker_movement": "aiming", "private": True}
+    options = {
+        "distance": 30,
+        "setting": 3,
+        "target_movement": "running",
+        "attacker_movement": "aiming",
+        "private": True,
+    }
     dice = ScriptedDice([2, 3, 4, 5, 37])
     local.bot.dice = dice
     exchange = await local.command("sf shoot", options)
@@ -936,7 +952,7 @@ async def test_a_shot_is_logged_with_every_roll(local: LocalDiscord, database: D
 
 async def test_shoot_defaults_to_the_only_ranged_weapon(local: LocalDiscord) -> None:
     await character(local, "Kim", (("Laser pistol", ""), ("Club", "")))
-    exchange = await attack(local, "sf shoot", [99], {"distance": 10, "seu": 2})
+    exchange = await attack(local, "sf shoot", [99], {"distance": 10, "setting": 2})
     assert exchange.embed["title"] == "Kim shoots with the Laser pistol"
 
 

@@ -484,7 +484,7 @@ async def test_every_ruleset_reads_a_character_roll_in_as_many_transactions_as_d
         return len(reads)
 
     dnd = await count("dnd attack", {"character": "Kara", "target_ac": 10})
-    assert await count("sf shoot", {"character": "Zix", "distance": 3, "seu": 1}) == dnd
+    assert await count("sf shoot", {"character": "Zix", "distance": 3, "setting": 1}) == dnd
     assert await count("sf melee", {"character": "Zix", "target": "Lean"}) == dnd
     assert await count("aliens fire", {"character": "Vasquez", "distance": 3}) == dnd
 

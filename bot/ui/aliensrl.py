@@ -267,6 +267,11 @@ def odds_embed(shot_odds: ShotOdds, *, title: str, skill: str, shots: int, dista
         value += f", **{fixed(expected * shots, 2)}** for all {shots} shots"
     if shot_odds.expected_to_being:
         value += f"; {fixed(shot_odds.expected_to_being, 2)} per shot to the being in the way"
+    if shot_odds.to_landing:
+        value += (
+            f"; a stray hits a being where it lands {percent(shot_odds.to_landing)} "
+            f"({fixed(shot_odds.expected_to_landing, 2)} per shot)"
+        )
     value += f"; reaches the target {percent(shot_odds.on_target)}"
     embed.add_field(name="Expected damage", value=value, inline=False)
     embed.set_footer(text=DEFAULT_FOOTER)

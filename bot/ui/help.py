@@ -52,7 +52,7 @@ STARTS: Final = (
         (
             "/character create ruleset:sf name:Riker",
             '/character set character:Riker values:"dex=55 rs=50 beam=2"',
-            '/sf shoot weapon:"Laser pistol" distance:30 seu:2',
+            '/sf shoot weapon:"Laser pistol" distance:30 setting:2',
         ),
         "/sf shoot score:23 skill:2 damage:2d10 distance:short",
         "`/sf melee` for hand-to-hand, `/sf odds shoot` before you roll.",

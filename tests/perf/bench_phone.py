@@ -49,7 +49,7 @@ CASES: list[tuple[str, str, dict[str, Any] | None]] = [
     ("/dnd attack", "dnd attack", {"attack_bonus": 5, "damage": "1d8+3", "target_ac": 15}),
     ("/dnd full-attack, BAB 6, two weapons", "dnd full-attack", {"character": "Two", "target_ac": 16, **TWO_WEAPONS}),
     ("/dnd full-attack, BAB 16, two weapons", "dnd full-attack", {"character": "Duo", "target_ac": 18, **TWO_WEAPONS}),
-    ("/sf shoot", "sf shoot", {"character": "Zix", "distance": 30, "seu": 2}),
+    ("/sf shoot", "sf shoot", {"character": "Zix", "distance": 30, "setting": 2}),
     ("/sf melee", "sf melee", {"score": 40, "skill": 1, "damage": "1d10"}),
     ("/aliens fire, 4-shot burst", "aliens fire", {"character": "Vasquez", "dx": 9, "dy": 3, "intervening": True}),
     ("/character show, D&D", "character show", {"character": "Duo"}),

@@ -538,6 +538,7 @@ SETTABLE_CASES: dict[str, dict[str, tuple[str, Any, str]]] = {
         "precise_shot": ("1", True, "x"),
         "uncanny_dodge": ("Yes", True, "?"),
         "rogue_level": ("5", 5, "61"),
+        "monk": ("yes", True, "kama"),
         "damage_reduction": ("5/magic", "5/magic", "5/wood"),
         "immune_to_criticals": ("yes", True, "undead"),
     },

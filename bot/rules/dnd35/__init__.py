@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from bot.rules.dnd35.engine import (
     DEFAULT_VARIANTS,
+    MONK_WEAPONS,
     NO_SITUATION,
     TWO_WEAPON_PENALTIES,
     Attack,
@@ -87,6 +88,7 @@ from bot.rules.dnd35.tables import (
 
 __all__ = [
     "DEFAULT_VARIANTS",
+    "MONK_WEAPONS",
     "NO_SITUATION",
     "ODDS_BUDGET",
     "TWO_WEAPON_PENALTIES",

@@ -286,6 +286,7 @@ class DndSheet(Sheet):
         "weapon_proficiencies",
         *FEATS,
         "rogue_level",
+        "monk",
         "damage_reduction",
         "immune_to_criticals",
     )
@@ -375,6 +376,7 @@ class DndSheet(Sheet):
     uncanny_dodge: bool = False
     # Sneak attack dice are ⌈level / 2⌉ d6 (dnd35.md §7).
     rogue_level: Annotated[int, Field(ge=0, le=60)] = 0
+    monk: bool = False  # unarmed or with a kama, NWN's -3 iterative step where the server plays it (dnd35.md §3)
 
     damage_reduction: Annotated[str, AfterValidator(_damage_reduction)] = ""
     # Constructs, oozes, plants, undead, elementals: no critical hits, no precision damage (dnd35.md §6).

@@ -270,7 +270,9 @@ class RangedAttack:
         if weapon.per_seu:
             low, high = weapon.seu or (1, 1)
             if situation.seu is None or not low <= situation.seu <= high:
-                raise AttackError(f"Set the **{weapon.name}**'s dial before the roll (§6): `seu` from {low} to {high}.")
+                raise AttackError(
+                    f"Set the **{weapon.name}**'s dial before the roll (§6): `setting` from {low} to {high} SEU."
+                )
         elif situation.seu is not None:
             raise AttackError(f"Only lasers have an SEU dial; the **{weapon.name}** does {weapon.damage_text}.")
         if weapon.band_damage and self.band.band not in dict(weapon.band_damage):

@@ -1,10 +1,11 @@
 """Saved `/sf shoot` rolls in the options it takes now: `distance` for `range`, `hands` for the hand flags.
 
 `/sf shoot` had reached Discord's 25 options. The range band joined `distance` (metres, or a band in quick
-mode), `wrong_hand` and `two_weapons` became one `hands` choice, and careful aim became a way of standing
-(`attacker_movement:aiming`); a saved roll that still says `range:short`, `wrong_hand:true` or `aim:true` is
-rewritten to mean the same. (A logged roll's Roll again reads the old names itself.)
-This migration keeps its own copy of the rewrite, as a migration must not change when the code does.
+mode), `wrong_hand` and `two_weapons` became one `hands` choice, careful aim became a way of standing
+(`attacker_movement:aiming`), and a laser's `seu` dial became the `setting` (which also takes `stun`). A saved
+roll that still says `range:short`, `wrong_hand:true`, `aim:true` or `seu:2` is rewritten to mean the same (a
+logged roll's Roll again reads the old names itself). This migration keeps its own copy of the rewrite, as a
+migration must not change when the code does.
 
 Revision ID: 0016
 Revises: 0014
@@ -23,7 +24,7 @@ branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
 TRUE = {"true", "yes", "1", "on"}
-OLD = {"range", "wrong_hand", "two_weapons", "aim"}
+OLD = {"range", "wrong_hand", "two_weapons", "aim", "seu"}
 HANDS = {(True, False): "wrong_hand", (False, True): "two_weapons", (True, True): "two_weapons_wrong_hand"}
 
 
@@ -42,6 +43,8 @@ def rewritten(line: str) -> str:
     flags = (options.get("wrong_hand", "").lower() in TRUE, options.get("two_weapons", "").lower() in TRUE)
     if flags in HANDS and "hands" not in options:
         kept.append(f"hands:{HANDS[flags]}")
+    if "seu" in options and "setting" not in options:
+        kept.append(f"setting:{options['seu']}")
     if options.get("aim", "").lower() in TRUE and options.get("attacker_movement", "standing") == "standing":
         kept = [w for w in kept if not w.startswith("attacker_movement:")]
         kept.append("attacker_movement:aiming")
