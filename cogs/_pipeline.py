@@ -19,12 +19,16 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.client import DiceBot
 from bot.db.characters import CharacterRecord, CharacterRepository
+from bot.db.encounters import EncounterRepository
 from bot.db.memory import MemoryRepository, Remembered
+from bot.rules import encounter as encounter_rules
+from bot.rules.encounter import Combatant, Encounter, EncounterError, Hit
 from bot.rules.luck import Luck
 from bot.rules.replay import Kind
 from bot.rules.settings import ServerSettings
 from bot.rules.sheets.base import name_key
 from bot.ui.embeds import Answer
+from bot.ui.encounter import change_embed, change_line
 from cogs._options import Hidden, Shown
 from cogs._shared import Drawn, Hurt, Interaction, Rolled, answer_roll, draw
 
@@ -49,6 +53,19 @@ class Reading:
     settings: ServerSettings
     known: dict[int, Remembered] = field(default_factory=dict)  # habits as read, by character
     learned: dict[int, Remembered] = field(default_factory=dict)  # habits this roll changed
+
+    async def combatant(self, text: str, ruleset: str) -> tuple[Encounter, Combatant] | None:
+        """The combatant `text` names in this channel's encounter of `ruleset`, if one runs and has it."""
+        guild_id, channel_id = self.interaction.guild_id, self.interaction.channel_id
+        if guild_id is None or channel_id is None:
+            return None
+        record = await EncounterRepository(self.session).get(guild_id=guild_id, channel_id=channel_id)
+        if record is None or record.encounter.ruleset != ruleset:
+            return None
+        try:
+            return record.encounter, encounter_rules.find(record.encounter, text)
+        except EncounterError:
+            return None  # not a combatant: a character of the server, or nobody
 
     async def habits(self, character_id: int) -> Remembered:
         """What the character used last, as this roll leaves it so far."""
@@ -115,6 +132,7 @@ class Plan(Generic[I, R]):
         odds_private: The odds answer is the asker's alone whatever `private` says (a secret defender's).
         character_id: The character who rolls, if any (quick mode has none).
         hurts: The character here the roll is against, if any, and the damage a result deals it.
+        strikes: The combatant of this channel's fight the roll is against, if any: its hit is applied.
     """
 
     kind: Kind[I, R]
@@ -126,6 +144,15 @@ class Plan(Generic[I, R]):
     odds_private: bool = False
     character_id: int | None = None
     hurts: Hurts[R] | None = None
+    strikes: Strikes[R] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Strikes(Generic[R]):
+    """The combatant of this channel's encounter a roll is against, and what a result does to it."""
+
+    target: str  # as the roll names it
+    hit: Callable[[R], Hit | None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,8 +200,36 @@ async def roll(bot: DiceBot, interaction: Interaction, options: O, planner: Plan
         proof=drawn.proof,
         hurt=plan.hurts.of(drawn.result) if plan.hurts is not None else None,
     )
+    if plan.strikes is not None and (hit := plan.strikes.hit(drawn.result)) is not None:
+        hidden = isinstance(options, Hidden) and options.hidden
+        await _strike(bot, interaction, plan.strikes.target, hit, private=options.private or hidden)
     if reading.learned:
         await _remember(bot, reading.learned)
+
+
+async def _strike(bot: DiceBot, interaction: Interaction, target: str, hit: Hit, *, private: bool) -> None:
+    """Apply a logged, answered roll's hit to its combatant, and say what it did under the answer.
+
+    The roll stands whatever happens here; a hit that cannot be applied (the combatant left the fight, the
+    fight ended) is said, and `/encounter hp` applies it by hand.
+    """
+    assert interaction.guild_id is not None and interaction.channel_id is not None  # a combatant was found
+    try:
+        async with bot.database.write.begin() as session:
+            record, change = await EncounterRepository(session).apply_hit(
+                guild_id=interaction.guild_id,
+                channel_id=interaction.channel_id,
+                target=target,
+                hit=hit,
+                now=bot.clock(),
+            )
+    except EncounterError as error:
+        note = f"The roll stands, but its hit was not applied: {error.message} `/encounter hp` applies it by hand."
+        await interaction.followup.send(embed=change_embed("Not applied", note), ephemeral=True)
+        return
+    await interaction.followup.send(
+        embed=change_embed("The fight", change_line(record.encounter, change)), ephemeral=private
+    )
 
 
 async def _remember(bot: DiceBot, learned: dict[int, Remembered]) -> None:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from fractions import Fraction
+from typing import TypeVar
 
 import discord
 from discord import app_commands
@@ -13,14 +15,16 @@ from bot.client import DiceBot
 from bot.db.characters import CharacterRecord, CharacterRepository
 from bot.errors import UserError
 from bot.rules import dnd35 as dnd
+from bot.rules import encounter as encounter_rules
 from bot.rules import luck, replay
+from bot.rules.encounter import Hit
 from bot.rules.luck import Luck
 from bot.rules.sheets.base import name_key
 from bot.rules.sheets.dnd35 import DndSheet
 from bot.ui.dnd35 import Defender, ac_embed, attack_answer, full_attack_answer, odds_embed
 from cogs import _pipeline as pipeline
 from cogs._options import Hidden, Named, Shown, notation, option, slash
-from cogs._pipeline import Hurts, Plan, Reading
+from cogs._pipeline import Hurts, Plan, Reading, Strikes
 from cogs._replay import ROLLS
 from cogs._shared import (
     Drawn,
@@ -33,6 +37,8 @@ from cogs._shared import (
     quick_mode,
     weapon_choices,
 )
+
+R = TypeVar("R")  # the rules core's result
 
 RULESET = "dnd35"
 TITLE = "D&D 3.5"
@@ -212,8 +218,12 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
     # -- planners ------------------------------------------------------------------------------------------
     async def target(
         self, reading: Reading, options: Against, dr: dnd.DamageReduction | None
-    ) -> tuple[dnd.Target, CharacterRecord | None]:
-        """The defender and its character: a character here (its AC computed), or the AC given."""
+    ) -> tuple[dnd.Target, CharacterRecord | None, bool]:
+        """The defender, its character and whether it is a combatant of this channel's fight.
+
+        A combatant here (its AC as the fight has it, flat-footed until its first turn), else a character here
+        (its AC computed), or the AC given.
+        """
         if options.target_ac is not None and options.target is None:
             kind = " ".join(w for w, on in (("flat-footed", options.flat_footed), ("touch", options.touch)) if on)
             given = dnd.target_ac(
@@ -223,7 +233,19 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
                 kind=f"{kind} AC".strip(),
                 immune_to_criticals=options.crit_immune,
             )
-            return given, None
+            return given, None, False
+        if options.target is not None and options.target_ac is None:
+            fought = await reading.combatant(options.target, RULESET)
+            if fought is not None:
+                encounter, combatant = fought
+                defense = encounter_rules.dnd_defense(encounter, combatant, touch=options.touch)
+                kind = (
+                    ("flat-footed touch AC" if options.touch else "flat-footed AC")
+                    if defense.flat_footed
+                    else ("touch AC" if options.touch else "AC")
+                )
+                given = dnd.Target(defense.ac, kind, defense.why, dr, options.crit_immune, defense.flat_footed)
+                return given, None, True
         if options.target is None or options.target_ac is not None:
             raise UserError(
                 "Give the defender as `target_ac` (a number) or `target` (a character here), one of them.",
@@ -239,7 +261,7 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
             dr=dr,
             immune_to_criticals=options.crit_immune,
         )
-        return target, record
+        return target, record, False
 
     async def attacker(self, reading: Reading, options: Attacker) -> tuple[CharacterRecord, DndSheet, str]:
         """The attacking character (named, or your active one), its sheet and its weapon (or the one it used last)."""
@@ -255,7 +277,7 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
     async def plan_attack(self, reading: Reading, options: AttackOdds) -> Plan[replay.DndAttackRoll, dnd.AttackResult]:
         """One attack from quick-mode numbers or from a character, priced, with its presenters."""
         variants = reading.settings.dnd
-        target, defending = await self.target(reading, options, options.dr)
+        target, defending, fighting = await self.target(reading, options, options.dr)
         defender = Defender(defending.name, defending.secret, defending.owner_id) if defending else None
         situation = options.situation()
         quick = options.quick()
@@ -306,6 +328,7 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
             odds_private=bool(defender and defender.secret),
             character_id=character_id,
             hurts=Hurts(defending.id, defending.name, lambda r: r.damage if r.hit else 0) if defending else None,
+            strikes=_strikes(options, fighting, lambda r: r.damage if r.hit else 0),
         )
 
     async def plan_full_attack(
@@ -313,7 +336,7 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
     ) -> Plan[replay.DndFullAttackRoll, dnd.FullAttackResult]:
         """Every attack of a full attack (a character's, or a stat block's bonuses), priced under one work budget."""
         variants = reading.settings.dnd
-        target, defending = await self.target(reading, options, options.dr)
+        target, defending, fighting = await self.target(reading, options, options.dr)
         defender = Defender(defending.name, defending.secret, defending.owner_id) if defending else None
         quick = options.quick()
         name, character_id = options.attacker(reading.user_name, quick=quick), None
@@ -354,6 +377,7 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
             luck=tally,
             character_id=character_id,
             hurts=Hurts(defending.id, defending.name, lambda full: full.total_damage) if defending else None,
+            strikes=_strikes(options, fighting, lambda full: full.total_damage),
         )
 
     # -- commands ----------------------------------------------------------------------------------------
@@ -401,6 +425,13 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
             embed.set_footer(text="Uncanny Dodge: keeps its Dex bonus while flat-footed.")
         # Only its owner gets this far with a secret character (`find_for_roll`): the channel must not see it.
         await interaction.response.send_message(embed=embed, ephemeral=record.secret)
+
+
+def _strikes(options: Against, fighting: bool, damage: Callable[[R], int]) -> Strikes[R] | None:
+    """An attack on a combatant of this channel's fight applies its damage to it."""
+    if not fighting or options.target is None:
+        return None
+    return Strikes(options.target, lambda result: Hit(damage(result)) if damage(result) > 0 else None)
 
 
 def _monk(sheet: DndSheet, weapon: str, situation: dnd.Situation) -> dnd.Situation:

@@ -15,6 +15,7 @@ from bot.db.characters import CharacterRecord
 from bot.errors import UserError
 from bot.rules import luck, replay
 from bot.rules import star_frontiers as sf
+from bot.rules.encounter import Hit
 from bot.rules.replay import Kind
 from bot.rules.sheets.star_frontiers import SfSheet
 from bot.rules.star_frontiers.tables import MAX_DISTANCE_M
@@ -22,7 +23,7 @@ from bot.ui.embeds import clip
 from bot.ui.star_frontiers import attack_answer, odds_embed
 from cogs import _pipeline as pipeline
 from cogs._options import Hidden, Named, Shown, notation, option, slash
-from cogs._pipeline import Hurts, Plan, Reading
+from cogs._pipeline import Hurts, Plan, Reading, Strikes
 from cogs._replay import RENAMED, ROLLS
 from cogs._shared import Interaction, character_choices, find, find_for_roll, only_weapon, quick_mode, weapon_choices
 
@@ -376,7 +377,7 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
             "`distance`."
         )
         quick = (options.score, options.skill, options.damage)
-        defender, defending = await self.defender(reading, options.target)
+        defender, defending, fighting = await self.defender(reading, options.target)
         attack: sf.RangedAttack
         if quick_mode(quick, needed=quick, needs=needs, character=options.character, weapon=options.weapon):
             assert options.score is not None and options.skill is not None and options.damage is not None
@@ -414,11 +415,12 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
             name, character_id = record.name, record.id
         hurts = Hurts(defending.id, defending.name, _taken) if defending else None
         inputs = replay.SfShot(attack, reading.settings.sf)
-        return self.plan(reading, replay.SF_SHOT, inputs, name, character_id, hurts)
+        strikes = Strikes(options.target, _hit) if fighting and options.target else None
+        return self.plan(reading, replay.SF_SHOT, inputs, name, character_id, hurts, strikes)
 
     async def plan_melee(self, reading: Reading, options: MeleeOdds) -> Plan[replay.SfMelee, sf.AttackResult]:
         """A melee attack from quick-mode numbers or from a character."""
-        defender, defending = await self.defender(reading, options.target)
+        defender, defending, fighting = await self.defender(reading, options.target)
         encumbered = defending.sheet.encumbered if defending and isinstance(defending.sheet, SfSheet) else None
         situation = sf.MeleeSituation(
             unaware=options.helpless == "unaware",
@@ -459,7 +461,8 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
             name, character_id = record.name, record.id
         hurts = Hurts(defending.id, defending.name, _taken) if defending else None
         inputs = replay.SfMelee(attack, reading.settings.sf)
-        return self.plan(reading, replay.SF_MELEE, inputs, name, character_id, hurts)
+        strikes = Strikes(options.target, _hit) if fighting and options.target else None
+        return self.plan(reading, replay.SF_MELEE, inputs, name, character_id, hurts, strikes)
 
     def plan(
         self,
@@ -469,6 +472,7 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
         name: str,
         character_id: int | None,
         hurts: Hurts[sf.AttackResult] | None = None,
+        strikes: Strikes[sf.AttackResult] | None = None,
     ) -> Plan[I, sf.AttackResult]:
         """Price an attack and say how it is shown: the same for a shot and a melee attack."""
         attack: sf.Attack = inputs.attack
@@ -490,23 +494,35 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
             ),
             character_id=character_id,
             hurts=hurts,
+            strikes=strikes,
         )
 
-    async def defender(self, reading: Reading, target: str | None) -> tuple[sf.Defender, CharacterRecord | None]:
-        """The target as the damage step sees it, and its character when one is named (damage can be applied).
+    async def defender(self, reading: Reading, target: str | None) -> tuple[sf.Defender, CharacterRecord | None, bool]:
+        """The target as the damage step sees it, its character (damage can be applied) and whether it fights here.
 
-        A character here brings its suits, screens and Stamina (and, in melee, its load); a defense's name is a
+        A combatant of this channel's fight brings its Stamina as the fight has it (and its character's suits and
+        screens); a character here its suits, screens and Stamina (and, in melee, its load); a defense's name is a
         quick target wearing it (§11).
         """
         if target is None:
-            return sf.NO_DEFENDER, None
+            return sf.NO_DEFENDER, None, False
+        fought = await reading.combatant(target, RULESET)
+        if fought is not None:
+            _, combatant = fought
+            sheet = None
+            if combatant.character_id is not None and reading.interaction.guild_id is not None:
+                record = await reading.characters.get(combatant.character_id, guild_id=reading.interaction.guild_id)
+                sheet = record.sheet if record is not None and isinstance(record.sheet, SfSheet) else None
+            # The fight's Stamina, not the sheet's: a combatant's hit points are the fight's from its joining on.
+            suits = sf.defender(sheet).defenses if sheet is not None else frozenset()
+            return sf.Defender(combatant.name, suits, combatant.hp), None, True
         worn = next((d for d in sf.DEFENSES if d == " ".join(target.split()).casefold()), None)
         if worn is not None:
-            return sf.quick_defender(worn), None
+            return sf.quick_defender(worn), None, False
         record = await find(reading.characters, reading.interaction, target)
         if not isinstance(record.sheet, SfSheet):
             raise UserError(f"**{record.name}** is a {record.ruleset.title} character, not {TITLE}.")
-        return sf.defender(record.sheet, name=record.name), record
+        return sf.defender(record.sheet, name=record.name), record, False
 
     # -- commands ----------------------------------------------------------------------------------------
     @app_commands.autocomplete(weapon=weapons, character=characters, target=targets)
@@ -537,6 +553,15 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
 def _taken(result: sf.AttackResult) -> int:
     """The Stamina a hit takes off its target: its share of a burst, after its suits and screens."""
     return result.damage.taken if result.hit and result.damage is not None else 0
+
+
+def _hit(result: sf.AttackResult) -> Hit | None:
+    """What a hit does to a combatant: its Stamina, and a knock-out's or a stun's turns (§3, §11)."""
+    if not result.hit:
+        return None
+    knockout = result.knockout.turns if result.knockout is not None else None
+    stun = result.stun.turns if result.stun is not None and result.stun.stunned else None
+    return Hit(_taken(result), knockout_turns=knockout, stun_turns=stun)
 
 
 def _race(text: str | None) -> Race | None:
