@@ -59,6 +59,7 @@ from enum import Enum, StrEnum, auto
 from typing import Any, Final, NoReturn, Protocol, TypeAlias, assert_never
 
 from bot.errors import UserError
+from bot.rules.collector import uncollected
 from bot.rules.notation import NotationError
 
 MAX_EXPRESSION_LENGTH: Final = 200
@@ -1602,7 +1603,8 @@ def roll(expression: Expression | str, rng: DiceSource) -> RollResult:
     """
     parsed = _parse(expression) if isinstance(expression, str) else _Parsed(expression, None, ())
     roller = _Roller(rng)
-    tree = roller.evaluate(parsed.expression)
+    with uncollected():  # a capped roll is still thousands of objects: no collection pause (bot.rules.collector)
+        tree = roller.evaluate(parsed.expression)
     notes = parsed.notes
     if roller.divided_by_zero:
         notes = (*notes, "A division (or remainder) by zero counted as 0.")

@@ -42,6 +42,7 @@ from itertools import accumulate, product, repeat
 from operator import add, mul, sub
 from typing import Final
 
+from bot.rules.collector import uncollected
 from bot.rules.dice import (
     MAX_EXTRA_ROLLS,
     Annotated,
@@ -1015,6 +1016,8 @@ def _sampled(node: Expression, work: int, estimate_dice: DiceSource) -> Odds:
 def odds(expression: Expression, estimate_dice: DiceSource) -> Odds:
     """The odds of a roll's total (of its first roll, for several): exact within `ODDS_BUDGET`, else estimated.
 
+    Computed without garbage collection pauses (`bot.rules.collector`), which the work budget cannot price.
+
     Args:
         expression: A tree from `bot.rules.dice.parse`; nothing is rolled from it but the estimate's own dice.
         estimate_dice: Where a sampled estimate's faces come from, only drawn from when counting is out of the
@@ -1024,6 +1027,11 @@ def odds(expression: Expression, estimate_dice: DiceSource) -> Odds:
     Returns:
         The distribution, with how it was found and how close it is.
     """
+    with uncollected():
+        return _odds(expression, estimate_dice)
+
+
+def _odds(expression: Expression, estimate_dice: DiceSource) -> Odds:
     node = _first_roll(expression)
     terms = _terms(node)
     cap = cap_error(terms)

@@ -33,6 +33,7 @@ from bot.errors import UserError
 from bot.rules import aliensrl, dice
 from bot.rules import dnd35 as dnd
 from bot.rules import star_frontiers as sf
+from bot.rules.collector import uncollected
 from bot.rules.dice import DiceSource
 from bot.rules.fair import FairDice
 
@@ -373,7 +374,8 @@ def roll(kind: Kind[I, R], inputs: I, rng: DiceSource) -> Proof[R]:
         decoded = decode(kind.inputs, logged)
     except InputError as error:
         raise TypeError(f"{kind.name} inputs do not survive the log: {error}") from error
-    result = kind.run(decoded, rng)
+    with uncollected():  # a roll's size is capped, its collection pauses are not (bot.rules.collector)
+        result = kind.run(decoded, rng)
     return Proof(kind.name, logged, result, normal(kind.outcome(result)))
 
 
