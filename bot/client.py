@@ -23,6 +23,7 @@ from bot.config import Settings
 from bot.db.engine import Database
 from bot.db.fair import FairRepository, SessionDice
 from bot.db.identify import claim_identify
+from bot.db.memory import Remembered
 from bot.db.rolls import RollLogPruner, RollLogWriter, RollRecord
 from bot.db.settings import PreferencesRepository, SettingsRepository
 from bot.errors import UserError
@@ -37,6 +38,7 @@ log = logging.getLogger(__name__)
 DRAIN_SECONDS = 5.0  # on shutdown, how long the commands in progress get to answer (docker stop waits 10)
 SETTINGS_TTL = 10.0  # seconds a server's rules settings are kept between reads
 SETTINGS_KEPT = 10_000  # servers whose settings are kept at most
+HABITS_KEPT = 10_000  # characters whose habits are kept at most
 FAIR_TTL = 10.0  # seconds a channel is known to have no fair session open, between reads
 
 
@@ -95,6 +97,8 @@ class DiceBot(commands.Bot):
         self.estimate_dice = estimate_dice
         self._server_settings: dict[int | None, tuple[float, ServerSettings]] = {}
         self._user_answers: dict[int, tuple[float, str | None]] = {}
+        # Characters' habits (bot.db.memory) by (id, created): a stale one elsewhere is only a habit.
+        self._habits: dict[tuple[int, datetime], Remembered] = {}
         self._unfair: dict[int, float] = {}  # channels read to have no fair session open, and when
         self._fair_starts = 0  # fair sessions started in this process: a read begun before one is not kept
         self.roll_log = RollLogWriter(database.write)
@@ -153,6 +157,20 @@ class DiceBot(commands.Bot):
             self._server_settings.clear()  # bounded memory; the busy servers come back on their next roll
         self._server_settings[guild_id] = (now, current)
         return current
+
+    def kept_habits(self, key: tuple[int, datetime]) -> Remembered | None:
+        """A character's habits as this process last read or wrote them, keyed by its id and creation time.
+
+        Every character roll reads them and only its own rolls change them, so they are kept rather than read per
+        roll (a query less per attack); the creation time keeps a reused id from inheriting a deleted character's.
+        """
+        return self._habits.get(key)
+
+    def keep_habits(self, key: tuple[int, datetime], habits: Remembered) -> None:
+        """Keep a character's habits as read or written (at most HABITS_KEPT characters' at a time)."""
+        if len(self._habits) >= HABITS_KEPT and key not in self._habits:
+            self._habits.clear()  # bounded memory; the busy characters come back on their next roll
+        self._habits[key] = habits
 
     def forget_server_settings(self, guild_id: int | None) -> None:
         """Drop a server's kept settings after a change, so the next roll reads them."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, Generic, TypeVar
 
 import discord
@@ -51,8 +52,7 @@ class Reading:
     interaction: Interaction
     session: AsyncSession
     settings: ServerSettings
-    known: dict[int, Remembered] = field(default_factory=dict)  # habits as read, by character
-    learned: dict[int, Remembered] = field(default_factory=dict)  # habits this roll changed
+    learned: dict[tuple[int, datetime], Remembered] = field(default_factory=dict)  # habits this roll changed
 
     async def combatant(self, text: str, ruleset: str) -> tuple[Encounter, Combatant] | None:
         """The combatant `text` names in this channel's encounter of `ruleset`, if one runs and has it."""
@@ -67,13 +67,16 @@ class Reading:
         except EncounterError:
             return None  # not a combatant: a character of the server, or nobody
 
-    async def habits(self, character_id: int) -> Remembered:
-        """What the character used last, as this roll leaves it so far."""
-        if character_id in self.learned:
-            return self.learned[character_id]
-        if character_id not in self.known:
-            self.known[character_id] = await MemoryRepository(self.session).get(character_id)
-        return self.known[character_id]
+    async def habits(self, record: CharacterRecord) -> Remembered:
+        """What the character used last, as this roll leaves it so far (kept by the bot between rolls)."""
+        key = (record.id, record.created_at)
+        if key in self.learned:
+            return self.learned[key]
+        kept = self.bot.kept_habits(key)
+        if kept is None:
+            kept = await MemoryRepository(self.session).get(record.id)
+            self.bot.keep_habits(key, kept)
+        return kept
 
     async def weapon(
         self,
@@ -88,10 +91,10 @@ class Reading:
         Else the one it used last for this kind of roll if it still carries it, else `otherwise()` (its only
         one, or the question).
         """
-        habits = await self.habits(record.id)
+        habits = await self.habits(record)
         if given is not None:
             if habits.weapon(kind) != given:
-                self.learned[record.id] = habits.with_weapon(kind, given)
+                self.learned[(record.id, record.created_at)] = habits.with_weapon(kind, given)
             return given
         last = habits.weapon(kind)
         if last is not None and name_key(last) in {name_key(w) for w in carried}:
@@ -100,10 +103,10 @@ class Reading:
 
     async def dial(self, record: CharacterRecord, weapon: str, given: int | None) -> int | None:
         """A laser's dial: the one given (remembered for this weapon), else the one it was set to last."""
-        habits = await self.habits(record.id)
+        habits = await self.habits(record)
         if given is not None:
             if habits.dial(weapon) != given:
-                self.learned[record.id] = habits.with_dial(weapon, given)
+                self.learned[(record.id, record.created_at)] = habits.with_dial(weapon, given)
             return given
         return habits.dial(weapon)
 
@@ -232,14 +235,17 @@ async def _strike(bot: DiceBot, interaction: Interaction, target: str, hit: Hit,
     )
 
 
-async def _remember(bot: DiceBot, learned: dict[int, Remembered]) -> None:
+async def _remember(bot: DiceBot, learned: dict[tuple[int, datetime], Remembered]) -> None:
     """Keep what a roll taught its character's habits, once it is answered; a habit lost is only a habit."""
     try:
         async with bot.database.write.begin() as session:
-            for character_id, habits in learned.items():
+            for (character_id, _), habits in learned.items():
                 await MemoryRepository(session).put(character_id, habits)
     except Exception:
-        log.warning("Could not keep the habits of characters %s", sorted(learned), exc_info=True)
+        log.warning("Could not keep the habits of characters %s", sorted(k[0] for k in learned), exc_info=True)
+        return
+    for key, habits in learned.items():
+        bot.keep_habits(key, habits)
 
 
 async def odds(bot: DiceBot, interaction: Interaction, options: O, planner: Planner[O]) -> None:

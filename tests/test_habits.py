@@ -66,3 +66,29 @@ async def test_a_dnd_character_attacks_with_the_weapon_it_used_last_while_it_car
     local.bot.dice = ScriptedDice([2])
     only = await local.command("dnd attack", {"target_ac": 30})
     assert only.embed["title"].startswith("Kara: Longsword"), only.embed["title"]
+
+
+async def test_a_characters_habits_are_read_once_and_then_kept(local: LocalDiscord) -> None:
+    from sqlalchemy import event
+
+    await dnd_character(local, "Kara", {"Longsword": "", "Dagger": ""}, bab=1, weapon_groups="martial")
+    statements: list[str] = []
+
+    def seen(conn: object, cursor: object, statement: str, *args: object) -> None:
+        if "character_memory" in statement:
+            statements.append(statement.split()[0])
+
+    engine = local.bot.database.engine.sync_engine
+    event.listen(engine, "before_cursor_execute", seen)
+    try:
+        for weapon in ("Dagger", None, None, "Longsword", None):
+            local.bot.dice = ScriptedDice([2])
+            options = {"target_ac": 30, **({"weapon": weapon} if weapon else {})}
+            attacked = await local.command("dnd attack", options)
+            assert attacked.embed["color"] != RED, attacked.embed
+    finally:
+        event.remove(engine, "before_cursor_execute", seen)
+    # One read, at the first roll; then only the two writes of the rolls that named a new weapon (each finds
+    # the row first to insert or update it). Without the kept habits every roll reads: four more SELECTs.
+    assert statements == ["SELECT", "SELECT", "INSERT", "SELECT", "UPDATE"], statements
+    assert attacked.embed["title"].startswith("Kara: Longsword")
