@@ -291,12 +291,22 @@ class ApplyDamage(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"hur
             now_key, top_key = health
             was, now, top = getattr(before, now_key), getattr(after.sheet, now_key), getattr(after.sheet, top_key)
             word = "stamina" if now_key == "current_stamina" else "hp"
-            await interaction.response.edit_message(view=_without(interaction, f"hurt:{self.interaction_id}"))
-            await interaction.followup.send(
-                f"**{record.name}**: {was} → **{now}** {word} of {top} ({hurt['amount']} damage, applied by "
-                f"{interaction.user.mention}). To undo: `/character hp character:#{record.id} change:+{was - now}`",
-                allowed_mentions=discord.AllowedMentions.none(),
+            applied = f"{hurt['amount']} damage, applied by {interaction.user.mention}"
+            numbers = (
+                f"**{record.name}**: {was} → **{now}** {word} of {top} ({applied}). "
+                f"To undo: `/character hp character:#{record.id} change:+{was - now}`"
             )
+            await interaction.response.edit_message(view=_without(interaction, f"hurt:{self.interaction_id}"))
+            quiet = discord.AllowedMentions.none()
+            if record.secret:
+                # A game master's secret: the table sees how hurt it looks, the presser (owner or GM) its numbers.
+                looks = after.sheet.health_word() or "hurt"
+                await interaction.followup.send(
+                    f"**{record.name}** takes the hit: {looks} ({applied}).", allowed_mentions=quiet
+                )
+                await interaction.followup.send(numbers, ephemeral=True, allowed_mentions=quiet)
+            else:
+                await interaction.followup.send(numbers, allowed_mentions=quiet)
         except Exception as error:
             await report(interaction, error)
 

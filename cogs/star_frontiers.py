@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from enum import StrEnum
-from typing import Any, Literal, TypeVar, get_args
+from typing import Any, Literal, NamedTuple, TypeVar, get_args
 
 from discord import app_commands
 from discord.ext import commands
@@ -125,6 +125,14 @@ def current_shot_options(given: Mapping[str, Any]) -> dict[str, Any]:
     if (wrong or two) and "hands" not in options:
         options["hands"] = (Hands.BOTH if wrong and two else Hands.WRONG_HAND if wrong else Hands.TWO_WEAPONS).value
     return options
+
+
+class Target(NamedTuple):
+    """What an attack is against, as the planners found it: the text, its character, whether it fights here."""
+
+    text: str | None
+    record: CharacterRecord | None
+    fighting: bool
 
 
 class Dial(app_commands.Transformer):
@@ -413,10 +421,10 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
                 raise UserError("A character's shot takes the `distance` in metres; its weapon's bands give the range.")
             attack = sf.ranged_attack(sheet, chosen, distance, situation, name=record.name, defender=defender)
             name, character_id = record.name, record.id
-        hurts = Hurts(defending.id, defending.name, _taken) if defending else None
         inputs = replay.SfShot(attack, reading.settings.sf)
-        strikes = Strikes(options.target, _hit) if fighting and options.target else None
-        return self.plan(reading, replay.SF_SHOT, inputs, name, character_id, hurts, strikes)
+        return self.plan(
+            reading, replay.SF_SHOT, inputs, name, character_id, Target(options.target, defending, fighting)
+        )
 
     async def plan_melee(self, reading: Reading, options: MeleeOdds) -> Plan[replay.SfMelee, sf.AttackResult]:
         """A melee attack from quick-mode numbers or from a character."""
@@ -459,10 +467,10 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
             weapon = await reading.weapon(record, "sf melee", options.weapon, melee, lambda: "Bare hands")
             attack = sf.melee_attack(sheet, weapon, situation, name=record.name, defender=defender)
             name, character_id = record.name, record.id
-        hurts = Hurts(defending.id, defending.name, _taken) if defending else None
         inputs = replay.SfMelee(attack, reading.settings.sf)
-        strikes = Strikes(options.target, _hit) if fighting and options.target else None
-        return self.plan(reading, replay.SF_MELEE, inputs, name, character_id, hurts, strikes)
+        return self.plan(
+            reading, replay.SF_MELEE, inputs, name, character_id, Target(options.target, defending, fighting)
+        )
 
     def plan(
         self,
@@ -471,10 +479,12 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
         inputs: I,
         name: str,
         character_id: int | None,
-        hurts: Hurts[sf.AttackResult] | None = None,
-        strikes: Strikes[sf.AttackResult] | None = None,
+        target: Target,
     ) -> Plan[I, sf.AttackResult]:
-        """Price an attack and say how it is shown: the same for a shot and a melee attack."""
+        """Price an attack and say how it is shown, and what its hit does to its target: the same for both kinds.
+
+        A character here gets an Apply damage button; a combatant of this channel's fight takes the hit itself.
+        """
         attack: sf.Attack = inputs.attack
         variants = reading.settings.sf
         chances = sf.odds(attack, variants)
@@ -493,8 +503,8 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
                 target=attack.defender,
             ),
             character_id=character_id,
-            hurts=hurts,
-            strikes=strikes,
+            hurts=Hurts(target.record.id, target.record.name, _taken) if target.record else None,
+            strikes=Strikes(target.text, _hit) if target.fighting and target.text else None,
         )
 
     async def defender(self, reading: Reading, target: str | None) -> tuple[sf.Defender, CharacterRecord | None, bool]:

@@ -103,3 +103,18 @@ async def test_details_keeps_the_button_and_a_melee_hit_in_star_frontiers_takes_
     applied = await local.click(local.original(melee), buttons(local.original(melee))[label], actor=gm)
     assert applied.response["type"] == UPDATE_MESSAGE
     assert " stamina of " in applied.messages[-1]["content"], applied.messages[-1]
+
+
+async def test_a_secret_characters_hit_points_stay_the_game_masters(local: LocalDiscord, database: Database) -> None:
+    gm = local.as_user(GM, permissions=MANAGER_PERMISSIONS)
+    number = await ogre(local, gm)
+    marked = await local.command("character secret", {"character": "Ogre"}, actor=gm)
+    assert marked.embed.get("color") != RED, marked.embed
+    local.bot.dice = ScriptedDice([15, 5])
+    attack = await local.command("dnd attack", {"target": "Ogre", "attack_bonus": 5, "damage": "1d8+3"})
+    applied = await local.click(local.original(attack), f"hurt:{attack.payload['id']}", actor=gm)
+    public, private = applied.messages[-2:]
+    assert public["content"] == f"**Ogre** takes the hit: wounded (8 damage, applied by <@{GM}>)."
+    assert "→" not in public["content"] and not public.get("flags", 0) & 64  # in the channel, no numbers
+    assert private["flags"] & 64 and private["content"].startswith("**Ogre**: 30 → **22** hp of 30")
+    assert await hit_points(database, number, int(gm.guild_id or 0)) == 22
