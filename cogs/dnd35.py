@@ -239,12 +239,7 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
             if fought is not None:
                 encounter, combatant = fought
                 defense = encounter_rules.dnd_defense(encounter, combatant, touch=options.touch)
-                kind = (
-                    ("flat-footed touch AC" if options.touch else "flat-footed AC")
-                    if defense.flat_footed
-                    else ("touch AC" if options.touch else "AC")
-                )
-                given = dnd.Target(defense.ac, kind, defense.why, dr, options.crit_immune, defense.flat_footed)
+                given = dnd.Target(defense.ac, defense.kind, defense.why, dr, options.crit_immune, defense.flat_footed)
                 return given, None, True
         if options.target is None or options.target_ac is not None:
             raise UserError(

@@ -591,6 +591,7 @@ class Defense:
     ac: int
     flat_footed: bool
     why: str
+    kind: str = "AC"  # the AC that applies: "AC", "touch AC", "flat-footed AC", "flat-footed touch AC"
 
 
 def dnd_defense(encounter: Encounter, target: Combatant, *, touch: bool = False) -> Defense:
@@ -607,7 +608,7 @@ def dnd_defense(encounter: Encounter, target: Combatant, *, touch: bool = False)
         raise EncounterError(f"**{target.name}** has no Armor Class in this encounter.")
     kind = ("flat-footed touch AC" if touch else "flat-footed AC") if flat else ("touch AC" if touch else "AC")
     why = f"{target.name} has not acted yet in this fight" if flat else f"{target.name} has acted"
-    return Defense(ac=ac, flat_footed=flat, why=f"{kind} {ac}: {why}")
+    return Defense(ac=ac, flat_footed=flat, why=f"{kind} {ac}: {why}", kind=kind)
 
 
 def set_condition(encounter: Encounter, number: int, name: str, rounds: int | None) -> Encounter:

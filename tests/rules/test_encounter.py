@@ -153,9 +153,10 @@ def test_a_dnd_attack_uses_flat_footed_ac_until_the_target_s_first_turn() -> Non
     )
     started = enc.begin(fight(enc.DND, rogue, dnd("Ogre", -1)), ScriptedDice([15, 2]))
     assert enc.dnd_defense(started, started.combatants[0]) == enc.Defense(
-        12, True, "flat-footed AC 12: Rogue has not acted yet in this fight"
+        12, True, "flat-footed AC 12: Rogue has not acted yet in this fight", "flat-footed AC"
     )
-    assert enc.dnd_defense(started, started.combatants[0], touch=True).ac == 10
+    touch = enc.dnd_defense(started, started.combatants[0], touch=True)
+    assert (touch.ac, touch.kind) == (10, "flat-footed touch AC")
     after = enc.advance(started, NoDice())
     assert enc.dnd_defense(after, after.combatants[0]) == enc.Defense(15, False, "AC 15: Rogue has acted")
     assert enc.dnd_defense(after, after.combatants[1]).ac == 12  # a quick creature's one AC, in every form
