@@ -75,6 +75,9 @@ async def test_a_slow_roll_is_deferred_then_answered(tight: LocalDiscord) -> Non
 
 
 async def test_a_fast_roll_is_not_deferred(tight: LocalDiscord) -> None:
+    # The first command of a fresh bot opens its database connections and fills its caches: on a busy machine
+    # with PostgreSQL that alone passed the 0.3 s once in CI. The roll measured is the next, warm one.
+    await tight.command("dnd attack", QUICK)
     exchange = await tight.command("dnd attack", QUICK)
     assert exchange.response["type"] == 4
 
