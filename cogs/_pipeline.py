@@ -152,10 +152,21 @@ class Plan(Generic[I, R]):
 
 @dataclass(frozen=True, slots=True)
 class Strikes(Generic[R]):
-    """The combatant of this channel's encounter a roll is against, and what a result does to it."""
+    """The combatant of this channel's encounter a roll is against, and what a result does to it.
+
+    `others`: the other combatants a result hit (an AliensRL shot on the map may hit a being in the way, or one
+    where it strayed), with their hits; all are applied as one change.
+    """
 
     target: str  # as the roll names it
     hit: Callable[[R], Hit | None]
+    others: Callable[[R], Sequence[tuple[str, Hit]]] | None = None
+
+    def of(self, result: R) -> list[tuple[str, Hit]]:
+        """Every combatant the result hit, the target first, with what it does to each."""
+        hit = self.hit(result)
+        hits = [(self.target, hit)] if hit is not None else []
+        return hits + list(self.others(result) if self.others is not None else ())
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,36 +214,31 @@ async def roll(bot: DiceBot, interaction: Interaction, options: O, planner: Plan
         proof=drawn.proof,
         hurt=plan.hurts.of(drawn.result) if plan.hurts is not None else None,
     )
-    if plan.strikes is not None and (hit := plan.strikes.hit(drawn.result)) is not None:
+    if plan.strikes is not None and (hits := plan.strikes.of(drawn.result)):
         hidden = isinstance(options, Hidden) and options.hidden
-        await _strike(bot, interaction, plan.strikes.target, hit, private=options.private or hidden)
+        await strike(bot, interaction, hits, private=options.private or hidden)
     if reading.learned:
         await _remember(bot, reading.learned)
 
 
-async def _strike(bot: DiceBot, interaction: Interaction, target: str, hit: Hit, *, private: bool) -> None:
-    """Apply a logged, answered roll's hit to its combatant, and say what it did under the answer.
+async def strike(bot: DiceBot, interaction: Interaction, hits: Sequence[tuple[str, Hit]], *, private: bool) -> None:
+    """Apply a logged, answered roll's hits to their combatants, and say what they did under the answer.
 
-    The roll stands whatever happens here; a hit that cannot be applied (the combatant left the fight, the
-    fight ended) is said, and `/encounter hp` applies it by hand.
+    The roll stands whatever happens here; hits that cannot be applied (a combatant left the fight, the fight
+    ended) are said, and `/encounter hp` applies them by hand.
     """
     assert interaction.guild_id is not None and interaction.channel_id is not None  # a combatant was found
     try:
         async with bot.database.write.begin() as session:
-            record, change = await EncounterRepository(session).apply_hit(
-                guild_id=interaction.guild_id,
-                channel_id=interaction.channel_id,
-                target=target,
-                hit=hit,
-                now=bot.clock(),
+            record, changes = await EncounterRepository(session).apply_hits(
+                guild_id=interaction.guild_id, channel_id=interaction.channel_id, hits=hits, now=bot.clock()
             )
     except EncounterError as error:
         note = f"The roll stands, but its hit was not applied: {error.message} `/encounter hp` applies it by hand."
         await interaction.followup.send(embed=change_embed("Not applied", note), ephemeral=True)
         return
-    await interaction.followup.send(
-        embed=change_embed("The fight", change_line(record.encounter, change)), ephemeral=private
-    )
+    lines = "\n".join(change_line(record.encounter, change) for change in changes)
+    await interaction.followup.send(embed=change_embed("The fight", lines), ephemeral=private)
 
 
 async def _remember(bot: DiceBot, learned: dict[tuple[int, datetime], Remembered]) -> None:

@@ -11,14 +11,16 @@ from discord.ext import commands
 from bot.client import DiceBot
 from bot.errors import UserError
 from bot.rules import aliensrl as rules
+from bot.rules import encounter as encounter_rules
 from bot.rules import luck, replay
+from bot.rules.encounter import Combatant, Encounter, EncounterError, Hit
 from bot.rules.sheets.aliensrl import AliensSheet
 from bot.rules.sheets.aliensrl import Weapon as AliensWeapon
 from bot.ui.aliensrl import melee_answer, odds_embed, shot_answer, skill_text
 from bot.ui.embeds import clip
 from cogs import _pipeline as pipeline
 from cogs._options import Hidden, Named, Shown, option, slash
-from cogs._pipeline import Plan, Reading
+from cogs._pipeline import Plan, Reading, Strikes
 from cogs._replay import ROLLS
 from cogs._shared import (
     Interaction,
@@ -30,6 +32,7 @@ from cogs._shared import (
     quick_mode,
     weapon_choices,
 )
+from cogs.encounter import combatant_choices
 
 RULESET = "aliensrl"
 TITLE = "AliensRL"
@@ -55,6 +58,11 @@ class Aim:
     )
     pain: int | None = option(
         "The pain on the status line, e.g. 3 for Pain (-3) (default: the character's)", None, low=0, high=100
+    )
+    target: str | None = option(
+        "A combatant of this channel's fight: the map gives the aim, who is in the way, where strays land",
+        None,
+        high=40,
     )
 
 
@@ -91,6 +99,7 @@ class MeleeOptions(Shown):
         choices=MELEE_ATTACKERS,
     )
     damage: int | None = option("The damage of this attack instead of the alien's default", None, low=0, high=10000)
+    target: str | None = option("A combatant of this channel's fight: the damage is taken off it", None, high=40)
 
 
 class Aliens(commands.GroupCog, group_name="aliens", group_description="AliensRL shots, melee and odds"):
@@ -110,13 +119,26 @@ class Aliens(commands.GroupCog, group_name="aliens", group_description="AliensRL
         """Your AliensRL characters."""
         return await character_choices(self.bot, interaction, current, rules=RULESET)
 
-    async def shooter(self, reading: Reading, options: FireOdds) -> tuple[rules.Shooter, str, int | None]:
-        """The shooter from quick-mode numbers, or from a character and one of its weapons; their name and id."""
-        # Every quick-mode number has a default, so none is needed.
-        quick = (options.skill_rank, options.accuracy, options.ammo_damage)
+    async def fighters(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
+        """The combatants of this channel's fight."""
+        return await combatant_choices(self.bot, interaction, current)
+
+    async def shooter(
+        self, reading: Reading, options: FireOdds, fight: Encounter | None = None
+    ) -> tuple[rules.Shooter, str, int | None]:
+        """The shooter from quick-mode numbers, or from a character and one of its weapons; their name and id.
+
+        In a fight, quick mode's `name` may be a combatant's, and its skill rank is then the shooter's own.
+        """
+        fighter = _named(fight, options.name) if fight is not None else None
+        # Every quick-mode number has a default, so none is needed; in a fight the combatant's name is enough.
+        quick = (options.skill_rank, options.accuracy, options.ammo_damage, fighter)
         if quick_mode(quick, needed=(), needs="", character=options.character, weapon=options.weapon):
+            rank = options.skill_rank
+            if rank is None:
+                rank = (fighter.stat("rank") if fighter is not None else None) or 0
             shooter = rules.Shooter(
-                rank=options.skill_rank or 0,
+                rank=rank,
                 pain=options.pain or 0,
                 accuracy=options.accuracy or 0,
                 ammo_damage=rules.DEFAULT_AMMO_DAMAGE if options.ammo_damage is None else options.ammo_damage,
@@ -149,22 +171,51 @@ class Aliens(commands.GroupCog, group_name="aliens", group_description="AliensRL
         return shooter, record.name, record.id
 
     async def plan_shot(self, reading: Reading, options: FireOdds) -> Plan[replay.AliensShot, rules.Shot]:
-        """A shot, priced, with its presenters; a bad aim is reported before anything is looked up."""
-        rules.check_aim(options.dx, options.dy, options.distance)
-        shooter, name, character_id = await self.shooter(reading, options)
+        """A shot, priced, with its presenters; a bad aim is reported before anything is looked up.
+
+        At a combatant (`target:`) the fight's map gives the aim: the shot flies from the shooter's square to the
+        target's, the beings standing on the way and where it may stray are the fight's, and what it hits is
+        taken off them once the roll is logged.
+        """
+        fight = None
+        if options.target is None:
+            rules.check_aim(options.dx, options.dy, options.distance)
+        else:
+            fight = await _fight(reading, options)
+        shooter, name, character_id = await self.shooter(reading, options, fight)
+        field = _field(fight, options, name, character_id) if fight is not None else None
         ring = reading.settings.ring
         targeted = reading.settings.targeted
         inputs = replay.AliensShot(
-            shooter, options.dx, options.dy, options.distance, options.intervening, ring, options.crowded, targeted
+            shooter,
+            options.dx,
+            options.dy,
+            options.distance,
+            options.intervening,
+            ring,
+            options.crowded,
+            targeted,
+            field=field,
         )
 
         def explained() -> discord.Embed:
             rules.check_shooter(shooter)
-            dx, dy, d = rules.check_aim(options.dx, options.dy, options.distance)
+            if field is not None:
+                dx, dy, d = rules.check_aim(field.aim[0] - field.origin[0], field.aim[1] - field.origin[1], None)
+            else:
+                dx, dy, d = rules.check_aim(options.dx, options.dy, options.distance)
             chances = rules.odds(
-                shooter, d, intervening=options.intervening, ring=ring, crowded=options.crowded, targeted=targeted
+                shooter,
+                d,
+                intervening=options.intervening,
+                ring=ring,
+                crowded=options.crowded,
+                targeted=targeted,
+                field=field,
             )
             aim = f"({dx}, {dy}), distance {d}" if dx is not None else f"distance {d}"
+            if field is not None:
+                aim = f"{options.target} on {field.aim}, distance {d}"
             what = f"{name} with {shooter.weapon}" if shooter.weapon else name
             return odds_embed(
                 chances,
@@ -174,6 +225,9 @@ class Aliens(commands.GroupCog, group_name="aliens", group_description="AliensRL
                 distance=d,
             )
 
+        strikes: Strikes[rules.Shot] | None = None
+        if fight is not None and options.target is not None:
+            strikes = _strikes(encounter_rules.find(fight, options.target).name)
         return Plan(
             replay.ALIENS_SHOT,
             inputs,
@@ -182,29 +236,119 @@ class Aliens(commands.GroupCog, group_name="aliens", group_description="AliensRL
             luck=lambda drawn: luck.aliens_shot(drawn.result),
             odds=explained,
             character_id=character_id,
+            strikes=strikes,
         )
 
-    @app_commands.autocomplete(weapon=weapons, character=characters)
+    @app_commands.autocomplete(weapon=weapons, character=characters, target=fighters)
     @slash("fire", FireOptions, extras=ROLLS)
     async def fire(self, interaction: Interaction, options: FireOptions) -> None:
         """Fire a ranged weapon: d100 roll rating, skill rating, quality, damage and strays, step by step."""
         await pipeline.roll(self.bot, interaction, options, self.plan_shot)
 
-    @app_commands.autocomplete(weapon=weapons, character=characters)
+    @app_commands.autocomplete(weapon=weapons, character=characters, target=fighters)
     @slash("odds", FireOdds)
     async def odds(self, interaction: Interaction, options: FireOdds) -> None:
         """The exact odds of a shot, rolling nothing: quality 1-11, strays, expected damage."""
         await pipeline.odds(self.bot, interaction, options, self.plan_shot)
 
+    @app_commands.autocomplete(target=fighters)
     @slash("melee", MeleeOptions, extras=ROLLS)
     async def melee(self, interaction: Interaction, options: MeleeOptions) -> None:
-        """A melee attack: it always hits; shows the damage."""
+        """A melee attack: it always hits; shows the damage (and takes it off a combatant named as target)."""
         result = rules.melee(options.attacker, options.damage)
+        target = None
+        if options.target is not None:
+            async with self.bot.database.read() as session:
+                settings = await self.bot.server_settings(interaction.guild_id, session)
+                fight = await _fight(Reading(self.bot, interaction, session, settings), options)
+            target = encounter_rules.find(fight, options.target).name
         outcome = {"attacker": options.attacker, "damage": result.damage}
         answer = melee_answer(result)
         await answer_roll(
             self.bot, interaction, answer, result=outcome, private=options.private, rolled=Rolled(ruleset=RULESET)
         )
+        if target is not None and result.damage:
+            await pipeline.strike(self.bot, interaction, [(target, Hit(result.damage))], private=options.private)
+
+
+async def _fight(reading: Reading, options: FireOdds | MeleeOptions) -> Encounter:
+    """The channel's AliensRL fight that `target` names a combatant of; a fire at it takes its aim from the map."""
+    assert options.target is not None
+    if isinstance(options, FireOdds) and (
+        options.dx is not None or options.dy is not None or options.distance is not None or options.intervening
+    ):
+        raise UserError(
+            "At a combatant the map gives the aim and finds who is in the way: leave out `dx`, `dy`, `distance` "
+            "and `intervening`.",
+            title="Aim from the map",
+        )
+    if isinstance(options, FireOdds) and options.crowded:
+        raise UserError(
+            "At a combatant the map says who stands around it: leave out `crowded`.", title="Aim from the map"
+        )
+    found = await reading.combatant(options.target, RULESET)
+    if found is None:
+        raise UserError(
+            f"`target` names a combatant of this channel's AliensRL fight, and there is none called "
+            f"**{clip(options.target, 40)}** (`/encounter show` lists them).",
+            title="Who?",
+        )
+    return found[0]
+
+
+def _strikes(aimed: str) -> Strikes[rules.Shot]:
+    """What a shot on the map does to the fight: its damage to the aimed combatant and to any other it hit."""
+
+    def hit(shot: rules.Shot) -> Hit | None:
+        dealt = shot.damage_to().get(aimed)
+        return Hit(dealt) if dealt else None
+
+    def others(shot: rules.Shot) -> list[tuple[str, Hit]]:
+        return [(being, Hit(dealt)) for being, dealt in shot.damage_to().items() if being != aimed]
+
+    return Strikes(aimed, hit, others)
+
+
+def _named(fight: Encounter, name: str | None) -> Combatant | None:
+    """The combatant a quick-mode `name` names in the fight, if any."""
+    if name is None:
+        return None
+    try:
+        return encounter_rules.find(fight, name)
+    except EncounterError:
+        return None
+
+
+def _field(fight: Encounter, options: FireOdds, shooter: str, character_id: int | None) -> rules.Field:
+    """The map as the shot sees it: the shooter's square, the target's, and every other living being's."""
+    assert options.target is not None
+    target = encounter_rules.find(fight, options.target)
+    if character_id is not None:
+        firing = next((c for c in fight.combatants if c.character_id == character_id), None)
+    else:
+        firing = _named(fight, options.name)
+    if firing is None:
+        raise UserError(
+            f"**{shooter}** is not in this fight, so the map has no square to fire from: `/encounter join` "
+            "the character, or in quick mode give `name` a combatant's name.",
+            title="Who fires?",
+        )
+    if firing.number == target.number:
+        raise UserError(f"**{firing.name}** cannot fire at itself.", title="Who?")
+    for who in (firing, target):
+        if who.position is None:
+            raise UserError(
+                f"**{who.name}** has no square yet: `/encounter place combatant:{who.name} x:... y:...` puts it on "
+                "the map.",
+                title="Not on the map",
+            )
+    assert firing.position is not None and target.position is not None
+    beings = tuple(
+        (c.name, c.position)
+        for c in fight.combatants
+        if c.position is not None and c.number != firing.number and encounter_rules.can_act(fight.ruleset, c)
+    )
+    return rules.Field(firing.position, target.position, beings)
 
 
 def _weapon_label(weapon: AliensWeapon) -> str:

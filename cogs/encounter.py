@@ -575,6 +575,31 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
         after, note = await self.change(interaction, step)
         await self.answer(interaction, after, note)
 
+    @app_commands.command(name="place")
+    @app_commands.autocomplete(combatant=combatants)
+    async def place(
+        self,
+        interaction: Interaction,
+        combatant: app_commands.Range[str, 1, 40],
+        x: app_commands.Range[int, 0, rules.MAP_SIZE - 1],
+        y: app_commands.Range[int, 0, rules.MAP_SIZE - 1],
+    ) -> None:
+        """Stand a combatant on a square of an AliensRL fight's map (game master, or its owner).
+
+        Args:
+            combatant: Who stands there
+            x: The square's column, counted from 0 at the left
+            y: The square's row, counted from 0 at the top
+        """
+
+        async def step(record: EncounterRecord, session: AsyncSession) -> tuple[Encounter, str]:
+            target = rules.find(record.encounter, combatant)
+            require_owner(interaction, record.encounter, target, "place")
+            return rules.place(record.encounter, target.number, x, y), f"{target.name} stands on ({x}, {y})."
+
+        after, note = await self.change(interaction, step)
+        await self.answer(interaction, after, note)
+
     @app_commands.command(name="undo")
     async def undo(self, interaction: Interaction) -> None:
         """Take back the last change to the encounter (game master)."""

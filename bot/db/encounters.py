@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, cast
@@ -141,15 +142,24 @@ class EncounterRepository:
     async def apply_hit(
         self, *, guild_id: int, channel_id: int, target: str, hit: Hit, now: datetime
     ) -> tuple[EncounterRecord, Change]:
-        """Apply a resolved attack's hit to the combatant `target` names, in the caller's transaction.
+        """Apply a resolved attack's hit to the combatant `target` names, in the caller's transaction."""
+        record, changes = await self.apply_hits(guild_id=guild_id, channel_id=channel_id, hits=[(target, hit)], now=now)
+        return record, changes[0]
 
-        The row is locked where the database can (PostgreSQL), and the write is still version-checked, so a hit
-        is never lost to a concurrent change; the change can be undone like any other.
+    async def apply_hits(
+        self, *, guild_id: int, channel_id: int, hits: Sequence[tuple[str, Hit]], now: datetime
+    ) -> tuple[EncounterRecord, list[Change]]:
+        """Apply a resolved attack's hits (an AliensRL burst may hit several) to the combatants they name.
+
+        One write in the caller's transaction, undone as one change. The row is locked where the database can
+        (PostgreSQL), and the write is still version-checked, so a hit is never lost to a concurrent change.
         """
         record = await self.current(guild_id=guild_id, channel_id=channel_id, for_update=True)
-        combatant = rules.find(record.encounter, target)
-        changed, change = rules.apply_hit(record.encounter, combatant.number, hit)
-        return await self.save(record, changed, now=now), change
+        encounter, changes = record.encounter, []
+        for target, hit in hits:
+            encounter, change = rules.apply_hit(encounter, rules.find(encounter, target).number, hit)
+            changes.append(change)
+        return await self.save(record, encounter, now=now), changes
 
     async def _update(self, record: EncounterRecord, now: datetime, **values: object) -> None:
         result = await self.session.execute(

@@ -19,6 +19,13 @@ deals (§1). The steps, each recorded in the result:
 The dice are drawn per projectile: the d100; the stray square; the d10 of a being in the way; the d10 of a
 being on the landing square (only under the aimed-square reading).
 
+On a map (`Field`: the shooter's square, the aimed square and who stands where) the beings are found instead of
+typed in: the projectile flies along the line of squares from the shooter to its target square (the aimed one,
+or the one it strayed to), each being on the way rolls the 6 in 10 in turn until one is hit, and a being on the
+square it ends on is hit outright (the aimed square, or a strayed-to one under the reference's reading), else it
+rolls the 6 in 10 too. The line is Bresenham's (a default: the reference does not say how a shot's path is
+drawn), and a shot that reaches an empty target square is spent there (§9.13).
+
 Everything the reference marks NOT FOUND is data below, labelled as a default: the roll-table rows past
 d100 = 20, the quality words, ammo damage 10, alien melee damage 5, and the two-tile ring (Chebyshev).
 """
@@ -207,6 +214,66 @@ def stray_offsets(distance: int, ring: Ring = DEFAULT_RING) -> tuple[tuple[int, 
     return _ring(ring)
 
 
+Square = tuple[int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class Field:
+    """The map a shot crosses: the shooter's square, the aimed square, and the beings standing on other squares."""
+
+    origin: Square
+    aim: Square
+    beings: tuple[tuple[str, Square], ...]  # (name, square), the shooter's own square left out
+
+    def at(self, square: Square) -> str | None:
+        """The being on `square`, if any."""
+        return next((name for name, where in self.beings if where == square), None)
+
+
+def line(start: Square, end: Square) -> tuple[Square, ...]:
+    """The squares a shot crosses from `start` to `end`, `end` included, `start` not (Bresenham's line, a default)."""
+    (x, y), (x1, y1) = start, end
+    dx, dy = abs(x1 - x), -abs(y1 - y)
+    sx, sy = (1 if x1 > x else -1), (1 if y1 > y else -1)
+    error = dx + dy
+    squares = []
+    while (x, y) != (x1, y1):
+        doubled = 2 * error
+        if doubled >= dy:
+            error += dy
+            x += sx
+        if doubled <= dx:
+            error += dx
+            y += sy
+        squares.append((x, y))
+    return tuple(squares)
+
+
+@dataclass(frozen=True, slots=True)
+class Meeting:
+    """A being a projectile reached on the map: where, its d10 (None: hit outright), and whether it was hit."""
+
+    being: str
+    square: Square
+    face: int | None
+    hit: bool
+    at_end: bool  # on the square the shot was flying at (aimed or strayed-to), not one on the way
+
+
+def _meetings(field: Field, end: Square, strayed: bool, targeted: Targeted) -> list[tuple[str, Square, bool]]:
+    """The beings a shot at `end` reaches in order, each with whether it rolls the 6 in 10 (else it is hit outright)."""
+    met = []
+    for square in line(field.origin, end):
+        being = field.at(square)
+        if being is None:
+            continue
+        if square != end:
+            met.append((being, square, True))
+        else:  # §6.1: on target; a strayed shot's square counts as targeted under the reference's reading (§9.11)
+            met.append((being, square, strayed and targeted is Targeted.AIMED))
+    return met
+
+
 @dataclass(frozen=True, slots=True)
 class Projectile:
     """One projectile, every step recorded."""
@@ -225,6 +292,12 @@ class Projectile:
     landing_being: bool = False  # a strayed projectile reached a being on the square it strayed to (§9.11)
     landing_face: int | None = None  # that being's d10, under the aimed-square reading only
     landing_missed: bool = False
+    meetings: tuple[Meeting, ...] = ()  # on a map: every being it reached, in order
+
+    @property
+    def struck(self) -> str | None:
+        """On a map: the being it hit, if any."""
+        return next((m.being for m in self.meetings if m.hit), None)
 
     @property
     def critical(self) -> bool:
@@ -249,6 +322,7 @@ class ShotOdds:
     expected_to_being: Fraction  # to a being in the way (0 without one)
     to_landing: Fraction = Fraction(0)  # hits a being on the strayed-to square (`crowded` only)
     expected_to_landing: Fraction = Fraction(0)
+    beings: tuple[tuple[str, Fraction, Fraction], ...] = ()  # on a map: (being, chance hit, expected damage)
 
     @property
     def critical(self) -> Fraction:
@@ -275,6 +349,15 @@ class Shot:
     projectiles: tuple[Projectile, ...]
     crowded: bool = False
     targeted: Targeted = DEFAULT_TARGETED
+    field: Field | None = None
+
+    def damage_to(self) -> dict[str, int]:
+        """On a map: the damage each being hit takes, in the order they were first hit."""
+        dealt: dict[str, int] = {}
+        for p in self.projectiles:
+            if (being := p.struck) is not None:
+                dealt[being] = dealt.get(being, 0) + p.damage
+        return dealt
 
     @property
     def total_to_target(self) -> int:
@@ -307,6 +390,12 @@ class Shot:
             ],
             "total_to_target": self.total_to_target,
         }
+        if self.field is not None:
+            logged["targeted"] = self.targeted.value
+            logged["meetings"] = [
+                [[m.being, list(m.square), m.face, m.hit] for m in p.meetings] for p in self.projectiles
+            ]
+            logged["damage_to"] = self.damage_to()
         if self.crowded:
             logged["targeted"] = self.targeted.value
             logged["landing"] = [[p.landing_being, p.landing_face, p.hits_landing_being] for p in self.projectiles]
@@ -317,6 +406,7 @@ class Shot:
 def reaches_target(projectile: Projectile) -> bool:
     """Whether the projectile ends on the aimed square: not strayed, and not stopped by a being on the way."""
     stopped = projectile.intervening_face is not None and not projectile.intervening_missed
+    stopped = stopped or any(m.hit and not m.at_end for m in projectile.meetings)
     return projectile.stray_offset is None and not stopped
 
 
@@ -352,8 +442,11 @@ def odds(
     ring: Ring = DEFAULT_RING,
     crowded: bool = False,
     targeted: Targeted = DEFAULT_TARGETED,
+    field: Field | None = None,
 ) -> ShotOdds:
     """Exact chances for one projectile, by enumerating every d100 face, stray square and d10."""
+    if field is not None:
+        return _map_odds(shooter, distance, field, ring, targeted)
     skill = skill_rating(shooter, distance)
     offsets = stray_offsets(distance, ring)
     by_quality: Counter[int] = Counter()
@@ -398,6 +491,62 @@ def odds(
     )
 
 
+def _map_odds(shooter: Shooter, distance: int, field: Field, ring: Ring, targeted: Targeted) -> ShotOdds:
+    """Exact chances for one projectile on a map: per d100 face, per square it may fly at, per being in order."""
+    skill = skill_rating(shooter, distance)
+    offsets = stray_offsets(distance, ring)
+    miss = Fraction(MISS_ON_D10, 10)
+
+    def reached(end: Square, strayed: bool) -> tuple[list[tuple[str, Fraction]], Fraction]:
+        """Each being's chance to be hit by a shot flying at `end`, and the chance it gets to `end` unstopped."""
+        chances, going = [], Fraction(1)
+        for being, square, rolls in _meetings(field, end, strayed, targeted):
+            if square != end:  # on the way: hit on 4 in 10, else it flies on (§9.13)
+                chances.append((being, going * (1 - miss)))
+                going *= miss
+            else:
+                chances.append((being, going * (1 - miss) if rolls else going))
+        return chances, going
+
+    aimed, aimed_reach = reached(field.aim, False)
+    strays = [reached((field.aim[0] + ox, field.aim[1] + oy), True)[0] for ox, oy in offsets]
+    by_quality: Counter[int] = Counter()
+    chance_of: dict[str, Fraction] = {}
+    expected_of: dict[str, Fraction] = {}
+    may = on_target = expected_target = Fraction(0)
+    face_chance = Fraction(1, 100)
+    for face in range(1, 101):
+        rating = roll_band(face).rating
+        q = quality(skill, rating)
+        dealt = damage(shooter, q)
+        by_quality[q] += 1
+        stray = may_stray(skill, rating)
+        may += face_chance if stray else 0
+        if stray and offsets:
+            ways = [(chances, face_chance / len(offsets)) for chances in strays]
+        else:
+            ways = [(aimed, face_chance)]
+            on_target += face_chance * aimed_reach
+            expected_target += face_chance * aimed_reach * dealt
+        for chances, weight in ways:
+            for being, chance in chances:
+                chance_of[being] = chance_of.get(being, Fraction(0)) + weight * chance
+                expected_of[being] = expected_of.get(being, Fraction(0)) + weight * chance * dealt
+    landing: dict[Square, Fraction] = {}
+    if offsets:
+        strayed = sum((face_chance for f in range(1, 101) if may_stray(skill, roll_band(f).rating)), Fraction(0))
+        landing = {offset: strayed / len(offsets) for offset in offsets}
+    return ShotOdds(
+        quality={q: Fraction(n, 100) for q, n in sorted(by_quality.items())},
+        may_stray=may,
+        landing=landing,
+        on_target=on_target,
+        expected_to_target=expected_target,
+        expected_to_being=Fraction(0),
+        beings=tuple((b, chance_of[b], expected_of[b]) for b in chance_of),
+    )
+
+
 def fire(
     shooter: Shooter,
     rng: DiceSource,
@@ -409,13 +558,19 @@ def fire(
     ring: Ring = DEFAULT_RING,
     crowded: bool = False,
     targeted: Targeted = DEFAULT_TARGETED,
+    field: Field | None = None,
 ) -> Shot:
     """Fire every projectile of the weapon at the aimed square, each with its own rolls (§5 default).
 
     `crowded`: a being stands on every square a projectile may stray to, so a strayed projectile that gets past
     the being in the way meets one; `targeted` (the server's reading, §9.11) says whether it then rolls the 6 in 10.
+    `field`: the map instead, which gives the aim and finds the beings on the way and where a shot lands.
     """
     check_shooter(shooter)
+    if field is not None:
+        if intervening or crowded or dx is not None or dy is not None or distance is not None:
+            raise ShotError("On the map the squares say where the target is and who stands in the way.")
+        dx, dy = field.aim[0] - field.origin[0], field.aim[1] - field.origin[1]
     dx, dy, d = check_aim(dx, dy, distance)
     terms = skill_terms(shooter, d)
     skill = sum(t.value for t in terms)
@@ -431,6 +586,7 @@ def fire(
         stopped = d10 is not None and d10 > MISS_ON_D10
         landing_being = crowded and offset is not None and not stopped
         landing_d10 = rng.randint(1, 10) if landing_being and targeted is Targeted.AIMED else None
+        meetings = () if field is None else _walk(field, offset, targeted, rng)
         projectiles.append(
             Projectile(
                 face=face,
@@ -447,6 +603,7 @@ def fire(
                 landing_being=landing_being,
                 landing_face=landing_d10,
                 landing_missed=landing_d10 is not None and landing_d10 <= MISS_ON_D10,
+                meetings=meetings,
             )
         )
     return Shot(
@@ -456,11 +613,25 @@ def fire(
         distance=d,
         intervening=intervening,
         ring=ring,
-        odds=odds(shooter, d, intervening=intervening, ring=ring, crowded=crowded, targeted=targeted),
+        odds=odds(shooter, d, intervening=intervening, ring=ring, crowded=crowded, targeted=targeted, field=field),
         projectiles=tuple(projectiles),
         crowded=crowded,
+        field=field,
         targeted=targeted,
     )
+
+
+def _walk(field: Field, offset: Square | None, targeted: Targeted, rng: DiceSource) -> tuple[Meeting, ...]:
+    """A projectile's flight over the map to its target square: each being met, in order, until one is hit."""
+    end = field.aim if offset is None else (field.aim[0] + offset[0], field.aim[1] + offset[1])
+    met = []
+    for being, square, rolls in _meetings(field, end, offset is not None, targeted):
+        face = rng.randint(1, 10) if rolls else None
+        hit = face is None or face > MISS_ON_D10
+        met.append(Meeting(being, square, face, hit, at_end=square == end))
+        if hit:
+            break
+    return tuple(met)
 
 
 @dataclass(frozen=True, slots=True)

@@ -55,6 +55,7 @@ COMBATANT: Final = NameKind(
     "A combatant name", MAX_NAME, max_key_length=64, reserved_start="#", reserved_reason="`#3` means combatant number 3"
 )
 ENCOUNTER_NAME: Final = NameKind("An encounter name", 40)
+MAP_SIZE: Final = 60  # AliensRL squares across and down: x and y are 0 to MAP_SIZE - 1
 MAX_ROLLOFFS: Final = 20  # roll-offs in a row before the entry order decides (a stuck die, never fair dice)
 
 IMPROVED_INITIATIVE: Final = 4  # the feat's bonus (SRD)
@@ -150,6 +151,7 @@ class Combatant:
     conditions: tuple[Condition, ...] = ()
     acted: bool = False  # has had a turn in this fight
     hidden: bool = False  # its hit points are the game master's: players see a health word
+    position: tuple[int, int] | None = None  # AliensRL: the square it stands on (x across, y down), once placed
 
     def stat(self, name: str) -> int | None:
         """One of its stats, if it has it."""
@@ -399,6 +401,24 @@ def move(encounter: Encounter, number: int, position: int) -> Encounter:
     combatants.insert(position - 1, entry)
     turn = combatants.index(current) if current is not None else 0
     return dataclasses.replace(encounter, combatants=tuple(combatants), turn=turn)
+
+
+def place(encounter: Encounter, number: int, x: int, y: int) -> Encounter:
+    """AliensRL: stand a combatant on square (x, y); one being to a square (a default: the reference has no map)."""
+    if encounter.ruleset != ALIENS:
+        raise EncounterError("Only an AliensRL fight has a map: its shots stray onto squares.")
+    if not (0 <= x < MAP_SIZE and 0 <= y < MAP_SIZE):
+        raise EncounterError(f"A square is 0 to {MAP_SIZE - 1} across (x) and down (y).")
+    index = _index(encounter, number)
+    there = occupant(encounter, (x, y))
+    if there is not None and there.number != number:
+        raise EncounterError(f"**{there.name}** stands on ({x}, {y}) already.", title="Square taken")
+    return _replace_at(encounter, index, dataclasses.replace(encounter.combatants[index], position=(x, y)))
+
+
+def occupant(encounter: Encounter, square: tuple[int, int]) -> Combatant | None:
+    """Who stands on `square`, if anyone."""
+    return next((c for c in encounter.combatants if c.position == square), None)
 
 
 def find(encounter: Encounter, text: str) -> Combatant:
@@ -719,6 +739,7 @@ def load(data: Mapping[str, Any]) -> Encounter:
                 "stats": tuple((str(k), int(v)) for k, v in raw["stats"]),
                 "initiative": roll(raw["initiative"]),
                 "conditions": tuple(Condition(**c) for c in raw["conditions"]),
+                "position": _square(raw.get("position")),
             }
         )
 
@@ -734,6 +755,11 @@ def load(data: Mapping[str, Any]) -> Encounter:
             "sides": tuple(sides),
         }
     )
+
+
+def _square(raw: Sequence[int] | None) -> tuple[int, int] | None:
+    """A stored square (JSON has no tuples); fights stored before the map have none."""
+    return None if raw is None else (int(raw[0]), int(raw[1]))
 
 
 # -------------------------------------------------------------------------------------------- characters

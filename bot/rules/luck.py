@@ -192,8 +192,7 @@ def aliens_shot(shot: aliensrl.Shot) -> Luck:
     """An AliensRL shot against its odds, per projectile: on target, a critical (quality 11)."""
     tally: Luck = {}
     for projectile in shot.projectiles:
-        stopped = projectile.intervening_face is not None and not projectile.intervening_missed
-        reached = projectile.stray_offset is None and not stopped
+        reached = aliensrl.reaches_target(projectile)
         add(
             tally,
             {"hits": event(reached, shot.odds.on_target), "crits": event(projectile.critical, shot.odds.critical)},

@@ -281,6 +281,7 @@ class AliensShot:
     ring: aliensrl.Ring
     crowded: bool = False  # a being on every square a stray may land on (§9.11)
     targeted: aliensrl.Targeted = aliensrl.DEFAULT_TARGETED  # the server's reading of "targeted"
+    field: aliensrl.Field | None = None  # the fight's map: the squares give the aim and the beings in the way
 
 
 def _full_outcome(result: dnd.FullAttackResult) -> dict[str, Any]:
@@ -347,6 +348,7 @@ ALIENS_SHOT: Final[Kind[AliensShot, aliensrl.Shot]] = Kind(
         ring=i.ring,
         crowded=i.crowded,
         targeted=i.targeted,
+        field=i.field,
     ),
     lambda r: dict(r.to_dict()),
     {

@@ -5,6 +5,7 @@ Each answer's forms (full, compact, /history line) are made from the frozen resu
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from fractions import Fraction
 
 import discord
@@ -44,6 +45,8 @@ def _word(quality: int, *, marks: bool = True) -> str:
 def _landing(shot: Shot, p: Projectile) -> str:
     assert p.stray_offset is not None
     ox, oy = p.stray_offset
+    if shot.field is not None:
+        return str((shot.field.aim[0] + ox, shot.field.aim[1] + oy))
     if shot.dx is not None and shot.dy is not None:
         return f"({shot.dx + ox}, {shot.dy + oy})"
     return f"{ox:+d}, {oy:+d} from the aimed square"
@@ -54,6 +57,8 @@ def outcome(shot: Shot, p: Projectile, *, bold: bool = True, marks: bool = True)
     b = (lambda text: f"**{text}**") if bold else (lambda text: text)
     crit = " (critical, 200%)" if p.critical else ""
     hit = f"{b(_word(p.quality, marks=marks))}: {b(p.damage)} damage{crit}"
+    if shot.field is not None:
+        return _map_outcome(shot, p, hit, b)
     if p.intervening_face is not None and not p.intervening_missed:
         return f"hits the being in the way: {hit}"
     prefix = "misses the being in the way and flies on; " if p.intervening_missed else ""
@@ -66,8 +71,24 @@ def outcome(shot: Shot, p: Projectile, *, bold: bool = True, marks: bool = True)
     return f"{prefix}{hit} to the target"
 
 
+def _map_outcome(shot: Shot, p: Projectile, hit: str, b: Callable[[str], str]) -> str:
+    """One projectile's flight over the map: the beings it passed, and who it hit or where it was spent."""
+    passed = [m.being for m in p.meetings if not m.hit]
+    prefix = f"misses {', '.join(passed)} and flies on; " if passed else ""
+    if p.stray_offset is not None:
+        prefix += f"{b('strays')} to {_landing(shot, p)}; "
+    if (struck := p.struck) is not None:
+        return f"{prefix}{hit} to {b(struck)}"
+    return f"{prefix}spent on an empty square" if p.stray_offset is None else f"{prefix}nobody there is hit"
+
+
 def odds_line(o: ShotOdds) -> str:
     """The exact odds of one projectile, as shown before every roll."""
+    if o.beings:
+        return (
+            f"critical {percent(o.critical)}, full damage {percent(o.full)}, may stray {percent(o.may_stray)}; "
+            + ", ".join(f"{being} hit {percent(chance)} ({fixed(mean, 2)} damage)" for being, chance, mean in o.beings)
+        )
     return (
         f"critical {percent(o.critical)}, full damage {percent(o.full)}, may stray {percent(o.may_stray)}, "
         f"expected damage to the target {fixed(o.expected_to_target, 2)}"
@@ -128,6 +149,22 @@ def steps(shot: Shot, p: Projectile) -> str:
     if p.intervening_face is not None:
         verdict = "missed (6 in 10)" if p.intervening_missed else "hit (4 in 10)"
         lines.append(f"Being in the way: d10 **{p.intervening_face}** → {verdict}")
+    for m in p.meetings:
+        if not m.at_end:
+            where = "in the way"
+        elif p.stray_offset is None:
+            where = "on the aimed square"
+        else:
+            where = "where it strayed"
+        if m.face is None:
+            verdict = "hit outright (on target)" if p.stray_offset is None else f"hit: {targeted_text(shot.targeted)}"
+        else:
+            verdict = f"d10 **{m.face}** → {'hit (4 in 10)' if m.hit else 'missed (6 in 10)'}"
+            if m.at_end:
+                verdict += f"; {targeted_text(shot.targeted)}"
+        lines.append(f"{m.being} at {m.square}, {where}: {verdict}")
+    if shot.field is not None and p.struck is None:
+        lines.append("Nobody was hit: the shot is spent on its target square (§9.13)")
     if p.landing_being:
         line = f"Being where it strayed: {targeted_text(shot.targeted)}"
         if p.landing_face is not None:
@@ -140,6 +177,9 @@ def compact_steps(p: Projectile) -> str:
     """One projectile's rolls on one line, for weapons whose many shots would not fit in full."""
     stray = f"strays by {p.stray_offset}" if p.stray_offset else "may stray" if p.may_stray else "no stray"
     being = f" · d10 {p.intervening_face} {'missed' if p.intervening_missed else 'hit'}" if p.intervening_face else ""
+    for m in p.meetings:
+        face = f"d10 {m.face} " if m.face is not None else ""
+        being += f" · {m.being} {face}{'hit' if m.hit else 'missed'}"
     mark = DEFAULT_MARK if p.band.default else ""
     return f"d100 {p.face} → {p.band.rating}{mark} · quality {p.quality} → {p.damage} · {stray}{being}"
 
@@ -157,7 +197,17 @@ def shot_history(shot: Shot) -> str:
     """A shot in one plain line: the outcome of a single projectile, or the total of several."""
     if len(shot.projectiles) == 1:
         return outcome(shot, shot.projectiles[0], bold=False, marks=False)
+    if shot.field is not None:
+        return f"{len(shot.projectiles)} shots: {_dealt(shot, bold=False)}"
     return f"{len(shot.projectiles)} shots: {shot.total_to_target} damage to the target"
+
+
+def _dealt(shot: Shot, *, bold: bool = True) -> str:
+    """On a map: the damage each being took, or that nobody was hit."""
+    dealt = shot.damage_to()
+    if not dealt:
+        return "nobody hit"
+    return ", ".join(f"{being} {f'**{amount}**' if bold else amount}" for being, amount in dealt.items())
 
 
 def _shot_lines(shot: Shot, *, most: int | None = None, short: bool = False) -> list[str]:
@@ -173,7 +223,9 @@ def _shot_lines(shot: Shot, *, most: int | None = None, short: bool = False) -> 
         lines.append(f"{f'Shot {i}: ' if many else ''}{roll}{outcome(shot, p, marks=not short)}")
     if left := len(shot.projectiles) - len(shown):
         lines.append(f"… and {left} more shots (Details shows them)")
-    if many:
+    if many and shot.field is not None:
+        lines.append(f"Damage: {_dealt(shot)}")
+    elif many:
         lines.append(f"Total to the target: **{shot.total_to_target}**")
         if shot.crowded:
             lines.append(f"Total to beings where shots strayed: **{shot.total_to_landing}**")
@@ -208,6 +260,8 @@ def _shot_embed(shot: Shot, *, shooter: str, weapon: str, compact: bool) -> disc
     embed.description = "\n".join(_shot_lines(shot))
     embed.set_footer(text=DEFAULT_FOOTER)
     aim = f"({shot.dx}, {shot.dy}), distance {shot.distance}" if shot.dx is not None else f"distance {shot.distance}"
+    if shot.field is not None:
+        aim = f"{shot.field.aim} from {shot.field.origin}, distance {shot.distance}"
     embed.add_field(name="Odds before the roll (each shot)", value=odds_line(shot.odds), inline=False)
     embed.add_field(name=f"Skill rating at {aim}", value=skill_text(shot.projectiles[0].terms), inline=False)
     if compact:
@@ -262,6 +316,15 @@ def odds_embed(shot_odds: ShotOdds, *, title: str, skill: str, shots: int, dista
         stray = "Cannot stray: the skill rating is at least every roll rating"
     embed.add_field(name="Strays", value=stray, inline=False)
     expected = shot_odds.expected_to_target
+    if shot_odds.beings:
+        value = "; ".join(
+            f"{being}: hit {percent(chance)}, **{fixed(mean, 2)}** per shot"
+            + (f", {fixed(mean * shots, 2)} for all {shots}" if shots > 1 else "")
+            for being, chance, mean in shot_odds.beings
+        )
+        embed.add_field(name="Expected damage (from the map)", value=clip(value, FIELD_VALUE_LIMIT), inline=False)
+        embed.set_footer(text=DEFAULT_FOOTER)
+        return fit(embed)
     value = f"**{fixed(expected, 2)}** to the target per shot"
     if shots > 1:
         value += f", **{fixed(expected * shots, 2)}** for all {shots} shots"

@@ -78,7 +78,7 @@ def tracker_embed(encounter: Encounter, *, for_gm: bool = False, note: str | Non
         marker = "▶" if current is not None and index == encounter.turn else "·"
         rank = f"{combatant.initiative.total} " if combatant.initiative and encounter.begun else ""
         line = f"{marker} {rank}**{combatant.name}** {health_text(encounter, combatant, for_gm=for_gm)}"
-        extras = []
+        extras = [f"on {combatant.position}"] if combatant.position is not None else []
         if rules.flat_footed(encounter, combatant) and encounter.begun:
             extras.append("flat-footed")
         if combatant.conditions:
