@@ -532,10 +532,7 @@ def _map_odds(shooter: Shooter, distance: int, field: Field, ring: Ring, targete
             for being, chance in chances:
                 chance_of[being] = chance_of.get(being, Fraction(0)) + weight * chance
                 expected_of[being] = expected_of.get(being, Fraction(0)) + weight * chance * dealt
-    landing: dict[Square, Fraction] = {}
-    if offsets:
-        strayed = sum((face_chance for f in range(1, 101) if may_stray(skill, roll_band(f).rating)), Fraction(0))
-        landing = {offset: strayed / len(offsets) for offset in offsets}
+    landing = {offset: may / len(offsets) for offset in offsets} if may else {}
     return ShotOdds(
         quality={q: Fraction(n, 100) for q, n in sorted(by_quality.items())},
         may_stray=may,
