@@ -509,29 +509,36 @@ def _map_odds(shooter: Shooter, distance: int, field: Field, ring: Ring, targete
         return chances, going
 
     aimed, aimed_reach = reached(field.aim, False)
-    strays = [reached((field.aim[0] + ox, field.aim[1] + oy), True)[0] for ox, oy in offsets]
+    # A strayed shot flies at each square around the aim alike: each being's chance, averaged over those squares.
+    astray: dict[str, Fraction] = {}
+    for ox, oy in offsets:
+        for being, chance in reached((field.aim[0] + ox, field.aim[1] + oy), True)[0]:
+            astray[being] = astray.get(being, Fraction(0)) + chance / len(offsets)
+    # The d100 faces only matter by whether the shot strays and what it deals: a dozen classes, not 100 faces.
     by_quality: Counter[int] = Counter()
-    chance_of: dict[str, Fraction] = {}
-    expected_of: dict[str, Fraction] = {}
-    may = on_target = expected_target = Fraction(0)
-    face_chance = Fraction(1, 100)
+    classes: Counter[tuple[bool, int]] = Counter()
+    may = Fraction(0)
     for face in range(1, 101):
         rating = roll_band(face).rating
         q = quality(skill, rating)
-        dealt = damage(shooter, q)
         by_quality[q] += 1
         stray = may_stray(skill, rating)
-        may += face_chance if stray else 0
-        if stray and offsets:
-            ways = [(chances, face_chance / len(offsets)) for chances in strays]
+        may += Fraction(1, 100) if stray else 0
+        classes[(stray and bool(offsets), damage(shooter, q))] += 1
+    chance_of: dict[str, Fraction] = {}
+    expected_of: dict[str, Fraction] = {}
+    on_target = expected_target = Fraction(0)
+    for (strays, dealt), faces in classes.items():
+        weight = Fraction(faces, 100)
+        if strays:
+            chances = astray.items()
         else:
-            ways = [(aimed, face_chance)]
-            on_target += face_chance * aimed_reach
-            expected_target += face_chance * aimed_reach * dealt
-        for chances, weight in ways:
-            for being, chance in chances:
-                chance_of[being] = chance_of.get(being, Fraction(0)) + weight * chance
-                expected_of[being] = expected_of.get(being, Fraction(0)) + weight * chance * dealt
+            chances = dict(aimed).items()
+            on_target += weight * aimed_reach
+            expected_target += weight * aimed_reach * dealt
+        for being, chance in chances:
+            chance_of[being] = chance_of.get(being, Fraction(0)) + weight * chance
+            expected_of[being] = expected_of.get(being, Fraction(0)) + weight * chance * dealt
     landing = {offset: may / len(offsets) for offset in offsets} if may else {}
     return ShotOdds(
         quality={q: Fraction(n, 100) for q, n in sorted(by_quality.items())},
