@@ -27,6 +27,7 @@ from bot.rules import star_frontiers as sf
 from bot.rules.dice import roll
 from bot.rules.sheets.dnd35 import DndSheet, DndWeapon
 from bot.rules.sheets.star_frontiers import SfSheet
+from bot.ui.aliensrl import shot_embed
 from bot.ui.dice import roll_embed
 from bot.ui.dnd35 import attack_embed, full_attack_embed, odds_embed
 
@@ -123,6 +124,20 @@ def aliens_fire(rng: random.Random) -> object:
     return aliensrl.fire(shooter, rng, distance=aliensrl.MAX_DISTANCE, intervening=True)
 
 
+def aliens_map(rng: random.Random) -> object:
+    """The costliest shot on a fight's map: 20 projectiles from a corner at 24 beings packed round the far one."""
+    field = getattr(aliensrl, "Field", None)
+    if field is None:  # a checkout from before the map
+        return aliens_fire(rng)
+    packed = [(f"Being {x},{y}", (x, y)) for x in range(55, 60) for y in range(55, 60) if (x, y) != (57, 57)]
+    beings = (*packed[:23], ("Alien", (57, 57)))
+    shooter = aliensrl.Shooter(rank=0, pain=100, accuracy=-100, shots=aliensrl.MAX_SHOTS)
+    within_two = aliensrl.Ring.WITHIN_TWO
+    shot = aliensrl.fire(shooter, rng, field=field((0, 0), (57, 57), beings), ring=within_two)
+    luck.aliens_shot(shot)
+    return shot_embed(shot, shooter="Member", weapon="Smartgun").to_dict()
+
+
 def cases() -> dict[str, Callable[[random.Random], object]]:
     issue = _sheet("5d999", ["10d999 fire"])
     widest = _sheet("99d999", ["99d999 fire"] * 5)
@@ -153,6 +168,7 @@ def cases() -> dict[str, Callable[[random.Random], object]]:
         "/dnd odds   damage:29d6 crit:x6 (exact)": dnd_odds(lambda: dnd.quick_attack(5, "29d6", 15, crit="x6")),
         "/sf attack burst at 5 targets (rules only)": sf_burst,
         "/aliens fire 20 shots at 1000 (rules only)": aliens_fire,
+        "/aliens fire 20 shots on a packed map, 24 beings": aliens_map,
         "/roll 1000d10000": dice_roll("1000d10000"),
         "/roll 4d6kh3+1d20 (ordinary)": dice_roll("4d6kh3+1d20"),
         # The odds of /roll (issue 17): the ordinary, the largest counts the budget lets through, and the most
