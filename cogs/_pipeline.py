@@ -32,6 +32,7 @@ from bot.ui.embeds import Answer
 from bot.ui.encounter import change_embed, change_line
 from cogs._options import Hidden, Shown
 from cogs._shared import Drawn, Hurt, Interaction, Rolled, answer_roll, draw
+from cogs.encounter import refresh_tracker
 
 I = TypeVar("I")  # noqa: E741 - a roll's rules inputs
 R = TypeVar("R")  # the rules core's result
@@ -239,6 +240,7 @@ async def strike(bot: DiceBot, interaction: Interaction, hits: Sequence[tuple[st
         return
     lines = "\n".join(change_line(record.encounter, change) for change in changes)
     await interaction.followup.send(embed=change_embed("The fight", lines), ephemeral=private)
+    await refresh_tracker(bot, interaction.guild_id, interaction.channel_id)
 
 
 async def _remember(bot: DiceBot, learned: dict[tuple[int, datetime], Remembered]) -> None:

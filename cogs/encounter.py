@@ -81,6 +81,34 @@ def tracker_view(encounter: Encounter) -> discord.ui.View:
     return view
 
 
+async def keep_tracker(interaction: Interaction, sent: discord.InteractionCallbackResponse[Any]) -> None:
+    """Remember a tracker just posted in the channel as the one that shows the fight, to edit after changes."""
+    if sent.message_id is None:
+        return
+    async with interaction.client.database.write.begin() as session:
+        await EncounterRepository(session).keep_tracker(
+            guild_id=guild_of(interaction), channel_id=channel_of(interaction), message_id=sent.message_id
+        )
+
+
+async def refresh_tracker(bot: DiceBot, guild_id: int, channel_id: int) -> None:
+    """Edit the channel's tracker to the fight as it now stands, after a change said in a note of its own.
+
+    The fight is read again, so the tracker shows the latest change even when two come at once. A tracker that
+    cannot be edited (deleted, the channel closed to the bot) is only a stale picture: the note said the change,
+    and the next Next or `/encounter show` posts a fresh one.
+    """
+    async with bot.database.read() as session:
+        record = await EncounterRepository(session).get(guild_id=guild_id, channel_id=channel_id)
+    if record is None or record.tracker_id is None:
+        return
+    message = bot.get_partial_messageable(channel_id, guild_id=guild_id).get_partial_message(record.tracker_id)
+    try:
+        await message.edit(embed=ui.tracker_embed(record.encounter), view=tracker_view(record.encounter))
+    except discord.HTTPException as error:
+        log.info("Could not edit the tracker %s in channel %s: %s", record.tracker_id, channel_id, error)
+
+
 def rolled_initiative(before: Encounter, after: Encounter) -> bool:
     """Whether passing from `before` to `after` rolled initiative (the first round, and every SF round)."""
     if after.ruleset == rules.ALIENS or not after.begun:
@@ -106,11 +134,14 @@ def initiative_summary(encounter: Encounter) -> str:
     return history_text(f"Initiative, {encounter.name} round {encounter.round}: {', '.join(parts)}")
 
 
-async def pass_turn(interaction: Interaction, *, seen_step: int | None) -> tuple[Encounter, bool]:
+async def pass_turn(
+    interaction: Interaction, *, seen_step: int | None, tracker: int | None = None
+) -> tuple[Encounter, bool]:
     """End the current turn (the first call rolls initiative); whether it passed.
 
     A button names the step it was shown at (`seen_step`): when the encounter has moved on since, nothing passes
-    and the caller shows the current state, so two presses at once pass one turn.
+    and the caller shows the current state, so two presses at once pass one turn. `tracker`: the message the
+    button is on, which shows the fight from now on.
     """
     bot = interaction.client
     guild_id, channel_id = guild_of(interaction), channel_of(interaction)
@@ -118,6 +149,8 @@ async def pass_turn(interaction: Interaction, *, seen_step: int | None) -> tuple
         repository = EncounterRepository(session)
         record = await repository.current(guild_id=guild_id, channel_id=channel_id, for_update=True)
         before = record.encounter
+        if tracker is not None and tracker != record.tracker_id:
+            await repository.keep_tracker(guild_id=guild_id, channel_id=channel_id, message_id=tracker)
         if seen_step is not None and seen_step != before.steps:
             return before, False
         current = before.current
@@ -188,7 +221,8 @@ class NextTurn(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"encoun
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         """Pass the turn (unless someone already did from this tracker) and show the tracker as it is now."""
         try:
-            after, passed = await pass_turn(interaction, seen_step=self.step)
+            tracker = interaction.message.id if interaction.message is not None else None
+            after, passed = await pass_turn(interaction, seen_step=self.step, tracker=tracker)
             note = None if passed else "Someone already moved the fight on: this is where it stands."
             await interaction.response.edit_message(embed=ui.tracker_embed(after, note=note), view=tracker_view(after))
         except Exception as error:
@@ -222,9 +256,10 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
             )
 
     async def answer(self, interaction: Interaction, encounter: Encounter, note: str) -> None:
-        """Answer a change with a short public note (the tracker's Next button stays valid)."""
+        """Answer a change with a short public note, then bring the tracker up to date (its Next stays valid)."""
         title = clip(f"{encounter.name}: {encounter.current.name}'s turn" if encounter.current else encounter.name, 256)
         await interaction.response.send_message(embed=ui.change_embed(title, note))
+        await refresh_tracker(self.bot, guild_of(interaction), channel_of(interaction))
 
     # -- autocomplete -----------------------------------------------------------------------------------
     async def combatants(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
@@ -270,7 +305,8 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
             await EncounterRepository(session).start(
                 guild_id=guild_id, channel_id=channel_id, encounter=encounter, now=self.bot.clock()
             )
-        await interaction.response.send_message(embed=ui.tracker_embed(encounter), view=tracker_view(encounter))
+        sent = await interaction.response.send_message(embed=ui.tracker_embed(encounter), view=tracker_view(encounter))
+        await keep_tracker(interaction, sent)
 
     @app_commands.command(name="show")
     async def show(self, interaction: Interaction, private: bool = False) -> None:
@@ -285,13 +321,16 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
         if private:
             await interaction.response.send_message(embed=embed, ephemeral=True)
             return
-        await interaction.response.send_message(embed=embed, view=tracker_view(encounter))
+        await keep_tracker(
+            interaction, await interaction.response.send_message(embed=embed, view=tracker_view(encounter))
+        )
 
     @app_commands.command(name="next")
     async def next_(self, interaction: Interaction) -> None:
         """End the current turn (the first Next rolls initiative) and post the tracker."""
         after, _ = await pass_turn(interaction, seen_step=None)
-        await interaction.response.send_message(embed=ui.tracker_embed(after), view=tracker_view(after))
+        sent = await interaction.response.send_message(embed=ui.tracker_embed(after), view=tracker_view(after))
+        await keep_tracker(interaction, sent)
 
     @app_commands.command(name="end")
     async def end(self, interaction: Interaction) -> None:
@@ -610,7 +649,9 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
             require_gm(interaction, record.encounter, "undo changes")
             undone = await repository.undo(record, now=self.bot.clock())
         embed = ui.tracker_embed(undone.encounter, note="The last change was undone.")
-        await interaction.response.send_message(embed=embed, view=tracker_view(undone.encounter))
+        await keep_tracker(
+            interaction, await interaction.response.send_message(embed=embed, view=tracker_view(undone.encounter))
+        )
 
 
 def _owned(entry: Combatant, owner_id: int, side: Side) -> Combatant:

@@ -285,3 +285,45 @@ async def test_the_gm_adds_a_member_s_character_and_players_leave(local: LocalDi
     assert both.ephemeral and "one of the two" in both.embed["description"]
     ok(await local.command("encounter remove", {"combatant": "Brom"}, actor=player))  # the owner may leave
     assert (await stored(database)).combatants == ()
+
+
+def described(message: dict[str, Any]) -> str:
+    return str(message["embeds"][0]["description"])
+
+
+async def test_the_tracker_is_edited_after_a_hit_and_a_change_by_hand(local: LocalDiscord, database: Database) -> None:
+    ok(await local.command("encounter start", {"ruleset": "dnd35", "name": "Cave"}))
+    ok(await local.command("encounter add", {"name": "Goblin", "count": 2, "hp": 6, "ac": 15, "initiative": 1}))
+    local.bot.dice = ScriptedDice([15, 5])
+    tracker = local.original(await local.command("encounter next"))
+    assert "6/6 hp" in described(tracker) and "5/6 hp" not in described(tracker)
+    changed = await local.command("encounter hp", {"combatant": "Goblin 2", "amount": -1})
+    assert [r.method for r in changed.requests][-1] == "PATCH", changed.requests  # the tracker, after the note
+    assert "**Goblin 2** `████████░░` 5/6 hp" in described(tracker), described(tracker)
+    # An attack's hit, applied after the roll is answered, brings the tracker up to date too.
+    local.bot.dice = ScriptedDice([15, 4])  # d20 15 + 5 = 20 vs flat-footed AC 15; 1d8 4 + 0
+    ok(await local.command("dnd attack", {"target": "Goblin 1", "attack_bonus": 5, "damage": "1d8"}))
+    assert "**Goblin 1** `███░░░░░░░` 2/6 hp" in described(tracker), described(tracker)
+    # A private view is the asker's alone: it never becomes the channel's tracker.
+    private = local.original(await local.command("encounter show", {"private": True}))
+    ok(await local.command("encounter condition", {"combatant": "Goblin 1", "name": "prone"}))
+    assert "prone" in described(tracker) and "prone" not in described(private)
+    # The tracker last posted or pressed is the one kept up to date.
+    newer = local.original(await local.command("encounter show"))
+    ok(await local.command("encounter hp", {"combatant": "Goblin 1", "amount": 1}))
+    assert "3/6 hp" in described(newer) and "3/6 hp" not in described(tracker)
+    local.bot.dice = NoDice()
+    await local.click(tracker, buttons(tracker)["Next"])
+    ok(await local.command("encounter hp", {"combatant": "Goblin 2", "amount": 1}))
+    assert "**Goblin 2** `██████████` 6/6 hp" in described(tracker) and "6/6 hp" not in described(newer)
+    assert (await stored(database)).combatants[1].hp == 6
+
+
+async def test_a_deleted_tracker_is_only_a_stale_picture(local: LocalDiscord, database: Database) -> None:
+    ok(await local.command("encounter start", {"ruleset": "aliensrl"}))
+    tracker = local.original(await local.command("encounter show"))
+    local.double.messages.pop(tracker["id"])
+    added = await local.command("encounter add", {"name": "Drone", "hp": 5})
+    assert added.embed["description"] == "Drone joined the fight.", added.embed
+    assert [(r.method, r.status) for r in added.requests][-1] == ("PATCH", 404)
+    assert state(await stored(database)) == [("Drone", 5)]

@@ -41,6 +41,7 @@ class EncounterRecord:
     encounter: Encounter
     history: tuple[dict[str, Any], ...]  # the states before the last changes, newest last (for undo)
     state: dict[str, Any]  # `encounter` as stored: what undo keeps of it, without dumping it again
+    tracker_id: int | None = None  # the message that shows the fight, if one was posted
 
     @property
     def undoable(self) -> int:
@@ -57,6 +58,7 @@ def _record(row: Row[Any]) -> EncounterRecord:
         encounter=rules.load(row.state),
         history=tuple(row.undo),
         state=row.state,
+        tracker_id=row.tracker_message_id,
     )
 
 
@@ -118,7 +120,14 @@ class EncounterRepository:
         state = rules.dump(encounter)
         await self._update(record, now, state=state, undo=list(history))
         return EncounterRecord(
-            record.id, record.guild_id, record.channel_id, record.version + 1, encounter, history, state
+            record.id,
+            record.guild_id,
+            record.channel_id,
+            record.version + 1,
+            encounter,
+            history,
+            state,
+            record.tracker_id,
         )
 
     async def undo(self, record: EncounterRecord, *, now: datetime) -> EncounterRecord:
@@ -128,7 +137,22 @@ class EncounterRepository:
         *rest, last = record.history
         await self._update(record, now, state=last, undo=rest)
         return EncounterRecord(
-            record.id, record.guild_id, record.channel_id, record.version + 1, rules.load(last), tuple(rest), last
+            record.id,
+            record.guild_id,
+            record.channel_id,
+            record.version + 1,
+            rules.load(last),
+            tuple(rest),
+            last,
+            record.tracker_id,
+        )
+
+    async def keep_tracker(self, *, guild_id: int, channel_id: int, message_id: int) -> None:
+        """Remember the message that now shows the channel's fight (no version: it is not part of the fight)."""
+        await self.session.execute(
+            update(EncounterRow)
+            .where(EncounterRow.channel_id == channel_id, EncounterRow.guild_id == guild_id)
+            .values(tracker_message_id=message_id)
         )
 
     async def end(self, record: EncounterRecord) -> None:

@@ -234,6 +234,8 @@ class EncounterRow(Base):
     version: Mapped[int]
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    # The message that shows the fight (the last tracker posted or pressed), edited after a change by hand.
+    tracker_message_id: Mapped[int | None] = mapped_column(BigInteger, default=None)
 
 
 class CharacterMemory(Base):

@@ -109,6 +109,11 @@ def render_text(requests: list[Captured], folder: Path | None = None) -> list[st
             body = body.get("data") or {}
         elif _channel_post(request):
             out.append(f"(posted in <#{request.path.split('/')[2]}>)")
+        elif request.method == "PATCH" and request.path.startswith("/channels/"):
+            # An earlier message brought up to date (an encounter's tracker after a change): said, not repeated.
+            titles = ", ".join(e["title"] for e in body.get("embeds") or [] if "title" in e)
+            out.append(f"(edited an earlier message: {titles})")
+            continue
         elif not request.path.startswith("/webhooks/") or request.method not in ("POST", "PATCH"):
             continue
         out.extend(render_message(body))

@@ -419,6 +419,18 @@ class DiscordDouble:
             return self._callback(parts[1], parts[2], body if isinstance(body, dict) else {})
         if parts[0] == "webhooks" and len(parts) >= 3:
             return self._webhook(method, parts, body if isinstance(body, dict) else {})
+        if method == "PATCH" and parts[0] == "channels" and len(parts) == 4 and parts[2] == "messages":
+            # The bot edits a message of its own with its token. Discord refuses ephemeral interaction responses
+            # there (they are the interaction's alone): Unknown Message.
+            message = self.messages.get(parts[3])
+            if message is None or message["flags"] & EPHEMERAL or message["author"]["id"] != BOT_USER["id"]:
+                return 404, {"message": "Unknown Message", "code": 10008}
+            body = body if isinstance(body, dict) else {}
+            if self.strict and (errors := validate_message(body)):
+                return 400, _form_error(errors)
+            message.update({k: body[k] for k in ("content", "embeds", "components", "flags") if k in body})
+            message["edited_timestamp"] = "2025-01-01T00:00:01.000000+00:00"
+            return 200, message
         if method == "POST" and parts[0] == "channels" and parts[-1] == "messages":
             body = body if isinstance(body, dict) else {}
             if self.strict and (errors := validate_message(body)):

@@ -188,8 +188,10 @@ class LocalDiscord:
             await settle(timeout)
         finally:
             del self._seen[payload["id"]]
-        # Other interactions may run at the same time: keep the requests made with this one's token.
-        mine = [r for r in self.double.requests[mark:] if payload["token"] in r.path]
+        # Other interactions may run at the same time: keep the requests made with this one's token, and those
+        # the bot made with its own token meanwhile (an edit of a channel message names no interaction; when two
+        # interactions run at once, both exchanges hold it).
+        mine = [r for r in self.double.requests[mark:] if payload["token"] in r.path or r.path.startswith("/channels/")]
         return Exchange(payload, mine)
 
 
