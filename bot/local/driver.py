@@ -188,10 +188,14 @@ class LocalDiscord:
             await settle(timeout)
         finally:
             del self._seen[payload["id"]]
-        # Other interactions may run at the same time: keep the requests made with this one's token, and those
-        # the bot made with its own token meanwhile (an edit of a channel message names no interaction; when two
-        # interactions run at once, both exchanges hold it).
-        mine = [r for r in self.double.requests[mark:] if payload["token"] in r.path or r.path.startswith("/channels/")]
+        # Other interactions may run at the same time: keep the requests made with this one's token, and the bot's
+        # edits of its channel messages meanwhile (an encounter's tracker: the edit names no interaction, so when
+        # two interactions run at once both exchanges hold it). Its channel posts (the GM channel) are not answers.
+        mine = [
+            r
+            for r in self.double.requests[mark:]
+            if payload["token"] in r.path or (r.method == "PATCH" and r.path.startswith("/channels/"))
+        ]
         return Exchange(payload, mine)
 
 
