@@ -165,11 +165,12 @@ class Hurts(Generic[R]):
     character_id: int
     name: str
     damage: Callable[[R], int]
+    secret: bool = False  # the damage is the game master's secret: the button and the channel do not say it
 
     def of(self, result: R) -> Hurt | None:
         """What the result's Apply damage button applies, if it dealt any damage."""
         amount = self.damage(result)
-        return Hurt(self.character_id, self.name, amount) if amount > 0 else None
+        return Hurt(self.character_id, self.name, amount, self.secret) if amount > 0 else None
 
 
 Planner = Callable[[Reading, O], Awaitable[Plan[Any, Any]]]

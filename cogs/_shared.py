@@ -263,6 +263,7 @@ class Hurt(NamedTuple):
     character_id: int
     name: str
     amount: int
+    secret: bool = False  # the amount is the game master's: it would tell what the target wears
 
 
 @dataclass(frozen=True, slots=True)
