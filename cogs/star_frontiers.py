@@ -525,7 +525,7 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
             ),
             odds_private=secret,
             character_id=character_id,
-            hurts=Hurts(target.record.id, target.record.name, _taken, secret) if target.record else None,
+            hurts=Hurts(target.record.id, target.record.name, _dealt, secret) if target.record else None,
             strikes=Strikes(target.text, _hit) if target.fighting and target.text else None,
         )
 
@@ -587,6 +587,11 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
 def _taken(result: sf.AttackResult) -> int:
     """The Stamina a hit takes off its target: its share of a burst, after its suits and screens."""
     return result.damage.taken if result.hit and result.damage is not None else 0
+
+
+def _dealt(result: sf.AttackResult) -> int | None:
+    """What Apply damage takes off a character: `_taken`, or None when the result rolled no damage."""
+    return _taken(result) if result.hit and result.damage is not None else None
 
 
 def _hit(result: sf.AttackResult) -> Hit | None:

@@ -156,6 +156,15 @@ async def test_applying_a_secrets_damage_tells_the_channel_a_health_word(local: 
     assert private["flags"] & 64 and private["content"].startswith("**Sathar**: 37 → **28** stamina of 50 (9 damage")
     assert f"/character hp character:{sathar} change:+9" in private["content"]
 
+    # 1 point of laser the suit halves to nothing: the button still shows, or its absence would tell the suit.
+    local.bot.dice = ScriptedDice([31, 1])
+    graze = await local.command("sf shoot", {**LASER, "damage": "1d10 laser"})
+    assert "Apply the damage to Sathar" in buttons(local.original(graze)) and leaks(seen(graze)) == []
+    nothing = await local.click(local.original(graze), f"hurt:{graze.payload['id']}", actor=local.as_user(GM))
+    public, private = nothing.messages[-2:]
+    assert public["content"] == f"**Sathar** takes the hit: wounded (applied by <@{GM}>)."
+    assert private["content"].startswith("**Sathar**: 28 → **28** stamina of 50 (0 damage")
+
 
 async def test_a_stopped_hit_and_a_stun_on_a_secret_say_only_what_the_table_sees(local: LocalDiscord) -> None:
     await secret_sathar(local)
