@@ -176,12 +176,19 @@ class Hurts(Generic[R]):
 
     character_id: int
     name: str
-    damage: Callable[[R], int]
+    damage: Callable[[R], int | None]  # None: the result rolled no damage
+    secret: bool = False  # the damage is the game master's secret: the button and the channel do not say it
 
     def of(self, result: R) -> Hurt | None:
-        """What the result's Apply damage button applies, if it dealt any damage."""
+        """What the result's Apply damage button applies, if it dealt any damage.
+
+        A secret's button shows under every hit that rolled damage, even one its defenses took to nothing: the
+        button missing would tell the table what the answer keeps from it.
+        """
         amount = self.damage(result)
-        return Hurt(self.character_id, self.name, amount) if amount > 0 else None
+        if amount is None or (amount <= 0 and not self.secret):
+            return None
+        return Hurt(self.character_id, self.name, amount, self.secret)
 
 
 Planner = Callable[[Reading, O], Awaitable[Plan[Any, Any]]]

@@ -291,7 +291,8 @@ class ApplyDamage(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"hur
             now_key, top_key = health
             was, now, top = getattr(before, now_key), getattr(after.sheet, now_key), getattr(after.sheet, top_key)
             word = "stamina" if now_key == "current_stamina" else "hp"
-            applied = f"{hurt['amount']} damage, applied by {interaction.user.mention}"
+            by = f"applied by {interaction.user.mention}"
+            applied = f"{hurt['amount']} damage, {by}"
             numbers = (
                 f"**{record.name}**: {was} → **{now}** {word} of {top} ({applied}). "
                 f"To undo: `/character hp character:#{record.id} change:+{was - now}`"
@@ -301,8 +302,10 @@ class ApplyDamage(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"hur
             if record.secret:
                 # A game master's secret: the table sees how hurt it looks, the presser (owner or GM) its numbers.
                 looks = after.sheet.health_word() or "hurt"
+                # A damage the answer kept secret (it tells what the target wears) is not said here either.
+                told = by if hurt.get("secret") else applied
                 await interaction.followup.send(
-                    f"**{record.name}** takes the hit: {looks} ({applied}).", allowed_mentions=quiet
+                    f"**{record.name}** takes the hit: {looks} ({told}).", allowed_mentions=quiet
                 )
                 await interaction.followup.send(numbers, ephemeral=True, allowed_mentions=quiet)
             else:
@@ -325,9 +328,18 @@ HURT = "hurt"  # the stored details' key of the damage a roll dealt to a charact
 
 
 def hurt_label(details: dict[str, Any] | None) -> str | None:
-    """The Apply damage button's label for a roll whose stored details say it hurt a character here."""
+    """The Apply damage button's label for a roll whose stored details say it hurt a character here.
+
+    A damage the answer kept secret (`Hurt.secret`) the label does not say either.
+    """
     hurt = (details or {}).get(HURT)
-    return None if hurt is None else f"Apply {hurt['amount']} damage to {hurt['name']}"
+    if hurt is None:
+        return None
+    return (
+        f"Apply the damage to {hurt['name']}"
+        if hurt.get("secret")
+        else f"Apply {hurt['amount']} damage to {hurt['name']}"
+    )
 
 
 async def show_page(interaction: discord.Interaction[Any], roll: LoggedRoll, page: int) -> bool:

@@ -23,7 +23,7 @@ from bot.rules.dice import DiceSource
 from bot.rules.luck import Luck
 from bot.rules.replay import Kind, Proof
 from bot.tree import command_name, given_options
-from bot.ui.embeds import Answer, clip, fit, stamp_fair
+from bot.ui.embeds import Answer, Defender, clip, fit, hides, stamp_fair
 from cogs._replay import hurt_label, roll_view, stored_details
 
 Interaction = discord.Interaction[DiceBot]
@@ -52,6 +52,20 @@ def guild_of(interaction: Interaction) -> int:
 def can_moderate(interaction: Interaction) -> bool:
     permissions = interaction.permissions
     return permissions.manage_guild
+
+
+def secret_to_you(interaction: Interaction, defender: Defender | None, odds: discord.Embed) -> discord.Embed:
+    """The odds, refused against a game master's secret character to anyone but its owner: they give it away.
+
+    Any ruleset's odds against a character follow from its numbers (a D&D AC, Star Frontiers suits and Stamina).
+    """
+    if hides(defender) and defender and interaction.user.id != defender.owner_id and not can_moderate(interaction):
+        raise UserError(
+            f"**{defender.name}**'s numbers are the game master's secret, and the odds against it would tell "
+            "them. Roll the attack: its answer says whether it hit.",
+            title="A secret",
+        )
+    return odds
 
 
 async def find(
@@ -249,6 +263,7 @@ class Hurt(NamedTuple):
     character_id: int
     name: str
     amount: int
+    secret: bool = False  # the amount is the game master's: it would tell what the target wears
 
 
 @dataclass(frozen=True, slots=True)

@@ -237,7 +237,7 @@ class Characters(commands.GroupCog, group_name="character", group_description="Y
         if secret:
             message = (
                 f"**{record.name}**'s numbers are now yours: others see how hurt it looks, and attacks against it "
-                "show `vs AC ?` (the GM channel and you see them in full)."
+                "leave them out (`vs AC ?`, `Defense: the GM's secret`); the GM channel and you see them in full."
             )
         else:
             message = f"**{record.name}**'s numbers are shown to everyone again."

@@ -7,7 +7,6 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import TypeVar
 
-import discord
 from discord import app_commands
 from discord.ext import commands
 
@@ -21,7 +20,8 @@ from bot.rules.encounter import Hit
 from bot.rules.luck import Luck
 from bot.rules.sheets.base import name_key
 from bot.rules.sheets.dnd35 import DndSheet
-from bot.ui.dnd35 import Defender, ac_embed, attack_answer, full_attack_answer, odds_embed
+from bot.ui.dnd35 import ac_embed, attack_answer, full_attack_answer, odds_embed
+from bot.ui.embeds import Defender, hides
 from cogs import _pipeline as pipeline
 from cogs._options import Hidden, Named, Shown, notation, option, slash
 from cogs._pipeline import Hurts, Plan, Reading, Strikes
@@ -29,12 +29,12 @@ from cogs._replay import ROLLS
 from cogs._shared import (
     Drawn,
     Interaction,
-    can_moderate,
     character_choices,
     find,
     find_for_roll,
     only_weapon,
     quick_mode,
+    secret_to_you,
     weapon_choices,
 )
 
@@ -320,7 +320,7 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
                 reading.interaction, defender, odds_embed(built, chances, attacker=name, variants=variants)
             ),
             # A secret defender's owner sees the odds, but not the channel.
-            odds_private=bool(defender and defender.secret),
+            odds_private=hides(defender),
             character_id=character_id,
             hurts=Hurts(defending.id, defending.name, lambda r: r.damage if r.hit else 0) if defending else None,
             strikes=_strikes(options, fighting, lambda r: r.damage if r.hit else 0),
@@ -434,17 +434,6 @@ def _monk(sheet: DndSheet, weapon: str, situation: dnd.Situation) -> dnd.Situati
     if sheet.monk and name_key(weapon) in dnd.MONK_WEAPONS:
         return replace(situation, monk_unarmed=True)
     return situation
-
-
-def secret_to_you(interaction: Interaction, defender: Defender | None, odds: discord.Embed) -> discord.Embed:
-    """The odds, refused against a game master's secret character to anyone but its owner: they give its AC away."""
-    if defender and defender.secret and interaction.user.id != defender.owner_id and not can_moderate(interaction):
-        raise UserError(
-            f"**{defender.name}**'s numbers are the game master's secret, and the odds against it would tell "
-            "them. Roll the attack: its answer says whether it hit.",
-            title="A secret",
-        )
-    return odds
 
 
 async def setup(bot: DiceBot) -> None:

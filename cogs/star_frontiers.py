@@ -19,13 +19,22 @@ from bot.rules.encounter import Hit
 from bot.rules.replay import Kind
 from bot.rules.sheets.star_frontiers import SfSheet
 from bot.rules.star_frontiers.tables import MAX_DISTANCE_M
-from bot.ui.embeds import clip
+from bot.ui.embeds import Defender, clip, hides
 from bot.ui.star_frontiers import attack_answer, odds_embed
 from cogs import _pipeline as pipeline
 from cogs._options import Hidden, Named, Shown, notation, option, slash
 from cogs._pipeline import Hurts, Plan, Reading, Strikes
 from cogs._replay import RENAMED, ROLLS
-from cogs._shared import Interaction, character_choices, find, find_for_roll, only_weapon, quick_mode, weapon_choices
+from cogs._shared import (
+    Interaction,
+    character_choices,
+    find,
+    find_for_roll,
+    only_weapon,
+    quick_mode,
+    secret_to_you,
+    weapon_choices,
+)
 
 I = TypeVar("I", replay.SfShot, replay.SfMelee)  # noqa: E741 - the inputs of a shot or a melee attack
 
@@ -128,11 +137,19 @@ def current_shot_options(given: Mapping[str, Any]) -> dict[str, Any]:
 
 
 class Target(NamedTuple):
-    """What an attack is against, as the planners found it: the text, its character, whether it fights here."""
+    """What an attack is against, as the planners found it.
+
+    Attributes:
+        text: The target as the roll names it.
+        record: Its character here, to which Apply damage applies the hit (a combatant takes it itself).
+        fighting: Whether it is a combatant of this channel's fight.
+        named: Its character as the answer names it, a game master's secret one included (a combatant's too).
+    """
 
     text: str | None
     record: CharacterRecord | None
     fighting: bool
+    named: Defender | None = None
 
 
 class Dial(app_commands.Transformer):
@@ -385,7 +402,7 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
             "`distance`."
         )
         quick = (options.score, options.skill, options.damage)
-        defender, defending, fighting = await self.defender(reading, options.target)
+        defender, target = await self.defender(reading, options.target)
         attack: sf.RangedAttack
         if quick_mode(quick, needed=quick, needs=needs, character=options.character, weapon=options.weapon):
             assert options.score is not None and options.skill is not None and options.damage is not None
@@ -422,13 +439,12 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
             attack = sf.ranged_attack(sheet, chosen, distance, situation, name=record.name, defender=defender)
             name, character_id = record.name, record.id
         inputs = replay.SfShot(attack, reading.settings.sf)
-        return self.plan(
-            reading, replay.SF_SHOT, inputs, name, character_id, Target(options.target, defending, fighting)
-        )
+        return self.plan(reading, replay.SF_SHOT, inputs, name, character_id, target)
 
     async def plan_melee(self, reading: Reading, options: MeleeOdds) -> Plan[replay.SfMelee, sf.AttackResult]:
         """A melee attack from quick-mode numbers or from a character."""
-        defender, defending, fighting = await self.defender(reading, options.target)
+        defender, target = await self.defender(reading, options.target)
+        defending = target.record
         encumbered = defending.sheet.encumbered if defending and isinstance(defending.sheet, SfSheet) else None
         situation = sf.MeleeSituation(
             unaware=options.helpless == "unaware",
@@ -468,9 +484,7 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
             attack = sf.melee_attack(sheet, weapon, situation, name=record.name, defender=defender)
             name, character_id = record.name, record.id
         inputs = replay.SfMelee(attack, reading.settings.sf)
-        return self.plan(
-            reading, replay.SF_MELEE, inputs, name, character_id, Target(options.target, defending, fighting)
-        )
+        return self.plan(reading, replay.SF_MELEE, inputs, name, character_id, target)
 
     def plan(
         self,
@@ -484,55 +498,65 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
         """Price an attack and say how it is shown, and what its hit does to its target: the same for both kinds.
 
         A character here gets an Apply damage button; a combatant of this channel's fight takes the hit itself.
+        Against a game master's secret character, the channel sees neither its defenses nor what they left of
+        the damage, and only its owner (or Manage Server) the odds, privately.
         """
         attack: sf.Attack = inputs.attack
         variants = reading.settings.sf
         chances = sf.odds(attack, variants)
         what = "melee attack" if kind is replay.SF_MELEE else "shot"
+        secret = hides(target.named)
         return Plan(
             kind,
             inputs,
             RULESET,
-            answer=lambda result: attack_answer(result, chances, attacker=name),
+            answer=lambda result: attack_answer(result, chances, attacker=name, defender=target.named),
             luck=lambda drawn: luck.sf_attack(drawn.result, chances),
-            odds=lambda: odds_embed(
-                chances,
-                sf.attack_steps(attack, variants),
-                title=f"Odds: {name}'s {what} with {attack.weapon.name}",
-                variants=variants,
-                target=attack.defender,
+            odds=lambda: secret_to_you(
+                reading.interaction,
+                target.named,
+                odds_embed(
+                    chances,
+                    sf.attack_steps(attack, variants),
+                    title=f"Odds: {name}'s {what} with {attack.weapon.name}",
+                    variants=variants,
+                    target=attack.defender,
+                ),
             ),
+            odds_private=secret,
             character_id=character_id,
-            hurts=Hurts(target.record.id, target.record.name, _taken) if target.record else None,
+            hurts=Hurts(target.record.id, target.record.name, _dealt, secret) if target.record else None,
             strikes=Strikes(target.text, _hit) if target.fighting and target.text else None,
         )
 
-    async def defender(self, reading: Reading, target: str | None) -> tuple[sf.Defender, CharacterRecord | None, bool]:
-        """The target as the damage step sees it, its character (damage can be applied) and whether it fights here.
+    async def defender(self, reading: Reading, text: str | None) -> tuple[sf.Defender, Target]:
+        """The target as the damage step sees it, and as the planners take it (`Target`).
 
         A combatant of this channel's fight brings its Stamina as the fight has it (and its character's suits and
         screens); a character here its suits, screens and Stamina (and, in melee, its load); a defense's name is a
         quick target wearing it (§11).
         """
-        if target is None:
-            return sf.NO_DEFENDER, None, False
-        fought = await reading.combatant(target, RULESET)
+        if text is None:
+            return sf.NO_DEFENDER, Target(None, None, False)
+        fought = await reading.combatant(text, RULESET)
         if fought is not None:
             _, combatant = fought
-            sheet = None
+            record = None
             if combatant.character_id is not None and reading.interaction.guild_id is not None:
                 record = await reading.characters.get(combatant.character_id, guild_id=reading.interaction.guild_id)
-                sheet = record.sheet if record is not None and isinstance(record.sheet, SfSheet) else None
+            sheet = record.sheet if record is not None and isinstance(record.sheet, SfSheet) else None
             # The fight's Stamina, not the sheet's: a combatant's hit points are the fight's from its joining on.
             suits = sf.defender(sheet).defenses if sheet is not None else frozenset()
-            return sf.Defender(combatant.name, suits, combatant.hp), None, True
-        worn = next((d for d in sf.DEFENSES if d == " ".join(target.split()).casefold()), None)
+            named = Defender(combatant.name, record.secret, record.owner_id) if record is not None else None
+            return sf.Defender(combatant.name, suits, combatant.hp), Target(text, None, True, named)
+        worn = next((d for d in sf.DEFENSES if d == " ".join(text.split()).casefold()), None)
         if worn is not None:
-            return sf.quick_defender(worn), None, False
-        record = await find(reading.characters, reading.interaction, target)
+            return sf.quick_defender(worn), Target(text, None, False)
+        record = await find(reading.characters, reading.interaction, text)
         if not isinstance(record.sheet, SfSheet):
             raise UserError(f"**{record.name}** is a {record.ruleset.title} character, not {TITLE}.")
-        return sf.defender(record.sheet, name=record.name), record, False
+        named = Defender(record.name, record.secret, record.owner_id)
+        return sf.defender(record.sheet, name=record.name), Target(text, record, False, named)
 
     # -- commands ----------------------------------------------------------------------------------------
     @app_commands.autocomplete(weapon=weapons, character=characters, target=targets)
@@ -563,6 +587,11 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
 def _taken(result: sf.AttackResult) -> int:
     """The Stamina a hit takes off its target: its share of a burst, after its suits and screens."""
     return result.damage.taken if result.hit and result.damage is not None else 0
+
+
+def _dealt(result: sf.AttackResult) -> int | None:
+    """What Apply damage takes off a character: `_taken`, or None when the result rolled no damage."""
+    return _taken(result) if result.hit and result.damage is not None else None
 
 
 def _hit(result: sf.AttackResult) -> Hit | None:

@@ -25,8 +25,8 @@ from bot.rules import dnd35 as dnd
 from bot.rules.dice import MAX_DICE, MAX_EXPRESSION_LENGTH, MAX_EXTRA_ROLLS, MAX_SIDES
 from bot.rules.luck import CountingDice, Tally
 from bot.rules.sheets.dnd35 import DndSheet
-from bot.ui.dnd35 import Defender, full_attack_answer
-from bot.ui.embeds import fit
+from bot.ui.dnd35 import full_attack_answer
+from bot.ui.embeds import Defender, fit
 from cogs._replay import stored_details
 from tests.roll_log_rows import stored_rows
 

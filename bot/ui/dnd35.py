@@ -6,14 +6,25 @@ Each answer's forms (full, compact, /history line) are made from the frozen resu
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from fractions import Fraction
 
 import discord
 
 from bot.rules import dnd35 as dnd
 from bot.rules.dnd35.tables import threat_text
-from bot.ui.embeds import FIELD_VALUE_LIMIT, TITLE_LIMIT, Answer, clip, fit, fixed, history_text, percent, signed
+from bot.ui.embeds import (
+    FIELD_VALUE_LIMIT,
+    TITLE_LIMIT,
+    Answer,
+    Defender,
+    clip,
+    fit,
+    fixed,
+    hides,
+    history_text,
+    percent,
+    signed,
+)
 
 COLOURS = {
     dnd.Outcome.MISS: discord.Colour.dark_grey(),
@@ -23,24 +34,6 @@ COLOURS = {
 BAR_WIDTH = 16
 MAX_CHART_ROWS = 16
 SECRET_ODDS = "Odds: the GM's secret (they follow from the target's AC)"
-
-
-@dataclass(frozen=True, slots=True)
-class Defender:
-    """The character an attack is made against, as its answer names it.
-
-    A `secret` one (the game master's) keeps its numbers out of the answers everyone sees: "vs AC ?", no AC
-    formula, no damage reduction, no notes, and no odds (a hit chance gives the AC away); the answer in full
-    goes to its `owner_id` and the GM channel only.
-    """
-
-    name: str
-    secret: bool = False
-    owner_id: int | None = None
-
-
-def _hides(defender: Defender | None) -> bool:
-    return defender is not None and defender.secret
 
 
 def odds_line(odds: dnd.AttackOdds) -> str:
@@ -209,16 +202,17 @@ def attack_answer(
 ) -> Answer:
     """The answer to /dnd attack in its forms; `defender` is the target's character, if any.
 
-    Against a secret defender the forms everyone sees keep its numbers out, and `secret` is the full answer
-    with them, for its owner and the GM channel.
+    Against a secret defender the forms everyone sees keep its numbers out: "vs AC ?", no AC formula, no damage
+    reduction, no notes, and no odds (a hit chance gives the AC away); `secret` is the full answer with them,
+    for its owner and the GM channel.
     """
-    hides = _hides(defender)
+    secret = hides(defender)
     return Answer(
-        full=attack_embed(result, odds, attacker=attacker, secret=hides),
+        full=attack_embed(result, odds, attacker=attacker, secret=secret),
         compact=attack_compact(result, odds, attacker=attacker, defender=defender),
         history=history_text(headline(result, bold=False)),
-        secret=attack_embed(result, odds, attacker=attacker) if hides else None,
-        secret_owner=defender.owner_id if hides and defender else None,
+        secret=attack_embed(result, odds, attacker=attacker) if secret else None,
+        secret_owner=defender.owner_id if secret and defender else None,
     )
 
 
@@ -235,7 +229,7 @@ def attack_compact(
     if c is not None:
         verdict = "confirmed" if c.confirmed else "not confirmed"
         lines.append(f"confirm d20 **{c.face}** {signed(result.attack.attack_bonus)} = {c.total} → {verdict}")
-    embed.description = "\n".join([*lines, SECRET_ODDS if _hides(defender) else odds_line(odds)])
+    embed.description = "\n".join([*lines, SECRET_ODDS if hides(defender) else odds_line(odds)])
     if _changed(result.variants):
         embed.set_footer(text=variants_text(result.variants))
     return embed
@@ -245,7 +239,7 @@ def roll_line(result: dnd.AttackResult, *, defender: Defender | None = None, nam
     """The d20, the attack bonus and the total against the AC (of `defender`, if `named`), in one short line."""
     attack = result.attack
     whose = f"{defender.name}'s " if defender and named else ""
-    ac = "?" if _hides(defender) else attack.target.ac
+    ac = "?" if hides(defender) else attack.target.ac
     return (
         f"d20 **{result.face}** {signed(attack.attack_bonus)} = **{result.total}** vs {whose}{attack.target.kind} {ac}"
     )
@@ -258,7 +252,7 @@ def _attack_head(result: dnd.AttackResult, *, attacker: str) -> discord.Embed:
 def attack_embed(
     result: dnd.AttackResult, odds: dnd.AttackOdds, *, attacker: str, secret: bool = False
 ) -> discord.Embed:
-    """The full answer to /dnd attack: the outcome and the odds, then every step (`secret`: see `Defender`)."""
+    """The full answer to /dnd attack: the outcome and the odds, then every step (`secret`: see `attack_answer`)."""
     attack = result.attack
     embed = _attack_head(result, attacker=attacker)
     embed.description = f"{headline(result)}\n{SECRET_ODDS if secret else odds_line(odds)}"
@@ -294,13 +288,13 @@ def full_attack_answer(
 
     Against a secret defender, as in `attack_answer`.
     """
-    hides = _hides(defender)
+    secret = hides(defender)
     return Answer(
-        full=full_attack_embed(full, expected, attacker=attacker, weapon=weapon, exact=exact, secret=hides),
+        full=full_attack_embed(full, expected, attacker=attacker, weapon=weapon, exact=exact, secret=secret),
         compact=full_attack_compact(full, expected, attacker=attacker, weapon=weapon, exact=exact, defender=defender),
         history=history_text(full_attack_total(full, bold=False)),
-        secret=full_attack_embed(full, expected, attacker=attacker, weapon=weapon, exact=exact) if hides else None,
-        secret_owner=defender.owner_id if hides and defender else None,
+        secret=full_attack_embed(full, expected, attacker=attacker, weapon=weapon, exact=exact) if secret else None,
+        secret_owner=defender.owner_id if secret and defender else None,
     )
 
 
@@ -344,7 +338,7 @@ def full_attack_compact(
         damage = f" **{result.damage}**" if result.hit else ""
         # The defender's name once is enough on a phone.
         lines.append(f"{i}. {roll_line(result, defender=defender, named=i == 1)}: {what}{damage}")
-    odds = SECRET_ODDS if _hides(defender) else full_attack_odds_line(expected, exact=exact)
+    odds = SECRET_ODDS if hides(defender) else full_attack_odds_line(expected, exact=exact)
     embed.description = "\n".join([*lines, odds])
     if full.results and _changed(full.results[0].variants):
         embed.set_footer(text=variants_text(full.results[0].variants))
@@ -362,7 +356,7 @@ def full_attack_embed(
 ) -> discord.Embed:
     """The full answer to /dnd full-attack: the total first, then each attack on its own.
 
-    `exact`: the expected damage is exact; else it is shown as approximate. `secret`: see `Defender`.
+    `exact`: the expected damage is exact; else it is shown as approximate. `secret`: see `attack_answer`.
     """
     embed = _full_attack_head(full, attacker=attacker, weapon=weapon)
     odds = SECRET_ODDS if secret else full_attack_odds_line(expected, exact=exact)

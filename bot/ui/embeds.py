@@ -53,6 +53,24 @@ class Answer:
     secret_owner: int | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class Defender:
+    """The character an attack is made against, as its answer names it.
+
+    A `secret` one (the game master's) keeps its numbers out of the answers everyone sees; its ruleset's
+    presenter says which numbers those are. The answer in full goes to its `owner_id` and the GM channel only.
+    """
+
+    name: str
+    secret: bool = False
+    owner_id: int | None = None
+
+
+def hides(defender: Defender | None) -> bool:
+    """Whether an answer against `defender` keeps its numbers from everyone but its owner and the GM."""
+    return defender is not None and defender.secret
+
+
 # Markup a phone does not show as characters: bold, italics, strike-through, code and spoiler marks.
 _MARKS = re.compile(r"\*\*|__|~~|\|\||`")
 _MENTION = re.compile(r"<(@[!&]?|#)[0-9]+>")  # shown as a name, about ten characters

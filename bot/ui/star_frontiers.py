@@ -1,6 +1,11 @@
 """Star Frontiers attacks and odds as answers: the outcome and damage first, then every step, defaults marked †.
 
 Each answer's forms (full, compact, /history line) are made from the frozen result, never from one another.
+
+Against a game master's secret character the forms everyone sees show what the attacker's side of the table
+knows: its own d100 against its chance, its damage dice, a knock-out, whether a stun took, whether the hit had
+any effect. The target's suits and screens, its Stamina, what the damage became after them and the odds that
+follow from them stay out ("Defense: the GM's secret"); the answer in full goes to its owner and the GM channel.
 """
 
 from __future__ import annotations
@@ -14,9 +19,11 @@ from bot.ui.embeds import (
     FIELD_VALUE_LIMIT,
     TITLE_LIMIT,
     Answer,
+    Defender,
     clip,
     fit,
     fixed,
+    hides,
     history_text,
     percent,
     signed,
@@ -25,6 +32,13 @@ from bot.ui.embeds import (
 HIT_COLOUR = discord.Colour.green()
 MISS_COLOUR = discord.Colour.dark_grey()
 KNOCKOUT_COLOUR = discord.Colour.gold()
+SECRET_DEFENSE = "Defense: the GM's secret (the target's suits and screens decide what it takes)"
+SECRET_TARGET = "its suits, screens and Stamina are the GM's secret"
+
+
+def hidden_odds_line(odds: sf.Odds) -> str:
+    """The odds a player may see against a secret target: the hit chance is the attacker's, the rest is not."""
+    return f"hit {percent(odds.hit)} · the rest is the GM's secret (it follows from the target's suits and Stamina)"
 
 
 def odds_line(odds: sf.Odds) -> str:
@@ -61,37 +75,48 @@ def variants_text(variants: sf.Variants) -> str:
     return f"This server: {miss}; {sight}. `/settings` changes them."
 
 
-def _uses_defaults(result: sf.AttackResult) -> bool:
+def _uses_defaults(result: sf.AttackResult, *, secret: bool = False) -> bool:
+    """Whether a † shows; `secret`: not for a secret target's defenses (a † would tell which rule applied)."""
     return (
         any(s.default for s in result.steps)
         or (result.knockout is not None and result.knockout.default)
         or (result.damage is not None and result.damage.plan.default)
-        or (result.damage is not None and any(s.default for s in result.damage.defenses))
-        or (result.stopped is not None and result.stopped.default)
+        or (not secret and result.damage is not None and any(s.default for s in result.damage.defenses))
+        or (not secret and result.stopped is not None and result.stopped.default)
     )
 
 
-def attack_answer(result: sf.AttackResult, odds: sf.Odds, *, attacker: str) -> Answer:
-    """The answer to /sf shoot and /sf melee in its three forms."""
+def attack_answer(result: sf.AttackResult, odds: sf.Odds, *, attacker: str, defender: Defender | None = None) -> Answer:
+    """The answer to /sf shoot and /sf melee in its forms; `defender` is the target's character, if any.
+
+    Against a secret defender the forms everyone sees keep its numbers out (see the module's docstring), and
+    `secret` is the full answer with them, for its owner and the GM channel.
+    """
+    secret = hides(defender)
     return Answer(
-        full=attack_embed(result, odds, attacker=attacker),
-        compact=attack_compact(result, odds, attacker=attacker),
-        history=history_text(attack_history(result)),
+        full=attack_embed(result, odds, attacker=attacker, secret=secret),
+        compact=attack_compact(result, odds, attacker=attacker, secret=secret),
+        history=history_text(attack_history(result, secret=secret)),
+        secret=attack_embed(result, odds, attacker=attacker) if secret else None,
+        secret_owner=defender.owner_id if secret and defender else None,
     )
 
 
-def attack_history(result: sf.AttackResult) -> str:
-    """An attack in one plain line: the outcome and the damage, or why it missed."""
+def attack_history(result: sf.AttackResult, *, secret: bool = False) -> str:
+    """An attack in one plain line: the outcome and the damage, or why it missed (`secret`: the damage rolled)."""
     d = result.damage
     if result.stopped is not None:
-        return f"Hit, stopped by the {result.stopped.defense}"
+        return "Hit, no effect" if secret else f"Hit, stopped by the {result.stopped.defense}"
     if result.knockout is not None:
         text = f"Hit, knocked out for {result.knockout.turns} turns{DEFAULT_MARK if result.knockout.default else ''}"
     elif not result.hit:
         return f"Miss: {result.reason}"
     else:
         text = "Hit"
-    if d is not None:
+    if d is not None and secret:
+        text += f": {d.share} damage each" if d.plan.targets > 1 else f": {d.total} damage"
+        text += " before its defenses"
+    elif d is not None:
         shown = d.taken if d.defenses or d.plan.targets > 1 else d.total
         text += f": {shown} damage each" if d.plan.targets > 1 else f": {shown} damage"
         if d.defenses:
@@ -101,8 +126,11 @@ def attack_history(result: sf.AttackResult) -> str:
     return text
 
 
-def _outcome_lines(result: sf.AttackResult, *, marks: bool = True) -> list[str]:
-    """The outcome, and the damage when it hit (`marks=False`: without the † of defaults, for the short answer)."""
+def _outcome_lines(result: sf.AttackResult, *, marks: bool = True, secret: bool = False) -> list[str]:
+    """The outcome, and the damage when it hit (`marks=False`: without the † of defaults, for the short answer).
+
+    `secret`: against a secret target, the damage as rolled, and neither its defenses nor its stun roll.
+    """
 
     def b(text: object) -> str:
         return f"**{text}**"
@@ -110,6 +138,8 @@ def _outcome_lines(result: sf.AttackResult, *, marks: bool = True) -> list[str]:
     def mark(default: bool) -> str:
         return DEFAULT_MARK if default and marks else ""
 
+    if result.stopped is not None and secret:
+        return [f"{b('Hit, no effect')}: {result.reason}; what stopped it is the GM's secret"]
     if result.stopped is not None:
         stop = result.stopped
         return [f"{b('Hit, stopped')}{mark(stop.default)}: {result.reason}; the {stop.reason}"]
@@ -124,20 +154,30 @@ def _outcome_lines(result: sf.AttackResult, *, marks: bool = True) -> list[str]:
         faces = ", ".join(map(str, d.faces))
         rolled = f"{d.plan.dice}{plan_mark} ({faces})" if d.faces else f"{d.plan.dice}{plan_mark}"
         bonus = f" + {d.plan.dice.bonus}" if d.faces and d.plan.dice.bonus else ""
-        # The bold number is what the target takes: the share, after its suits and screens.
+        # The bold number is what the target takes: the share, after its suits and screens (a secret's: unsaid).
         if d.plan.targets > 1:
-            share = d.share if d.defenses else b(d.share)
+            share = d.share if d.defenses or secret else b(d.share)
             lines.append(
                 f"Damage {rolled}{bonus} = {d.total}, split between {d.plan.targets} targets: {share} each"
                 + (f" ({d.lost} lost)" if d.lost else "")
             )
         else:
-            total = d.total if d.defenses else b(d.total)
+            total = d.total if d.defenses or secret else b(d.total)
             lines.append(f"Damage {rolled}{bonus} = {total} ({d.plan.reason})")
-        for step in d.defenses:
+        if secret:
+            lines.append(SECRET_DEFENSE)
+        for step in () if secret else d.defenses:
             after = b(step.after) if step is d.defenses[-1] else str(step.after)
             lines.append(f"Defense {step.before} → {after}{mark(step.default)}: {step.reason}")
-    if result.stun is not None:
+    if result.stun is not None and secret:
+        # Immune or avoided look the same from the attacker's side: the target stays up.
+        stunned = result.stun.turns
+        lines.append(
+            f"{b(f'Stunned for {stunned} turns')}: its d100 against its Stamina is the GM's secret"
+            if stunned is not None
+            else f"{b('Stun avoided')}: why is the GM's secret (its Stamina, or what it wears)"
+        )
+    elif result.stun is not None:
         stun = result.stun
         if stun.immune is not None:
             lines.append(f"{b('Stun: immune')}: {stun.reason}")
@@ -159,24 +199,30 @@ def _attack_head(result: sf.AttackResult, *, attacker: str) -> discord.Embed:
     return discord.Embed(title=clip(f"{attacker} {verb}", TITLE_LIMIT), colour=colour)
 
 
-def attack_compact(result: sf.AttackResult, odds: sf.Odds, *, attacker: str) -> discord.Embed:
+def attack_compact(result: sf.AttackResult, odds: sf.Odds, *, attacker: str, secret: bool = False) -> discord.Embed:
     """The short answer to /sf shoot and /sf melee: the outcome (the d100 against the chance), damage, odds.
 
-    The † of defaults and the note that explains it wait behind Details.
+    The † of defaults and the note that explains it wait behind Details. `secret`: see `attack_answer`.
     """
     embed = _attack_head(result, attacker=attacker)
-    embed.description = "\n".join([*_outcome_lines(result, marks=False), f"Odds: {odds_line(odds)}"])
+    odds_text = hidden_odds_line(odds) if secret else odds_line(odds)
+    embed.description = "\n".join([*_outcome_lines(result, marks=False, secret=secret), f"Odds: {odds_text}"])
     return embed
 
 
-def attack_embed(result: sf.AttackResult, odds: sf.Odds, *, attacker: str) -> discord.Embed:
-    """The full answer to /sf shoot and /sf melee: the outcome and the damage, then every step."""
+def attack_embed(result: sf.AttackResult, odds: sf.Odds, *, attacker: str, secret: bool = False) -> discord.Embed:
+    """The full answer to /sf shoot and /sf melee: the outcome and the damage, then every step.
+
+    `secret`: see `attack_answer`.
+    """
     embed = _attack_head(result, attacker=attacker)
-    embed.description = "\n".join(_outcome_lines(result))
+    embed.description = "\n".join(_outcome_lines(result, secret=secret))
     # The d100 first: on a phone the steps to the chance are the part that may wait for a second page.
     roll = f"d100 **{sf.face_text(result.roll)}** → {result.decision.value}: {result.reason}"
     embed.add_field(name="The roll", value=f"{roll}\n{variants_text(result.variants)}", inline=False)
-    embed.add_field(name="Odds before the roll", value=odds_line(odds), inline=False)
+    embed.add_field(
+        name="Odds before the roll", value=hidden_odds_line(odds) if secret else odds_line(odds), inline=False
+    )
     embed.add_field(
         name="Chance to hit", value=clip(steps_text(result.steps, result.chance), FIELD_VALUE_LIMIT), inline=False
     )
@@ -184,10 +230,10 @@ def attack_embed(result: sf.AttackResult, odds: sf.Odds, *, attacker: str) -> di
     if isinstance(attack, sf.MeleeAttack) and attack.situation.distance is not None:
         reach = f"{attack.situation.distance:g} m apart: within the {sf.MELEE_REACH_M} m melee needs (§5)"
         embed.add_field(name="Reach", value=reach, inline=False)
-    target = defender_text(attack.defender)
+    target = f"{attack.defender.name or 'the target'}: {SECRET_TARGET}" if secret else defender_text(attack.defender)
     if target is not None:
         embed.add_field(name="Target", value=clip(target, FIELD_VALUE_LIMIT), inline=False)
-    if _uses_defaults(result):
+    if _uses_defaults(result, secret=secret):
         embed.set_footer(text=DEFAULT_FOOTER)
     return embed
 
