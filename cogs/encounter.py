@@ -376,7 +376,7 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
                 improved_initiative=improved_initiative,
                 misc=initiative_bonus,
             )
-            after = rules.add(encounter, [entry], self.bot.dice)
+            after = rules.add(encounter, [_hidden(entry, found.secret)], self.bot.dice)
             return after, self._entered(after, [entry.name])
 
         after, note = await self.change(interaction, step)
@@ -466,7 +466,8 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
                     improved_initiative=improved_initiative,
                     misc=initiative,
                 )
-                entries = [entry if hidden is None else _hidden(entry, secret)]
+                # A secret character's hit points are the game master's in the fight too, unless `hidden` says.
+                entries = [_hidden(entry, found.secret if hidden is None else hidden)]
             else:
                 assert name is not None
                 if hp is None:

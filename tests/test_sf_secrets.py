@@ -221,12 +221,12 @@ async def test_a_secret_fighting_here_keeps_its_suits_in_the_answer(local: Local
     gm = local.as_user(GM, permissions=MANAGER_PERMISSIONS)
     started = await local.command("encounter start", {"ruleset": "sf", "name": "Port Loren"}, actor=gm)
     assert started.rejected == [] and started.embed["color"] != 0xE74C3C, started.embed
-    added = await local.command("encounter add", {"character": sathar, "hidden": True}, actor=gm)
+    added = await local.command("encounter add", {"character": sathar}, actor=gm)
     assert added.embed["color"] != 0xE74C3C, added.embed
     local.bot.dice = ScriptedDice([31, 10, 9])
     shot = await local.command("sf shoot", LASER)
     assert "Defense: the GM's secret" in shot.embed["description"]
-    # Added hidden, the fight's own note says a word too (a fight shows its numbers unless told to hide them).
+    # A secret is hidden in the fight too: the fight's own note says a word.
     assert shot.messages[-1]["embeds"][0]["description"] == "Sathar: hurt" and leaks(seen(shot)) == []
     refused = await local.command("sf odds shoot", LASER)
     assert refused.embed["title"] == "A secret" and leaks(seen(refused)) == []
