@@ -218,11 +218,12 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
     # -- planners ------------------------------------------------------------------------------------------
     async def target(
         self, reading: Reading, options: Against, dr: dnd.DamageReduction | None
-    ) -> tuple[dnd.Target, CharacterRecord | None, bool]:
-        """The defender, its character and whether it is a combatant of this channel's fight.
+    ) -> tuple[dnd.Target, CharacterRecord | None, bool, Defender | None]:
+        """The defender, its character here (damage can be applied), whether it fights here, and its name.
 
         A combatant here (its AC as the fight has it, flat-footed until its first turn), else a character here
-        (its AC computed), or the AC given.
+        (its AC computed), or the AC given. The name says whether its numbers are a game master's secret, a
+        combatant's too when it is a character.
         """
         if options.target_ac is not None and options.target is None:
             kind = " ".join(w for w, on in (("flat-footed", options.flat_footed), ("touch", options.touch)) if on)
@@ -233,14 +234,19 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
                 kind=f"{kind} AC".strip(),
                 immune_to_criticals=options.crit_immune,
             )
-            return given, None, False
+            return given, None, False, None
         if options.target is not None and options.target_ac is None:
             fought = await reading.combatant(options.target, RULESET)
             if fought is not None:
                 encounter, combatant = fought
                 defense = encounter_rules.dnd_defense(encounter, combatant, touch=options.touch)
                 given = dnd.Target(defense.ac, defense.kind, defense.why, dr, options.crit_immune, defense.flat_footed)
-                return given, None, True
+                guild_id = reading.interaction.guild_id
+                fighter = None
+                if combatant.character_id is not None and guild_id is not None:
+                    fighter = await reading.characters.get(combatant.character_id, guild_id=guild_id)
+                named = Defender(combatant.name, fighter.secret, fighter.owner_id) if fighter is not None else None
+                return given, None, True, named
         if options.target is None or options.target_ac is not None:
             raise UserError(
                 "Give the defender as `target_ac` (a number) or `target` (a character here), one of them.",
@@ -256,7 +262,7 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
             dr=dr,
             immune_to_criticals=options.crit_immune,
         )
-        return target, record, False
+        return target, record, False, Defender(record.name, record.secret, record.owner_id)
 
     async def attacker(self, reading: Reading, options: Attacker) -> tuple[CharacterRecord, DndSheet, str]:
         """The attacking character (named, or your active one), its sheet and its weapon (or the one it used last)."""
@@ -272,8 +278,7 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
     async def plan_attack(self, reading: Reading, options: AttackOdds) -> Plan[replay.DndAttackRoll, dnd.AttackResult]:
         """One attack from quick-mode numbers or from a character, priced, with its presenters."""
         variants = reading.settings.dnd
-        target, defending, fighting = await self.target(reading, options, options.dr)
-        defender = Defender(defending.name, defending.secret, defending.owner_id) if defending else None
+        target, defending, fighting, defender = await self.target(reading, options, options.dr)
         situation = options.situation()
         quick = options.quick()
         name, character_id = options.attacker(reading.user_name, quick=quick), None
@@ -331,8 +336,7 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
     ) -> Plan[replay.DndFullAttackRoll, dnd.FullAttackResult]:
         """Every attack of a full attack (a character's, or a stat block's bonuses), priced under one work budget."""
         variants = reading.settings.dnd
-        target, defending, fighting = await self.target(reading, options, options.dr)
-        defender = Defender(defending.name, defending.secret, defending.owner_id) if defending else None
+        target, defending, fighting, defender = await self.target(reading, options, options.dr)
         quick = options.quick()
         name, character_id = options.attacker(reading.user_name, quick=quick), None
         if quick:

@@ -177,3 +177,20 @@ async def test_a_hidden_attack_against_a_secret_shows_the_gm_channel_its_numbers
     assert "AC" not in text(notice) and "made a hidden roll" in text(notice)
     posted = gm_post(local).body["embeds"][0]
     assert "vs AC 15 → hit" in text(posted) and posted["author"]["name"].startswith("Hidden roll by Player0001")
+
+
+async def test_a_secret_fighting_here_keeps_its_ac_and_hit_points_from_players(local: LocalDiscord) -> None:
+    ogre = await secret_ogre(local)
+    gm = local.as_user(GM, permissions=MANAGER_PERMISSIONS)
+    started = await local.command("encounter start", {"ruleset": "dnd35", "name": "Cave"}, actor=gm)
+    assert started.rejected == [], started.requests
+    added = await local.command("encounter add", {"character": ogre}, actor=gm)
+    assert added.embed["description"] == "Ogre joined the fight.", added.embed
+    local.bot.dice = ScriptedDice([14, 6])  # 14 + 5 = 19 against its flat-footed AC 15: a hit, 1d8 6
+    attack = await local.command("dnd attack", {"target": "Ogre", "attack_bonus": 5, "damage": "1d8"})
+    assert "vs Ogre's flat-footed AC ?" in text(attack), text(attack)
+    seen = json.dumps(attack.messages, ensure_ascii=False)
+    assert not any(secret in seen for secret in ("AC 15", "15/30", "15 → 9")), seen
+    assert attack.messages[-1]["embeds"][0]["description"] == "Ogre: badly hurt"
+    refused = await local.command("dnd odds", {"target": "Ogre", "attack_bonus": 5, "damage": "1d8"})
+    assert refused.embed["title"] == "A secret", refused.embed
