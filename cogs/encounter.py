@@ -10,6 +10,7 @@ anyone with Manage Server; a combatant's owner may change that combatant too.
 from __future__ import annotations
 
 import dataclasses
+import io
 import logging
 import re
 from collections.abc import Awaitable, Callable
@@ -20,6 +21,7 @@ from discord import app_commands
 from discord.ext import commands
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from bot import offload
 from bot.client import DiceBot
 from bot.db.characters import CharacterError, CharacterRecord, CharacterRepository
 from bot.db.encounters import EncounterRecord, EncounterRepository
@@ -30,6 +32,7 @@ from bot.rules.encounter import Combatant, Encounter, EncounterError, Hit, Side
 from bot.rules.names import name_key
 from bot.tree import report
 from bot.ui import encounter as ui
+from bot.ui import map as map_ui
 from bot.ui.embeds import clip, history_text
 from cogs._shared import Interaction, can_moderate, character_choices, find, guild_of
 
@@ -638,6 +641,33 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
 
         after, note = await self.change(interaction, step)
         await self.answer(interaction, after, note)
+
+    @app_commands.command(name="map")
+    async def map_(self, interaction: Interaction, private: bool = False) -> None:
+        """Post the AliensRL fight's map as a picture: who stands on which square, whose turn it is.
+
+        Args:
+            private: Only you see it
+        """
+        encounter = (await self.read(interaction)).encounter
+        if encounter.ruleset != rules.ALIENS:
+            raise EncounterError(
+                f"Only an AliensRL fight has a map; this one is {ui.RULESET_TITLES[encounter.ruleset]}: "
+                "`/encounter show` posts its tracker.",
+                title="No map",
+            )
+        if not map_ui.placed(encounter):
+            raise EncounterError(
+                "Nobody stands on the map yet: `/encounter place combatant x y` puts a combatant on a square "
+                f"(x across from 0 at the left, y down from 0 at the top, each 0 to {rules.MAP_SIZE - 1}).",
+                title="Nobody placed",
+            )
+        shown = map_ui.board(encounter)
+        # Drawing takes tens of milliseconds of CPU: in the worker process, so the loop every server shares stays free.
+        png = await offload.in_process(map_ui.draw_map, shown)
+        picture = discord.File(io.BytesIO(png), filename=map_ui.MAP_FILE)
+        embed = map_ui.map_embed(encounter, map_ui.view(shown))
+        await interaction.response.send_message(embed=embed, file=picture, ephemeral=private)
 
     @app_commands.command(name="undo")
     async def undo(self, interaction: Interaction) -> None:
