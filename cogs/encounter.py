@@ -643,12 +643,23 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
         await self.answer(interaction, after, note)
 
     @app_commands.command(name="map")
-    async def map_(self, interaction: Interaction, private: bool = False) -> None:
+    @app_commands.autocomplete(shooter=combatants, target=combatants)
+    async def map_(
+        self,
+        interaction: Interaction,
+        shooter: app_commands.Range[str, 1, 40] | None = None,
+        target: app_commands.Range[str, 1, 40] | None = None,
+        private: bool = False,
+    ) -> None:
         """Post the AliensRL fight's map as a picture: who stands on which square, whose turn it is.
 
         Args:
+            shooter: With target: draw the line of fire from this combatant
+            target: With shooter: the combatant fired at; the map shows where a stray may land
             private: Only you see it
         """
+        if (shooter is None) != (target is None):
+            raise UserError("A line of fire needs both: `shooter` and `target`.", title="Line of fire")
         encounter = (await self.read(interaction)).encounter
         if encounter.ruleset != rules.ALIENS:
             raise EncounterError(
@@ -662,11 +673,15 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
                 f"(x across from 0 at the left, y down from 0 at the top, each 0 to {rules.MAP_SIZE - 1}).",
                 title="Nobody placed",
             )
-        shown = map_ui.board(encounter)
+        shown, fire = map_ui.board(encounter), None
+        if shooter is not None and target is not None:
+            ring = (await self.bot.server_settings(guild_of(interaction))).ring
+            line = map_ui.line_of_fire(encounter, rules.find(encounter, shooter), rules.find(encounter, target), ring)
+            shown, fire = map_ui.board(encounter, path=line.path, strays=line.strays), map_ui.fire_lines(line, ring)
         # Drawing takes tens of milliseconds of CPU: in the worker process, so the loop every server shares stays free.
         png = await offload.in_process(map_ui.draw_map, shown)
         picture = discord.File(io.BytesIO(png), filename=map_ui.MAP_FILE)
-        embed = map_ui.map_embed(encounter, map_ui.view(shown))
+        embed = map_ui.map_embed(encounter, map_ui.view(shown), fire)
         await interaction.response.send_message(embed=embed, file=picture, ephemeral=private)
 
     @app_commands.command(name="undo")

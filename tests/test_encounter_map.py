@@ -12,11 +12,11 @@ from typing import Any
 from PIL import Image
 
 from bot.local.driver import DEFAULT_GUILD, LocalDiscord
-from bot.local.payloads import Actor
+from bot.local.payloads import MANAGER_PERMISSIONS, Actor
 from bot.ui import map as map_ui
 from bot.ui.map import BOARD, DEAD, FOES, PARTY, TURN, Board, Marker, View, draw_map, view
 from tests.dice_sources import NoDice
-from tests.test_encounter import GM, PLAYER, character, ok
+from tests.test_encounter import GM, MANAGER, PLAYER, character, ok
 
 Pixel = tuple[int, int, int]
 
@@ -105,6 +105,51 @@ async def test_a_private_map_and_the_map_after_a_move(local: LocalDiscord) -> No
     assert image.size == (layout.width, layout.height) == (482, 510)
     assert near(image.getpixel(inside(layout, (4, 6))), FOES)
     assert near(image.getpixel(middle(layout, (10, 8))), BOARD)  # where Alien 1 stood is shown empty
+
+
+async def test_a_line_of_fire_and_where_a_stray_may_land(local: LocalDiscord) -> None:
+    await a_placed_fight(local)
+    ok(await local.command("encounter add", {"name": "Drone", "hp": 5, "rank": 0}))
+    ok(await local.command("encounter place", {"combatant": "Drone", "x": 6, "y": 6}))
+    fired = await local.command(
+        "encounter map", {"shooter": "Vasquez", "target": "Alien 1"}, actor=local.as_user(PLAYER)
+    )
+    lines = ok(fired)["description"].split("\n")
+    # (3, 4) to (10, 8): 7 across and 4 down, Angband distance 7 + 4 // 2 = 9, so a stray goes two squares away;
+    # Bresenham's line crosses (4, 5) (5, 5) (6, 6) (7, 6) (8, 7) (9, 7) (10, 8). Dead Alien 2 on (7, 5) is off it.
+    assert lines[1:4] == [
+        "Line of fire: **Vasquez** (3, 4) → **Alien 1** (10, 8), distance 9: 7 square(s), blue.",
+        "In the way: Drone (6, 6); each is missed on 6 in 10, in turn.",
+        "A stray lands on one of the 16 squares two away from the target's, purple (`aliensrl.ring`: chebyshev).",
+    ]
+    image = picture(fired.files["map.png"])
+    # Markers x 3..10 and the ring's x 8..12: x 1..14; y 4..8 and the ring's 6..10: y 2..12.
+    layout = View(x0=1, y0=2, cols=14, rows=11, cell=44)
+    assert image.size == (layout.width, layout.height) == (658, 554)
+    for square in ((4, 5), (5, 5), (7, 6), (8, 7), (9, 7)):
+        assert near(image.getpixel(middle(layout, square)), map_ui.PATH), square
+    for square in ((8, 6), (10, 6), (12, 10), (12, 8), (9, 10)):  # the ring, Chebyshev distance 2 from (10, 8)
+        assert near(image.getpixel(middle(layout, square)), map_ui.STRAY), square
+    for square in ((11, 9), (9, 9), (5, 4), (13, 8)):  # next to the target, off the line, beyond the ring
+        assert near(image.getpixel(middle(layout, square)), BOARD), square
+    assert near(image.getpixel(inside(layout, (6, 6))), FOES)  # the drone in the way, drawn over the line
+
+    # The server's ring setting decides the squares two away; a close shot does not stray at all.
+    manager = local.as_user(MANAGER, permissions=MANAGER_PERMISSIONS)
+    ok(await local.command("settings set", {"setting": "aliensrl.ring", "value": "within-two"}, actor=manager))
+    wide = ok(await local.command("encounter map", {"shooter": "Vasquez", "target": "Alien 1"}))
+    assert "one of the 24 squares two away" in wide["description"] and "within-two" in wide["description"]
+    close = ok(await local.command("encounter map", {"shooter": "Vasquez", "target": "Drone"}))
+    assert "At distance 4 a shot does not stray (under 5)." in close["description"].split("\n")
+    assert "Nobody in the way." in close["description"].split("\n")
+
+    half = await local.command("encounter map", {"shooter": "Vasquez"})
+    assert half.ephemeral and half.embed["title"] == "Line of fire" and half.files == {}
+    itself = await local.command("encounter map", {"shooter": "Vasquez", "target": "vasquez"})
+    assert itself.ephemeral and "cannot fire at itself" in itself.embed["description"]
+    ok(await local.command("encounter add", {"name": "Bishop", "hp": 9, "side": "party"}))
+    unplaced = await local.command("encounter map", {"shooter": "Bishop", "target": "Drone"})
+    assert unplaced.ephemeral and unplaced.embed["title"] == "Not on the map"
 
 
 async def test_only_an_aliens_fight_has_a_map(local: LocalDiscord) -> None:

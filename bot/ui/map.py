@@ -21,8 +21,10 @@ from typing import Final
 import discord
 from PIL import Image, ImageDraw, ImageFont
 
+from bot.rules import aliensrl
 from bot.rules import encounter as rules
-from bot.rules.encounter import Combatant, Encounter, Side
+from bot.rules.aliensrl import Ring
+from bot.rules.encounter import Combatant, Encounter, EncounterError, Side
 from bot.ui.embeds import ROLL_COLOUR, clip, fit
 
 Square = tuple[int, int]
@@ -120,6 +122,67 @@ def board(encounter: Encounter, *, path: Iterable[Square] = (), strays: Iterable
         turn = current is not None and c.number == current.number
         markers.append(Marker(str(c.number), c.position, foe=c.side is Side.FOES, dead=dead, turn=turn))
     return Board(tuple(markers), tuple(path), tuple(strays))
+
+
+@dataclass(frozen=True, slots=True)
+class LineOfFire:
+    """A shot's squares on the map (aliensrl.md §6, and the bot's Bresenham line): what the map draws for it."""
+
+    shooter: Combatant
+    target: Combatant
+    distance: int
+    path: tuple[Square, ...]  # from the shooter's square (left out) to the target's (included)
+    strays: tuple[Square, ...]  # where a stray may land, around the target's square, on the map
+    in_the_way: tuple[Combatant, ...]  # the living on the path before the target, in the order the shot meets them
+
+
+def line_of_fire(encounter: Encounter, shooter: Combatant, target: Combatant, ring: Ring) -> LineOfFire:
+    """The squares `/aliens fire` would cross from `shooter` at `target`, and the squares a stray may land on."""
+    if shooter.number == target.number:
+        raise EncounterError(f"**{shooter.name}** cannot fire at itself.", title="Who?")
+    for who in (shooter, target):
+        if who.position is None:
+            raise EncounterError(
+                f"**{who.name}** has no square yet: `/encounter place combatant:{who.name} x:... y:...` puts it on "
+                "the map.",
+                title="Not on the map",
+            )
+    assert shooter.position is not None and target.position is not None
+    (x0, y0), (x1, y1) = shooter.position, target.position
+    distance = aliensrl.angband_distance(x1 - x0, y1 - y0)
+    path = aliensrl.line(shooter.position, target.position)
+    strays = tuple(
+        (x1 + dx, y1 + dy)
+        for dx, dy in aliensrl.stray_offsets(distance, ring)
+        if 0 <= x1 + dx < rules.MAP_SIZE and 0 <= y1 + dy < rules.MAP_SIZE
+    )
+    standing = (rules.occupant(encounter, square) for square in path[:-1])
+    in_the_way = tuple(c for c in standing if c is not None and rules.can_act(encounter.ruleset, c))
+    return LineOfFire(shooter, target, distance, path, strays, in_the_way)
+
+
+def fire_lines(fire: LineOfFire, ring: Ring) -> list[str]:
+    """The line of fire in words, for the embed: who at whom, how far, who is in the way, where a stray goes."""
+    assert fire.shooter.position is not None and fire.target.position is not None
+    lines = [
+        f"Line of fire: **{fire.shooter.name}** {fire.shooter.position} → **{fire.target.name}** "
+        f"{fire.target.position}, distance {fire.distance}: {len(fire.path)} square(s), blue."
+    ]
+    if fire.in_the_way:
+        met = ", ".join(f"{c.name} {c.position}" for c in fire.in_the_way)
+        lines.append(f"In the way: {met}; each is missed on 6 in 10, in turn.")
+    else:
+        lines.append("Nobody in the way.")
+    if fire.distance < 5:
+        lines.append(f"At distance {fire.distance} a shot does not stray (under 5).")
+    elif fire.distance < 9:
+        lines.append(f"A stray lands on one of the {len(fire.strays)} squares next to the target's, purple.")
+    else:
+        lines.append(
+            f"A stray lands on one of the {len(fire.strays)} squares two away from the target's, purple "
+            f"(`aliensrl.ring`: {ring.value})."
+        )
+    return lines
 
 
 def _span(low: int, high: int) -> tuple[int, int]:
@@ -300,11 +363,11 @@ def legend_line(encounter: Encounter, combatant: Combatant) -> str:
     return line
 
 
-def map_embed(encounter: Encounter, shown: View) -> discord.Embed:
-    """The map's embed: whose turn, the legend (number to name), who is not on the map, the squares shown."""
+def map_embed(encounter: Encounter, shown: View, fire: list[str] | None = None) -> discord.Embed:
+    """The map's embed: whose turn, any line of fire, the legend (number to name), who is not on the map."""
     current = encounter.current
     status = f"Round **{encounter.round}** · **{current.name}**'s turn" if current else "Not begun."
-    lines = [status, "", *(legend_line(encounter, c) for c in placed(encounter))]
+    lines = [status, *(fire or []), "", *(legend_line(encounter, c) for c in placed(encounter))]
     elsewhere = [c.name for c in encounter.combatants if c.position is None]
     if elsewhere:
         lines += ["", f"Not on the map: {', '.join(elsewhere)} (`/encounter place`)."]
