@@ -2,9 +2,9 @@
 
 The picture shows where everyone stands and nothing of their health but dead or not (the tracker keeps hit
 points, and hides a hidden creature's): each combatant is a marker with its number, the party a blue circle and
-the foes an orange diamond (told apart by shape as well as colour), the dead greyed and crossed, whose turn it
-is framed in white. The embed beside it says which number is who. A line of fire may be drawn too: the squares
-a shot crosses, and the squares a stray could land on.
+the foes an orange diamond (told apart by shape as well as colour), the dead greyed (and crossed where the
+squares are large enough), whose turn it is framed in white. The embed beside it says which number is who. A
+line of fire may be drawn too: the squares a shot crosses, and the squares a stray could land on.
 
 The drawing takes plain data (`Board`), so the cog can hand it to the worker process (bot/offload.py); `board`
 builds it from an encounter. What a picture may cost is capped by the map itself: at most MAP_SIZE squares
@@ -58,6 +58,7 @@ PATH: Final = (0, 114, 178)  # a line of fire's squares: blue
 STRAY: Final = (204, 121, 167)  # where a stray could land: reddish purple
 CROSS: Final = (200, 203, 208)
 MIN_LABEL: Final = 10  # pixels: a marker's number is never drawn smaller
+SHAPES: Final = {False: "●", True: "◆"}  # the party's circle, the foes' diamond, as the embed names them
 
 
 @dataclass(frozen=True, slots=True)
@@ -345,9 +346,6 @@ def draw_map(shown: Board) -> bytes:
     out = io.BytesIO()
     image.save(out, format="PNG", optimize=True)
     return out.getvalue()
-
-
-SHAPES: Final = {False: "●", True: "◆"}  # the party's circle, the foes' diamond, as the picture draws them
 
 
 def legend_line(encounter: Encounter, combatant: Combatant) -> str:
