@@ -10,6 +10,7 @@ anyone with Manage Server; a combatant's owner may change that combatant too.
 from __future__ import annotations
 
 import dataclasses
+import io
 import logging
 import re
 from collections.abc import Awaitable, Callable
@@ -20,6 +21,7 @@ from discord import app_commands
 from discord.ext import commands
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from bot import offload
 from bot.client import DiceBot
 from bot.db.characters import CharacterError, CharacterRecord, CharacterRepository
 from bot.db.encounters import EncounterRecord, EncounterRepository
@@ -30,6 +32,7 @@ from bot.rules.encounter import Combatant, Encounter, EncounterError, Hit, Side
 from bot.rules.names import name_key
 from bot.tree import report
 from bot.ui import encounter as ui
+from bot.ui import map as map_ui
 from bot.ui.embeds import clip, history_text
 from cogs._shared import Interaction, can_moderate, character_choices, find, guild_of
 
@@ -639,6 +642,48 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
 
         after, note = await self.change(interaction, step)
         await self.answer(interaction, after, note)
+
+    @app_commands.command(name="map")
+    @app_commands.autocomplete(shooter=combatants, target=combatants)
+    async def map_(
+        self,
+        interaction: Interaction,
+        shooter: app_commands.Range[str, 1, 40] | None = None,
+        target: app_commands.Range[str, 1, 40] | None = None,
+        private: bool = False,
+    ) -> None:
+        """Post the AliensRL fight's map as a picture: who stands on which square, whose turn it is.
+
+        Args:
+            shooter: With target: draw the line of fire from this combatant
+            target: With shooter: the combatant fired at; the map shows where a stray may land
+            private: Only you see it
+        """
+        if (shooter is None) != (target is None):
+            raise UserError("A line of fire needs both: `shooter` and `target`.", title="Line of fire")
+        encounter = (await self.read(interaction)).encounter
+        if encounter.ruleset != rules.ALIENS:
+            raise EncounterError(
+                f"Only an AliensRL fight has a map; this one is {ui.RULESET_TITLES[encounter.ruleset]}: "
+                "`/encounter show` posts its tracker.",
+                title="No map",
+            )
+        if not map_ui.placed(encounter):
+            raise EncounterError(
+                "Nobody stands on the map yet: `/encounter place combatant x y` puts a combatant on a square "
+                f"(x across from 0 at the left, y down from 0 at the top, each 0 to {rules.MAP_SIZE - 1}).",
+                title="Nobody placed",
+            )
+        shown, fire = map_ui.board(encounter), None
+        if shooter is not None and target is not None:
+            ring = (await self.bot.server_settings(guild_of(interaction))).ring
+            line = map_ui.line_of_fire(encounter, rules.find(encounter, shooter), rules.find(encounter, target), ring)
+            shown, fire = map_ui.board(encounter, path=line.path, strays=line.strays), map_ui.fire_lines(line, ring)
+        # Drawing takes tens of milliseconds of CPU: in the worker process, so the loop every server shares stays free.
+        png = await offload.in_process(map_ui.draw_map, shown)
+        picture = discord.File(io.BytesIO(png), filename=map_ui.MAP_FILE)
+        embed = map_ui.map_embed(encounter, map_ui.view(shown), fire)
+        await interaction.response.send_message(embed=embed, file=picture, ephemeral=private)
 
     @app_commands.command(name="undo")
     async def undo(self, interaction: Interaction) -> None:
