@@ -274,12 +274,12 @@ def _key(draw: ImageDraw.ImageDraw, shown: Board, left: float, top: float, heigh
     x, y = left, top + (height - size) / 2
     items = ["party", "foes", "dead", "whose turn"]
     items += ["line of fire"] if shown.path else []
-    items += ["a stray may land"] if shown.strays else []
+    items += ["stray squares"] if shown.strays else []
     for word in items:
         box = (x, y, x + size, y + size)
         if word == "whose turn":
             draw.rectangle(box, outline=TURN, width=2 * SCALE)
-        elif word in ("line of fire", "a stray may land"):
+        elif word in ("line of fire", "stray squares"):
             draw.rectangle(box, fill=PATH if word == "line of fire" else STRAY)
         else:
             _shape(draw, box, word == "foes", {"party": PARTY, "foes": FOES}.get(word, DEAD))
