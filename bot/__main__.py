@@ -19,8 +19,6 @@ import os
 import random
 import signal
 import sys
-from dataclasses import replace
-from functools import partial
 from pathlib import Path
 
 import aiohttp
@@ -31,15 +29,11 @@ from bot.client import DiceBot, ShardedDiceBot
 from bot.config import Settings, SettingsError
 from bot.db.engine import Database, DatabaseUnavailable, check_writable, open_database, unavailable
 from bot.db.migrate import SchemaMismatch, check_schema, upgrade
-from bot.db.rolls import RollRepository
 from bot.discord_api import point_discord_at
-from bot.rules import fair
 from bot.rules.fair_log import FairLogError, check_log, parse_log
 
 log = logging.getLogger("bot")
 
-# With --seed the console's ids start from a fixed instant, so its whole output is reproducible.
-SEEDED_EPOCH_MS = 1767225600000
 DISCORD_API = "https://discord.com/api/v10"
 # Exit codes: 1 Discord (the token, the network), 2 a setting, 3 the schema, 4 the database.
 EXIT_DISCORD, EXIT_SETTING, EXIT_SCHEMA, EXIT_DATABASE = 1, 2, 3, 4
@@ -180,49 +174,27 @@ async def run_migrate(settings: Settings) -> int:
 
 
 async def run_console(settings: Settings, args: argparse.Namespace) -> int:
-    """The offline console over the local Discord double, with the bot's real database."""
+    """The offline console over the local Discord double, with the bot's real database; 1 if an `expect` failed."""
     # The double and its driver are the console's alone: the running bot never loads them.
     from bot.local import console
-    from bot.local.driver import DEFAULT_CHANNEL, DEFAULT_GUILD, DEFAULT_USER, local_discord
-    from bot.local.payloads import MANAGER_PERMISSIONS, MEMBER_PERMISSIONS, Actor, Snowflakes
 
     database = await prepare_database(settings)
-    seeded = args.seed is not None
-    dice = random.Random(args.seed) if seeded else random.SystemRandom()
-    # A seeded console's fair seeds are reproducible too (so never secret): its transcripts then replay exactly.
-    fair_seeds = partial(random.Random(f"fair {args.seed}").randbytes, fair.SEED_BYTES) if seeded else fair.new_seed
-    # A kept database remembers the ids of earlier runs (Roll again finds a roll by its interaction's id).
-    async with database.read() as session:
-        latest = await RollRepository(session).latest_interaction()
-    ids = Snowflakes(SEEDED_EPOCH_MS, after=latest) if seeded else Snowflakes()
-    actor = Actor(
-        user_id=args.user or DEFAULT_USER,
-        guild_id=args.guild or DEFAULT_GUILD,
-        channel_id=DEFAULT_CHANNEL,
-        permissions=MANAGER_PERMISSIONS if args.manager else MEMBER_PERMISSIONS,
-    )
-    # The console registers its commands with the double itself; a dev server sync would only add noise.
-    # Its one typist is no crowd to protect Discord from, and a script would only trip the rate limit.
-    settings = replace(settings, dev_guild_id=None, rate_limit=None)
     interactive = sys.stdin.isatty() and not args.json
     try:
-        async with local_discord(
-            lambda: DiceBot(settings=settings, database=database, dice=dice, fair_seeds=fair_seeds),
-            connect=True,
-            ids=ids,
-            actor=actor,
+        async with console.open_console(
+            settings, database, seed=args.seed, user=args.user, guild=args.guild, manager=args.manager
         ) as local:
             local.timeout = args.timeout
             if interactive:
                 print(
                     'Offline console. Try: /roll expression:4d6kh3 label:"Strength"  (? lists commands, Ctrl-D quits)'
                 )
-            await console.run(
+            failed = await console.run(
                 local, console.read_lines(sys.stdin, interactive), console.stdout_writer, as_json=args.json
             )
     finally:
         await database.dispose()
-    return 0
+    return 1 if failed else 0
 
 
 def run_verify(args: argparse.Namespace) -> int:

@@ -32,6 +32,7 @@ SCRIPT = """\
 
 def _console(tmp_path: Path, *args: str, stdin: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path}/console.db", "DISCORD_TOKEN": ""}
+    env["PYTHONPATH"] = str(Path(__file__).resolve().parents[1])  # this tree's bot, run from another folder
     return subprocess.run(
         [sys.executable, "-m", "bot", *args],
         input=stdin,
@@ -225,3 +226,34 @@ def test_a_seeded_console_on_a_kept_database_never_reuses_an_earlier_run_s_ids(t
     assert second.returncode == 0, second.stderr
     titles = [line for line in second.stdout.splitlines() if line.startswith("== ")]
     assert titles == ["== second ==", "== second =="], second.stdout
+
+
+def test_expect_checks_the_fight_and_a_failed_one_fails_the_run(tmp_path: Path) -> None:
+    script = """\
+/encounter start ruleset:dnd35 name:Cave
+/encounter add name:Orc count:2 hp:8 initiative:0
+expect not begun; Orc 1: 8 hp; Orc 2: 8 hp
+expect round 1, Orc 1's turn; Orc 1: 7 hp; Zed: 3 hp
+@200000000000000002 restart
+together /encounter next
+expect
+"""
+    result = _console(tmp_path, "console", "--seed", "1", stdin=script)
+    assert result.returncode == 1, result.stderr
+    out = result.stdout.splitlines()
+    assert "ok" in out
+    assert (
+        "!! expect failed: round 1, Orc 1's turn, but not begun; Orc 1: 7 hp, but Orc 1: 8 hp; "
+        "Zed: 3 hp, but no Zed is in the fight; Orc 2: 8 hp is not in the line"
+    ) in out
+    assert "!! the fight is: not begun; Orc 1: 8 hp; Orc 2: 8 hp" in out
+    assert "!! `restart` is a line of its own (not after @ID, nor inside `together`)." in out
+    assert "!! `together LINE || LINE` sends two or more lines at the same moment." in out
+    assert any(line.startswith("!! `expect round N, NAME's turn;") for line in out), out
+
+
+def test_help_names_the_console_s_own_lines(tmp_path: Path) -> None:
+    result = _console(tmp_path, "console", stdin="?\n")
+    assert result.returncode == 0, result.stderr
+    for directive in ("click LABEL", "restart", "together LINE || LINE", "expect round N"):
+        assert f"\n  {directive}" in result.stdout, directive

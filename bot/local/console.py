@@ -5,7 +5,8 @@ A line is `/command [subcommand] option:value option:"a value with spaces"`, opt
 takes a local path (`file:characters.json`), a channel option `#ID` (a text channel of the console's
 server), a role option `&ID`.
 `click LABEL` presses a button of the bot's last answer and `submit field:value ...` fills in the form it
-just showed. The line becomes a real interaction payload, checked the way Discord's
+just showed. Three directives script a whole fight (`DIRECTIVES` below says what each does): `restart`,
+`together LINE || LINE` and `expect ...`. The line becomes a real interaction payload, checked the way Discord's
 client checks what it sends (option names, types, choices, ranges, required options), and goes through the
 gateway of the local double to discord.py's own command tree. What the bot sends back is printed as text,
 or with `--json` as one object per request: `{"method", "path", "body"}`. A line the bot takes longer than
@@ -15,15 +16,19 @@ the timeout to finish is stopped with an error line, and the console reads the n
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import random
 import re
 import shlex
 import sys
 from collections.abc import AsyncIterator, Callable
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, TextIO, cast
 
+from bot.client import DiceBot
 from bot.commandline import (
     CHANNEL,
     ROLE,
@@ -34,21 +39,95 @@ from bot.commandline import (
     parse_line,
     split_user,
 )
+from bot.config import Settings
+from bot.db.encounters import EncounterRepository
+from bot.db.engine import Database
+from bot.db.rolls import RollRepository
 from bot.local.double import AUTOCOMPLETE_RESULT, DEFERRED_MESSAGE, EPHEMERAL, MODAL, Captured
-from bot.local.driver import Exchange, LocalDiscord, cancel_interactions
+from bot.local.driver import (
+    DEFAULT_CHANNEL,
+    DEFAULT_GUILD,
+    DEFAULT_USER,
+    Exchange,
+    LocalDiscord,
+    cancel_interactions,
+    local_discord,
+)
 from bot.local.payloads import (
     APPLICATION_COMMAND,
     MANAGER_PERMISSIONS,
     MEMBER_PERMISSIONS,
     Actor,
+    Snowflakes,
     channel_object,
     command_data,
     interaction,
     role_object,
 )
+from bot.rules import fair
+from bot.rules.encounter import Encounter
 
 MENTION = re.compile(r"<@!?(\d+)>")
 UPLOAD_LIMIT = 10 * 1024 * 1024  # the attachment_size_limit the double's interactions announce
+# With a seed the console's ids start from a fixed instant, so its whole output is reproducible.
+SEEDED_EPOCH_MS = 1767225600000
+
+DIRECTIVES = """\
+Lines the console itself understands (everything else is a slash command; @ID or @ID! before a command, a
+click or a form acts as that user, ! with Manage Server):
+  click LABEL               press a button of the bot's last answer
+  submit field:value ...    fill in the form the bot just showed
+  restart                   stop the bot and start a new one over the same database, as a restarted process
+                            would; the messages and buttons already shown stay, and still work (the dice
+                            and ids go on from where they were)
+  together LINE || LINE     send the lines at the same moment (two game masters pressing Next at once); each
+                            one's answer is printed in the order typed, under a line naming it
+  expect round N, NAME's turn; NAME: HP hp, CONDITION ROUNDS; ...
+                            check this channel's fight: whose turn it is, and every combatant's hit points and
+                            conditions (`not begun` before initiative); prints ok, else !! and what it is
+                            (and the console then exits with status 1)
+  # ...                     a comment
+"""
+
+
+@contextlib.asynccontextmanager
+async def open_console(
+    settings: Settings,
+    database: Database,
+    *,
+    seed: int | None = None,
+    user: str | None = None,
+    guild: str | None = None,
+    manager: bool = False,
+) -> AsyncIterator[LocalDiscord]:
+    """The console's bot over `database`, logged into a double; with a seed its dice, ids and fair seeds repeat.
+
+    `python -m bot console` and the tests that run console scripts both start here, so they print the same.
+    """
+    seeded = seed is not None
+    dice = random.Random(seed) if seeded else random.SystemRandom()
+    # A seeded console's fair seeds are reproducible too (so never secret): its transcripts then replay exactly.
+    fair_seeds = partial(random.Random(f"fair {seed}").randbytes, fair.SEED_BYTES) if seeded else fair.new_seed
+    # A kept database remembers the ids of earlier runs (Roll again finds a roll by its interaction's id).
+    async with database.read() as session:
+        latest = await RollRepository(session).latest_interaction()
+    ids = Snowflakes(SEEDED_EPOCH_MS, after=latest) if seeded else Snowflakes()
+    actor = Actor(
+        user_id=user or DEFAULT_USER,
+        guild_id=guild or DEFAULT_GUILD,
+        channel_id=DEFAULT_CHANNEL,
+        permissions=MANAGER_PERMISSIONS if manager else MEMBER_PERMISSIONS,
+    )
+    # The console registers its commands with the double itself; a dev server sync would only add noise.
+    # Its one typist is no crowd to protect Discord from, and a script would only trip the rate limit.
+    settings = replace(settings, dev_guild_id=None, rate_limit=None)
+    async with local_discord(
+        lambda: DiceBot(settings=settings, database=database, dice=dice, fair_seeds=fair_seeds),
+        connect=True,
+        ids=ids,
+        actor=actor,
+    ) as local:
+        yield local
 
 
 class ConsoleError(CommandLineError):
@@ -197,6 +276,7 @@ class Session:
         self.folder = folder
         self.commands = local.double.commands.get(None, [])
         self.last: Exchange | None = None
+        self.failed = 0  # `expect` lines that did not hold
 
     def actor(self, text: str) -> tuple[Actor, str]:
         """Who runs a line (`@ID`, `@ID!` with Manage Server, else the console's user), and the line without it."""
@@ -209,22 +289,78 @@ class Session:
 
     async def line(self, text: str) -> list[str]:
         """Run one line; what to print."""
-        actor, rest = self.actor(text)
+        word, _, rest = text.partition(" ")
+        if word == "restart" and not rest:
+            await self.local.restart()
+            return self._note("the bot restarted over the same database")
+        if word == "together":
+            return await self._together(rest)
+        if word == "expect":
+            return await self._expect(rest.strip())
         mark = len(self.local.double.requests)
+        self.last = await self._exchange(text)
+        return self._printed(self.last, mark)
+
+    async def _exchange(self, text: str) -> Exchange:
+        """Send the interaction a line stands for (a command, a click, a form) and wait for its answer."""
+        actor, rest = self.actor(text)
         word = rest.split(maxsplit=1)[0] if rest else ""
         if word == "click":
-            exchange = await self._click(rest[len(word) :].strip(), actor)
-        elif word == "submit":
-            exchange = await self._submit(rest[len(word) :].strip(), actor)
-        else:
-            parsed = self._resolve(parse_line(rest, self.commands), actor)
-            data = command_data(parsed.name, parsed.options, resolved=parsed.resolved)
-            exchange = await self.local.send(interaction(self.local.ids, actor, APPLICATION_COMMAND, data))
-        self.last = exchange
+            return await self._click(rest[len(word) :].strip(), actor)
+        if word == "submit":
+            return await self._submit(rest[len(word) :].strip(), actor)
+        if word in ("restart", "together", "expect"):
+            raise ConsoleError(f"`{word}` is a line of its own (not after @ID, nor inside `together`).")
+        parsed = self._resolve(parse_line(rest, self.commands), actor)
+        data = command_data(parsed.name, parsed.options, resolved=parsed.resolved)
+        return await self.local.send(interaction(self.local.ids, actor, APPLICATION_COMMAND, data))
+
+    def _printed(self, exchange: Exchange, mark: int) -> list[str]:
         # What the bot posted in a channel on its own (a hidden roll's GM copy) carries no interaction token.
         mine = {id(r) for r in exchange.requests}
         requests = [r for r in self.local.double.requests[mark:] if id(r) in mine or _channel_post(r)]
         return render_json(requests) if self.as_json else render_text(requests, self.folder)
+
+    def _note(self, text: str) -> list[str]:
+        return [json.dumps({"console": text})] if self.as_json else [f"({text})"]
+
+    async def _together(self, rest: str) -> list[str]:
+        """The lines sent at once: every one is in flight before any is answered; answers in the order typed."""
+        parts = [part.strip() for part in rest.split("||")]
+        if len(parts) < 2 or not all(parts):
+            raise ConsoleError("`together LINE || LINE` sends two or more lines at the same moment.")
+        mark = len(self.local.double.requests)
+        # Every click presses a button of the answer before this line, not of another part's.
+        results = await asyncio.gather(*(self._exchange(part) for part in parts), return_exceptions=True)
+        out: list[str] = []
+        for number, (part, result) in enumerate(zip(parts, results, strict=True), start=1):
+            out.extend(self._note(f"{number} of {len(parts)}: {part}"))
+            if isinstance(result, CommandLineError):
+                out.append(json.dumps({"error": str(result)}) if self.as_json else f"!! {result}")
+            elif isinstance(result, BaseException):
+                raise result
+            else:
+                out.extend(self._printed(result, mark))
+                self.last = result
+        return out
+
+    async def _expect(self, rest: str) -> list[str]:
+        """Check this channel's fight against the line: `ok`, else `!!` lines with what differs and what it is."""
+        expected = [" ".join(part.split()) for part in rest.split(";")]
+        if not expected[0]:
+            raise ConsoleError("`expect round N, NAME's turn; NAME: HP hp, CONDITION ROUNDS; ...` checks the fight.")
+        bot = cast(DiceBot, self.local.bot)
+        async with bot.database.read() as session:
+            record = await EncounterRepository(session).get(
+                guild_id=int(self.local.actor.guild_id or 0), channel_id=int(self.local.actor.channel_id)
+            )
+        actual = fight_state(record.encounter if record else None)
+        wrong = differences(expected, actual)
+        if not wrong:
+            return [json.dumps({"expect": "ok"})] if self.as_json else ["ok"]
+        self.failed += 1
+        lines = [f"expect failed: {'; '.join(wrong)}", f"the fight is: {'; '.join(actual)}"]
+        return [json.dumps({"error": line}) for line in lines] if self.as_json else [f"!! {line}" for line in lines]
 
     def _resolve(self, parsed: Parsed, actor: Actor) -> Parsed:
         """The line's files uploaded, and its channels and roles described, as Discord's client sends them."""
@@ -271,6 +407,35 @@ class Session:
         return await self.local.submit(self.last.modal, values, actor=actor)
 
 
+def fight_state(encounter: Encounter | None) -> list[str]:
+    """A fight as `expect` words it: whose turn, then every combatant's hit points and conditions, in turn order."""
+    if encounter is None:
+        return ["no fight"]
+    current = encounter.current
+    parts = [f"round {encounter.round}, {current.name}'s turn" if current else "not begun"]
+    for combatant in encounter.combatants:
+        conditions = "".join(
+            f", {condition.name} {condition.rounds}" if condition.rounds else f", {condition.name}"
+            for condition in combatant.conditions
+        )
+        parts.append(f"{combatant.name}: {combatant.hp} hp{conditions}")
+    return parts
+
+
+def differences(expected: list[str], actual: list[str]) -> list[str]:
+    """What an `expect` line says that the fight does not (the turn first, then combatants by name)."""
+    wrong = [] if expected[0] == actual[0] else [f"{expected[0]}, but {actual[0]}"]
+    have = {part.split(":")[0]: part for part in actual[1:]}
+    want = {part.split(":")[0]: part for part in expected[1:]}
+    for name, part in want.items():
+        if name not in have:
+            wrong.append(f"{part}, but no {name} is in the fight")
+        elif have[name] != part:
+            wrong.append(f"{part}, but {have[name]}")
+    wrong.extend(f"{have[name]} is not in the line" for name in have if name not in want)
+    return wrong
+
+
 async def run(
     local: LocalDiscord,
     lines: AsyncIterator[str],
@@ -278,15 +443,15 @@ async def run(
     *,
     as_json: bool,
     folder: Path | None = None,
-) -> None:
-    """Run every line through the bot and write what it sent back."""
+) -> int:
+    """Run every line through the bot and write what it sent back; how many `expect` lines did not hold."""
     session = Session(local, as_json=as_json, folder=folder or Path.cwd())
     async for line in lines:
         text = line.strip()
         if not text or text.startswith("#"):
             continue
         if text in ("?", "help") and not as_json:  # /help is the bot's own command
-            write(command_list(session.commands))
+            write(DIRECTIVES + "\nCommands:\n" + command_list(session.commands))
             continue
         try:
             for out in await session.line(text):
@@ -301,6 +466,7 @@ async def run(
                 "(python -m bot console --timeout SECONDS allows more)."
             )
             write(json.dumps({"error": message}) if as_json else f"!! {message}")
+    return session.failed
 
 
 def stdout_writer(line: str) -> None:

@@ -99,14 +99,55 @@ class Exchange:
 class LocalDiscord:
     """A bot logged into a `DiscordDouble`, and the means to send it interactions as Discord would."""
 
-    def __init__(self, bot: commands.Bot, double: DiscordDouble, actor: Actor) -> None:
+    def __init__(
+        self,
+        bot: commands.Bot,
+        double: DiscordDouble,
+        actor: Actor,
+        *,
+        make_bot: Callable[[], commands.Bot] | None = None,
+        connect: bool = False,
+    ) -> None:
         self.bot = bot
         self.double = double
         self.actor = actor
+        self._make_bot = make_bot
+        self._connect = connect
+        self._runner: asyncio.Task[None] | None = None
         self._seen: dict[str, asyncio.Future[None]] = {}
         # Seconds an interaction may take, from delivery until every task it started has finished.
         self.timeout = 10.0
         bot.add_listener(self._on_interaction, "on_interaction")
+
+    async def _start(self, *, sync: bool) -> None:
+        await self.bot.login(self.double.token)
+        if sync:
+            await self.bot.tree.sync()
+        if self._connect:
+            self._runner = asyncio.create_task(self.bot.connect())
+            await asyncio.wait_for(self.bot.wait_until_ready(), 10)
+
+    async def _stop(self) -> None:
+        await self.bot.close()
+        if self._runner is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self._runner, 10)
+            self._runner = None
+
+    async def restart(self) -> None:
+        """Stop the bot and log in a new one over the same database, as a restarted process would.
+
+        Discord (the double) carries on: the messages, their buttons and the registered commands stay, and the
+        new bot has none of the old one's memory (its views, caches and cogs are built afresh).
+        """
+        if self._make_bot is None:
+            raise RuntimeError("this driver was not given the means to build a bot")
+        await settle(self.timeout)
+        await self._stop()
+        self.bot = self._make_bot()
+        self.bot.add_listener(self._on_interaction, "on_interaction")
+        await self.bot.__aenter__()
+        await self._start(sync=False)
 
     async def _on_interaction(self, interaction: Any) -> None:
         future = self._seen.get(str(interaction.id))
@@ -269,18 +310,11 @@ async def local_discord(
     guilds = [(actor.guild_id, actor.channel_id)] if actor.guild_id else []
     async with DiscordDouble(guilds=guilds, ids=ids, heartbeat_interval_ms=heartbeat_interval_ms) as double:
         with discord_pointed_at(double.api_base, double.gateway_url):
-            bot = make_bot()
-            async with bot:
-                await bot.login(double.token)
-                if sync:
-                    await bot.tree.sync()
-                runner = asyncio.create_task(bot.connect()) if connect else None
-                if connect:
-                    await asyncio.wait_for(bot.wait_until_ready(), 10)
-                try:
-                    yield LocalDiscord(bot, double, actor)
-                finally:
-                    await bot.close()
-                    if runner is not None:
-                        with contextlib.suppress(Exception):
-                            await asyncio.wait_for(runner, 10)
+            driver = LocalDiscord(make_bot(), double, actor, make_bot=make_bot, connect=connect)
+            await driver.bot.__aenter__()
+            try:
+                await driver._start(sync=sync)
+                yield driver
+            finally:
+                # The bot running now: after `restart`, not the one this started with.
+                await driver._stop()
