@@ -7,6 +7,10 @@ A transcript is a fenced `text` block of one of two kinds:
 - **shell**: lines starting with "$ " are run by `sh`, with this interpreter first on PATH (so `python` is the
   project's); the lines after each are what it printed, standard error included, as a terminal shows it.
 
+A console transcript may be a script's: right after the line `<!-- script: docs/fights/dnd35.txt -->` its typed
+lines are that file's (without its comments and blank lines), and a rewrite copies them in, so the file a
+reader runs and the transcript the document shows cannot drift apart (tests/test_fights.py runs those scripts).
+
 The blocks of one document run in order in one folder, so that a shell block can check the file a console
 transcript before it saved (each console transcript still starts from an empty database). The folder also
 holds `verify_roll.py` (tools/verify_roll.py, as a player would have saved it) and, once a fair session's log
@@ -44,6 +48,13 @@ MARKED = "!! `click LABEL` presses a button of the bot's last answer."
 PROMPTS = {"console": "> ", "shell": "$ "}
 # A session log's name holds its commitment: a rewrite renames it wherever the document mentions it.
 _LOG_NAME = re.compile(r"fair-session-[0-9a-f]{16}\.json")
+_SCRIPT = re.compile(r"<!-- script: (\S+) -->\n\Z")
+
+
+def script_lines(script: Path) -> tuple[str, ...]:
+    """The lines of a console script the console runs: without comments and blank lines."""
+    lines = (line.strip() for line in script.read_text(encoding="utf-8").splitlines())
+    return tuple(line for line in lines if line and not line.startswith("#"))
 
 
 @dataclass(frozen=True)
@@ -55,20 +66,29 @@ class Block:
     end: int
     kind: str
     steps: tuple[tuple[str, tuple[str, ...]], ...]
+    script: Path | None = None  # the console script whose transcript this is
+
+    @property
+    def typed(self) -> tuple[str, ...]:
+        """What is typed: the script's lines, else the ones the block shows."""
+        return script_lines(self.script) if self.script else tuple(typed for typed, _ in self.steps)
 
     def text(self, printed: list[list[str]], renames: dict[str, str]) -> str:
         """The block's body with each input (its file names renamed) followed by `printed` for it."""
         prompt = PROMPTS[self.kind]
         return "".join(
             prompt + renamed(typed, renames) + "\n" + "".join(line + "\n" for line in out)
-            for (typed, _), out in zip(self.steps, printed, strict=True)
+            for typed, out in zip(self.typed, printed, strict=True)
         )
 
 
 def blocks(document: Path) -> list[Block]:
     """Every transcript of a document, in order: a `text` block whose first line is typed."""
     found = []
-    for match in _BLOCK.finditer(document.read_text(encoding="utf-8")):
+    text = document.read_text(encoding="utf-8")
+    for match in _BLOCK.finditer(text):
+        named = _SCRIPT.search(text, 0, match.start())
+        script = ROOT / named[1] if named else None
         lines = match.group(2).splitlines()
         kind = next((k for k, prompt in PROMPTS.items() if lines and lines[0].startswith(prompt)), None)
         if kind is None:
@@ -79,7 +99,8 @@ def blocks(document: Path) -> list[Block]:
                 steps.append((line[len(PROMPTS[kind]) :], []))
             else:
                 steps[-1][1].append(line)
-        found.append(Block(document, match.start(2), match.end(2), kind, tuple((t, tuple(o)) for t, o in steps)))
+        shown = tuple((t, tuple(o)) for t, o in steps)
+        found.append(Block(document, match.start(2), match.end(2), kind, shown, script))
     return found
 
 
@@ -112,8 +133,9 @@ def doctor(folder: Path) -> None:
 
 def run_console(block: Block, folder: Path, database: Path) -> list[list[str]]:
     """What the seeded console prints for each typed line of the block."""
-    typed = "".join(f"{line}\n{MARK}\n" for line, _ in block.steps)
+    typed = "".join(f"{line}\n{MARK}\n" for line in block.typed)
     env = {**os.environ, "DATABASE_URL": f"sqlite+aiosqlite:///{database}", "DISCORD_TOKEN": ""}
+    env["PYTHONPATH"] = str(ROOT)  # this tree's bot, also where the virtual environment installed another
     result = subprocess.run(
         [sys.executable, "-m", "bot", "console", "--seed", "1"],
         input=typed,
@@ -124,9 +146,14 @@ def run_console(block: Block, folder: Path, database: Path) -> list[list[str]]:
         timeout=180,
         check=False,
     )
-    assert result.returncode == 0, result.stderr
+    assert result.returncode == 0, result.stderr + result.stdout
+    return split_printed(result.stdout.splitlines())
+
+
+def split_printed(lines: list[str]) -> list[list[str]]:
+    """What the console printed for each typed line, when a `MARK` line was typed after each."""
     printed: list[list[str]] = [[]]
-    for line in result.stdout.splitlines():
+    for line in lines:
         if line == MARKED:
             printed.append([])
         else:
@@ -208,6 +235,8 @@ def test_transcripts_are_what_really_prints(tmp_path: Path, document: Path) -> N
         rewrite(run)
         return
     for block, printed in run.printed:
+        shown = tuple(typed for typed, _ in block.steps)
+        assert shown == block.typed, f"{document.relative_to(ROOT)} shows another version of {block.script}"
         for (typed, expected), out in zip(block.steps, printed, strict=True):
             assert list(expected) == out, f"{document.relative_to(ROOT)}: {PROMPTS[block.kind]}{typed}"
 
