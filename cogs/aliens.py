@@ -335,6 +335,8 @@ def _field(fight: Encounter, options: FireOdds, shooter: str, character_id: int 
         )
     if firing.number == target.number:
         raise UserError(f"**{firing.name}** cannot fire at itself.", title="Who?")
+    if not encounter_rules.can_act(fight.ruleset, firing):
+        raise UserError(f"**{firing.name}** is dead in this fight, and the dead do not fire.", title="Who fires?")
     for who in (firing, target):
         if who.position is None:
             raise UserError(

@@ -112,15 +112,19 @@ async def test_the_odds_at_a_combatant_are_the_map_s_exact_odds(local: LocalDisc
     [
         ({"target": "Alien 1", "dx": 3}, "Aim from the map", "leave out `dx`, `dy`, `distance`"),
         ({"target": "Alien 1", "crowded": True}, "Aim from the map", "leave out `crowded`"),
-        ({"target": "Bishop"}, "Who?", "there is none called **Bishop**"),
+        ({"target": "Bishop 2"}, "Who?", "there is none called **Bishop 2**"),
         ({"target": "Alien 1", "skill_rank": 2}, "Who fires?", "is not in this fight"),
         ({"target": "Vasquez"}, "Who?", "cannot fire at itself"),
+        ({"name": "Bishop", "target": "Alien 1"}, "Who fires?", "**Bishop** is dead in this fight"),
     ],
 )
 async def test_what_a_shot_at_a_combatant_refuses(
     local: LocalDiscord, options: dict[str, object], title: str, says: str
 ) -> None:
     await the_map(local)
+    ok(await local.command("encounter add", {"name": "Bishop", "hp": 10, "rank": 1}))
+    ok(await local.command("encounter place", {"combatant": "Bishop", "x": 0, "y": 5}))
+    ok(await local.command("encounter hp", {"combatant": "Bishop", "amount": -10}))
     local.bot.dice = NoDice()
     refused = await local.command("aliens fire", options)
     assert refused.ephemeral and refused.embed["color"] == RED and refused.embed["title"] == title, refused.embed

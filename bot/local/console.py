@@ -408,7 +408,7 @@ class Session:
 
 
 def fight_state(encounter: Encounter | None) -> list[str]:
-    """A fight as `expect` words it: whose turn, then every combatant's hit points and conditions, in turn order."""
+    """A fight as `expect` words it: whose turn, then each combatant's hit points, square and conditions, in order."""
     if encounter is None:
         return ["no fight"]
     current = encounter.current
@@ -418,7 +418,8 @@ def fight_state(encounter: Encounter | None) -> list[str]:
             f", {condition.name} {condition.rounds}" if condition.rounds else f", {condition.name}"
             for condition in combatant.conditions
         )
-        parts.append(f"{combatant.name}: {combatant.hp} hp{conditions}")
+        square = f" at ({combatant.position[0]}, {combatant.position[1]})" if combatant.position is not None else ""
+        parts.append(f"{combatant.name}: {combatant.hp} hp{square}{conditions}")
     return parts
 
 
