@@ -212,8 +212,12 @@ class Change:
 
     @property
     def summary(self) -> str:
-        """One plain line: "Ogre 2: 30 → 18 hp", with the state when it changed and any new condition."""
-        line = f"{self.name}: {self.before} → {self.after} hp"
+        """One plain line: "Ogre 2: 30 → 18 hp", with the state when it changed and any new condition.
+
+        A hit that took nothing (a stun alone) says the hit points as they stand: "Sathar 1: 11 hp, stunned".
+        """
+        hp = f"{self.before} → {self.after}" if self.before != self.after else str(self.after)
+        line = f"{self.name}: {hp} hp"
         if self.health_after != self.health_before or self.health_after is not Health.UP:
             line += f" ({self.health_after.value})"
         for condition in self.conditions:

@@ -305,3 +305,13 @@ def test_any_sequence_of_changes_keeps_the_encounter_whole(
             assert 0 <= encounter.turn < len(encounter.combatants)
         assert len({c.number for c in encounter.combatants}) == len(encounter.combatants)
     assert enc.load(json.loads(json.dumps(enc.dump(encounter)))) == encounter
+
+
+def test_a_hit_that_takes_nothing_says_the_hit_points_as_they_stand() -> None:
+    fighters = [sf("Kel", 50, side=Side.PARTY), sf("Sathar", 40, side=Side.FOES)]
+    started = enc.begin(fight(enc.SF, *fighters), ScriptedDice([9, 1]))
+    sathar = enc.find(started, "Sathar").number
+    _, change = enc.apply_hit(started, sathar, Hit(damage=0, stun_turns=3))
+    assert change.summary == f"Sathar: {change.after} hp, stunned 3 turns"
+    _, change = enc.apply_hit(started, sathar, Hit(damage=4))
+    assert change.summary == f"Sathar: {change.before} → {change.before - 4} hp"
