@@ -177,13 +177,13 @@ class Aliens(commands.GroupCog, group_name="aliens", group_description="AliensRL
         target's, the beings standing on the way and where it may stray are the fight's, and what it hits is
         taken off them once the roll is logged.
         """
-        fight = None
+        fight = aimed = None
         if options.target is None:
             rules.check_aim(options.dx, options.dy, options.distance)
         else:
-            fight = await _fight(reading, options)
+            fight, aimed = await _fight(reading, options)
         shooter, name, character_id = await self.shooter(reading, options, fight)
-        field = _field(fight, options, name, character_id) if fight is not None else None
+        field = _field(fight, aimed, options, name, character_id) if fight and aimed else None
         ring = reading.settings.ring
         targeted = reading.settings.targeted
         inputs = replay.AliensShot(
@@ -201,7 +201,7 @@ class Aliens(commands.GroupCog, group_name="aliens", group_description="AliensRL
         def explained() -> discord.Embed:
             rules.check_shooter(shooter)
             if field is not None:
-                dx, dy, d = rules.check_aim(field.aim[0] - field.origin[0], field.aim[1] - field.origin[1], None)
+                dx, dy, d = rules.check_aim(*field.offset, None)
             else:
                 dx, dy, d = rules.check_aim(options.dx, options.dy, options.distance)
             chances = rules.odds(
@@ -225,9 +225,6 @@ class Aliens(commands.GroupCog, group_name="aliens", group_description="AliensRL
                 distance=d,
             )
 
-        strikes: Strikes[rules.Shot] | None = None
-        if fight is not None and options.target is not None:
-            strikes = _strikes(encounter_rules.find(fight, options.target).name)
         return Plan(
             replay.ALIENS_SHOT,
             inputs,
@@ -236,7 +233,7 @@ class Aliens(commands.GroupCog, group_name="aliens", group_description="AliensRL
             luck=lambda drawn: luck.aliens_shot(drawn.result),
             odds=explained,
             character_id=character_id,
-            strikes=strikes,
+            strikes=_strikes(aimed.name) if aimed is not None else None,
         )
 
     @app_commands.autocomplete(weapon=weapons, character=characters, target=fighters)
@@ -260,8 +257,8 @@ class Aliens(commands.GroupCog, group_name="aliens", group_description="AliensRL
         if options.target is not None:
             async with self.bot.database.read() as session:
                 settings = await self.bot.server_settings(interaction.guild_id, session)
-                fight = await _fight(Reading(self.bot, interaction, session, settings), options)
-            target = encounter_rules.find(fight, options.target).name
+                _, bitten = await _fight(Reading(self.bot, interaction, session, settings), options)
+            target = bitten.name
         outcome = {"attacker": options.attacker, "damage": result.damage}
         answer = melee_answer(result)
         await answer_roll(
@@ -271,8 +268,8 @@ class Aliens(commands.GroupCog, group_name="aliens", group_description="AliensRL
             await pipeline.strike(self.bot, interaction, [(target, Hit(result.damage))], private=options.private)
 
 
-async def _fight(reading: Reading, options: FireOdds | MeleeOptions) -> Encounter:
-    """The channel's AliensRL fight that `target` names a combatant of; a fire at it takes its aim from the map."""
+async def _fight(reading: Reading, options: FireOdds | MeleeOptions) -> tuple[Encounter, Combatant]:
+    """The channel's AliensRL fight and the combatant `target` names; a fire at it takes its aim from the map."""
     assert options.target is not None
     if isinstance(options, FireOdds) and (
         options.dx is not None or options.dy is not None or options.distance is not None or options.intervening
@@ -293,7 +290,7 @@ async def _fight(reading: Reading, options: FireOdds | MeleeOptions) -> Encounte
             f"**{clip(options.target, 40)}** (`/encounter show` lists them).",
             title="Who?",
         )
-    return found[0]
+    return found
 
 
 def _strikes(aimed: str) -> Strikes[rules.Shot]:
@@ -319,10 +316,10 @@ def _named(fight: Encounter, name: str | None) -> Combatant | None:
         return None
 
 
-def _field(fight: Encounter, options: FireOdds, shooter: str, character_id: int | None) -> rules.Field:
-    """The map as the shot sees it: the shooter's square, the target's, and every other living being's."""
-    assert options.target is not None
-    target = encounter_rules.find(fight, options.target)
+def _field(
+    fight: Encounter, target: Combatant, options: FireOdds, shooter: str, character_id: int | None
+) -> rules.Field:
+    """The map as the shot sees it, from the square of the combatant who fires: its character's, or `name`'s."""
     if character_id is not None:
         firing = next((c for c in fight.combatants if c.character_id == character_id), None)
     else:
@@ -333,24 +330,9 @@ def _field(fight: Encounter, options: FireOdds, shooter: str, character_id: int 
             "the character, or in quick mode give `name` a combatant's name.",
             title="Who fires?",
         )
-    if firing.number == target.number:
-        raise UserError(f"**{firing.name}** cannot fire at itself.", title="Who?")
-    if not encounter_rules.can_act(fight.ruleset, firing):
+    if firing.number != target.number and not encounter_rules.can_act(fight.ruleset, firing):
         raise UserError(f"**{firing.name}** is dead in this fight, and the dead do not fire.", title="Who fires?")
-    for who in (firing, target):
-        if who.position is None:
-            raise UserError(
-                f"**{who.name}** has no square yet: `/encounter place combatant:{who.name} x:... y:...` puts it on "
-                "the map.",
-                title="Not on the map",
-            )
-    assert firing.position is not None and target.position is not None
-    beings = tuple(
-        (c.name, c.position)
-        for c in fight.combatants
-        if c.position is not None and c.number != firing.number and encounter_rules.can_act(fight.ruleset, c)
-    )
-    return rules.Field(firing.position, target.position, beings)
+    return encounter_rules.shot_field(fight, firing, target)
 
 
 def _weapon_label(weapon: AliensWeapon) -> str:

@@ -225,6 +225,11 @@ class Field:
     aim: Square
     beings: tuple[tuple[str, Square], ...]  # (name, square), the shooter's own square left out
 
+    @property
+    def offset(self) -> Square:
+        """The aim as squares across and down from the shooter (dx, dy)."""
+        return self.aim[0] - self.origin[0], self.aim[1] - self.origin[1]
+
     def at(self, square: Square) -> str | None:
         """The being on `square`, if any."""
         return next((name for name, where in self.beings if where == square), None)
@@ -574,7 +579,7 @@ def fire(
     if field is not None:
         if intervening or crowded or dx is not None or dy is not None or distance is not None:
             raise ShotError("On the map the squares say where the target is and who stands in the way.")
-        dx, dy = field.aim[0] - field.origin[0], field.aim[1] - field.origin[1]
+        dx, dy = field.offset
     dx, dy, d = check_aim(dx, dy, distance)
     terms = skill_terms(shooter, d)
     skill = sum(t.value for t in terms)

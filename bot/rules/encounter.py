@@ -33,6 +33,7 @@ from enum import StrEnum
 from typing import Any, Final
 
 from bot.errors import UserError
+from bot.rules.aliensrl import Field
 from bot.rules.dice import DiceSource
 from bot.rules.names import NameKind, clean_name, name_key
 from bot.rules.sheets.aliensrl import AliensSheet
@@ -418,6 +419,29 @@ def place(encounter: Encounter, number: int, x: int, y: int) -> Encounter:
     if there is not None and there.number != number:
         raise EncounterError(f"**{there.name}** stands on ({x}, {y}) already.", title="Square taken")
     return _replace_at(encounter, index, dataclasses.replace(encounter.combatants[index], position=(x, y)))
+
+
+def shot_field(encounter: Encounter, shooter: Combatant, target: Combatant) -> Field:
+    """AliensRL: the map as a shot from `shooter` at `target` sees it: their squares and every other living being's.
+
+    Refused when the two are one, or either has no square yet.
+    """
+    if shooter.number == target.number:
+        raise EncounterError(f"**{shooter.name}** cannot fire at itself.", title="Who?")
+    for who in (shooter, target):
+        if who.position is None:
+            raise EncounterError(
+                f"**{who.name}** has no square yet: `/encounter place combatant:{who.name} x:... y:...` puts it on "
+                "the map.",
+                title="Not on the map",
+            )
+    assert shooter.position is not None and target.position is not None
+    beings = tuple(
+        (c.name, c.position)
+        for c in encounter.combatants
+        if c.position is not None and c.number != shooter.number and can_act(encounter.ruleset, c)
+    )
+    return Field(shooter.position, target.position, beings)
 
 
 def occupant(encounter: Encounter, square: tuple[int, int]) -> Combatant | None:

@@ -24,7 +24,7 @@ from PIL import Image, ImageDraw, ImageFont
 from bot.rules import aliensrl
 from bot.rules import encounter as rules
 from bot.rules.aliensrl import Ring
-from bot.rules.encounter import Combatant, Encounter, EncounterError, Side
+from bot.rules.encounter import Combatant, Encounter, Side
 from bot.ui.embeds import ROLL_COLOUR, clip, fit
 
 Square = tuple[int, int]
@@ -139,19 +139,10 @@ class LineOfFire:
 
 def line_of_fire(encounter: Encounter, shooter: Combatant, target: Combatant, ring: Ring) -> LineOfFire:
     """The squares `/aliens fire` would cross from `shooter` at `target`, and the squares a stray may land on."""
-    if shooter.number == target.number:
-        raise EncounterError(f"**{shooter.name}** cannot fire at itself.", title="Who?")
-    for who in (shooter, target):
-        if who.position is None:
-            raise EncounterError(
-                f"**{who.name}** has no square yet: `/encounter place combatant:{who.name} x:... y:...` puts it on "
-                "the map.",
-                title="Not on the map",
-            )
-    assert shooter.position is not None and target.position is not None
-    (x0, y0), (x1, y1) = shooter.position, target.position
-    distance = aliensrl.angband_distance(x1 - x0, y1 - y0)
-    path = aliensrl.line(shooter.position, target.position)
+    field = rules.shot_field(encounter, shooter, target)
+    x1, y1 = field.aim
+    distance = aliensrl.angband_distance(*field.offset)
+    path = aliensrl.line(field.origin, field.aim)
     strays = tuple(
         (x1 + dx, y1 + dy)
         for dx, dy in aliensrl.stray_offsets(distance, ring)
