@@ -23,6 +23,7 @@ from bot.db.characters import CharacterRecord, CharacterRepository
 from bot.db.encounters import EncounterRepository
 from bot.db.memory import MemoryRepository, Remembered
 from bot.rules import encounter as encounter_rules
+from bot.rules.audience import Viewer
 from bot.rules.encounter import Combatant, Encounter, EncounterError, Hit
 from bot.rules.luck import Luck
 from bot.rules.replay import Kind
@@ -31,7 +32,7 @@ from bot.rules.sheets.base import name_key
 from bot.ui.embeds import Answer
 from bot.ui.encounter import change_embed, change_line
 from cogs._options import Hidden, Shown
-from cogs._shared import Drawn, Hurt, Interaction, Rolled, answer_roll, draw
+from cogs._shared import Drawn, Hurt, Interaction, Rolled, answer_roll, draw, is_game_master
 from cogs.encounter import refresh_tracker
 
 I = TypeVar("I")  # noqa: E741 - a roll's rules inputs
@@ -115,6 +116,11 @@ class Reading:
     def characters(self) -> CharacterRepository:
         """The server's characters, read in this roll's transaction."""
         return CharacterRepository(self.session)
+
+    @property
+    def viewer(self) -> Viewer:
+        """Who is rolling, as the audience policy sees them (a game master sees secrets)."""
+        return Viewer(self.interaction.user.id, game_master=is_game_master(self.interaction, self.settings))
 
     @property
     def user_name(self) -> str:

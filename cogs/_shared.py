@@ -19,11 +19,13 @@ from bot.db.rolls import RollRecord
 from bot.db.settings import SettingsRepository
 from bot.errors import UserError
 from bot.rules import luck, replay
+from bot.rules.audience import Creature, Viewer, sees_numbers
 from bot.rules.dice import DiceSource
 from bot.rules.luck import Luck
 from bot.rules.replay import Kind, Proof
+from bot.rules.settings import ServerSettings
 from bot.tree import command_name, given_options
-from bot.ui.embeds import Answer, Defender, clip, fit, hides, stamp_fair
+from bot.ui.embeds import Answer, Defender, clip, fit, stamp_fair
 from cogs._replay import hurt_label, roll_view, stored_details
 
 Interaction = discord.Interaction[DiceBot]
@@ -54,12 +56,29 @@ def can_moderate(interaction: Interaction) -> bool:
     return permissions.manage_guild
 
 
-def secret_to_you(interaction: Interaction, defender: Defender | None, odds: discord.Embed) -> discord.Embed:
-    """The odds, refused against a game master's secret character to anyone but its owner: they give it away.
+def is_game_master(interaction: Interaction, settings: ServerSettings) -> bool:
+    """One of the server's game masters: Manage Server, or a member of its game master role (`/settings gm-role`).
+
+    The role is read from the guild cache, as discord.py's own `has_role` check reads it.
+    """
+    if can_moderate(interaction):
+        return True
+    role, user = settings.gm_role, interaction.user
+    return role is not None and isinstance(user, discord.Member) and user.get_role(role) is not None
+
+
+async def viewer(bot: DiceBot, interaction: Interaction) -> Viewer:
+    """Who is asking, as the audience policy (`bot.rules.audience`) sees them."""
+    settings = await bot.server_settings(interaction.guild_id)
+    return Viewer(interaction.user.id, game_master=is_game_master(interaction, settings))
+
+
+def secret_to_you(asker: Viewer, defender: Defender | None, odds: discord.Embed) -> discord.Embed:
+    """The odds, refused against a game master's secret character to anyone who may not see it: they give it away.
 
     Any ruleset's odds against a character follow from its numbers (a D&D AC, Star Frontiers suits and Stamina).
     """
-    if hides(defender) and defender and interaction.user.id != defender.owner_id and not can_moderate(interaction):
+    if defender is not None and not sees_numbers(asker, Creature(defender.owner_id, secret=defender.secret)):
         raise UserError(
             f"**{defender.name}**'s numbers are the game master's secret, and the odds against it would tell "
             "them. Roll the attack: its answer says whether it hit.",
@@ -140,7 +159,7 @@ async def find_for_roll(
         record = await find(repository, interaction, text)
         if record.ruleset.key != rules:
             raise CharacterError(f"**{record.name}** is a {record.ruleset.title} character, not {title}.")
-        if not record.may_see(interaction.user.id, moderator=can_moderate(interaction)):
+        if not record.may_see(await viewer(interaction.client, interaction)):
             raise CharacterError(
                 f"**{record.name}** is <@{record.owner_id}>'s secret character: only they roll with it.",
                 title="A secret",

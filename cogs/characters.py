@@ -30,7 +30,7 @@ from bot.tree import report
 from bot.ui.characters import done_embed, list_embed, secret_sheet_embed, sheet_embed
 from bot.ui.embeds import clip, error_embed, paged
 from bot.ui.views import Confirm
-from cogs._shared import Interaction, NotYours, can_moderate, find, find_own, guild_of
+from cogs._shared import Interaction, NotYours, can_moderate, find, find_own, guild_of, viewer
 
 EDIT_TIMEOUT = 15 * 60.0  # as long as Discord lets the bot answer the interaction that opened the form
 RULESET_CHOICES = [app_commands.Choice(name=r.title, value=r.key) for r in RULESETS.values()]
@@ -169,7 +169,7 @@ class Characters(commands.GroupCog, group_name="character", group_description="Y
             else:
                 record = await find(repository, interaction, character, owner_id=owner.id)
             active = record.id in await repository.active_ids(guild_id=guild_id, user_id=record.owner_id)
-        if not record.may_see(interaction.user.id, moderator=can_moderate(interaction)):
+        if not record.may_see(await viewer(self.bot, interaction)):
             await interaction.response.send_message(embed=secret_sheet_embed(record), ephemeral=private)
             return
         # A secret's numbers go to whoever may see them, never to the channel.
@@ -669,7 +669,7 @@ class SheetPage(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"sheet
                 if record is None:
                     raise CharacterError("That character is gone.", title="No such character")
                 active = record.id in await repository.active_ids(guild_id=guild_id, user_id=record.owner_id)
-            if not record.may_see(interaction.user.id, moderator=can_moderate(interaction)):
+            if not record.may_see(await viewer(interaction.client, interaction)):
                 await interaction.response.send_message(embed=secret_sheet_embed(record), ephemeral=True)
                 return
             pages = paged(sheet_embed(record, active=active), footer_everywhere=True)

@@ -322,7 +322,7 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
             answer=lambda result: attack_answer(result, chances, attacker=name, defender=defender),
             luck=lambda drawn: luck.add(luck.dnd_attack(drawn.result, chances), drawn.counted.d20_luck()),
             odds=lambda: secret_to_you(
-                reading.interaction, defender, odds_embed(built, chances, attacker=name, variants=variants)
+                reading.viewer, defender, odds_embed(built, chances, attacker=name, variants=variants)
             ),
             # A secret defender's owner sees the odds, but not the channel.
             odds_private=hides(defender),

@@ -152,6 +152,40 @@ class Settings(commands.GroupCog, group_name="settings", group_description="This
         message = f"Hidden rolls (`hidden:true` on any roll) now go to {channel.mention}."
         await interaction.response.send_message(embed=done_embed("GM channel saved", message))
 
+    @app_commands.command(name="gm-role")
+    async def gm_role(self, interaction: Interaction, role: discord.Role | None = None) -> None:
+        """Name the role whose members are game masters here: they see secrets (needs Manage Server).
+
+        Args:
+            role: The game masters' role (leave it out: only Manage Server is a game master)
+        """
+        guild_id = guild_of(interaction)
+        if not can_moderate(interaction):
+            raise UserError("Choosing the game master role needs the Manage Server permission.", title="Not allowed")
+        if role is not None and role.is_default():
+            raise UserError(
+                "@everyone cannot be the game master role: every member would see every secret. Name a role "
+                "only the game masters have.",
+                title="Not that role",
+            )
+        async with self.bot.database.write.begin() as session:
+            repository = SettingsRepository(session)
+            if role is None:
+                await repository.forget(guild_id, rules_settings.GM_ROLE)
+            else:
+                await repository.set(
+                    guild_id, rules_settings.GM_ROLE, str(role.id), user_id=interaction.user.id, now=self.bot.clock()
+                )
+        self.bot.forget_server_settings(guild_id)
+        if role is None:
+            message = "Only members with Manage Server are game masters here now."
+        else:
+            message = (
+                f"Members of {role.mention} are game masters here now, as Manage Server is: they see secret "
+                "characters' numbers and hidden rolls, and run any fight."
+            )
+        await interaction.response.send_message(embed=done_embed("Game master role saved", message))
+
 
 async def settings_pages(bot: DiceBot, interaction: Interaction) -> list[discord.Embed]:
     """This server's settings, each with what its choice means, in pages that fit a phone screen."""

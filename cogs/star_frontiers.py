@@ -513,7 +513,7 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
             answer=lambda result: attack_answer(result, chances, attacker=name, defender=target.named),
             luck=lambda drawn: luck.sf_attack(drawn.result, chances),
             odds=lambda: secret_to_you(
-                reading.interaction,
+                reading.viewer,
                 target.named,
                 odds_embed(
                     chances,

@@ -30,6 +30,7 @@ from bot.local.limits import sync_payload
 from bot.local.payloads import (
     APPLICATION_COMMAND,
     AUTOCOMPLETE,
+    GM_ROLE,
     MANAGER_PERMISSIONS,
     MODAL_SUBMIT,
     Actor,
@@ -38,6 +39,7 @@ from bot.local.payloads import (
     interaction,
     member_object,
     modal_submit_data,
+    role_object,
     user_object,
 )
 from bot.rules.settings import SETTINGS
@@ -57,7 +59,7 @@ BOB = "200000000000000002"
 MOD = "200000000000000003"
 GM_CHANNEL = "300000000000000009"
 OTHER_GUILD = "400000000000000001"
-STRING, INTEGER, BOOLEAN, USER, CHANNEL, ATTACHMENT, NUMBER = 3, 4, 5, 6, 7, 11, 10
+STRING, INTEGER, BOOLEAN, USER, CHANNEL, ROLE, ATTACHMENT, NUMBER = 3, 4, 5, 6, 7, 8, 11, 10
 DISCORD_MAX_STRING = 6000
 DISCORD_MAX_INTEGER = 2**53
 
@@ -198,6 +200,10 @@ def option_values(
         channel_type = draw(st.sampled_from(option.get("channel_types") or [0]))
         name = draw(texts(1, 100))
         resolved["channels"] = {channel_id: channel_object(channel_id, actor, kind=channel_type, name=name)}
+    elif kind == ROLE:
+        # The game master role, @everyone (the server's own id), or any role.
+        role_id = raw["value"] = draw(st.one_of(st.just(GM_ROLE), st.just(actor.guild_id or GM_ROLE), snowflakes()))
+        resolved["roles"] = {role_id: role_object(role_id, name=draw(texts(1, 100)))}
     elif kind == ATTACHMENT:
         data = draw(
             st.one_of(

@@ -17,6 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.db.engine import changed_rows
 from bot.db.models import ActiveCharacter, AppliedDamage, Character, Macro, RollLog
 from bot.errors import UserError
+from bot.rules.audience import Creature, Viewer, sees_numbers
 from bot.rules.names import name_key
 from bot.rules.sheets import Ruleset, Sheet, ruleset
 
@@ -53,11 +54,16 @@ class CharacterRecord:
     version: int
     created_at: datetime
     updated_at: datetime
-    secret: bool = False  # the game master's: its numbers are for its owner (`may_see`)
+    secret: bool = False  # the game master's: its numbers are for its owner and the game masters (`may_see`)
 
-    def may_see(self, user_id: int, *, moderator: bool = False) -> bool:
-        """Whether `user_id` may see this character's numbers: anyone's, unless it is secret."""
-        return not self.secret or user_id == self.owner_id or moderator
+    @property
+    def creature(self) -> Creature:
+        """What the audience policy needs to know of it: whose it is and whether its numbers are secret."""
+        return Creature(self.owner_id, secret=self.secret)
+
+    def may_see(self, viewer: Viewer) -> bool:
+        """Whether `viewer` may see this character's numbers (the audience policy: anyone's, unless secret)."""
+        return sees_numbers(viewer, self.creature)
 
 
 @dataclass(frozen=True, slots=True)

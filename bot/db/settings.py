@@ -52,6 +52,11 @@ class SettingsRepository:
             row.value, row.updated_by, row.updated_at = value, user_id, now
         await self.session.flush()
 
+    async def forget(self, guild_id: int, key: str) -> None:
+        """Drop one stored setting, so that its default holds again."""
+        where = (GuildSetting.guild_id == guild_id, GuildSetting.key == key)
+        await self.session.execute(delete(GuildSetting).where(*where))
+
 
 class PreferencesRepository:
     """What users chose for themselves (`/settings me`), inside the caller's session."""

@@ -159,13 +159,14 @@ class LocalDiscord:
         """The id source shared with the double."""
         return self.double.ids
 
-    def as_user(self, user_id: str, *, permissions: str | None = None) -> Actor:
-        """The default actor, but another user (optionally with other permissions)."""
+    def as_user(self, user_id: str, *, permissions: str | None = None, roles: tuple[str, ...] = ()) -> Actor:
+        """The default actor, but another user (optionally with other permissions, or roles of the server)."""
         return Actor(
             user_id=user_id,
             guild_id=self.actor.guild_id,
             channel_id=self.actor.channel_id,
             permissions=permissions or self.actor.permissions,
+            roles=roles,
         )
 
     async def command(

@@ -32,6 +32,8 @@ OWNER: dict[str, Any] = {
     "avatar": None,
 }
 JOINED_AT = "2025-01-01T00:00:00+00:00"
+# A role of the local server that `/settings gm-role` can name: its members are game masters there.
+GM_ROLE = "1100000000000000010"
 
 APPLICATION_COMMAND, COMPONENT, AUTOCOMPLETE, MODAL_SUBMIT = 2, 3, 4, 5
 SUB_COMMAND, SUB_COMMAND_GROUP = 1, 2
@@ -66,6 +68,7 @@ class Actor:
     channel_id: str
     username: str = ""
     permissions: str = MEMBER_PERMISSIONS
+    roles: tuple[str, ...] = ()  # the ids of the server's roles this member has
 
     @property
     def name(self) -> str:
@@ -81,7 +84,7 @@ def member_object(actor: Actor) -> dict[str, Any]:
     """A guild member object with permissions, as interactions carry it."""
     return {
         "user": actor.user(),
-        "roles": [],
+        "roles": list(actor.roles),
         "nick": None,
         "avatar": None,
         "flags": 0,
@@ -239,7 +242,7 @@ def modal_submit_data(modal: dict[str, Any], values: dict[str, str]) -> dict[str
 
 
 def guild_create(guild_id: str, channel_id: str) -> dict[str, Any]:
-    """A GUILD_CREATE payload: one text channel, an @everyone role, the bot as member."""
+    """A GUILD_CREATE payload: one text channel, an @everyone role and a Game Master role, the bot as member."""
     return {
         "id": guild_id,
         "name": "Local Table",
@@ -275,7 +278,18 @@ def guild_create(guild_id: str, channel_id: str) -> dict[str, Any]:
                 "managed": False,
                 "mentionable": False,
                 "flags": 0,
-            }
+            },
+            {
+                "id": GM_ROLE,
+                "name": "Game Master",
+                "permissions": MEMBER_PERMISSIONS,
+                "position": 1,
+                "color": 0,
+                "hoist": False,
+                "managed": False,
+                "mentionable": True,
+                "flags": 0,
+            },
         ],
         "channels": [
             {

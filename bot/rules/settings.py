@@ -26,6 +26,8 @@ class SettingError(UserError):
 ANSWERS = "rolls.answers"  # compact or full: how a roll's answer starts
 FAIR_WHO = "fair.who"  # anyone or managers: who starts and reveals fair sessions
 SF_INITIATIVE = "sf.initiative"  # side or individual: how a Star Frontiers encounter rolls initiative
+# Kept beside the rules settings, but not one of them: its value is a role, not a choice (`/settings gm-role`).
+GM_ROLE = "gm_role"
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,6 +192,7 @@ class ServerSettings:
     ring: Ring  # `aliensrl.ring`
     sf_initiative_by_side: bool = True  # `sf.initiative`: a Star Frontiers encounter rolls by side
     targeted: Targeted = DEFAULT_TARGETED  # `aliensrl.targeted`
+    gm_role: int | None = None  # `/settings gm-role`: its members are the server's game masters
 
 
 def server_settings(stored: Mapping[str, str]) -> ServerSettings:
@@ -211,4 +214,10 @@ def server_settings(stored: Mapping[str, str]) -> ServerSettings:
         ring=Ring(values["aliensrl.ring"]),
         sf_initiative_by_side=values[SF_INITIATIVE] == "side",
         targeted=Targeted(values["aliensrl.targeted"]),
+        gm_role=_role(stored.get(GM_ROLE)),
     )
+
+
+def _role(stored: str | None) -> int | None:
+    """A stored role id; anything else (none, or a value a hand edit spoilt) is no role."""
+    return int(stored) if stored is not None and stored.isdigit() else None

@@ -1,0 +1,54 @@
+"""The audience policy: every viewer against every creature and every roll, enumerated."""
+
+from __future__ import annotations
+
+import itertools
+
+from bot.rules.audience import (
+    ANYONE,
+    Creature,
+    Viewer,
+    Visibility,
+    changes_public,
+    public_hit_points,
+    public_numbers,
+    sees_hit_points,
+    sees_numbers,
+    sees_roll,
+    visibility,
+)
+
+OWNER, OTHER = 11, 22
+
+
+def test_numbers_are_hidden_only_by_secret_and_open_to_the_owner_and_the_game_masters() -> None:
+    for secret, hidden_hp, user, gm in itertools.product((False, True), (False, True), (OWNER, OTHER), (False, True)):
+        creature = Creature(OWNER, secret=secret, hidden_hp=hidden_hp)
+        viewer = Viewer(user, game_master=gm)
+        assert sees_numbers(viewer, creature) == (not secret or user == OWNER or gm)
+        assert sees_hit_points(viewer, creature) == ((not secret and not hidden_hp) or user == OWNER or gm)
+
+
+def test_the_channel_sees_what_anyone_may() -> None:
+    assert public_numbers(Creature(OWNER)) and public_hit_points(Creature(OWNER))
+    assert public_numbers(Creature(OWNER, hidden_hp=True)) and not public_hit_points(Creature(OWNER, hidden_hp=True))
+    assert not public_numbers(Creature(OWNER, secret=True)) and not public_hit_points(Creature(OWNER, secret=True))
+    # Nobody's creature (a quick creature whose adder is unknown) is the game masters' alone when hidden.
+    assert not sees_hit_points(Viewer(OTHER), Creature(None, hidden_hp=True))
+    assert sees_hit_points(Viewer(OTHER, game_master=True), Creature(None, hidden_hp=True))
+    assert not sees_numbers(ANYONE, Creature(0, secret=True))  # id 0 is nobody, not the channel's own
+
+
+def test_a_roll_is_seen_by_its_roller_and_a_hidden_one_by_the_game_masters() -> None:
+    for shown, user, gm in itertools.product(Visibility, (OWNER, OTHER), (False, True)):
+        seen = sees_roll(Viewer(user, game_master=gm), OWNER, shown)
+        expected = shown is Visibility.PUBLIC or user == OWNER or (shown is Visibility.HIDDEN and gm)
+        assert seen == expected, (shown, user, gm)
+
+
+def test_only_a_public_roll_changes_what_the_channel_sees() -> None:
+    assert visibility(private=False, hidden=False) is Visibility.PUBLIC
+    assert visibility(private=True, hidden=False) is Visibility.PRIVATE
+    assert visibility(private=True, hidden=True) is Visibility.HIDDEN
+    assert visibility(private=False, hidden=True) is Visibility.HIDDEN
+    assert [changes_public(v) for v in Visibility] == [True, False, False]

@@ -1,0 +1,61 @@
+"""The server's game master role: its members see secrets as Manage Server does; only Manage Server names it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bot.local.driver import LocalDiscord
+from bot.local.payloads import GM_ROLE, MANAGER_PERMISSIONS, role_object
+from tests.test_secrets import GM, secret_ogre, text
+
+PLAYER = "200000000000000020"
+MODERATOR = "200000000000000011"
+
+
+def role_option(role_id: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """A role option and the resolved data Discord sends with it."""
+    return [{"name": "role", "type": 8, "value": role_id}], {"roles": {role_id: role_object(role_id)}}
+
+
+async def name_gm_role(local: LocalDiscord, role_id: str = GM_ROLE) -> dict[str, Any]:
+    options, resolved = role_option(role_id)
+    moderator = local.as_user(MODERATOR, permissions=MANAGER_PERMISSIONS)
+    return (await local.command("settings gm-role", options, resolved=resolved, actor=moderator)).embed
+
+
+async def test_a_member_of_the_gm_role_sees_a_secret_and_others_do_not(connected: LocalDiscord) -> None:
+    local = connected  # the role is read from the guild cache, which a connected bot has, as on Discord
+    ogre = await secret_ogre(local)
+    game_master = local.as_user(PLAYER, roles=(GM_ROLE,))
+    before = await local.command("character show", {"character": ogre}, actor=game_master)
+    assert "15 / 30" not in text(before)  # the role means nothing until the server names it
+
+    assert (await name_gm_role(local))["title"] == "Game master role saved"
+    seen = await local.command("character show", {"character": ogre}, actor=game_master)
+    assert "15 / 30" in text(seen) and seen.ephemeral  # a secret's numbers still never go to the channel
+    odds = await local.command("dnd odds", {"attack_bonus": 4, "damage": "1d8", "target": ogre}, actor=game_master)
+    assert odds.embed["title"] != "A secret", odds.embed
+
+    member = await local.command("character show", {"character": ogre}, actor=local.as_user(PLAYER))
+    assert "15 / 30" not in text(member)
+    refused = await local.command("dnd odds", {"attack_bonus": 4, "damage": "1d8", "target": ogre})
+    assert refused.embed["title"] == "A secret"
+
+
+async def test_forgetting_the_role_closes_the_secrets_again(connected: LocalDiscord) -> None:
+    local = connected  # the role is read from the guild cache, which a connected bot has, as on Discord
+    ogre = await secret_ogre(local)
+    await name_gm_role(local)
+    moderator = local.as_user(MODERATOR, permissions=MANAGER_PERMISSIONS)
+    cleared = await local.command("settings gm-role", {}, actor=moderator)
+    assert "Only members with Manage Server" in cleared.embed["description"]
+    seen = await local.command("character show", {"character": ogre}, actor=local.as_user(PLAYER, roles=(GM_ROLE,)))
+    assert "15 / 30" not in text(seen)
+
+
+async def test_only_manage_server_names_the_role_and_never_everyone(local: LocalDiscord) -> None:
+    options, resolved = role_option(GM_ROLE)
+    refused = await local.command("settings gm-role", options, resolved=resolved, actor=local.as_user(GM))
+    assert refused.ephemeral and refused.embed["title"] == "Not allowed"
+    everyone = await name_gm_role(local, local.actor.guild_id or "")
+    assert everyone["title"] == "Not that role"
