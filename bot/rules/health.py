@@ -169,3 +169,18 @@ def settle(current: int, maximum: int, steps: Iterable[Step], *, sheet: bool = F
 def _clip(text: str, limit: int = 30) -> str:
     text = text.replace("`", "'")
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def given_back(now: tuple[int, int], *, before: tuple[int, int], after: tuple[int, int]) -> tuple[int, int]:
+    """Hit points and maximum (`now`) when a change that took them from `before` to `after` is undone.
+
+    Still as the change left them: `before` again. Changed by something else since (`/character hp` on a character
+    in a fight): that change stays, and this one is taken back from it as a change of its own, so hit points given
+    back stop at the maximum.
+    """
+    if now == after:
+        return before
+    top = now[1] - (after[1] - before[1])
+    back = before[0] - after[0]
+    change = HealthChange(Op.ADD, back) if back >= 0 else HealthChange(Op.SUBTRACT, -back)
+    return change.healed(now[0], top), top

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.rules.health import HealthChange, HealthInputError, Op, follow_maximum, read_change, settle
+from bot.rules.health import HealthChange, HealthInputError, Op, follow_maximum, given_back, read_change, settle
 
 READS = [
     ("+5", HealthChange(Op.ADD, 5)),
@@ -133,3 +133,22 @@ def test_a_heal_never_passes_the_maximum_nor_lowers_a_value(current: int, maximu
     assert now <= max(current, maximum)
     lost, _ = settle(current, maximum, [("current", HealthChange(Op.SUBTRACT, amount))])
     assert lost == current - amount
+
+
+@pytest.mark.parametrize(
+    ("now", "before", "after", "back"),
+    [
+        ((5, 12), (12, 12), (5, 12), (12, 12)),  # as the change left it: exactly as before
+        ((10, 12), (15, 12), (10, 12), (15, 12)),  # temporary hit points come back too
+        ((3, 12), (12, 12), (5, 12), (10, 12)),  # lost 2 more since: the 7 given back, the 2 kept
+        ((9, 12), (10, 12), (6, 12), (12, 12)),  # healed 3 since: given back up to the maximum
+        ((9, 12), (5, 12), (9, 12), (5, 12)),  # undoing a heal takes it off again
+        ((4, 12), (5, 12), (9, 12), (0, 12)),
+        ((12, 30), (10, 12), (12, 30), (10, 12)),  # a setting of both, undone
+        ((14, 30), (10, 12), (12, 30), (12, 12)),  # healed 2 since: the maximum given back, the 2 kept
+    ],
+)
+def test_given_back_undoes_a_change_and_keeps_what_came_after(
+    now: tuple[int, int], before: tuple[int, int], after: tuple[int, int], back: tuple[int, int]
+) -> None:
+    assert given_back(now, before=before, after=after) == back
