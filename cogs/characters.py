@@ -259,8 +259,8 @@ class Characters(commands.GroupCog, group_name="character", group_description="Y
         Args:
             character: One of your characters
             field: What to change: its name or a short one (str, dex, hp); autocomplete lists them
-            value: The new value: a number, yes/no, a choice (armor: an SRD name), or a comma-separated list
-            values: Several at once, e.g. str=12 dex=17 hp=28/28 bab=3 (hp=now/max)
+            value: The new value: a number (hp: +5 adds, -3 loses, 28 sets), yes/no, a choice, or a list
+            values: Several at once, e.g. str=12 dex=17 hp=28/28 bab=3 (hp=now/max; hp=+5 adds, hp=-3 loses)
         """
         pairs = _pairs(field, value, values)
         async with self.bot.database.write.begin() as session:
