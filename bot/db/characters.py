@@ -17,7 +17,6 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.db.engine import changed_rows
 from bot.db.models import ActiveCharacter, AppliedDamage, Character, Macro, RollLog
 from bot.errors import UserError
-from bot.rules.health import HealthChange, Op
 from bot.rules.names import name_key
 from bot.rules.sheets import Ruleset, Sheet, ruleset
 
@@ -185,8 +184,7 @@ class CharacterRepository:
                 await self.session.flush()
         except IntegrityError:
             return None
-        loss = HealthChange(Op.SUBTRACT, amount)
-        return await self.save(record, record.ruleset.change_health(record.sheet, loss), now=now)
+        return await self.save(record, record.ruleset.lose_health(record.sheet, amount), now=now)
 
     async def get(self, character_id: int, *, guild_id: int, for_update: bool = False) -> CharacterRecord | None:
         """A character of this server by its number; `for_update` locks the row where the database can."""

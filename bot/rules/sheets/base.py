@@ -229,6 +229,10 @@ class Ruleset:
             steps.insert(0, ("maximum", maximum))
         return self._validated(sheet, self._health_values(sheet, steps))
 
+    def lose_health(self, sheet: Sheet, amount: int) -> Sheet:
+        """`sheet` with `amount` hit points (stamina) taken off: a roll's damage applied to the character."""
+        return self.change_health(sheet, health.HealthChange(health.Op.SUBTRACT, amount))
+
     def with_health(self, sheet: Sheet, current: int, maximum: int) -> Sheet:
         """`sheet` with these hit points (stamina) and maximum, each brought inside its field's range.
 
