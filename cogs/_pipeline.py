@@ -226,7 +226,8 @@ async def roll(bot: DiceBot, interaction: Interaction, options: O, planner: Plan
         hidden=isinstance(options, Hidden) and options.hidden,
         rolled=Rolled(plan.character_id, plan.ruleset, plan.luck(drawn)),
         proof=drawn.proof,
-        hurt=plan.hurts.of(drawn.result) if plan.hurts is not None else None,
+        # A combatant's hit is applied to the fight, and so to its character's sheet: no Apply damage button too.
+        hurt=plan.hurts.of(drawn.result) if plan.hurts is not None and plan.strikes is None else None,
     )
     if plan.strikes is not None and (hits := plan.strikes.of(drawn.result)):
         hidden = isinstance(options, Hidden) and options.hidden

@@ -21,6 +21,7 @@ from bot.db.characters import CharacterError, CharacterRecord, CharacterReposito
 from bot.deadline import FORM_COMMAND
 from bot.errors import UserError
 from bot.rules import dnd35 as dnd
+from bot.rules import health as health_input
 from bot.rules import star_frontiers as sf
 from bot.rules.names import WEAPON, clean_name
 from bot.rules.sheets import RULESETS
@@ -258,8 +259,8 @@ class Characters(commands.GroupCog, group_name="character", group_description="Y
         Args:
             character: One of your characters
             field: What to change: its name or a short one (str, dex, hp); autocomplete lists them
-            value: The new value: a number, yes/no, a choice (armor: an SRD name), or a comma-separated list
-            values: Several at once, e.g. str=12 dex=17 hp=28/28 bab=3 (hp=now/max)
+            value: The new value: a number (hp: +5 adds, -3 loses, 28 sets), yes/no, a choice, or a list
+            values: Several at once, e.g. str=12 dex=17 hp=28/28 bab=3 (hp=now/max; hp=+5 adds, hp=-3 loses)
         """
         pairs = _pairs(field, value, values)
         async with self.bot.database.write.begin() as session:
@@ -290,9 +291,13 @@ class Characters(commands.GroupCog, group_name="character", group_description="Y
 
         Args:
             character: The character: yours, or anyone's here if you have Manage Server (the game master)
-            change: -13 (lose 13), +5 (heal 5, up to the maximum), =28 (set), 28/30 (now and maximum)
+            change: -13 (lose 13), +5 (heal 5, up to the maximum), =28 (set), =28/30 (now and maximum)
             maximum: Change the maximum too: +5, -2 or =30
         """
+        told = health_input.read_change(change, what="`change`", signed=True)
+        told_maximum = None
+        if maximum is not None:
+            told_maximum = health_input.read_change(maximum, what="`max`", signed=True, with_maximum=False)
         async with self.bot.database.write.begin() as session:
             repository = CharacterRepository(session)
             record = await find(repository, interaction, character, for_update=True)
@@ -302,7 +307,7 @@ class Characters(commands.GroupCog, group_name="character", group_description="Y
                     "can change its hit points."
                 )
             before = record.sheet
-            sheet = record.ruleset.change_health(before, change, maximum)
+            sheet = record.ruleset.change_health(before, told, told_maximum)
             record = await repository.save(record, sheet, now=self.bot.clock())
         health = record.ruleset.sheet.health
         assert health is not None  # change_health refused a ruleset without
@@ -538,6 +543,7 @@ class EditForm(discord.ui.Modal):
         self.record = record
         self.user_id = opened.user.id
         self.inputs: dict[str, discord.ui.TextInput[EditForm]] = {}
+        self.shown: dict[str, str] = {}  # what each input held when the form opened
         health = record.ruleset.sheet.health
         for key in record.ruleset.sheet.core:
             label, default, placeholder = key.replace("_", " ").title(), _show(getattr(record.sheet, key)), None
@@ -554,6 +560,7 @@ class EditForm(discord.ui.Modal):
                 required=False,
             )
             self.inputs[key] = text_input
+            self.shown[key] = default
             self.add_item(text_input)
 
     # Any client's interaction: discord.py declares a form's own methods generic over the client, so an override
@@ -568,7 +575,11 @@ class EditForm(discord.ui.Modal):
 
     async def on_submit(self, interaction: discord.Interaction[Any]) -> None:
         """Validate every field, then save against the version the form was opened at."""
-        pairs = [(key, text_input.value) for key, text_input in self.inputs.items()]
+        # Only the inputs the player changed: Star Frontiers shows the maximum Stamina twice (STA, and after the
+        # current Stamina), and the box left as it was must not undo the one that was changed.
+        pairs = [
+            (key, text_input.value) for key, text_input in self.inputs.items() if text_input.value != self.shown[key]
+        ]
         sheet = self.record.ruleset.set_fields(self.record.sheet, pairs)
         async with self.bot.database.write.begin() as session:
             record = await CharacterRepository(session).save(self.record, sheet, now=self.bot.clock())

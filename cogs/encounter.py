@@ -28,7 +28,8 @@ from bot.db.encounters import EncounterRecord, EncounterRepository
 from bot.db.rolls import RollRecord
 from bot.errors import UserError
 from bot.rules import encounter as rules
-from bot.rules.encounter import Combatant, Encounter, EncounterError, Hit, Side
+from bot.rules import health as health_input
+from bot.rules.encounter import Combatant, Encounter, EncounterError, Side
 from bot.rules.names import name_key
 from bot.tree import report
 from bot.ui import encounter as ui
@@ -545,24 +546,23 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
         self,
         interaction: Interaction,
         combatant: app_commands.Range[str, 1, 40],
-        amount: app_commands.Range[int, -rules.MAX_HP, rules.MAX_HP],
+        amount: app_commands.Range[str, 1, 20],
     ) -> None:
-        """Heal or hurt a combatant by hand (game master, or its owner).
+        """Heal, hurt or set a combatant's hit points by hand (game master, or its owner).
 
         Args:
             combatant: Whose hit points change
-            amount: Hit points to add: 5 heals 5, -7 hurts by 7
+            amount: +5 heals 5 (up to the most), -7 hurts by 7, =12 sets 12, =12/30 sets the most too
         """
-        if amount == 0:
-            raise UserError("An amount of 0 changes nothing: 5 heals 5, -7 hurts by 7.")
+        change = health_input.read_change(amount, what="`amount`", signed=True)
 
         async def step(record: EncounterRecord, session: AsyncSession) -> tuple[Encounter, rules.Change]:
             target = rules.find(record.encounter, combatant)
             require_owner(interaction, record.encounter, target, "change the hit points of")
-            return rules.apply_hit(record.encounter, target.number, Hit(damage=-amount))
+            return rules.change_health(record.encounter, target.number, change)
 
-        after, change = await self.change(interaction, step)
-        await self.answer(interaction, after, ui.change_line(after, change))
+        after, changed = await self.change(interaction, step)
+        await self.answer(interaction, after, ui.change_line(after, changed))
 
     @app_commands.command(name="condition")
     @app_commands.autocomplete(combatant=combatants)

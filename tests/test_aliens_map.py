@@ -124,7 +124,7 @@ async def test_what_a_shot_at_a_combatant_refuses(
     await the_map(local)
     ok(await local.command("encounter add", {"name": "Bishop", "hp": 10, "rank": 1}))
     ok(await local.command("encounter place", {"combatant": "Bishop", "x": 0, "y": 5}))
-    ok(await local.command("encounter hp", {"combatant": "Bishop", "amount": -10}))
+    ok(await local.command("encounter hp", {"combatant": "Bishop", "amount": "-10"}))
     local.bot.dice = NoDice()
     refused = await local.command("aliens fire", options)
     assert refused.ephemeral and refused.embed["color"] == RED and refused.embed["title"] == title, refused.embed

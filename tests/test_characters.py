@@ -284,7 +284,7 @@ async def test_hp_hurts_heals_and_sets_for_the_owner_or_the_game_master(local: L
     assert (await hp({"change": "-5", "max": "+4"})).startswith(
         "**Lira**: Hit points 35 → **30** of 34 (maximum was 30)"
     )
-    assert "`change` is `-13` (lose 13)" in await hp({"change": "thirteen"})
+    assert "`change` is `+5` (add 5), `-13` (lose 13)" in await hp({"change": "thirteen"})
     stranger = await hp({"change": "-1"}, actor=bob(local))
     assert "only they or someone with Manage Server" in stranger
     moderator = local.as_user(MOD, permissions=MANAGER_PERMISSIONS)
@@ -292,6 +292,70 @@ async def test_hp_hurts_heals_and_sets_for_the_owner_or_the_game_master(local: L
     marine = await create(local, "Riker", ruleset="sf")
     stamina = await local.command("character hp", {"character": f"#{marine}", "change": "-20"})
     assert stamina.embed["description"].startswith("**Riker**: Stamina 45 → **25** of 45"), stamina.embed
+
+
+async def test_a_number_means_one_thing_in_every_hit_point_command(local: LocalDiscord) -> None:
+    """+5 adds, -13 loses, =28 sets, 28/30 sets both, in /character set (field or values) and /character hp.
+
+    Before, `/character set field:hit_points value:+5` set 5 and `/character hp change:13` set 13 while
+    `/encounter hp amount:5` healed 5: a number alone in a change is now refused with the forms spelled out.
+    """
+    number = await create(local, "Lira", ruleset="dnd35")
+
+    async def set_(**options: str) -> str:
+        exchange = await local.command("character set", {"character": f"#{number}", **options})
+        assert exchange.ephemeral
+        return str(exchange.embed["description"])
+
+    assert await set_(values="hp=20/30") == "**Lira**: `hit_points` 10 → 20; `max_hit_points` 10 → 30"
+    assert await set_(field="hit_points", value="+5") == "**Lira**: `hit_points` 20 → 25"
+    assert await set_(field="hp", value="-13") == "**Lira**: `hit_points` 25 → 12"
+    assert await set_(values="hp=+50") == "**Lira**: `hit_points` 12 → 30"  # a heal stops at the maximum
+    assert await set_(values="hp=28") == "**Lira**: `hit_points` 30 → 28"  # a number alone sets the field
+    assert await set_(values="hp==-3") == "**Lira**: `hit_points` 28 → -3"  # dying: set with its sign
+    assert await set_(field="max_hp", value="+4") == "**Lira**: `max_hit_points` 30 → 34"
+    assert "A maximum goes with a value that is set" in await set_(values="hp=+5/30")
+    assert "`max_hp` takes one number" in await set_(field="max_hp", value="=20/30")
+
+    bare = await local.command("character hp", {"character": f"#{number}", "change": "13"})
+    assert bare.ephemeral and bare.embed["title"] == "Which one?"
+    assert bare.embed["description"] == (
+        "`13` alone could mean heal or set: write `+13` to add 13, `-13` to lose 13, or `=13` to set it."
+    )
+    healed = await local.command("character hp", {"character": f"#{number}", "change": "+13"})
+    assert healed.embed["description"].startswith("**Lira**: Hit points -3 → **10** of 34")
+    shown = fields(await local.command("character show", {"character": f"#{number}"}))
+    assert "10 / 34" in json.dumps(shown)
+
+
+async def test_setting_a_maximum_on_an_unhurt_character_sets_its_hit_points_too(local: LocalDiscord) -> None:
+    """sta=50 on a new Star Frontiers character is 50/50 (was 45/50), AliensRL hp=35 is 35/35 (was 35/10)."""
+    riker = await create(local, "Riker", ruleset="sf")
+    changed = await local.command("character set", {"character": f"#{riker}", "field": "sta", "value": "50"})
+    assert changed.embed["description"] == "**Riker**: `stamina` 45 → 50; `current_stamina` 45 → 50"
+    hicks = await create(local, "Hicks")
+    changed = await local.command("character set", {"character": f"#{hicks}", "values": "hp=35"})
+    assert changed.embed["description"] == "**Hicks**: `hit_points` 10 → 35; `max_hit_points` 10 → 35"
+    lira = await create(local, "Lira", ruleset="dnd35")
+    changed = await local.command("character set", {"character": f"#{lira}", "values": "max_hp=30"})
+    assert changed.embed["description"] == "**Lira**: `hit_points` 10 → 30; `max_hit_points` 10 → 30"
+
+    # A hurt character keeps its value, no higher than the new maximum.
+    await local.command("character hp", {"character": f"#{lira}", "change": "-12"})
+    changed = await local.command("character set", {"character": f"#{lira}", "values": "max_hp=40"})
+    assert changed.embed["description"] == "**Lira**: `max_hit_points` 30 → 40"
+    changed = await local.command("character set", {"character": f"#{lira}", "values": "max_hp=10"})
+    assert changed.embed["description"] == "**Lira**: `hit_points` 18 → 10; `max_hit_points` 40 → 10"
+    changed = await local.command("character set", {"character": f"#{riker}", "values": "hp=-20 sta=60"})
+    assert changed.embed["description"] == "**Riker**: `stamina` 50 → 60; `current_stamina` 50 → 30"
+
+
+async def test_edit_form_changing_stamina_alone_carries_the_current_stamina(local: LocalDiscord) -> None:
+    """The form shows Star Frontiers' maximum twice (STA, and now/max): the box left alone does not undo the other."""
+    await create(local, "Riker", ruleset="sf")
+    form = (await local.command("character edit", {"character": "Riker"})).modal
+    saved = await local.submit(form, {"stamina": "50"})
+    assert "50 / 50" in json.dumps(saved.embed), saved.embed
 
 
 async def test_edit_form_sets_current_and_maximum_hit_points(local: LocalDiscord) -> None:

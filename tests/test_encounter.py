@@ -90,9 +90,9 @@ async def test_a_dnd_fight_start_to_undo(local: LocalDiscord, database: Database
     encounter = await stored(database)
     assert whose_turn(encounter) == (1, "Goblin 2") and not rules.flat_footed(encounter, encounter.combatants[0])
 
-    hurt = ok(await local.command("encounter hp", {"combatant": "goblin 2", "amount": -7}))
+    hurt = ok(await local.command("encounter hp", {"combatant": "goblin 2", "amount": "-7"}))
     assert hurt["description"] == "Goblin 2: 6 → -1 hp (dying)"
-    refused = await local.command("encounter hp", {"combatant": "Goblin 1", "amount": -3}, actor=player)
+    refused = await local.command("encounter hp", {"combatant": "Goblin 1", "amount": "-3"}, actor=player)
     assert refused.ephemeral and refused.embed["title"] == "Not allowed"
     ok(await local.command("encounter condition", {"combatant": "Aria", "name": "shaken", "rounds": 1}, actor=player))
 
@@ -186,13 +186,13 @@ async def test_an_aliens_fight_in_entry_order_with_hidden_health(local: LocalDis
     local.bot.dice = NoDice()  # type: ignore[attr-defined]
     board = ok(await local.command("encounter next"))  # no initiative: the order as it stands
     assert "Round **1** · **Vasquez**'s turn" in board["description"]
-    hurt = ok(await local.command("encounter hp", {"combatant": "Alien 1", "amount": -15}))
+    hurt = ok(await local.command("encounter hp", {"combatant": "Alien 1", "amount": "-15"}))
     assert hurt["description"] == "Alien 1: badly hurt"  # the channel sees a word, not the numbers
     public = ok(await local.command("encounter show"))
     assert "**Alien 1** badly hurt" in public["description"] and "14/14 hp" in public["description"]
     secret = await local.command("encounter show", {"private": True})
     assert secret.ephemeral and "5/20 hp" in secret.embed["description"]
-    killed = ok(await local.command("encounter hp", {"combatant": "Alien 2", "amount": -20}))
+    killed = ok(await local.command("encounter hp", {"combatant": "Alien 2", "amount": "-20"}))
     assert killed["description"] == "Alien 2: dead"
     ok(await local.command("encounter next", actor=player))  # Vasquez -> Alien 1; Alien 2 is dead and skipped
     ok(await local.command("encounter next"))
@@ -259,7 +259,7 @@ async def test_another_channel_or_server_sees_nothing(local: LocalDiscord) -> No
     for actor in (elsewhere, other_server):
         seen = await local.command("encounter show", actor=actor)
         assert seen.ephemeral and seen.embed["title"] == "No fight"
-        hurt = await local.command("encounter hp", {"combatant": "Ogre", "amount": -5}, actor=actor)
+        hurt = await local.command("encounter hp", {"combatant": "Ogre", "amount": "-5"}, actor=actor)
         assert hurt.embed["title"] == "No fight"
         suggested = await local.autocomplete("encounter hp", {"combatant": "O"}, "combatant", actor=actor)
         assert suggested.choices == []
@@ -297,7 +297,7 @@ async def test_the_tracker_is_edited_after_a_hit_and_a_change_by_hand(local: Loc
     local.bot.dice = ScriptedDice([15, 5])
     tracker = local.original(await local.command("encounter next"))
     assert "6/6 hp" in described(tracker) and "5/6 hp" not in described(tracker)
-    changed = await local.command("encounter hp", {"combatant": "Goblin 2", "amount": -1})
+    changed = await local.command("encounter hp", {"combatant": "Goblin 2", "amount": "-1"})
     assert [r.method for r in changed.requests][-1] == "PATCH", changed.requests  # the tracker, after the note
     assert "**Goblin 2** `████████░░` 5/6 hp" in described(tracker), described(tracker)
     # An attack's hit, applied after the roll is answered, brings the tracker up to date too.
@@ -310,11 +310,11 @@ async def test_the_tracker_is_edited_after_a_hit_and_a_change_by_hand(local: Loc
     assert "prone" in described(tracker) and "prone" not in described(private)
     # The tracker last posted or pressed is the one kept up to date.
     newer = local.original(await local.command("encounter show"))
-    ok(await local.command("encounter hp", {"combatant": "Goblin 1", "amount": 1}))
+    ok(await local.command("encounter hp", {"combatant": "Goblin 1", "amount": "+1"}))
     assert "3/6 hp" in described(newer) and "3/6 hp" not in described(tracker)
     local.bot.dice = NoDice()
     await local.click(tracker, buttons(tracker)["Next"])
-    ok(await local.command("encounter hp", {"combatant": "Goblin 2", "amount": 1}))
+    ok(await local.command("encounter hp", {"combatant": "Goblin 2", "amount": "+1"}))
     assert "**Goblin 2** `██████████` 6/6 hp" in described(tracker) and "6/6 hp" not in described(newer)
     assert (await stored(database)).combatants[1].hp == 6
 

@@ -57,7 +57,7 @@ async def a_placed_fight(local: LocalDiscord) -> None:
     ok(await local.command("encounter place", {"combatant": "Vasquez", "x": 3, "y": 4}, actor=player))
     ok(await local.command("encounter place", {"combatant": "Alien 1", "x": 10, "y": 8}))
     ok(await local.command("encounter place", {"combatant": "Alien 2", "x": 7, "y": 5}))
-    ok(await local.command("encounter hp", {"combatant": "Alien 2", "amount": -20}))
+    ok(await local.command("encounter hp", {"combatant": "Alien 2", "amount": "-20"}))
     local.bot.dice = NoDice()  # type: ignore[attr-defined]
     ok(await local.command("encounter next"))  # AliensRL: round 1 in the order as it stands, Vasquez first
 

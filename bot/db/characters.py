@@ -190,7 +190,7 @@ class CharacterRepository:
                 await self.session.flush()
         except IntegrityError:
             return None
-        return await self.save(record, record.ruleset.change_health(record.sheet, f"-{amount}"), now=now)
+        return await self.save(record, record.ruleset.lose_health(record.sheet, amount), now=now)
 
     async def get(self, character_id: int, *, guild_id: int, for_update: bool = False) -> CharacterRecord | None:
         """A character of this server by its number; `for_update` locks the row where the database can."""
@@ -201,6 +201,16 @@ class CharacterRepository:
             query = query.with_for_update()
         row = (await self.session.execute(query)).first()
         return _record(row) if row is not None else None
+
+    async def several(self, ids: Sequence[int], *, guild_id: int, for_update: bool = False) -> list[CharacterRecord]:
+        """The characters of this server with these numbers (the ones that still exist), in one query."""
+        wanted = sorted({i for i in ids if 1 <= i <= MAX_CHARACTER_ID})
+        if not wanted:
+            return []
+        query = select(CHARACTERS).where(CHARACTERS.c.id.in_(wanted), CHARACTERS.c.guild_id == guild_id)
+        if for_update:
+            query = query.with_for_update()
+        return [_record(row) for row in await self.session.execute(query.order_by(CHARACTERS.c.id))]
 
     async def named(
         self, *, guild_id: int, owner_id: int | None, name: str, rules: str | None = None, limit: int = 25

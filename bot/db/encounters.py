@@ -1,8 +1,19 @@
-"""Encounters as the store keeps them: one per channel, every change one compare-and-set on its version."""
+"""Encounters as the store keeps them: one per channel, every change one compare-and-set on its version.
+
+A combatant that is a character has the character's hit points (Star Frontiers: Stamina): the sheet is the one
+place they are kept. Reading a fight reads its characters' sheets in the same transaction and shows their numbers
+(`_fighting`); saving a change of a character's hit points writes the sheet in that transaction, version-checked
+like any change of a character (`_write_sheets`), and `undo` gives back what the change did to it. So
+`/character show` and the tracker never disagree, a change outside the fight (`/character hp`, `/character set`)
+shows in it at once, and nothing can drift: the fight's own copy is only what it last saw, kept for a character
+that was deleted. Reading the sheets, rather than copying every change of a character into every fight it is in,
+keeps one writer per number: the character commands need not know about fights at all.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import dataclasses
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, cast
@@ -11,12 +22,17 @@ from sqlalchemy import Row, Table, delete, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from bot.db.characters import CharacterRecord, CharacterRepository
 from bot.db.engine import changed_rows
 from bot.db.models import EncounterRow
 from bot.rules import encounter as rules
 from bot.rules.encounter import Change, Encounter, EncounterError, Hit
+from bot.rules.health import given_back
 
 UNDO_DEPTH = 5  # changes `/encounter undo` can take back, newest first
+# An undo entry's key (beside the state before the change): what the change did to each character's sheet, as
+# {"character id": [hit points before, maximum before, hit points after, maximum after]}, given back by undo.
+SHEET_CHANGES = "sheet_changes"
 
 ENCOUNTERS = cast(Table, EncounterRow.__table__)
 
@@ -42,6 +58,7 @@ class EncounterRecord:
     history: tuple[dict[str, Any], ...]  # the states before the last changes, newest last (for undo)
     state: dict[str, Any]  # `encounter` as stored: what undo keeps of it, without dumping it again
     tracker_id: int | None = None  # the message that shows the fight, if one was posted
+    characters: tuple[CharacterRecord, ...] = ()  # its combatants' characters, as read with it (their hit points)
 
     @property
     def undoable(self) -> int:
@@ -74,7 +91,25 @@ class EncounterRepository:
         if for_update:
             query = query.with_for_update()
         row = (await self.session.execute(query)).first()
-        return _record(row) if row is not None else None
+        if row is None:
+            return None
+        return await self._fighting(_record(row), for_update=for_update)
+
+    async def _fighting(self, record: EncounterRecord, *, for_update: bool) -> EncounterRecord:
+        """The record with its characters read, and their hit points as their sheets hold them.
+
+        A character deleted since it joined is not found: the fight keeps the numbers it last saw.
+        """
+        ids = [c.character_id for c in record.encounter.combatants if c.character_id is not None]
+        if not ids:
+            return record
+        found = await CharacterRepository(self.session).several(ids, guild_id=record.guild_id, for_update=for_update)
+        characters = tuple(
+            r for r in found if r.ruleset.key == record.encounter.ruleset and r.ruleset.health_of(r.sheet) is not None
+        )
+        encounter = _with_sheets(record.encounter, characters)
+        state = record.state if encounter is record.encounter else rules.dump(encounter)
+        return dataclasses.replace(record, encounter=encounter, state=state, characters=characters)
 
     async def current(self, *, guild_id: int, channel_id: int, for_update: bool = False) -> EncounterRecord:
         """The channel's encounter; the error says how to start one."""
@@ -112,39 +147,83 @@ class EncounterRepository:
     ) -> EncounterRecord:
         """Write the encounter's next state if it is still at the version it was read at.
 
-        The state it replaces is kept for `undo` (the last UNDO_DEPTH of them) when the change is `undoable`.
+        The hit points it changed of a combatant that is a character are written to the character's sheet in the
+        same transaction (refused if the character changed since it was read). The state it replaces is kept for
+        `undo` (the last UNDO_DEPTH of them), with what it did to the sheets, when the change is `undoable`.
         """
+        encounter, characters, changes = await self._write_sheets(record, encounter, now=now)
         history = record.history
         if undoable:
-            history = (*history, record.state)[-UNDO_DEPTH:]
+            before = {**record.state, SHEET_CHANGES: changes} if changes else record.state
+            history = (*history, before)[-UNDO_DEPTH:]
         state = rules.dump(encounter)
         await self._update(record, now, state=state, undo=list(history))
-        return EncounterRecord(
-            record.id,
-            record.guild_id,
-            record.channel_id,
-            record.version + 1,
-            encounter,
-            history,
-            state,
-            record.tracker_id,
+        return dataclasses.replace(
+            record,
+            version=record.version + 1,
+            encounter=encounter,
+            history=history,
+            state=state,
+            characters=characters,
         )
 
+    async def _write_sheets(
+        self, record: EncounterRecord, encounter: Encounter, *, now: datetime
+    ) -> tuple[Encounter, tuple[CharacterRecord, ...], dict[str, list[int]]]:
+        """Write the hit points `encounter` gives the record's characters to their sheets, where they changed.
+
+        Returns the encounter with the numbers as the sheets took them (a sheet's range may be narrower than a
+        fight's), the characters as saved, and what changed on each sheet, for undo.
+        """
+        by_id = {r.id: r for r in record.characters}
+        repository = CharacterRepository(self.session)
+        combatants = list(encounter.combatants)
+        changes: dict[str, list[int]] = {}
+        for index, combatant in enumerate(combatants):
+            character = by_id.get(combatant.character_id) if combatant.character_id is not None else None
+            if character is None:
+                continue
+            had = _health(character)
+            if (combatant.hp, combatant.max_hp) == had:
+                continue
+            sheet = character.ruleset.with_health(character.sheet, combatant.hp, combatant.max_hp)
+            saved = await repository.save(character, sheet, now=now)
+            hp, top = _health(saved)
+            combatants[index] = dataclasses.replace(combatant, hp=hp, max_hp=top)
+            changes[str(saved.id)] = [*had, hp, top]
+            by_id[saved.id] = saved
+        if changes:
+            encounter = dataclasses.replace(encounter, combatants=tuple(combatants))
+        return encounter, tuple(by_id.values()), changes
+
     async def undo(self, record: EncounterRecord, *, now: datetime) -> EncounterRecord:
-        """Take back the last change: the encounter returns to the state before it."""
+        """Take back the last change: the encounter returns to the state before it.
+
+        Its characters get back what the change did to their hit points; a change made to them outside the fight
+        since is kept, not overwritten.
+        """
         if not record.history:
             raise EncounterError("There is no change left to undo.", title="Nothing to undo")
-        *rest, last = record.history
+        *rest, entry = record.history
+        last = {key: value for key, value in entry.items() if key != SHEET_CHANGES}
+        by_id = {r.id: r for r in record.characters}
+        repository = CharacterRepository(self.session)
+        for key, (hp_before, top_before, hp_after, top_after) in entry.get(SHEET_CHANGES, {}).items():
+            character = by_id.get(int(key))
+            if character is None:
+                continue  # deleted since: nothing to give back
+            hp, top = given_back(_health(character), before=(hp_before, top_before), after=(hp_after, top_after))
+            sheet = character.ruleset.with_health(character.sheet, hp, top)
+            by_id[character.id] = await repository.save(character, sheet, now=now)
         await self._update(record, now, state=last, undo=rest)
-        return EncounterRecord(
-            record.id,
-            record.guild_id,
-            record.channel_id,
-            record.version + 1,
-            rules.load(last),
-            tuple(rest),
-            last,
-            record.tracker_id,
+        characters = tuple(by_id.values())
+        return dataclasses.replace(
+            record,
+            version=record.version + 1,
+            encounter=_with_sheets(rules.load(last), characters),
+            history=tuple(rest),
+            state=last,
+            characters=characters,
         )
 
     async def keep_tracker(self, *, guild_id: int, channel_id: int, message_id: int) -> None:
@@ -193,3 +272,25 @@ class EncounterRepository:
         )
         if changed_rows(result) != 1:
             raise EncounterChanged()
+
+
+def _health(character: CharacterRecord) -> tuple[int, int]:
+    health = character.ruleset.health_of(character.sheet)
+    assert health is not None  # `_fighting` keeps only characters with hit points
+    return health
+
+
+def _with_sheets(encounter: Encounter, characters: Iterable[CharacterRecord]) -> Encounter:
+    """The encounter with each combatant that is one of `characters` at the hit points its sheet holds.
+
+    The same encounter when nothing differs, so a caller can tell without comparing.
+    """
+    health = {r.id: _health(r) for r in characters}
+    combatants = list(encounter.combatants)
+    changed = False
+    for index, combatant in enumerate(combatants):
+        sheet = health.get(combatant.character_id) if combatant.character_id is not None else None
+        if sheet is not None and sheet != (combatant.hp, combatant.max_hp):
+            combatants[index] = dataclasses.replace(combatant, hp=sheet[0], max_hp=sheet[1])
+            changed = True
+    return dataclasses.replace(encounter, combatants=tuple(combatants)) if changed else encounter

@@ -35,6 +35,7 @@ from typing import Any, Final
 from bot.errors import UserError
 from bot.rules.aliensrl import Field
 from bot.rules.dice import DiceSource
+from bot.rules.health import HealthChange, settle
 from bot.rules.names import NameKind, clean_name, name_key
 from bot.rules.sheets.aliensrl import AliensSheet
 from bot.rules.sheets.dnd35 import DndSheet
@@ -688,6 +689,31 @@ def _with_condition(conditions: tuple[Condition, ...], condition: Condition) -> 
 def _replace_at(encounter: Encounter, index: int, changed: Combatant) -> Encounter:
     combatants = (*encounter.combatants[:index], changed, *encounter.combatants[index + 1 :])
     return dataclasses.replace(encounter, combatants=combatants)
+
+
+def change_health(encounter: Encounter, number: int, change: HealthChange) -> tuple[Encounter, Change]:
+    """A game master's change of a combatant's hit points, written as everywhere else (`bot.rules.health`).
+
+    `+5` heals up to the most, `-7` hurts, `=12` sets (it may pass the most: temporary hit points), `=12/30` sets
+    the most too.
+    """
+    index = _index(encounter, number)
+    target = encounter.combatants[index]
+    after, top = settle(target.hp, target.max_hp, [("current", change)])
+    if not 1 <= top <= MAX_HP or not -MAX_HP <= after <= MAX_HP:
+        raise EncounterError(f"Hit points go from -{MAX_HP} to {MAX_HP}, and the most at least 1.")
+    changed = dataclasses.replace(target, hp=after, max_hp=top)
+    result = Change(
+        number=target.number,
+        name=target.name,
+        before=target.hp,
+        after=after,
+        max_hp=top,
+        health_before=health(encounter.ruleset, target.hp),
+        health_after=health(encounter.ruleset, after),
+        flat_footed=flat_footed(encounter, target),
+    )
+    return _replace_at(encounter, index, changed), result
 
 
 def _index(encounter: Encounter, number: int) -> int:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import difflib
 import json
-import re
 import shlex
 import types
 import typing
@@ -25,7 +24,7 @@ import annotated_types
 from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError, ValidationInfo
 
 from bot.errors import UserError
-from bot.rules import notation
+from bot.rules import health, notation
 from bot.rules.names import CHARACTER, WEAPON, NameKind, NameRefused, clean_name
 from bot.rules.names import name_key as name_key  # where the rulesets and the store have always found it
 
@@ -176,21 +175,35 @@ class Ruleset:
         """`sheet` with several fields changed at once, each named as a player would (`str`, `hp=28/30`).
 
         The values are checked together, so `hp=30 max_hp=30` works in either order; nothing changes unless all
-        of them are good.
+        of them are good. Hit points (stamina) and their maximum are read as `bot.rules.health` reads them:
+        `+5`, `-13`, `=28` or `28`, `28/30`; a maximum set alone carries an unhurt character's value with it.
         """
         values: dict[str, Any] = {}
+        steps: list[health.Step] = []
         for typed, text in pairs:
             key = self.field_named(typed)
-            health = self.sheet.health
             expanded = self.sheet.expand(key, text, {**sheet.model_dump(), **values})
             if expanded is not None:
                 values.update(expanded)
-            elif health is not None and key == health[0] and "/" in text:
-                current, _, maximum = text.partition("/")
-                values[key] = self._from_text(key, current)
-                values[health[1]] = self._from_text(health[1], maximum)
+            elif self.sheet.health is not None and key in self.sheet.health:
+                current = key == self.sheet.health[0]
+                change = health.read_change(text, what=f"`{clip_name(typed)}`", with_maximum=current)
+                steps.append(("current" if current else "maximum", change))
             else:
                 values[key] = self._from_text(key, text)
+        if steps:
+            values.update(self._health_values(sheet, steps, on_sheet=True))
+        return self._validated(sheet, values)
+
+    def _health_values(self, sheet: Sheet, steps: Sequence[health.Step], *, on_sheet: bool = False) -> dict[str, int]:
+        """The current and maximum hit points (stamina) after `steps`, as field values (`health.settle`)."""
+        assert self.sheet.health is not None
+        current_key, maximum_key = self.sheet.health
+        before = getattr(sheet, current_key), getattr(sheet, maximum_key)
+        now, top = health.settle(*before, steps, sheet=on_sheet)
+        return {current_key: now, maximum_key: top}
+
+    def _validated(self, sheet: Sheet, values: dict[str, Any]) -> Sheet:
         try:
             changed = self.sheet.model_validate(
                 {**sheet.model_dump(), **values}, strict=False, context=_grandfather(sheet)
@@ -202,28 +215,44 @@ class Ruleset:
         check_size(self.dump(changed))
         return changed
 
-    def change_health(self, sheet: Sheet, change: str, maximum: str | None = None) -> Sheet:
-        """`sheet` with its hit points (stamina) changed as a player writes it.
+    def change_health(
+        self, sheet: Sheet, change: health.HealthChange, maximum: health.HealthChange | None = None
+    ) -> Sheet:
+        """`sheet` with its hit points (stamina) changed as a player wrote it (`bot.rules.health`), the maximum too.
 
-        `-13` and `+5` are relative, `28` or `=28` absolute, `28/30` sets the maximum too; `maximum` takes the same
-        forms for the maximum alone. Checked like `set_fields`, so the field's range applies.
+        Checked like `set_fields`, so the fields' ranges apply.
+        """
+        if self.sheet.health is None:
+            raise SheetError(f"A {self.title} character has no hit points to change.")
+        steps: list[health.Step] = [("current", change)]
+        if maximum is not None:
+            steps.insert(0, ("maximum", maximum))
+        return self._validated(sheet, self._health_values(sheet, steps))
+
+    def lose_health(self, sheet: Sheet, amount: int) -> Sheet:
+        """`sheet` with `amount` hit points (stamina) taken off: a roll's damage applied to the character."""
+        return self.change_health(sheet, health.HealthChange(health.Op.SUBTRACT, amount))
+
+    def with_health(self, sheet: Sheet, current: int, maximum: int) -> Sheet:
+        """`sheet` with these hit points (stamina) and maximum, each brought inside its field's range.
+
+        For numbers that come from a fight, whose own range is wider: the sheet keeps the nearest it can hold.
         """
         if self.sheet.health is None:
             raise SheetError(f"A {self.title} character has no hit points to change.")
         current_key, maximum_key = self.sheet.health
-        before: int = getattr(sheet, current_key)
-        top: int = getattr(sheet, maximum_key)
-        now, given_top, healing = _health_change(change, before, what="change")
-        if maximum is not None:
-            top, extra, _ = _health_change(maximum, top, what="max")
-            if extra is not None:
-                raise SheetError("`max` takes one number: `+5`, `-2` or `=30`.")
-        elif given_top is not None:
-            top = given_top
-        if healing:
-            # Healing stops at the maximum (a value set with `=` may pass it: temporary hit points).
-            now = min(now, max(before, top))
-        return self.set_fields(sheet, [(current_key, str(now)), (maximum_key, str(top))])
+        values = {
+            current_key: _within(self.sheet, current_key, current),
+            maximum_key: _within(self.sheet, maximum_key, maximum),
+        }
+        return self._validated(sheet, values)
+
+    def health_of(self, sheet: Sheet) -> tuple[int, int] | None:
+        """The character's hit points (stamina) and their maximum; None for a ruleset without."""
+        if self.sheet.health is None:
+            return None
+        current_key, maximum_key = self.sheet.health
+        return getattr(sheet, current_key), getattr(sheet, maximum_key)
 
     def _from_text(self, key: str, text: str) -> Any:
         return from_text(self.sheet.model_fields[key].annotation, key, text)
@@ -316,22 +345,15 @@ class Ruleset:
         return sheet.model_copy(update={"weapons": kept})
 
 
-_HEALTH_CHANGE = re.compile(r"\s*([-+=]?)\s*(\d{1,6})\s*(?:/\s*(\d{1,6})\s*)?")
-
-
-def _health_change(text: str, before: int, *, what: str) -> tuple[int, int | None, bool]:
-    """(the new value, a new maximum or None, whether it heals) for `-13`, `+5`, `=28`, `28` or `28/30`."""
-    match = _HEALTH_CHANGE.fullmatch(text)
-    if match is None:
-        raise SheetError(
-            f"`{what}` is `-13` (lose 13), `+5` (gain 5), `=28` (set), or `28/30` (now and maximum), "
-            f"not `{clip_name(text)}`."
-        )
-    sign, number, top = match.group(1), int(match.group(2)), match.group(3)
-    if top is not None and sign in "+-" and sign:
-        raise SheetError("A maximum goes with a value that is set, not changed: `=28/30`.")
-    value = before + number if sign == "+" else before - number if sign == "-" else number
-    return value, None if top is None else int(top), sign == "+"
+def _within(sheet: type[Sheet], key: str, value: int) -> int:
+    """`value` brought inside the range of the number field `key`."""
+    metadata = sheet.model_fields[key].metadata
+    for bound in metadata:
+        if isinstance(bound, annotated_types.Ge) and isinstance(bound.ge, int):
+            value = max(value, bound.ge)
+        if isinstance(bound, annotated_types.Le) and isinstance(bound.le, int):
+            value = min(value, bound.le)
+    return value
 
 
 def parse_pairs(text: str) -> list[tuple[str, str]]:
