@@ -17,7 +17,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.client import DiceBot
-from bot.db.characters import CharacterError, CharacterRecord, CharacterRepository
+from bot.db.characters import CharacterDeleted, CharacterError, CharacterRecord, CharacterRepository
 from bot.deadline import FORM_COMMAND
 from bot.errors import UserError
 from bot.rules import dnd35 as dnd
@@ -418,7 +418,7 @@ class Characters(commands.GroupCog, group_name="character", group_description="Y
         async def delete_it(click: Interaction) -> discord.Embed:
             async with self.bot.database.write.begin() as session:
                 repository = CharacterRepository(session)
-                current = await repository.get(record.id, guild_id=record.guild_id, for_update=True)
+                current = await repository.again(record, for_update=True)
                 if current is None:
                     return done_embed("Already gone", f"**{record.name}** was deleted meanwhile.")
                 await repository.delete(current)
@@ -571,7 +571,10 @@ class EditForm(discord.ui.Modal):
         pairs = [(key, text_input.value) for key, text_input in self.inputs.items()]
         sheet = self.record.ruleset.set_fields(self.record.sheet, pairs)
         async with self.bot.database.write.begin() as session:
-            record = await CharacterRepository(session).save(self.record, sheet, now=self.bot.clock())
+            repository = CharacterRepository(session)
+            if await repository.again(self.record) is None:
+                raise CharacterDeleted(self.record.name, "Nothing was saved.")
+            record = await repository.save(self.record, sheet, now=self.bot.clock())
         pages = paged(sheet_embed(record), footer_everywhere=True)
         await interaction.response.send_message(
             embed=pages[0], view=sheet_view(record.id, 1, len(pages)), ephemeral=True
@@ -667,7 +670,7 @@ class SheetPage(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"sheet
                 repository = CharacterRepository(session)
                 record = await repository.get(self.character_id, guild_id=guild_id)
                 if record is None:
-                    raise CharacterError("That character is gone.", title="No such character")
+                    raise CharacterError("This character was deleted.", title="Character deleted")
                 active = record.id in await repository.active_ids(guild_id=guild_id, user_id=record.owner_id)
             if not record.may_see(interaction.user.id, moderator=can_moderate(interaction)):
                 await interaction.response.send_message(embed=secret_sheet_embed(record), ephemeral=True)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,7 @@ from bot.db.engine import Database, open_database
 from bot.db.migrate import alembic_config, current_revision, head_revision, upgrade
 from bot.db.models import Base, Character, EncounterRow, FairSession, Macro
 from bot.local.driver import Exchange, LocalDiscord
-from bot.local.payloads import Actor
+from bot.local.payloads import MANAGER_PERMISSIONS, Actor
 from tests.conftest import FIXED_TIME, POSTGRES
 from tests.dice_sources import ScriptedDice
 
@@ -101,6 +102,74 @@ def _value(kind: Any) -> Any:
     if isinstance(kind, JSON | CompactJSON):
         return {}
     raise AssertionError(f"no test value for {kind!r}")
+
+
+async def test_an_old_apply_damage_button_after_delete_and_create_touches_nobody(
+    local: LocalDiscord, database: Database
+) -> None:
+    gm = local.as_user(GM, permissions=MANAGER_PERMISSIONS)
+    goblin = await character(local, "Goblin", gm)
+    message, hurt = await hit_goblin(local)
+    await delete_character(local, "Goblin", gm)
+    orc = await character(local, "Orc", local.as_user(BOB))
+    assert orc != goblin
+
+    pressed = await local.click(message, hurt, actor=gm)
+    assert pressed.ephemeral and pressed.embed["color"] == RED
+    assert (pressed.embed["title"], pressed.embed["description"]) == ("Character deleted", DELETED)
+    assert await hit_points(database, orc, int(gm.guild_id or 0)) == 30
+
+
+async def test_a_reused_id_of_an_old_database_is_told_apart_by_when_it_was_created(
+    local: LocalDiscord, database: Database
+) -> None:
+    """A database from before ids were kept unique may have given a deleted character's id to a newer one."""
+    gm = local.as_user(GM, permissions=MANAGER_PERMISSIONS)
+    guild_id = int(gm.guild_id or 0)
+    goblin = await character(local, "Goblin", gm)
+    ok(await local.command("dnd attack", {"character": "Goblin", "target_ac": 10}, actor=gm))
+    message, hurt = await hit_goblin(local)
+    form = (await local.command("character edit", {"character": "Goblin"}, actor=gm)).modal
+    second_thoughts = await local.command("character delete", {"character": "Goblin"}, actor=gm)
+    async with database.read() as session:
+        stored = await session.get(Character, goblin)
+        assert stored is not None
+        sheet = stored.sheet
+    await delete_character(local, "Goblin", gm)
+
+    later = FIXED_TIME + timedelta(hours=1)
+    local.bot.clock = lambda: later
+    async with database.write.begin() as session:  # as the old database did: Goblin's id for Bob's new Orc
+        session.add(
+            Character(
+                id=goblin, guild_id=guild_id, owner_id=int(BOB), ruleset="dnd35", name="Orc", name_key="orc",
+                sheet=sheet, version=1, created_at=later, updated_at=later,
+            )
+        )  # fmt: skip
+
+    pressed = await local.click(message, hurt, actor=gm)
+    assert (pressed.embed["title"], pressed.embed["description"]) == ("Character deleted", DELETED)
+    edited = await local.submit(form, {"hit_points": "1/30"}, actor=gm)
+    assert edited.embed["description"] == "**Goblin** was deleted. Nothing was saved."
+    confirmed = await local.click(local.original(second_thoughts), "confirm", actor=gm)
+    assert confirmed.response["data"]["embeds"][0]["title"] == "Already gone"
+    assert await hit_points(database, goblin, guild_id) == 30  # the Orc's, untouched and still there
+
+    # The Goblin's attack is not the Orc's.
+    history = ok(await local.command("history", {"character": f"#{goblin}"}, actor=gm))
+    assert history.embed["title"] == "Latest rolls with Orc"
+    assert history.embed["description"] == "No public rolls here yet."
+    stats = ok(await local.command("stats", {"character": f"#{goblin}"}, actor=gm))
+    assert stats.embed["description"].startswith("No rolls with odds yet"), stats.embed
+
+
+async def test_a_sheet_page_of_a_deleted_character_says_so(local: LocalDiscord) -> None:
+    gm = local.as_user(GM)
+    goblin = await character(local, "Goblin", gm)
+    shown = await local.command("character show", {"character": "Goblin"}, actor=gm)
+    await delete_character(local, "Goblin", gm)
+    pressed = await local.click(local.original(shown), f"sheet:{goblin}:2", actor=gm)
+    assert pressed.ephemeral and pressed.embed["description"] == "This character was deleted."
 
 
 # ---------------------------------------------------------------------------------------------------------

@@ -40,6 +40,15 @@ class ChangedMeanwhile(CharacterError):
         super().__init__(f"**{name}** was changed by another command meanwhile. Nothing was saved: try again.")
 
 
+class CharacterDeleted(CharacterError):
+    """A button, form or question names a character that was deleted since it was shown."""
+
+    title = "Character deleted"
+
+    def __init__(self, name: str, outcome: str = "Nothing was changed.") -> None:
+        super().__init__(f"**{name}** was deleted. {outcome}")
+
+
 @dataclass(frozen=True, slots=True)
 class CharacterRecord:
     """A stored character, its stat block validated (and upgraded, if it was written by an older schema)."""
@@ -195,6 +204,15 @@ class CharacterRepository:
             query = query.with_for_update()
         row = (await self.session.execute(query)).first()
         return _record(row) if row is not None else None
+
+    async def again(self, record: CharacterRecord, *, for_update: bool = False) -> CharacterRecord | None:
+        """`record`'s character as stored now; None when it was deleted since `record` was read.
+
+        Ids are never reused (migration 0020), but a database from before that may have given a deleted character's
+        id to a newer one: that one was created at another time, and is not `record`'s.
+        """
+        current = await self.get(record.id, guild_id=record.guild_id, for_update=for_update)
+        return current if current is not None and current.created_at == record.created_at else None
 
     async def named(
         self, *, guild_id: int, owner_id: int | None, name: str, rules: str | None = None, limit: int = 25
