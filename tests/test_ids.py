@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from alembic import command
-from sqlalchemy import JSON, BigInteger, Boolean, DateTime, Integer, String, create_engine, delete, insert, select
+from sqlalchemy import JSON, BigInteger, Boolean, DateTime, Integer, String, create_engine, delete, insert, select, text
 
 from bot.db.characters import CharacterRepository
 from bot.db.codec import CompactJSON
@@ -212,6 +212,8 @@ async def test_an_existing_database_keeps_its_rows_and_ids_and_never_reissues_a_
     await upgrade(database)
     assert await current_revision(database) == head_revision()
     assert _dump(path) == before  # every row of every table, ids and all: no cascade emptied the characters' rows
+    async with database.read() as session:  # off for the migration only: no connection kept that way
+        assert (await session.execute(text("PRAGMA foreign_keys"))).scalar() == 1
     async with database.write.begin() as session:
         new = await session.scalar(
             insert(Character)

@@ -49,15 +49,15 @@ async def upgrade(database: Database) -> None:
     async with database.engine.connect() as connection:
         sqlite = connection.dialect.name == "sqlite"
         if sqlite:
-            await connection.run_sync(_foreign_keys, False)
+            await connection.run_sync(_foreign_keys_off)
         try:
             async with connection.begin():
                 before = await connection.run_sync(_current)
                 await connection.run_sync(lambda sync: command.upgrade(alembic_config(sync), "head"))
                 after = await connection.run_sync(_current)
         finally:
-            if sqlite:
-                await connection.run_sync(_foreign_keys, True)
+            if sqlite:  # never back into the pool: a new connection has its foreign keys on (bot.db.engine)
+                await connection.invalidate()
     if before != after:
         log.info("Database migrated from %s to %s", before or "empty", after)
 
@@ -83,13 +83,13 @@ async def current_revision(database: Database) -> str | None:
         return await connection.run_sync(_current)
 
 
-def _foreign_keys(connection: Connection, on: bool) -> None:
-    """Turn SQLite's foreign keys on or off for this connection (bot.db.engine turns them on for every one)."""
+def _foreign_keys_off(connection: Connection) -> None:
+    """Turn SQLite's foreign keys off for this connection (bot.db.engine turns them on for every one)."""
     # On the driver's connection: a statement through SQLAlchemy would BEGIN first, and inside a transaction
     # SQLite ignores the switch.
     cursor = connection.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
     try:
-        cursor.execute(f"PRAGMA foreign_keys={'ON' if on else 'OFF'}")
+        cursor.execute("PRAGMA foreign_keys=OFF")
     finally:
         cursor.close()
 
