@@ -7,6 +7,7 @@ hit another member's new character, and /history and /stats showed the deleted c
 from __future__ import annotations
 
 import contextlib
+import json
 import sqlite3
 from datetime import timedelta
 from pathlib import Path
@@ -25,6 +26,7 @@ from bot.local.driver import Exchange, LocalDiscord
 from bot.local.payloads import MANAGER_PERMISSIONS, Actor
 from tests.conftest import FIXED_TIME, POSTGRES
 from tests.dice_sources import ScriptedDice
+from tests.helpers import button
 
 RED = 0xE74C3C
 GM = "300000000000000003"
@@ -131,6 +133,7 @@ async def test_a_reused_id_of_an_old_database_is_told_apart_by_when_it_was_creat
     message, hurt = await hit_goblin(local)
     form = (await local.command("character edit", {"character": "Goblin"}, actor=gm)).modal
     second_thoughts = await local.command("character delete", {"character": "Goblin"}, actor=gm)
+    shown = local.original(await local.command("character show", {"character": "Goblin"}, actor=gm))
     async with database.read() as session:
         stored = await session.get(Character, goblin)
         assert stored is not None
@@ -154,6 +157,8 @@ async def test_a_reused_id_of_an_old_database_is_told_apart_by_when_it_was_creat
     confirmed = await local.click(local.original(second_thoughts), "confirm", actor=gm)
     assert confirmed.response["data"]["embeds"][0]["title"] == "Already gone"
     assert await hit_points(database, goblin, guild_id) == 30  # the Orc's, untouched and still there
+    page = await local.click(shown, button(shown, "Page 2") or "", actor=gm)
+    assert page.ephemeral and page.embed["description"] == "This character was deleted."
 
     # The Goblin's attack is not the Orc's.
     history = ok(await local.command("history", {"character": f"#{goblin}"}, actor=gm))
@@ -166,10 +171,15 @@ async def test_a_reused_id_of_an_old_database_is_told_apart_by_when_it_was_creat
 async def test_a_sheet_page_of_a_deleted_character_says_so(local: LocalDiscord) -> None:
     gm = local.as_user(GM)
     goblin = await character(local, "Goblin", gm)
-    shown = await local.command("character show", {"character": "Goblin"}, actor=gm)
+    sheet = local.original(await local.command("character show", {"character": "Goblin"}, actor=gm))
     await delete_character(local, "Goblin", gm)
-    pressed = await local.click(local.original(shown), f"sheet:{goblin}:2", actor=gm)
-    assert pressed.ephemeral and pressed.embed["description"] == "This character was deleted."
+    page = button(sheet, "Page 2")
+    assert page is not None and page.startswith(f"sheet:{goblin}:2:")
+    # And a message sent before buttons carried when the character was created.
+    older = json.loads(json.dumps(sheet).replace(page, f"sheet:{goblin}:2"))
+    for message in (sheet, older):
+        pressed = await local.click(message, button(message, "Page 2") or "", actor=gm)
+        assert pressed.ephemeral and pressed.embed["description"] == "This character was deleted."
 
 
 # ---------------------------------------------------------------------------------------------------------

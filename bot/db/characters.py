@@ -6,7 +6,7 @@ import dataclasses
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any, cast
 
 from sqlalchemy import Row, Table, delete, func, select, text, update
@@ -40,6 +40,15 @@ class ChangedMeanwhile(CharacterError):
         super().__init__(f"**{name}** was changed by another command meanwhile. Nothing was saved: try again.")
 
 
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def stamp(moment: datetime) -> int:
+    """A stored time in whole microseconds since 1970, UTC: SQLite gives it back without its zone (written in UTC)."""
+    aware = moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+    return (aware - EPOCH) // timedelta(microseconds=1)
+
+
 class CharacterDeleted(CharacterError):
     """A button, form or question names a character that was deleted since it was shown."""
 
@@ -63,6 +72,15 @@ class CharacterRecord:
     created_at: datetime
     updated_at: datetime
     secret: bool = False  # the game master's: its numbers are for its owner (`may_see`)
+
+    @property
+    def born(self) -> int:
+        """When it was created (`stamp`): with its id, what tells it from a character that had its id before.
+
+        Ids are never reused (migration 0020), but a database from before that may have given a deleted
+        character's id to a newer one.
+        """
+        return stamp(self.created_at)
 
     def may_see(self, user_id: int, *, moderator: bool = False) -> bool:
         """Whether `user_id` may see this character's numbers: anyone's, unless it is secret."""
@@ -206,13 +224,9 @@ class CharacterRepository:
         return _record(row) if row is not None else None
 
     async def again(self, record: CharacterRecord, *, for_update: bool = False) -> CharacterRecord | None:
-        """`record`'s character as stored now; None when it was deleted since `record` was read.
-
-        Ids are never reused (migration 0020), but a database from before that may have given a deleted character's
-        id to a newer one: that one was created at another time, and is not `record`'s.
-        """
+        """`record`'s character as stored now; None when it was deleted since `record` was read (`born`)."""
         current = await self.get(record.id, guild_id=record.guild_id, for_update=for_update)
-        return current if current is not None and current.created_at == record.created_at else None
+        return current if current is not None and current.born == record.born else None
 
     async def named(
         self, *, guild_id: int, owner_id: int | None, name: str, rules: str | None = None, limit: int = 25
