@@ -274,7 +274,7 @@ class ApplyDamage(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"hur
                 record = await repository.get(hurt["character_id"], guild_id=roll.guild_id, for_update=True)
                 # Created after the roll: not the character it hit, but a newer one that a database from before
                 # migration 0020 gave the deleted one's id.
-                if record is None or record.born > stamp(roll.created_at):
+                if record is None or stamp(record.created_at) > stamp(roll.created_at):
                     raise CharacterDeleted(hurt["name"])
                 if record.owner_id != interaction.user.id and not interaction.permissions.manage_guild:
                     raise UserError(

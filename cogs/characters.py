@@ -17,7 +17,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.client import DiceBot
-from bot.db.characters import CharacterDeleted, CharacterError, CharacterRecord, CharacterRepository
+from bot.db.characters import CharacterDeleted, CharacterError, CharacterRecord, CharacterRepository, stamp
 from bot.deadline import FORM_COMMAND
 from bot.errors import UserError
 from bot.rules import dnd35 as dnd
@@ -641,7 +641,7 @@ class SheetPage(
 
     The custom id is the client's: the character must be of this server, and a secret one's numbers go only to
     whoever may see them, privately (editing the message would show them to the channel). It carries when the
-    character was created (`CharacterRecord.born`), so a button of a deleted character never shows a newer one
+    character was created (`bot.db.characters.stamp`), so a button of a deleted character never shows a newer one
     that a database from before migration 0020 gave its id; a button made before it was carried does without.
     """
 
@@ -673,7 +673,7 @@ class SheetPage(
             async with interaction.client.database.read() as session:
                 repository = CharacterRepository(session)
                 record = await repository.get(self.character_id, guild_id=guild_id)
-                if record is None or (self.born is not None and self.born != record.born):
+                if record is None or (self.born is not None and self.born != stamp(record.created_at)):
                     raise CharacterError("This character was deleted.", title="Character deleted")
                 active = record.id in await repository.active_ids(guild_id=guild_id, user_id=record.owner_id)
             if not record.may_see(interaction.user.id, moderator=can_moderate(interaction)):
@@ -695,7 +695,7 @@ def sheet_view(record: CharacterRecord, page: int, pages: int) -> discord.ui.Vie
     view = discord.ui.View(timeout=None)
     for n in (page - 1, page + 1):
         if 1 <= n <= pages:
-            view.add_item(SheetPage(record.id, n, record.born))
+            view.add_item(SheetPage(record.id, n, stamp(record.created_at)))
     return view
 
 

@@ -44,7 +44,12 @@ EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def stamp(moment: datetime) -> int:
-    """A stored time in whole microseconds since 1970, UTC: SQLite gives it back without its zone (written in UTC)."""
+    """A stored time in whole microseconds since 1970, UTC: SQLite gives it back without its zone (written in UTC).
+
+    A character's creation time so stamped is, with its id, what tells it from a character that had its id before:
+    ids are never reused (migration 0020), but a database from before that may have given a deleted one's id
+    to a newer one.
+    """
     aware = moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
     return (aware - EPOCH) // timedelta(microseconds=1)
 
@@ -72,15 +77,6 @@ class CharacterRecord:
     created_at: datetime
     updated_at: datetime
     secret: bool = False  # the game master's: its numbers are for its owner (`may_see`)
-
-    @property
-    def born(self) -> int:
-        """When it was created (`stamp`): with its id, what tells it from a character that had its id before.
-
-        Ids are never reused (migration 0020), but a database from before that may have given a deleted
-        character's id to a newer one.
-        """
-        return stamp(self.created_at)
 
     def may_see(self, user_id: int, *, moderator: bool = False) -> bool:
         """Whether `user_id` may see this character's numbers: anyone's, unless it is secret."""
@@ -224,9 +220,11 @@ class CharacterRepository:
         return _record(row) if row is not None else None
 
     async def again(self, record: CharacterRecord, *, for_update: bool = False) -> CharacterRecord | None:
-        """`record`'s character as stored now; None when it was deleted since `record` was read (`born`)."""
+        """`record`'s character as stored now; None when it was deleted since `record` was read (`stamp`)."""
         current = await self.get(record.id, guild_id=record.guild_id, for_update=for_update)
-        return current if current is not None and current.born == record.born else None
+        if current is None or stamp(current.created_at) != stamp(record.created_at):
+            return None
+        return current
 
     async def named(
         self, *, guild_id: int, owner_id: int | None, name: str, rules: str | None = None, limit: int = 25
