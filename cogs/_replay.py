@@ -18,7 +18,7 @@ import discord
 from discord import app_commands
 
 from bot.client import DiceBot
-from bot.db.characters import CharacterRepository
+from bot.db.characters import CharacterDeleted, CharacterRepository, stamp
 from bot.db.rolls import LoggedRoll, RollRepository
 from bot.errors import UserError
 from bot.tree import report
@@ -272,8 +272,10 @@ class ApplyDamage(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"hur
             async with bot.database.write.begin() as session:
                 repository = CharacterRepository(session)
                 record = await repository.get(hurt["character_id"], guild_id=roll.guild_id, for_update=True)
-                if record is None:
-                    raise UserError("The character this roll hit is gone.", title="No such character")
+                # Created after the roll: not the character it hit, but a newer one that a database from before
+                # migration 0020 gave the deleted one's id.
+                if record is None or stamp(record.created_at) > stamp(roll.created_at):
+                    raise CharacterDeleted(hurt["name"])
                 if record.owner_id != interaction.user.id and not interaction.permissions.manage_guild:
                     raise UserError(
                         f"Only **{record.name}**'s owner, <@{record.owner_id}>, or the game master (Manage Server) "

@@ -17,7 +17,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.client import DiceBot
-from bot.db.characters import CharacterError, CharacterRecord, CharacterRepository
+from bot.db.characters import CharacterDeleted, CharacterError, CharacterRecord, CharacterRepository, stamp
 from bot.deadline import FORM_COMMAND
 from bot.errors import UserError
 from bot.rules import dnd35 as dnd
@@ -141,7 +141,7 @@ class Characters(commands.GroupCog, group_name="character", group_description="Y
         await interaction.response.send_message(
             content=f"Created **{record.name}**. Change numbers with `/character set` or `/character edit`.",
             embed=pages[0],
-            view=sheet_view(record.id, 1, len(pages)),
+            view=sheet_view(record, 1, len(pages)),
             ephemeral=True,
         )
 
@@ -176,7 +176,7 @@ class Characters(commands.GroupCog, group_name="character", group_description="Y
         # A secret's numbers go to whoever may see them, never to the channel.
         pages = paged(sheet_embed(record, active=active), footer_everywhere=True)
         await interaction.response.send_message(
-            embed=pages[0], view=sheet_view(record.id, 1, len(pages)), ephemeral=private or record.secret
+            embed=pages[0], view=sheet_view(record, 1, len(pages)), ephemeral=private or record.secret
         )
 
     async def _default(self, repository: CharacterRepository, guild_id: int, owner_id: int) -> CharacterRecord:
@@ -362,7 +362,7 @@ class Characters(commands.GroupCog, group_name="character", group_description="Y
         added = sheet.weapons[-1].name  # type: ignore[attr-defined]
         pages = paged(sheet_embed(record), footer_everywhere=True)
         await interaction.response.send_message(
-            content=f"Added **{added}**.", embed=pages[0], view=sheet_view(record.id, 1, len(pages)), ephemeral=True
+            content=f"Added **{added}**.", embed=pages[0], view=sheet_view(record, 1, len(pages)), ephemeral=True
         )
 
     @weapon.command(name="remove")
@@ -423,7 +423,7 @@ class Characters(commands.GroupCog, group_name="character", group_description="Y
         async def delete_it(click: Interaction) -> discord.Embed:
             async with self.bot.database.write.begin() as session:
                 repository = CharacterRepository(session)
-                current = await repository.get(record.id, guild_id=record.guild_id, for_update=True)
+                current = await repository.again(record, for_update=True)
                 if current is None:
                     return done_embed("Already gone", f"**{record.name}** was deleted meanwhile.")
                 await repository.delete(current)
@@ -582,11 +582,12 @@ class EditForm(discord.ui.Modal):
         ]
         sheet = self.record.ruleset.set_fields(self.record.sheet, pairs)
         async with self.bot.database.write.begin() as session:
-            record = await CharacterRepository(session).save(self.record, sheet, now=self.bot.clock())
+            repository = CharacterRepository(session)
+            if await repository.again(self.record) is None:
+                raise CharacterDeleted(self.record.name, "Nothing was saved.")
+            record = await repository.save(self.record, sheet, now=self.bot.clock())
         pages = paged(sheet_embed(record), footer_everywhere=True)
-        await interaction.response.send_message(
-            embed=pages[0], view=sheet_view(record.id, 1, len(pages)), ephemeral=True
-        )
+        await interaction.response.send_message(embed=pages[0], view=sheet_view(record, 1, len(pages)), ephemeral=True)
 
     # discord.py's Modal.on_error itself drops the `item` argument of the View method it overrides.
     async def on_error(self, interaction: discord.Interaction[Any], error: Exception, /) -> None:  # type: ignore[override]
@@ -643,28 +644,34 @@ def _show(value: Any) -> str:
     return "none" if value is None or value == "" else str(value)
 
 
-class SheetPage(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"sheet:(?P<id>[0-9]+):(?P<page>[0-9]{1,2})"):
+class SheetPage(
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=r"sheet:(?P<id>[0-9]+):(?P<page>[0-9]{1,2})(?::(?P<born>[0-9]{1,20}))?",
+):
     """Show another page of a character sheet, read again from the store, so it works after a restart too.
 
     The custom id is the client's: the character must be of this server, and a secret one's numbers go only to
-    whoever may see them, privately (editing the message would show them to the channel).
+    whoever may see them, privately (editing the message would show them to the channel). It carries when the
+    character was created (`bot.db.characters.stamp`), so a button of a deleted character never shows a newer one
+    that a database from before migration 0020 gave its id; a button made before it was carried does without.
     """
 
-    def __init__(self, character_id: int, page: int) -> None:
-        super().__init__(
-            discord.ui.Button(
-                label=f"Page {page}", style=discord.ButtonStyle.secondary, custom_id=f"sheet:{character_id}:{page}"
-            )
+    def __init__(self, character_id: int, page: int, born: int | None = None) -> None:
+        custom_id = f"sheet:{character_id}:{page}" + (f":{born}" if born is not None else "")
+        button: discord.ui.Button[Any] = discord.ui.Button(
+            label=f"Page {page}", style=discord.ButtonStyle.secondary, custom_id=custom_id
         )
+        super().__init__(button)
         self.character_id = character_id
         self.page = page
+        self.born = born
 
     @classmethod
     async def from_custom_id(
         cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
     ) -> SheetPage:
         """Rebuild the button from a click."""
-        return cls(int(match["id"]), int(match["page"]))
+        return cls(int(match["id"]), int(match["page"]), int(match["born"]) if match["born"] else None)
 
     async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
         """A press counts against the presser's rate limit, as a command would."""
@@ -677,15 +684,15 @@ class SheetPage(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"sheet
             async with interaction.client.database.read() as session:
                 repository = CharacterRepository(session)
                 record = await repository.get(self.character_id, guild_id=guild_id)
-                if record is None:
-                    raise CharacterError("That character is gone.", title="No such character")
+                if record is None or (self.born is not None and self.born != stamp(record.created_at)):
+                    raise CharacterError("This character was deleted.", title="Character deleted")
                 active = record.id in await repository.active_ids(guild_id=guild_id, user_id=record.owner_id)
             if not record.may_see(await viewer(interaction.client, interaction)):
                 await interaction.response.send_message(embed=secret_sheet_embed(record), ephemeral=True)
                 return
             pages = paged(sheet_embed(record, active=active), footer_everywhere=True)
             page = min(self.page, len(pages))
-            view = sheet_view(record.id, page, len(pages))
+            view = sheet_view(record, page, len(pages))
             if record.secret:
                 await interaction.response.send_message(embed=pages[page - 1], view=view, ephemeral=True)
             else:
@@ -694,12 +701,12 @@ class SheetPage(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"sheet
             await report(interaction, error)
 
 
-def sheet_view(character_id: int, page: int, pages: int) -> discord.ui.View:
+def sheet_view(record: CharacterRecord, page: int, pages: int) -> discord.ui.View:
     """Buttons to the pages before and after `page` of a sheet `pages` long (none for a one-page sheet)."""
     view = discord.ui.View(timeout=None)
     for n in (page - 1, page + 1):
         if 1 <= n <= pages:
-            view.add_item(SheetPage(character_id, n))
+            view.add_item(SheetPage(record.id, n, stamp(record.created_at)))
     return view
 
 

@@ -54,16 +54,16 @@ class History(commands.Cog):
             raise app_commands.NoPrivateMessage()
         title = f"Latest rolls of {user.display_name}" if user else "Latest rolls in this channel"
         async with self.bot.database.read() as session:
-            character_id = None
+            record = None
             if character is not None:
                 record = await find(
                     CharacterRepository(session), interaction, character, owner_id=user.id if user else None
                 )
-                character_id, title = record.id, f"Latest rolls with {record.name}"
+                title = f"Latest rolls with {record.name}"
             rolls = await RollRepository(session).recent(
                 channel_id=interaction.channel_id,
                 user_id=user.id if user else None,
-                character_id=character_id,
+                character=record,
                 limit=count,
             )
         lines = [line(roll, interaction.guild_id) for roll in rolls]

@@ -80,18 +80,18 @@ class Stats(commands.Cog):
         # Your private rolls count only in a private answer about yourself; hidden rolls never count (only the GM
         # channel saw them, and the tallies are their outcomes).
         about_yourself = user is not None and user.id == interaction.user.id
-        character_id = None
+        record = None
         whose = user.display_name if user else "this server"
         async with self.bot.database.read() as session:
             if character is not None:
                 record = await find(
                     CharacterRepository(session), interaction, character, owner_id=user.id if user else None
                 )
-                character_id, whose = record.id, record.name
+                whose = record.name
             stored = await RollRepository(session).luck(
                 guild_id=guild_id,
                 user_id=user.id if user else None,
-                character_id=character_id,
+                character=record,
                 ruleset=ruleset,
                 include_private_of=interaction.user.id if private and about_yourself else None,
             )

@@ -6,7 +6,7 @@ import dataclasses
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any, cast
 
 from sqlalchemy import Row, Table, delete, func, select, text, update
@@ -39,6 +39,29 @@ class ChangedMeanwhile(CharacterError):
 
     def __init__(self, name: str) -> None:
         super().__init__(f"**{name}** was changed by another command meanwhile. Nothing was saved: try again.")
+
+
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def stamp(moment: datetime) -> int:
+    """A stored time in whole microseconds since 1970, UTC: SQLite gives it back without its zone (written in UTC).
+
+    A character's creation time so stamped is, with its id, what tells it from a character that had its id before:
+    ids are never reused (migration 0020), but a database from before that may have given a deleted one's id
+    to a newer one.
+    """
+    aware = moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+    return (aware - EPOCH) // timedelta(microseconds=1)
+
+
+class CharacterDeleted(CharacterError):
+    """A button, form or question names a character that was deleted since it was shown."""
+
+    title = "Character deleted"
+
+    def __init__(self, name: str, outcome: str = "Nothing was changed.") -> None:
+        super().__init__(f"**{name}** was deleted. {outcome}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,6 +234,13 @@ class CharacterRepository:
         if for_update:
             query = query.with_for_update()
         return [_record(row) for row in await self.session.execute(query.order_by(CHARACTERS.c.id))]
+
+    async def again(self, record: CharacterRecord, *, for_update: bool = False) -> CharacterRecord | None:
+        """`record`'s character as stored now; None when it was deleted since `record` was read (`stamp`)."""
+        current = await self.get(record.id, guild_id=record.guild_id, for_update=for_update)
+        if current is None or stamp(current.created_at) != stamp(record.created_at):
+            return None
+        return current
 
     async def named(
         self, *, guild_id: int, owner_id: int | None, name: str, rules: str | None = None, limit: int = 25

@@ -40,11 +40,24 @@ def head_revision() -> str | None:
 
 
 async def upgrade(database: Database) -> None:
-    """Bring the database to the newest schema, in one transaction."""
-    async with database.engine.begin() as connection:
-        before = await connection.run_sync(_current)
-        await connection.run_sync(lambda sync: command.upgrade(alembic_config(sync), "head"))
-        after = await connection.run_sync(_current)
+    """Bring the database to the newest schema, in one transaction.
+
+    On SQLite, foreign keys are off meanwhile, as SQLite's own procedure for changing a table has it: a migration
+    rebuilds a table by copying it and dropping the old one, and that drop would delete, by ON DELETE CASCADE,
+    every row naming one of its rows. The switch only works outside a transaction, so it comes before BEGIN.
+    """
+    async with database.engine.connect() as connection:
+        sqlite = connection.dialect.name == "sqlite"
+        if sqlite:
+            await connection.run_sync(_foreign_keys_off)
+        try:
+            async with connection.begin():
+                before = await connection.run_sync(_current)
+                await connection.run_sync(lambda sync: command.upgrade(alembic_config(sync), "head"))
+                after = await connection.run_sync(_current)
+        finally:
+            if sqlite:  # never back into the pool: a new connection has its foreign keys on (bot.db.engine)
+                await connection.invalidate()
     if before != after:
         log.info("Database migrated from %s to %s", before or "empty", after)
 
@@ -68,6 +81,17 @@ async def current_revision(database: Database) -> str | None:
     """The revision the database is at (None when it was never migrated)."""
     async with database.engine.connect() as connection:
         return await connection.run_sync(_current)
+
+
+def _foreign_keys_off(connection: Connection) -> None:
+    """Turn SQLite's foreign keys off for this connection (bot.db.engine turns them on for every one)."""
+    # On the driver's connection: a statement through SQLAlchemy would BEGIN first, and inside a transaction
+    # SQLite ignores the switch.
+    cursor = connection.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+    try:
+        cursor.execute("PRAGMA foreign_keys=OFF")
+    finally:
+        cursor.close()
 
 
 def _current(connection: Connection) -> str | None:

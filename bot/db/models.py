@@ -20,6 +20,12 @@ NAMING = {
 }
 
 
+# SQLite's AUTOINCREMENT: without it, the id of the newest row comes back after that row is deleted, and a button,
+# a form or a logged roll that kept it then names a stranger (migration 0020). PostgreSQL's sequences never go back.
+# The table argument of every table whose ids something else keeps; the roll log's (nobody keeps them) goes without.
+NEVER_REUSED: dict[str, Any] = {"sqlite_autoincrement": True}
+
+
 class Base(DeclarativeBase):
     """The declarative base of every table."""
 
@@ -86,6 +92,7 @@ class Character(Base):
         UniqueConstraint("guild_id", "owner_id", "ruleset", "name_key"),
         Index("ix_characters_owner", "guild_id", "owner_id"),
         Index("ix_characters_name", "guild_id", "name_key"),  # anyone's character by name (`find`)
+        NEVER_REUSED,
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -141,7 +148,7 @@ class FairSession(Base):
     """A provably fair session of a channel: the seed stays secret until it is revealed."""
 
     __tablename__ = "fair_sessions"
-    __table_args__ = (Index("ix_fair_sessions_channel", "channel_id", "id"),)
+    __table_args__ = (Index("ix_fair_sessions_channel", "channel_id", "id"), NEVER_REUSED)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     guild_id: Mapped[int | None] = mapped_column(BigInteger)
@@ -176,7 +183,7 @@ class Macro(Base):
     """A roll command line a user saved in a server under a name of their own."""
 
     __tablename__ = "macros"
-    __table_args__ = (UniqueConstraint("guild_id", "user_id", "name_key"),)
+    __table_args__ = (UniqueConstraint("guild_id", "user_id", "name_key"), NEVER_REUSED)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     guild_id: Mapped[int] = mapped_column(BigInteger)
@@ -222,6 +229,7 @@ class EncounterRow(Base):
     """
 
     __tablename__ = "encounters"
+    __table_args__ = (NEVER_REUSED,)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     guild_id: Mapped[int] = mapped_column(BigInteger)

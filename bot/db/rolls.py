@@ -13,6 +13,7 @@ from typing import Any
 from sqlalchemy import Connection, LargeBinary, bindparam, delete, func, insert, or_, select, type_coerce, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from bot.db.characters import CharacterRecord
 from bot.db.codec import decode
 from bot.db.engine import Writers
 from bot.db.models import Base, FairRollTaken, FairSession, RollLog
@@ -148,14 +149,14 @@ class RollRepository:
         await self.session.execute(SET_MESSAGE, [{"of": of, "message": message} for of, message in messages])
 
     async def recent(
-        self, *, channel_id: int, user_id: int | None = None, character_id: int | None = None, limit: int = 10
+        self, *, channel_id: int, user_id: int | None = None, character: CharacterRecord | None = None, limit: int = 10
     ) -> list[LoggedRoll]:
         """The latest public rolls made in a channel (by one user, with one character, if given), newest first."""
         query = select(RollLog).where(RollLog.channel_id == channel_id, RollLog.private.is_(False))
         if user_id is not None:
             query = query.where(RollLog.user_id == user_id)
-        if character_id is not None:
-            query = query.where(RollLog.character_id == character_id)
+        if character is not None:
+            query = query.where(*_made_with(character))
         rows = await self.session.scalars(query.order_by(RollLog.id.desc()).limit(limit))
         return [_record(row) for row in rows]
 
@@ -175,7 +176,7 @@ class RollRepository:
         *,
         guild_id: int | None,
         user_id: int | None = None,
-        character_id: int | None = None,
+        character: CharacterRecord | None = None,
         ruleset: str | None = None,
         include_private_of: int | None = None,
         limit: int = LUCK_ROLLS,
@@ -193,8 +194,8 @@ class RollRepository:
         )
         if user_id is not None:
             query = query.where(RollLog.user_id == user_id)
-        if character_id is not None:
-            query = query.where(RollLog.character_id == character_id)
+        if character is not None:
+            query = query.where(*_made_with(character))
         if ruleset is not None:
             query = query.where(RollLog.ruleset == ruleset)
         if include_private_of is None:
@@ -207,6 +208,15 @@ class RollRepository:
             query.with_only_columns(type_coerce(RollLog.luck, LargeBinary)).order_by(RollLog.id.desc()).limit(limit)
         )
         return [data for data in stored if data]
+
+
+def _made_with(character: CharacterRecord) -> tuple[Any, ...]:
+    """The rolls made with `character`: its id, and not before it was created.
+
+    Ids are never reused (migration 0020), but a database from before that may have given a deleted character's
+    id to a newer one, whose rolls then began only when it was created.
+    """
+    return RollLog.character_id == character.id, RollLog.created_at >= character.created_at
 
 
 def encode_luck(luck: Luck) -> dict[str, list[float]]:
