@@ -195,8 +195,9 @@ async def test_a_dnd_character_is_the_same_defender_in_a_fight_and_out_of_it(
         for name, attack in DND_ATTACKS.items():
             options = {"character": "Vex", "target": "Target", **attack, **given}
             shown[f"odds {name}"] = roll_seen(await local.command("dnd odds", options, actor=player))
-            local.bot.dice = ScriptedDice(DICE)
-            shown[f"attack {name}"] = roll_seen(await local.command("dnd attack", options, actor=player))
+            for command in ("dnd attack", "dnd full-attack"):
+                local.bot.dice = ScriptedDice(DICE)
+                shown[f"{command} {name}"] = roll_seen(await local.command(command, options, actor=player))
         return shown
 
     outside = await seen(outside_given)
