@@ -146,7 +146,10 @@ async def test_flat_footed_given_holds_on_a_combatant_that_has_acted(local: Loca
 
 
 async def test_a_character_named_by_number_in_the_fight_is_the_combatant(local: LocalDiscord) -> None:
+    for other in ("Bones", "Dust"):  # the skeleton's number is then no combatant's number (`#1` names combatant 1)
+        await character(local, "dnd35", other, "dex=10")
     skeleton = await character(local, "dnd35", "Skeleton", SKELETON)
+    assert int(skeleton[1:]) > 2  # the fight below numbers its two combatants 1 and 2
     await fight(local, "dnd35", skeleton, extra={"ac": 10})
     local.bot.dice = ScriptedDice([15, 5])
     hit = await local.command("dnd attack", {"target": skeleton, **SCIMITAR})
