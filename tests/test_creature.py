@@ -107,8 +107,10 @@ async def test_a_star_frontiers_attacker_s_wounds_are_read_from_the_fight(local:
     ok(await local.command("encounter start", {"ruleset": "sf", "name": "Port Loren"}))
     ok(await local.command("encounter join", actor=gunner))
     ok(await local.command("encounter add", {"name": "Sathar", "hp": 30, "rs": 40}))
-    hurt = ok(await local.command("encounter hp", {"combatant": "Kel", "amount": -34}))
-    assert hurt["description"].startswith("Kel: 50 → 16 hp"), hurt
+    local.bot.dice = ScriptedDice([10, 10, 10, 10, 4])  # a hit, 4d10 = 34
+    sathar = {"score": 60, "skill": 2, "damage": "4d10", "distance": "short", "name": "Sathar"}
+    hurt = await local.command("sf shoot", {**sathar, "target": "Kel"})
+    assert hurt.messages[-1]["embeds"][0]["description"].startswith("Kel: 50 → 16 hp"), hurt.messages[-1]
     shot = {"character": "Kel", "weapon": "laser pistol", "setting": 2, "distance": 5, "target": "Sathar"}
     odds = await local.command("sf odds shoot", shot, actor=gunner)
     steps = "\n".join([odds.embed["description"], *fields(odds).values()])
@@ -246,14 +248,14 @@ async def test_a_star_frontiers_character_is_the_same_target_in_a_fight_and_out_
     attacks = [*SF_SHOTS.values(), ("sf shoot", shot)]
     for command, options in attacks:
         for what in (command.replace("sf ", "sf odds "), command):
-            who = (player, player_outside) if "character" in options else (local.actor, gm_outside)
+            who = (player_outside, player) if "character" in options else (gm_outside, local.actor)
             seen = []
-            for actor in who:
+            for actor in who:  # outside first: a hit there changes nothing until Apply damage is pressed
                 local.bot.dice = ScriptedDice([10, 9, 8, 7, 6, 5, 4])
                 seen.append(roll_seen(await local.command(what, {**options, "target": "Target"}, actor=actor)))
-            inside, outside = seen
+            outside, inside = seen
             assert inside == outside, (what, options)
-            # The fight took the hit; the next attack meets the character's Stamina again, as outside.
-            hurt = 37 - rules.find(await stored(database), "Target").hp
-            if hurt:
-                ok(await local.command("encounter hp", {"combatant": "Target", "amount": hurt}))
+            # The fight took the hit: undone, the next attack meets the character's Stamina again, as outside.
+            if rules.find(await stored(database), "Target").hp != 37:
+                ok(await local.command("encounter undo"))
+            assert rules.find(await stored(database), "Target").hp == 37
