@@ -22,17 +22,18 @@ from bot.client import DiceBot
 from bot.db.characters import CharacterRecord, CharacterRepository
 from bot.db.encounters import EncounterRepository
 from bot.db.memory import MemoryRepository, Remembered
+from bot.errors import UserError
 from bot.rules import encounter as encounter_rules
 from bot.rules.audience import Viewer
 from bot.rules.encounter import Combatant, Encounter, EncounterError, Hit
 from bot.rules.luck import Luck
 from bot.rules.replay import Kind
 from bot.rules.settings import ServerSettings
-from bot.rules.sheets.base import name_key
-from bot.ui.embeds import Answer
+from bot.rules.sheets.base import Sheet, name_key
+from bot.ui.embeds import Answer, Defender
 from bot.ui.encounter import change_embed, change_line
 from cogs._options import Hidden, Shown
-from cogs._shared import Drawn, Hurt, Interaction, Rolled, answer_roll, draw, is_game_master
+from cogs._shared import Drawn, Hurt, Interaction, Rolled, answer_roll, draw, find, is_game_master
 from cogs.encounter import refresh_tracker
 
 I = TypeVar("I")  # noqa: E741 - a roll's rules inputs
@@ -55,19 +56,65 @@ class Reading:
     session: AsyncSession
     settings: ServerSettings
     learned: dict[tuple[int, datetime], Remembered] = field(default_factory=dict)  # habits this roll changed
+    fights: dict[str, Encounter | None] = field(default_factory=dict)  # this channel's fight, once read
 
-    async def combatant(self, text: str, ruleset: str) -> tuple[Encounter, Combatant] | None:
-        """The combatant `text` names in this channel's encounter of `ruleset`, if one runs and has it."""
+    async def fight(self, ruleset: str) -> Encounter | None:
+        """This channel's encounter of `ruleset`, if one runs (read once per roll)."""
         guild_id, channel_id = self.interaction.guild_id, self.interaction.channel_id
         if guild_id is None or channel_id is None:
             return None
-        record = await EncounterRepository(self.session).get(guild_id=guild_id, channel_id=channel_id)
-        if record is None or record.encounter.ruleset != ruleset:
+        if ruleset not in self.fights:
+            record = await EncounterRepository(self.session).get(guild_id=guild_id, channel_id=channel_id)
+            running = record.encounter if record is not None else None
+            self.fights[ruleset] = running if running is not None and running.ruleset == ruleset else None
+        return self.fights[ruleset]
+
+    async def combatant(self, text: str, ruleset: str) -> tuple[Encounter, Combatant] | None:
+        """The combatant `text` names in this channel's encounter of `ruleset`, if one runs and has it."""
+        encounter = await self.fight(ruleset)
+        if encounter is None:
             return None
         try:
-            return record.encounter, encounter_rules.find(record.encounter, text)
+            return encounter, encounter_rules.find(encounter, text)
         except EncounterError:
             return None  # not a combatant: a character of the server, or nobody
+
+    async def fighter(self, record: CharacterRecord) -> tuple[Encounter, Combatant] | None:
+        """The character as a combatant of this channel's encounter of its ruleset, if it fights here."""
+        encounter = await self.fight(record.ruleset.key)
+        if encounter is None:
+            return None
+        fighting = next((c for c in encounter.combatants if c.character_id == record.id), None)
+        return (encounter, fighting) if fighting is not None else None
+
+    async def creature(self, text: str, ruleset: str, title: str) -> Creature:
+        """Whom `text` names, as every roll reads it: a combatant of this channel's fight, else a character here.
+
+        The one place a creature's numbers come from, in a fight and out of it: a character is its sheet, and
+        a fight adds only what is the fight's (its current hit points or Stamina; `Creature.fight` says the rest,
+        such as whether it has had its first turn). A quick creature of the fight is the fight's numbers alone.
+        """
+        guild_id = self.interaction.guild_id
+        fought = await self.combatant(text, ruleset)
+        if fought is None:
+            named = await find(self.characters, self.interaction, text)
+            if named.ruleset.key != ruleset:
+                raise UserError(f"**{named.name}** is a {named.ruleset.title} character, not {title}.")
+            fought = await self.fighter(named)
+            if fought is None:
+                return Creature(named.name, named, named.sheet)
+        encounter, fighting = fought
+        record = None
+        if fighting.character_id is not None and guild_id is not None:
+            record = await self.characters.get(fighting.character_id, guild_id=guild_id)
+        if record is None or record.ruleset.key != ruleset:  # its character was deleted: the fight's numbers
+            return Creature(fighting.name, None, None, encounter, fighting)
+        return Creature(fighting.name, record, encounter_rules.as_fought(record.sheet, fighting), encounter, fighting)
+
+    async def as_fought(self, record: CharacterRecord) -> Sheet:
+        """A character's sheet as this roll reads it: its hit points (Stamina) the fight's if it fights here."""
+        fought = await self.fighter(record)
+        return record.sheet if fought is None else encounter_rules.as_fought(record.sheet, fought[1])
 
     async def habits(self, record: CharacterRecord) -> Remembered:
         """What the character used last, as this roll leaves it so far (kept by the bot between rolls)."""
@@ -126,6 +173,35 @@ class Reading:
     def user_name(self) -> str:
         """Who is rolling, as the table sees them (a quick-mode attack is theirs)."""
         return self.interaction.user.display_name
+
+
+@dataclass(frozen=True, slots=True)
+class Creature:
+    """Whom a roll is against, read in one place (`Reading.creature`), the same in a fight and out of it.
+
+    Attributes:
+        name: As the answer names it (a combatant's name in a fight).
+        record: Its character, if it is one (a quick creature of a fight is not).
+        sheet: The character's sheet, as the fight holds it when it fights here (`encounter.as_fought`).
+        fight: This channel's fight, when the creature is in it.
+        combatant: The creature in that fight.
+    """
+
+    name: str
+    record: CharacterRecord | None = None
+    sheet: Sheet | None = None
+    fight: Encounter | None = None
+    combatant: Combatant | None = None
+
+    @property
+    def named(self) -> Defender | None:
+        """Its name in an answer, which says whether its numbers are a game master's secret (a character's)."""
+        return Defender(self.name, self.record.secret, self.record.owner_id) if self.record is not None else None
+
+    @property
+    def hurt(self) -> CharacterRecord | None:
+        """The character an Apply damage button hurts: one outside this channel's fight (the fight takes its own)."""
+        return self.record if self.fight is None else None
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,13 +24,12 @@ from bot.ui.dnd35 import ac_embed, attack_answer, full_attack_answer, odds_embed
 from bot.ui.embeds import Defender, hides
 from cogs import _pipeline as pipeline
 from cogs._options import Hidden, Named, Shown, notation, option, slash
-from cogs._pipeline import Hurts, Plan, Reading, Strikes
+from cogs._pipeline import Creature, Hurts, Plan, Reading, Strikes
 from cogs._replay import ROLLS
 from cogs._shared import (
     Drawn,
     Interaction,
     character_choices,
-    find,
     find_for_roll,
     only_weapon,
     quick_mode,
@@ -218,12 +217,12 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
     # -- planners ------------------------------------------------------------------------------------------
     async def target(
         self, reading: Reading, options: Against, dr: dnd.DamageReduction | None
-    ) -> tuple[dnd.Target, CharacterRecord | None, bool, Defender | None]:
-        """The defender, its character here (damage can be applied), whether it fights here, and its name.
+    ) -> tuple[dnd.Target, CharacterRecord | None, str | None, Defender | None]:
+        """The defender, its character here (damage can be applied), its name in this channel's fight, its name.
 
-        A combatant here (its AC as the fight has it, flat-footed until its first turn), else a character here
-        (its AC computed), or the AC given. The name says whether its numbers are a game master's secret, a
-        combatant's too when it is a character.
+        The AC given, else the creature `target` names (`Reading.creature`): a character is its sheet, in this
+        channel's fight or out of it; a quick creature is the fight's numbers. The name says whether its numbers
+        are a game master's secret, a combatant's too when it is a character.
         """
         if options.target_ac is not None and options.target is None:
             kind = " ".join(w for w, on in (("flat-footed", options.flat_footed), ("touch", options.touch)) if on)
@@ -234,35 +233,15 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
                 kind=f"{kind} AC".strip(),
                 immune_to_criticals=options.crit_immune,
             )
-            return given, None, False, None
-        if options.target is not None and options.target_ac is None:
-            fought = await reading.combatant(options.target, RULESET)
-            if fought is not None:
-                encounter, combatant = fought
-                defense = encounter_rules.dnd_defense(encounter, combatant, touch=options.touch)
-                given = dnd.Target(defense.ac, defense.kind, defense.why, dr, options.crit_immune, defense.flat_footed)
-                guild_id = reading.interaction.guild_id
-                fighter = None
-                if combatant.character_id is not None and guild_id is not None:
-                    fighter = await reading.characters.get(combatant.character_id, guild_id=guild_id)
-                named = Defender(combatant.name, fighter.secret, fighter.owner_id) if fighter is not None else None
-                return given, None, True, named
+            return given, None, None, None
         if options.target is None or options.target_ac is not None:
             raise UserError(
                 "Give the defender as `target_ac` (a number) or `target` (a character here), one of them.",
                 title="Attack what?",
             )
-        record = await find(reading.characters, reading.interaction, options.target)
-        if not isinstance(record.sheet, DndSheet):
-            raise UserError(f"**{record.name}** is a {record.ruleset.title} character, not {TITLE}.")
-        target = dnd.target_sheet(
-            record.sheet,
-            touch=options.touch,
-            flat_footed=options.flat_footed,
-            dr=dr,
-            immune_to_criticals=options.crit_immune,
-        )
-        return target, record, False, Defender(record.name, record.secret, record.owner_id)
+        creature = await reading.creature(options.target, RULESET, TITLE)
+        fighting = creature.combatant.name if creature.combatant is not None else None
+        return defense(creature, options, dr), creature.hurt, fighting, creature.named
 
     async def attacker(self, reading: Reading, options: Attacker) -> tuple[CharacterRecord, DndSheet, str]:
         """The attacking character (named, or your active one), its sheet and its weapon (or the one it used last)."""
@@ -328,7 +307,7 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
             odds_private=hides(defender),
             character_id=character_id,
             hurts=Hurts(defending.id, defending.name, lambda r: r.damage if r.hit else 0) if defending else None,
-            strikes=_strikes(options, fighting, lambda r: r.damage if r.hit else 0),
+            strikes=_strikes(fighting, lambda r: r.damage if r.hit else 0),
         )
 
     async def plan_full_attack(
@@ -376,7 +355,7 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
             luck=tally,
             character_id=character_id,
             hurts=Hurts(defending.id, defending.name, lambda full: full.total_damage) if defending else None,
-            strikes=_strikes(options, fighting, lambda full: full.total_damage),
+            strikes=_strikes(fighting, lambda full: full.total_damage),
         )
 
     # -- commands ----------------------------------------------------------------------------------------
@@ -426,11 +405,38 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
         await interaction.response.send_message(embed=embed, ephemeral=record.secret)
 
 
-def _strikes(options: Against, fighting: bool, damage: Callable[[R], int]) -> Strikes[R] | None:
-    """An attack on a combatant of this channel's fight applies its damage to it."""
-    if not fighting or options.target is None:
+def defense(creature: Creature, options: Against, dr: dnd.DamageReduction | None) -> dnd.Target:
+    """The defender as an attack sees it (§5-§7): the same creature in this channel's fight and out of it.
+
+    A character's AC in every form, damage reduction, critical immunity and Uncanny Dodge are its sheet's
+    (`dr` and `crit_immune` given add to them, as outside a fight); a fight adds only that the creature is
+    flat-footed until its first turn begins, said in a note. A quick creature of the fight has the fight's one
+    AC and what the options give. `flat_footed:true` holds against anyone.
+    """
+    fight, fighting = creature.fight, creature.combatant
+    why = encounter_rules.flat_footed_why(fight, fighting, given=options.flat_footed) if fight and fighting else None
+    if isinstance(creature.sheet, DndSheet):
+        target = dnd.target_sheet(
+            creature.sheet,
+            touch=options.touch,
+            flat_footed=options.flat_footed or why is not None,
+            dr=dr,
+            immune_to_criticals=options.crit_immune,
+        )
+        if why is None or options.flat_footed:
+            return target
+        return replace(target, notes=(f"Flat-footed: {why}.", *target.notes))
+    if fight is None or fighting is None:  # a character found is a D&D one (`Reading.creature`)
+        raise UserError(f"**{creature.name}** has no D&D stat block to attack.")
+    found = encounter_rules.dnd_defense(fight, fighting, touch=options.touch, flat=options.flat_footed)
+    return dnd.Target(found.ac, found.kind, found.why, dr, options.crit_immune, found.flat_footed)
+
+
+def _strikes(fighting: str | None, damage: Callable[[R], int]) -> Strikes[R] | None:
+    """An attack on a combatant of this channel's fight (by its name there) applies its damage to it."""
+    if fighting is None:
         return None
-    return Strikes(options.target, lambda result: Hit(damage(result)) if damage(result) > 0 else None)
+    return Strikes(fighting, lambda result: Hit(damage(result)) if damage(result) > 0 else None)
 
 
 def _monk(sheet: DndSheet, weapon: str, situation: dnd.Situation) -> dnd.Situation:

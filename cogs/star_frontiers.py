@@ -28,7 +28,6 @@ from cogs._replay import RENAMED, ROLLS
 from cogs._shared import (
     Interaction,
     character_choices,
-    find,
     find_for_roll,
     only_weapon,
     quick_mode,
@@ -142,14 +141,16 @@ class Target(NamedTuple):
     Attributes:
         text: The target as the roll names it.
         record: Its character here, to which Apply damage applies the hit (a combatant takes it itself).
-        fighting: Whether it is a combatant of this channel's fight.
+        fighting: Its name in this channel's fight, if it is a combatant there.
         named: Its character as the answer names it, a game master's secret one included (a combatant's too).
+        sheet: Its character's sheet as the roll reads it (the fight's Stamina when it fights here).
     """
 
     text: str | None
     record: CharacterRecord | None
-    fighting: bool
+    fighting: str | None
     named: Defender | None = None
+    sheet: SfSheet | None = None
 
 
 class Dial(app_commands.Transformer):
@@ -384,10 +385,14 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
 
     # -- planners ------------------------------------------------------------------------------------------
     async def character(self, reading: Reading, text: str | None) -> tuple[CharacterRecord, SfSheet]:
-        """The attacking character (named, or the active one) and its sheet."""
+        """The attacking character (named, or the active one) and its sheet, its Stamina the fight's if it fights here.
+
+        Its wounds are read from that Stamina (§4 step 9, §5 step 8): hurt in this channel's fight is hurt.
+        """
         record = await find_for_roll(reading.characters, reading.interaction, text, RULESET, TITLE)
-        assert isinstance(record.sheet, SfSheet)
-        return record, record.sheet
+        sheet = await reading.as_fought(record)
+        assert isinstance(sheet, SfSheet)
+        return record, sheet
 
     async def plan_shot(self, reading: Reading, options: ShotOdds) -> Plan[replay.SfShot, sf.AttackResult]:
         """A shot from quick-mode numbers, or from a character and one of its (or the table's) weapons."""
@@ -444,8 +449,7 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
     async def plan_melee(self, reading: Reading, options: MeleeOdds) -> Plan[replay.SfMelee, sf.AttackResult]:
         """A melee attack from quick-mode numbers or from a character."""
         defender, target = await self.defender(reading, options.target)
-        defending = target.record
-        encumbered = defending.sheet.encumbered if defending and isinstance(defending.sheet, SfSheet) else None
+        encumbered = target.sheet.encumbered if target.sheet is not None else None
         situation = sf.MeleeSituation(
             unaware=options.helpless == "unaware",
             stunned=options.helpless == "stunned",
@@ -526,37 +530,31 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
             odds_private=secret,
             character_id=character_id,
             hurts=Hurts(target.record.id, target.record.name, _dealt, secret) if target.record else None,
-            strikes=Strikes(target.text, _hit) if target.fighting and target.text else None,
+            strikes=Strikes(target.fighting, _hit) if target.fighting is not None else None,
         )
 
     async def defender(self, reading: Reading, text: str | None) -> tuple[sf.Defender, Target]:
         """The target as the damage step sees it, and as the planners take it (`Target`).
 
-        A combatant of this channel's fight brings its Stamina as the fight has it (and its character's suits and
-        screens); a character here its suits, screens and Stamina (and, in melee, its load); a defense's name is a
+        The creature `text` names (`Reading.creature`): a character brings its suits, screens, Stamina and (in
+        melee) its load from its sheet, in this channel's fight or out of it, the fight supplying only its Stamina
+        as the fight holds it; a quick creature of the fight brings that Stamina alone. A defense's name is a
         quick target wearing it (§11).
         """
         if text is None:
-            return sf.NO_DEFENDER, Target(None, None, False)
-        fought = await reading.combatant(text, RULESET)
-        if fought is not None:
-            _, combatant = fought
-            record = None
-            if combatant.character_id is not None and reading.interaction.guild_id is not None:
-                record = await reading.characters.get(combatant.character_id, guild_id=reading.interaction.guild_id)
-            sheet = record.sheet if record is not None and isinstance(record.sheet, SfSheet) else None
-            # The fight's Stamina, not the sheet's: a combatant's hit points are the fight's from its joining on.
-            suits = sf.defender(sheet).defenses if sheet is not None else frozenset()
-            named = Defender(combatant.name, record.secret, record.owner_id) if record is not None else None
-            return sf.Defender(combatant.name, suits, combatant.hp), Target(text, None, True, named)
+            return sf.NO_DEFENDER, Target(None, None, None)
         worn = next((d for d in sf.DEFENSES if d == " ".join(text.split()).casefold()), None)
-        if worn is not None:
-            return sf.quick_defender(worn), Target(text, None, False)
-        record = await find(reading.characters, reading.interaction, text)
-        if not isinstance(record.sheet, SfSheet):
-            raise UserError(f"**{record.name}** is a {record.ruleset.title} character, not {TITLE}.")
-        named = Defender(record.name, record.secret, record.owner_id)
-        return sf.defender(record.sheet, name=record.name), Target(text, record, False, named)
+        if worn is not None and await reading.combatant(text, RULESET) is None:
+            return sf.quick_defender(worn), Target(text, None, None)
+        creature = await reading.creature(text, RULESET, TITLE)
+        fighting = creature.combatant.name if creature.combatant is not None else None
+        sheet = creature.sheet if isinstance(creature.sheet, SfSheet) else None
+        if sheet is not None:
+            found = sf.defender(sheet, name=creature.name)
+        else:
+            assert creature.combatant is not None  # a character found is a Star Frontiers one (`Reading.creature`)
+            found = sf.Defender(creature.name, frozenset(), creature.combatant.hp)
+        return found, Target(text, creature.hurt, fighting, creature.named, sheet)
 
     # -- commands ----------------------------------------------------------------------------------------
     @app_commands.autocomplete(weapon=weapons, character=characters, target=targets)

@@ -79,7 +79,8 @@ async def test_a_dnd_fight_start_to_undo(local: LocalDiscord, database: Database
     assert "Aria: d20 12 + 3 Dex + 4 Improved Initiative = **19**" in board["fields"][0]["value"]
     encounter = await stored(database)
     assert state(encounter) == [("Aria", 12), ("Goblin 2", 6), ("Goblin 1", 6)]
-    assert all(rules.flat_footed(encounter, c) for c in encounter.combatants)
+    # Aria's turn has begun: she is no longer flat-footed (SRD); the goblins are until theirs begin.
+    assert [rules.flat_footed(encounter, c) for c in encounter.combatants] == [False, True, True]
 
     # The player ends their own turn with the tracker's button; the tracker is edited in place.
     local.bot.dice = NoDice()  # type: ignore[attr-defined]

@@ -21,7 +21,7 @@ async def test_a_dnd_hit_on_a_combatant_takes_its_hit_points_and_uses_flat_foote
     local.bot.dice = ScriptedDice([12, 4])  # d20 12 + 5 = 17 vs AC 15: a hit; 1d8 4 + 3 = 7
     attack = await local.command("dnd attack", {"target": "Goblin 1", "attack_bonus": 5, "damage": "1d8+3"})
     assert attack.embed["color"] != 0xE74C3C, attack.embed
-    assert "Goblin 1 has not acted yet in this fight" in "\n".join(fields(attack).values()), fields(attack)
+    assert "Goblin 1 has not had its first turn in this fight yet" in "\n".join(fields(attack).values()), fields(attack)
     note = attack.messages[-1]["embeds"][0]
     assert note["title"] == "The fight" and note["description"].startswith("Goblin 1: 6 → -1 hp"), note
     assert ("Goblin 1", -1) in state(await stored(database))

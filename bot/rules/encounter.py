@@ -9,7 +9,7 @@ Initiative by ruleset:
 - D&D 3.5 (SRD, Combat: Initiative): d20 + Dex modifier + Improved Initiative (+4) + other modifiers, rolled
   once at the start of the fight. Ties act in order of the higher total initiative modifier; if still tied,
   the tied combatants roll again (a d20 each, again until they differ). Everyone is flat-footed until their
-  first turn.
+  first turn begins (the one whose turn it is is not).
 - Star Frontiers (Alpha Dawn): the initiative modifier is RS / 10 rounded up, and initiative is rolled at the
   start of every turn (a round here). By side (the Basic game): each side rolls d10 + the highest initiative
   modifier on that side; on a tie the side with the highest single RS goes first, and if that ties too both
@@ -30,7 +30,7 @@ import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 from bot.errors import UserError
 from bot.rules.aliensrl import Field
@@ -38,8 +38,11 @@ from bot.rules.dice import DiceSource
 from bot.rules.health import HealthChange, settle
 from bot.rules.names import NameKind, clean_name, name_key
 from bot.rules.sheets.aliensrl import AliensSheet
+from bot.rules.sheets.base import Sheet
 from bot.rules.sheets.dnd35 import DndSheet
 from bot.rules.sheets.star_frontiers import SfSheet
+
+S = TypeVar("S", bound=Sheet)
 
 DND: Final = "dnd35"
 SF: Final = "sf"
@@ -257,8 +260,40 @@ def can_act(ruleset: str, combatant: Combatant) -> bool:
 
 
 def flat_footed(encounter: Encounter, combatant: Combatant) -> bool:
-    """D&D: flat-footed until its first turn of the fight (SRD, Initiative: Flat-Footed); never in other rulesets."""
-    return encounter.ruleset == DND and not combatant.acted
+    """D&D: flat-footed until its first turn of the fight begins (SRD, Initiative: Flat-Footed); never elsewhere.
+
+    The SRD: "at the start of a battle, before you have had a chance to act (specifically, before your first
+    regular turn in the initiative order), you are flat-footed". So the combatant whose turn it is has had its
+    chance: it is not flat-footed, on its first turn as on every later one.
+    """
+    if encounter.ruleset != DND or combatant.acted:
+        return False
+    current = encounter.current
+    return current is None or current.number != combatant.number
+
+
+def flat_footed_why(encounter: Encounter, combatant: Combatant, *, given: bool = False) -> str | None:
+    """Why an attack on `combatant` is against its flat-footed AC, if it is: the attack says so, or the fight.
+
+    `given`: the attack was given as against a flat-footed defender (caught unaware, ...), which holds whatever
+    the fight says.
+    """
+    if given:
+        return "given as flat-footed"
+    if flat_footed(encounter, combatant):
+        return f"{combatant.name} has not had its first turn in this fight yet"
+    return None
+
+
+def as_fought(sheet: S, combatant: Combatant) -> S:
+    """A character's sheet as the fight holds it: its current hit points (Stamina) are the fight's.
+
+    Everything else the rules read about the creature (AC, damage reduction, critical immunity, Uncanny Dodge,
+    suits and screens, ...) is the sheet's: a character in a fight is that character.
+    """
+    if sheet.health is None:
+        return sheet
+    return sheet.model_copy(update={sheet.health[0]: combatant.hp})
 
 
 # -------------------------------------------------------------------------------------------- building
@@ -541,8 +576,9 @@ def _side_order(encounter: Encounter, dice: DiceSource) -> Encounter:
 def advance(encounter: Encounter, dice: DiceSource) -> Encounter:
     """End the current turn and pass to the next able combatant; after the last, the next round begins.
 
-    Before round 1 this rolls initiative instead. The combatant whose turn ends has now acted (D&D: no longer
-    flat-footed) and its conditions' rounds count down. Star Frontiers rolls initiative again every round.
+    Before round 1 this rolls initiative instead. The combatant whose turn ends has now acted (D&D: it stopped
+    being flat-footed when that turn began) and its conditions' rounds count down. Star Frontiers rolls
+    initiative again every round.
     """
     if not encounter.begun:
         return dataclasses.replace(begin(encounter, dice), steps=encounter.steps + 1)
@@ -602,7 +638,7 @@ def apply_hit(encounter: Encounter, number: int, hit: Hit) -> tuple[Encounter, C
     """Apply a resolved hit's damage (negative heals, up to the most) and any knock-out or stun to a combatant.
 
     Star Frontiers: a knock-out makes the target unconscious for its d100 turns, a stun stunned (§3, §6). D&D:
-    the change says whether the target was still flat-footed (before its first turn), for the attack's breakdown.
+    the change says whether the target was still flat-footed (its first turn not begun), for the attack's breakdown.
     """
     index = _index(encounter, number)
     target = encounter.combatants[index]
@@ -643,12 +679,14 @@ class Defense:
     kind: str = "AC"  # the AC that applies: "AC", "touch AC", "flat-footed AC", "flat-footed touch AC"
 
 
-def dnd_defense(encounter: Encounter, target: Combatant, *, touch: bool = False) -> Defense:
-    """The AC an attack on `target` uses: its flat-footed AC until its first turn (SRD, Initiative: Flat-Footed).
+def dnd_defense(encounter: Encounter, target: Combatant, *, touch: bool = False, flat: bool = False) -> Defense:
+    """The AC an attack on a quick creature uses: flat-footed until its first turn begins, or when `flat` says so.
 
-    A character brings its AC in every form; a quick creature has one AC, used in every form (a default).
+    A quick creature has one AC, used in every form (a default); a character is read from its sheet instead
+    (`as_fought`), the same as outside the fight (SRD, Initiative: Flat-Footed).
     """
-    flat = flat_footed(encounter, target)
+    why = flat_footed_why(encounter, target, given=flat)
+    flat = why is not None
     form = ("flat_footed_touch" if touch else "flat_footed") if flat else ("touch" if touch else "ac")
     ac = target.stat(form)
     if ac is None:
@@ -656,7 +694,8 @@ def dnd_defense(encounter: Encounter, target: Combatant, *, touch: bool = False)
     if ac is None:
         raise EncounterError(f"**{target.name}** has no Armor Class in this encounter.")
     kind = ("flat-footed touch AC" if touch else "flat-footed AC") if flat else ("touch AC" if touch else "AC")
-    why = f"{target.name} has not acted yet in this fight" if flat else f"{target.name} has acted"
+    if why is None:
+        why = f"{target.name} has had its first turn"
     return Defense(ac=ac, flat_footed=flat, why=f"{kind} {ac}: {why}", kind=kind)
 
 

@@ -13,6 +13,8 @@ from hypothesis import strategies as st
 from bot.rules import encounter as enc
 from bot.rules.encounter import Condition, Encounter, EncounterError, Health, Hit, Side
 from bot.rules.names import NameRefused
+from bot.rules.sheets.dnd35 import DndSheet
+from bot.rules.sheets.star_frontiers import SfSheet
 from tests.dice_sources import NoDice, ScriptedDice
 
 GM = 1
@@ -130,17 +132,23 @@ def test_turns_wrap_into_the_next_round_and_skip_the_dead() -> None:
     assert next_round.round == 2 and next_round.current and next_round.current.name == "A"
 
 
-def test_flat_footed_until_its_first_turn() -> None:
-    started = enc.begin(fight(enc.DND, dnd("A", 3), dnd("B", 2)), ScriptedDice([10, 10]))
+def test_flat_footed_until_its_first_turn_begins() -> None:
+    """SRD, Initiative: Flat-Footed: "before your first regular turn"; the combatant whose turn it is is not."""
+    waiting = fight(enc.DND, dnd("A", 3), dnd("B", 2))
+    assert all(enc.flat_footed(waiting, c) for c in waiting.combatants)  # nobody's turn yet
+    started = enc.begin(waiting, ScriptedDice([10, 10]))
     a, b = started.combatants
-    assert enc.flat_footed(started, a) and enc.flat_footed(started, b)
+    assert started.current == a
+    assert not enc.flat_footed(started, a) and enc.flat_footed(started, b)
     after = enc.advance(started, NoDice())
-    assert not enc.flat_footed(after, enc.find(after, "A")) and enc.flat_footed(after, enc.find(after, "B"))
-    _, change = enc.apply_hit(after, b.number, Hit(damage=3))
-    assert change.flat_footed
+    assert not enc.flat_footed(after, enc.find(after, "A")) and not enc.flat_footed(after, enc.find(after, "B"))
+    _, on_its_turn = enc.apply_hit(after, b.number, Hit(damage=3))
+    assert not on_its_turn.flat_footed
+    _, waiting_hit = enc.apply_hit(started, b.number, Hit(damage=3))
+    assert waiting_hit.flat_footed
 
 
-def test_a_dnd_attack_uses_flat_footed_ac_until_the_target_s_first_turn() -> None:
+def test_a_dnd_attack_uses_flat_footed_ac_until_the_target_s_first_turn_begins() -> None:
     rogue = enc.combatant(
         enc.DND,
         "Rogue",
@@ -151,15 +159,41 @@ def test_a_dnd_attack_uses_flat_footed_ac_until_the_target_s_first_turn() -> Non
         modifiers=enc.dnd_modifiers(3),
         stats={"ac": 15, "touch": 13, "flat_footed": 12, "flat_footed_touch": 10},
     )
-    started = enc.begin(fight(enc.DND, rogue, dnd("Ogre", -1)), ScriptedDice([15, 2]))
-    assert enc.dnd_defense(started, started.combatants[0]) == enc.Defense(
-        12, True, "flat-footed AC 12: Rogue has not acted yet in this fight", "flat-footed AC"
+    started = enc.begin(fight(enc.DND, rogue, dnd("Ogre", -1)), ScriptedDice([2, 15]))  # the Ogre goes first
+    assert started.current and started.current.name == "Ogre"
+    assert enc.dnd_defense(started, enc.find(started, "Rogue")) == enc.Defense(
+        12, True, "flat-footed AC 12: Rogue has not had its first turn in this fight yet", "flat-footed AC"
     )
-    touch = enc.dnd_defense(started, started.combatants[0], touch=True)
+    touch = enc.dnd_defense(started, enc.find(started, "Rogue"), touch=True)
     assert (touch.ac, touch.kind) == (10, "flat-footed touch AC")
+    its_turn = enc.advance(started, NoDice())
+    assert its_turn.current and its_turn.current.name == "Rogue"
+    assert enc.dnd_defense(its_turn, its_turn.current) == enc.Defense(15, False, "AC 15: Rogue has had its first turn")
+    assert enc.dnd_defense(its_turn, enc.find(its_turn, "Ogre")).ac == 12  # a quick creature's one AC, in every form
+
+
+def test_flat_footed_given_holds_on_a_combatant_that_has_acted() -> None:
+    started = enc.begin(fight(enc.DND, dnd("Ogre", -1), dnd("Wolf", 2)), ScriptedDice([15, 2]))
+    ogre = enc.find(enc.advance(started, NoDice()), "Ogre")
+    assert ogre.acted
     after = enc.advance(started, NoDice())
-    assert enc.dnd_defense(after, after.combatants[0]) == enc.Defense(15, False, "AC 15: Rogue has acted")
-    assert enc.dnd_defense(after, after.combatants[1]).ac == 12  # a quick creature's one AC, in every form
+    assert enc.flat_footed_why(after, ogre) is None
+    assert enc.dnd_defense(after, ogre, flat=True) == enc.Defense(
+        12, True, "flat-footed AC 12: given as flat-footed", "flat-footed AC"
+    )
+
+
+def test_a_character_in_a_fight_is_its_sheet_with_the_fight_s_hit_points() -> None:
+    sheet = DndSheet(hit_points=12, max_hit_points=12, dexterity=14, damage_reduction="5/bludgeoning")
+    joined = enc.from_sheet(enc.DND, "Aria", sheet, owner_id=PLAYER, side=Side.PARTY, character_id=7)
+    hurt = dataclasses.replace(joined, hp=4)
+    assert enc.as_fought(sheet, hurt) == sheet.model_copy(update={"hit_points": 4})
+    sf_sheet = SfSheet(stamina=50, current_stamina=50)
+    stamina = dataclasses.replace(
+        enc.from_sheet(enc.SF, "Kel", sf_sheet, owner_id=PLAYER, side=Side.PARTY, character_id=8), hp=16
+    )
+    fought = enc.as_fought(sf_sheet, stamina)
+    assert fought.current_stamina == 16 and fought.wounded and not sf_sheet.wounded
 
 
 @pytest.mark.parametrize(
