@@ -258,16 +258,6 @@ def can_act(ruleset: str, combatant: Combatant) -> bool:
     return health(ruleset, combatant.hp) is not Health.DEAD
 
 
-# Conditions that keep a combatant from acting: a knock-out (§3, §6) and a stun (§11 item 5) put it out for turns.
-HELPLESS: Final = ("unconscious", "stunned")
-
-
-def can_lead(ruleset: str, combatant: Combatant) -> bool:
-    """Star Frontiers by side: whether a member lends its side its IM and RS: alive, and not knocked out or stunned."""
-    out = {name_key(name) for name in HELPLESS}
-    return can_act(ruleset, combatant) and not any(name_key(c.name) in out for c in combatant.conditions)
-
-
 def flat_footed(encounter: Encounter, combatant: Combatant) -> bool:
     """D&D: flat-footed until its first turn of the fight (SRD, Initiative: Flat-Footed); never in other rulesets."""
     return encounter.ruleset == DND and not combatant.acted
@@ -523,6 +513,16 @@ def _order(encounter: Encounter, dice: DiceSource) -> Encounter:
         key=lambda c: c.initiative.key() if c.initiative else (),
     )
     return dataclasses.replace(encounter, combatants=tuple(ranked), sides=())
+
+
+# Conditions that keep a combatant from acting: a knock-out (§3, §6) and a stun (§11 item 5) put it out for turns.
+HELPLESS: Final = ("unconscious", "stunned")
+
+
+def can_lead(ruleset: str, combatant: Combatant) -> bool:
+    """Star Frontiers by side: whether a member lends its side its IM and RS: alive, and not knocked out or stunned."""
+    out = {name_key(name) for name in HELPLESS}
+    return can_act(ruleset, combatant) and not any(name_key(c.name) in out for c in combatant.conditions)
 
 
 def _side_order(encounter: Encounter, dice: DiceSource) -> Encounter:
