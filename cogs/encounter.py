@@ -132,7 +132,7 @@ def initiative_result(encounter: Encounter) -> dict[str, Any]:
 def initiative_summary(encounter: Encounter) -> str:
     """The initiative roll's /history line."""
     if encounter.sides:
-        parts = [f"{s.side.value} {s.roll.total}" for s in encounter.sides]
+        parts = [f"{s.side.value} {s.roll.total if s.roll else 'last (nobody able to act)'}" for s in encounter.sides]
     else:
         parts = [f"{c.name} {c.initiative.total}" for c in encounter.combatants if c.initiative]
     return history_text(f"Initiative, {encounter.name} round {encounter.round}: {', '.join(parts)}")

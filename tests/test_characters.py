@@ -233,6 +233,28 @@ async def test_armor_by_its_srd_name_fills_its_numbers_and_shows_in_dnd_ac(local
     assert embed.fields[0].name == "Armor and shield" and embed.fields[0].value is not None
 
 
+async def test_armor_and_shield_set_to_none_leave_no_numbers_behind(local: LocalDiscord) -> None:
+    # Issue #25: full plate and a tower shield on Dex 14 make AC 23; taken off, AC is 12, not still 23.
+    await create(local, "Vex", ruleset="dnd35")
+    pairs = "dex=14 armor='full plate' shield='tower shield'"
+    worn = await local.command("character set", {"character": "Vex", "values": pairs})
+    assert worn.embed["description"].startswith("**Vex**: `dexterity` 10 → 14"), worn.embed
+    ac = await local.command("dnd ac", {"character": "Vex"})
+    assert ac.embed["fields"][0]["name"] == "AC: 23"
+    off = await local.command("character set", {"character": "Vex", "field": "armor", "value": "none"})
+    assert off.embed["description"] == (
+        "**Vex**: `armor` heavy → none; `armor_name` Full plate → none; `armor_bonus` 8 → 0; `max_dex` 1 → 2; "
+        "`armor_check_penalty` -6 → 0"
+    )
+    shield = await local.command("character set", {"character": "Vex", "values": "shield=none"})
+    assert shield.embed["description"] == (
+        "**Vex**: `max_dex` 2 → none; `shield` tower → none; `shield_name` Tower shield → none; `shield_bonus` 4 → 0; "
+        "`shield_check_penalty` -10 → 0"
+    )
+    ac = await local.command("dnd ac", {"character": "Vex"})
+    assert ac.embed["fields"][0] == {"name": "AC: 12", "value": "12 = 10 + 2 Dex", "inline": False}
+
+
 async def test_a_weapon_named_alone_must_be_in_the_table(local: LocalDiscord) -> None:
     number = await create(local, "Riker", ruleset="sf")
     typo = await local.command("character weapon add", {"character": "Riker", "name": "Auto rifle"})

@@ -7,7 +7,8 @@ import pytest
 from bot.commandline import parse_line
 from bot.discord_api import sync_payload
 from bot.local.driver import LocalDiscord
-from bot.ui.help import STARTS, Start
+from bot.ui.help import BY_KEY, STARTS, Start
+from tests.dice_sources import ScriptedDice
 
 RED = 0xE74C3C
 
@@ -34,3 +35,16 @@ async def test_help_answers_the_asker_with_each_ruleset(local: LocalDiscord) -> 
         assert one.embed["title"] == f"Getting started: {start.title}"
         assert all(f"`{line}`" in text for line in start.steps) and "Details" in text
         assert len(text.splitlines()) <= 12  # one phone screen
+
+
+async def test_the_dnd_first_steps_teach_an_attack_the_character_is_trained_for(local: LocalDiscord) -> None:
+    # Issue #25: Lira had no proficiency, so the rapier she was taught attacked at -4 with nothing typed. With
+    # martial weapons it is BAB +3 and Dex +3 (Weapon Finesse): +6, and no penalty from the sheet.
+    schema = sync_payload(local.bot.tree)
+    local.bot.dice = ScriptedDice([10, 4])  # type: ignore[attr-defined]
+    for line in BY_KEY["dnd35"].steps:
+        parsed = parse_line(line, schema)
+        exchange = await local.command(parsed.name, parsed.options)
+    answer = exchange.embed["description"]
+    assert answer.split("\n")[:2] == ["**Hit**: **5** damage", "d20 **10** +6 = **16** vs AC 15"], answer
+    assert "From the sheet" not in answer

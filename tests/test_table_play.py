@@ -210,8 +210,12 @@ async def test_a_full_attack_answers_compact_with_its_odds_line(local: LocalDisc
     local.bot.dice = ScriptedDice([15, 6])
     first = await local.command("dnd full-attack", {"character": "Kara", "target_ac": 10})
     lines = first.embed["description"].split("\n")
-    assert lines[:2] == ["**6** damage in total: 1 of 1 attacks hit", "1. d20 **15** -4 = **11** vs AC 10: hit **6**"]
-    assert re.fullmatch(r"Odds: avg \d+\.\d\d for the whole full attack", lines[2]), lines
+    assert lines[:3] == [
+        "**6** damage in total: 1 of 1 attacks hit",
+        "1. d20 **15** -4 = **11** vs AC 10: hit **6**",
+        "From the sheet: -4 not proficient",  # Kara has no martial proficiency: said without Details (#25)
+    ]
+    assert re.fullmatch(r"Odds: avg \d+\.\d\d for the whole full attack", lines[3]), lines
     assert not first.embed.get("fields")
     [row] = await rows(database)
     assert row.summary == "6 damage in total: 1 of 1 attacks hit"

@@ -12,15 +12,18 @@ Initiative by ruleset:
   first turn begins (the one whose turn it is is not).
 - Star Frontiers (Alpha Dawn): the initiative modifier is RS / 10 rounded up, and initiative is rolled at the
   start of every turn (a round here). By side (the Basic game): each side rolls d10 + the highest initiative
-  modifier on that side; on a tie the side with the highest single RS goes first, and if that ties too both
-  sides roll again (a default). Individually (a server setting): each combatant rolls d10 + its own modifier;
-  ties by the higher RS, then roll-offs (defaults: the reference has no individual tie rule).
+  modifier among its members able to act; on a tie the side with the highest single RS (of those same members)
+  goes first, and if that ties too both sides roll again (a default). Individually (a server setting): each
+  combatant rolls d10 + its own modifier; ties by the higher RS, then roll-offs (defaults: the reference has no
+  individual tie rule).
 - AliensRL: the reference has no initiative rule. Default: combatants act in the order they entered, and the
   game master reorders them (`move`).
 
 Defaults this module chose where the references are silent (each marked in docs/encounters.md): a combatant who
 enters a fight already under way rolls then and acts after anyone it ties with; within a Star Frontiers side
-the higher RS acts first; a condition's rounds count down at the end of its bearer's turns; a dead combatant's
+the higher RS acts first; the dead, the unconscious and the stunned lend their side neither IM nor RS, and a side
+with nobody able to act rolls nothing and comes after the sides that rolled; a second knock-out or stun leaves
+the longer one standing; a condition's rounds count down at the end of its bearer's turns; a dead combatant's
 turn is skipped; AliensRL treats 0 hit points or less as dead.
 """
 
@@ -134,8 +137,8 @@ class SideInitiative:
     """A Star Frontiers side's initiative for one round: its roll and whose modifier it used."""
 
     side: Side
-    roll: InitiativeRoll
-    leader: str  # the combatant whose initiative modifier the side added
+    roll: InitiativeRoll | None  # None: nobody on the side could act, so it rolled nothing and acts last
+    leader: str  # the combatant whose initiative modifier the side added ("" when it rolled nothing)
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,7 +215,7 @@ class Change:
     max_hp: int
     health_before: Health
     health_after: Health
-    conditions: tuple[Condition, ...] = ()  # conditions the hit added
+    conditions: tuple[Condition, ...] = ()  # conditions the hit put on, or the longer ones it left standing
     flat_footed: bool = False  # D&D: the target had not had its first turn (attacks use flat-footed AC)
 
     @property
@@ -548,21 +551,43 @@ def _order(encounter: Encounter, dice: DiceSource) -> Encounter:
     return dataclasses.replace(encounter, combatants=tuple(ranked), sides=())
 
 
+# Conditions that keep a combatant from acting: a knock-out (§3, §6) and a stun (§11 item 5) put it out for turns.
+HELPLESS: Final = ("unconscious", "stunned")
+
+
+def can_lead(ruleset: str, combatant: Combatant) -> bool:
+    """Star Frontiers by side: whether a member lends its side its IM and RS: alive, and not knocked out or stunned."""
+    out = {name_key(name) for name in HELPLESS}
+    return can_act(ruleset, combatant) and not any(name_key(c.name) in out for c in combatant.conditions)
+
+
 def _side_order(encounter: Encounter, dice: DiceSource) -> Encounter:
-    """Star Frontiers by side: each side d10 + its best IM; ties by the highest RS, then both roll again."""
-    sides: list[SideInitiative] = []
+    """Star Frontiers by side: each side d10 + its best IM; ties by the highest RS, then both roll again.
+
+    Only members who can act lend a side their IM and RS: not the dead, not the unconscious, not the stunned
+    (a stun leaves its target out for d100 turns, star_frontiers.md §6, §11 item 5). A side with nobody able to
+    act rolls nothing and takes its place after every side that rolled (a default: it has no one to act first).
+    """
+    rolled: list[SideInitiative] = []
+    idle: list[SideInitiative] = []
     for side in Side:
         members = [c for c in encounter.combatants if c.side is side]
         if not members:
             continue
-        leader = max(members, key=lambda c: sum(m.value for m in c.modifiers))
-        best_rs = max(c.tiebreak for c in members)
+        able = [c for c in members if can_lead(encounter.ruleset, c)]
+        if not able:
+            idle.append(SideInitiative(side, None, ""))
+            continue
+        leader = max(able, key=lambda c: sum(m.value for m in c.modifiers))
+        best_rs = max(c.tiebreak for c in able)
         roll = InitiativeRoll(die=SF_DIE, face=dice.randint(1, SF_DIE), modifiers=leader.modifiers, tiebreak=best_rs)
-        sides.append(SideInitiative(side, roll, leader.name))
-    settled = rolloffs([s.roll for s in sides], dice)
-    sides = sorted(
-        (dataclasses.replace(s, roll=r) for s, r in zip(sides, settled, strict=True)), key=lambda s: s.roll.key()
+        rolled.append(SideInitiative(side, roll, leader.name))
+    settled = rolloffs([s.roll for s in rolled if s.roll is not None], dice)
+    ranked = sorted(
+        (dataclasses.replace(s, roll=r) for s, r in zip(rolled, settled, strict=True)),
+        key=lambda s: s.roll.key() if s.roll else (),
     )
+    sides = [*ranked, *idle]
     rank = {s.side: i for i, s in enumerate(sides)}
     # Within a side the higher RS acts first, then entry order (a default: the side acts together).
     ordered = sorted(encounter.combatants, key=lambda c: (rank[c.side], -c.tiebreak, c.number))
@@ -637,7 +662,8 @@ def _ticked(conditions: tuple[Condition, ...], step: int) -> tuple[Condition, ..
 def apply_hit(encounter: Encounter, number: int, hit: Hit) -> tuple[Encounter, Change]:
     """Apply a resolved hit's damage (negative heals, up to the most) and any knock-out or stun to a combatant.
 
-    Star Frontiers: a knock-out makes the target unconscious for its d100 turns, a stun stunned (§3, §6). D&D:
+    Star Frontiers: a knock-out makes the target unconscious for its d100 turns, a stun stunned (§3, §6); one
+    already out keeps whichever has more turns left (a default), and the change names the one that stands. D&D:
     the change says whether the target was still flat-footed (its first turn not begun), for the attack's breakdown.
     """
     index = _index(encounter, number)
@@ -646,13 +672,13 @@ def apply_hit(encounter: Encounter, number: int, hit: Hit) -> tuple[Encounter, C
     if hit.damage < 0:
         after = max(after, target.hp)  # healing never lowers hit points above the most
     added: list[Condition] = []
-    if hit.knockout_turns:
-        added.append(Condition("unconscious", hit.knockout_turns, encounter.steps))
-    if hit.stun_turns:
-        added.append(Condition("stunned", hit.stun_turns, encounter.steps))
     conditions = target.conditions
-    for condition in added:
-        conditions = _with_condition(conditions, condition)
+    for name, turns in (("unconscious", hit.knockout_turns), ("stunned", hit.stun_turns)):
+        if turns:
+            standing = _longer(conditions, Condition(name, turns, encounter.steps))
+            if standing not in conditions:
+                conditions = _with_condition(conditions, standing)
+            added.append(standing)
     changed = dataclasses.replace(target, hp=after, conditions=conditions)
     change = Change(
         number=target.number,
@@ -723,6 +749,16 @@ def clear_condition(encounter: Encounter, number: int, name: str) -> Encounter:
 
 def _with_condition(conditions: tuple[Condition, ...], condition: Condition) -> tuple[Condition, ...]:
     return (*(c for c in conditions if name_key(c.name) != name_key(condition.name)), condition)
+
+
+def _longer(conditions: tuple[Condition, ...], condition: Condition) -> Condition:
+    """`condition`, or the one of its name already on when that has more turns left (None: until removed)."""
+    current = next((c for c in conditions if name_key(c.name) == name_key(condition.name)), None)
+    if current is None or condition.rounds is None:
+        return condition
+    if current.rounds is None or current.rounds >= condition.rounds:
+        return current
+    return condition
 
 
 def _replace_at(encounter: Encounter, index: int, changed: Combatant) -> Encounter:
@@ -836,11 +872,7 @@ def load(data: Mapping[str, Any]) -> Encounter:
             }
         )
 
-    sides = []
-    for s in data["sides"]:
-        side_roll = roll(s["roll"])
-        assert side_roll is not None
-        sides.append(SideInitiative(Side(s["side"]), side_roll, s["leader"]))
+    sides = [SideInitiative(Side(s["side"]), roll(s["roll"]), s["leader"]) for s in data["sides"]]
     return Encounter(
         **{
             **data,

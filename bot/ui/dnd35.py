@@ -216,15 +216,29 @@ def attack_answer(
     )
 
 
+def unasked_line(attacks: Sequence[dnd.Attack]) -> str | None:
+    """The penalties the character's sheet brought unasked (not proficient, armor), each once: the short answer's.
+
+    A player who did not type a -4 should not have to open Details to learn why the bonus is low.
+    """
+    terms = dict.fromkeys((t.name, t.value) for attack in attacks for t in attack.unasked_penalties)
+    if not terms:
+        return None
+    return "From the sheet: " + ", ".join(f"{signed(value)} {name}" for name, value in terms)
+
+
 def attack_compact(
     result: dnd.AttackResult, odds: dnd.AttackOdds, *, attacker: str, defender: Defender | None = None
 ) -> discord.Embed:
     """The short answer to /dnd attack: the outcome and damage, the d20 against the AC, and the odds line.
 
-    The server's rule variants are named only when it changed them; every step waits behind Details.
+    The penalties the sheet brought unasked are named; the server's rule variants only when it changed them;
+    every other step waits behind Details.
     """
     embed = _attack_head(result, attacker=attacker)
     lines = [headline(result), roll_line(result, defender=defender)]
+    if (unasked := unasked_line([result.attack])) is not None:
+        lines.append(unasked)
     c = result.confirmation
     if c is not None:
         verdict = "confirmed" if c.confirmed else "not confirmed"
@@ -330,7 +344,10 @@ def full_attack_compact(
     exact: bool = True,
     defender: Defender | None = None,
 ) -> discord.Embed:
-    """The short answer to /dnd full-attack: the total, each attack's d20 against the AC and damage, the odds."""
+    """The short answer to /dnd full-attack: the total, each attack's d20 against the AC and damage, the odds.
+
+    Between them, the penalties the sheet brought unasked, once for all the attacks.
+    """
     embed = _full_attack_head(full, attacker=attacker, weapon=weapon)
     lines = [full_attack_total(full)]
     for i, result in enumerate(full.results, start=1):
@@ -338,6 +355,8 @@ def full_attack_compact(
         damage = f" **{result.damage}**" if result.hit else ""
         # The defender's name once is enough on a phone.
         lines.append(f"{i}. {roll_line(result, defender=defender, named=i == 1)}: {what}{damage}")
+    if (unasked := unasked_line([r.attack for r in full.results])) is not None:
+        lines.append(unasked)
     odds = SECRET_ODDS if hides(defender) else full_attack_odds_line(expected, exact=exact)
     embed.description = "\n".join([*lines, odds])
     if full.results and _changed(full.results[0].variants):

@@ -57,7 +57,9 @@ def roll_text(roll: InitiativeRoll) -> str:
 
 
 def side_text(side: SideInitiative) -> str:
-    """A Star Frontiers side's initiative: its roll, whose modifier, and its best RS for ties."""
+    """A Star Frontiers side's initiative: its roll, whose modifier, and its best RS for ties; or why it has none."""
+    if side.roll is None:
+        return f"{side.side.value.title()}: nobody able to act (dead, unconscious or stunned), so last and no roll"
     return f"{side.side.value.title()}: {roll_text(side.roll)} ({side.leader}'s IM; best RS {side.roll.tiebreak})"
 
 

@@ -40,7 +40,7 @@ STARTS: Final = (
         "D&D 3.5 / NWN",
         (
             "/character create ruleset:dnd35 name:Lira",
-            '/character set character:Lira values:"str=12 dex=17 hp=28/28 bab=3 finesse=yes"',
+            '/character set character:Lira values:"str=12 dex=17 hp=28/28 bab=3 finesse=yes weapon_groups=martial"',
             "/dnd attack weapon:Rapier target_ac:15",
         ),
         "/dnd attack attack_bonus:5 damage:1d8+3 target_ac:15",

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
 import random
+from fractions import Fraction
 
 import pytest
 from hypothesis import given, settings
@@ -349,3 +351,89 @@ def test_a_hit_that_takes_nothing_says_the_hit_points_as_they_stand() -> None:
     assert change.summary == f"Sathar: {change.after} hp, stunned 3 turns"
     _, change = enc.apply_hit(started, sathar, Hit(damage=4))
     assert change.summary == f"Sathar: {change.before} → {change.before - 4} hp"
+
+
+# -------------------------------------------------------------------------------------------- issue #25
+
+
+def _issue_layout(out: str | None) -> Encounter:
+    """Kel (RS 55, IM 6) against a Sathar (RS 30, IM 3) and its captain (RS 100, IM 10), the captain `out`.
+
+    `out`: None (the captain fights), "dead" (Stamina 0), or a condition that keeps it from acting.
+    """
+    captain = sf("Captain", 100, side=Side.FOES)
+    if out == "dead":
+        captain = dataclasses.replace(captain, hp=0)
+    elif out is not None:
+        captain = dataclasses.replace(captain, conditions=(Condition(out, 50),))
+    return fight(enc.SF, sf("Kel", 55, side=Side.PARTY), sf("Sathar", 30, side=Side.FOES), captain, by_side=True)
+
+
+def _foes_first(encounter: Encounter) -> Fraction:
+    """The exact chance the foes' side acts first, over every pair of d10 faces (party's die first, then foes')."""
+    first = 0
+    for party, foes in itertools.product(range(1, 11), repeat=2):
+        started = enc.begin(encounter, ScriptedDice([party, foes]))
+        first += started.sides[0].side is Side.FOES
+    return Fraction(first, 100)
+
+
+def test_sf_side_initiative_counts_the_captain_while_it_can_act() -> None:
+    # Foes 10 + f against 6 + p: first when f - p >= -4 (a tie at -4 goes to the captain's RS 100): 79 + 6.
+    assert _foes_first(_issue_layout(None)) == Fraction(85, 100)
+
+
+@pytest.mark.parametrize("out", ["dead", "unconscious", "stunned"])
+def test_sf_side_initiative_leaves_out_the_dead_unconscious_and_stunned(out: str) -> None:
+    # Only the Sathar counts: foes 3 + f against 6 + p, first when f - p >= 4 (at 3 Kel's RS 55 beats 30):
+    # 6 + 5 + 4 + 3 + 2 + 1 = 21 of the 100 pairs.
+    encounter = _issue_layout(out)
+    assert _foes_first(encounter) == Fraction(21, 100)
+    foes = enc.begin(encounter, ScriptedDice([1, 10])).sides[0]
+    assert foes.side is Side.FOES and foes.leader == "Sathar" and foes.roll is not None
+    assert (foes.roll.total, foes.roll.tiebreak) == (13, 30)
+
+
+def test_sf_a_side_with_nobody_able_to_act_rolls_nothing_and_comes_last() -> None:
+    out = (Condition("unconscious", 5),)
+    foes = [dataclasses.replace(sf("Sathar 1", 90, side=Side.FOES), conditions=out), sf("Sathar 2", 90, side=Side.FOES)]
+    foes[1] = dataclasses.replace(foes[1], hp=0)
+    encounter = fight(enc.SF, *foes, sf("Kel", 20, side=Side.PARTY), by_side=True)
+    dice = ScriptedDice([1])  # the party's d10 alone
+    started = enc.begin(encounter, dice)
+    assert dice.exhausted
+    assert [(s.side, s.roll and s.roll.total, s.leader) for s in started.sides] == [
+        (Side.PARTY, 3, "Kel"),
+        (Side.FOES, None, ""),
+    ]
+    assert order(started) == ["Kel", "Sathar 1", "Sathar 2"]
+    assert enc.load(json.loads(json.dumps(enc.dump(started)))) == started
+    nobody = enc.begin(fight(enc.SF, *foes, by_side=True), NoDice())
+    assert [s.roll for s in nobody.sides] == [None] and order(nobody) == ["Sathar 1", "Sathar 2"]
+
+
+@pytest.mark.parametrize("kind", ["knockout_turns", "stun_turns"])
+def test_a_longer_second_knock_out_or_stun_replaces_the_first(kind: str) -> None:
+    name = "unconscious" if kind == "knockout_turns" else "stunned"
+    encounter = fight(enc.SF, sf("Sathar", 40, side=Side.FOES))
+    first, _ = enc.apply_hit(encounter, 1, Hit(damage=0, **{kind: 74}))
+    second, change = enc.apply_hit(first, 1, Hit(damage=0, **{kind: 100}))
+    assert conditions_of(second) == [(name, 100)]
+    assert change.summary == f"Sathar: 40 hp, {name} 100 turns"
+
+
+@pytest.mark.parametrize("kind", ["knockout_turns", "stun_turns"])
+def test_a_shorter_second_knock_out_or_stun_leaves_the_first_standing(kind: str) -> None:
+    name = "unconscious" if kind == "knockout_turns" else "stunned"
+    encounter = fight(enc.SF, sf("Sathar", 40, side=Side.FOES))
+    first, _ = enc.apply_hit(encounter, 1, Hit(damage=0, **{kind: 100}))
+    second, change = enc.apply_hit(first, 1, Hit(damage=3, **{kind: 74}))
+    assert conditions_of(second) == [(name, 100)]
+    assert change.summary == f"Sathar: 40 → 37 hp, {name} 100 turns"  # the one that stands
+    until_removed = enc.set_condition(encounter, 1, name, None)
+    kept, _ = enc.apply_hit(until_removed, 1, Hit(damage=0, **{kind: 5}))
+    assert conditions_of(kept) == [(name, None)]
+
+
+def conditions_of(encounter: Encounter) -> list[tuple[str, int | None]]:
+    return [(c.name, c.rounds) for c in encounter.combatants[0].conditions]

@@ -243,6 +243,29 @@ def test_srd_armor_by_name_and_what_is_worn() -> None:
     assert rules.blank().worn is None
 
 
+def test_armor_and_shield_taken_off_take_their_numbers_with_them() -> None:
+    # Issue #25: full plate (+8, Max Dex +1, -6) and a tower shield (+4, Max Dex +2, -10) on Dex 14: AC 23; both
+    # taken off, AC 12 = 10 + 2 Dex, with no check penalty and nothing limiting Dex.
+    rules = BY_KEY["dnd35"]
+    armored = rules.set_fields(rules.blank(), [("dex", "14"), ("armor", "full plate"), ("shield", "tower shield")])
+    assert (armored.ac(), armored.max_dex, armored.armor_attack_penalty) == (23, 1, -18)
+    bare = rules.set_fields(armored, [("armor", "none"), ("shield", "None")])
+    assert bare.ac() == 12 and bare.max_dex is None and bare.worn is None
+    assert (bare.armor, bare.armor_name, bare.armor_bonus, bare.armor_check_penalty) == ("none", "", 0, 0)
+    assert (bare.shield, bare.shield_name, bare.shield_bonus, bare.shield_check_penalty) == ("none", "", 0, 0)
+    assert bare.armor_attack_penalty == 0
+    # One at a time: the Max Dex left is the other item's.
+    shield_only = rules.set_field(armored, "armor", "none")
+    assert (shield_only.ac(), shield_only.max_dex, shield_only.shield_bonus) == (16, 2, 4)
+    plate_only = rules.set_field(armored, "shield", "none")
+    assert (plate_only.ac(), plate_only.max_dex, plate_only.shield_check_penalty) == (19, 1, 0)
+    # A tower shield set by its kind alone still limits Dex to +2 when the armor comes off.
+    by_kind = dnd(dexterity=18, armor="heavy", armor_bonus=8, max_dex=1, shield="tower", shield_bonus=4)
+    assert rules.set_field(by_kind, "armor", "none").max_dex == 2
+    # Armor without a name keeps the Max Dex as it stands when the shield comes off: nothing says whose it was.
+    assert rules.set_field(by_kind, "shield", "none").max_dex == 1
+
+
 def test_finesse_uses_dex_only_when_higher() -> None:
     assert dnd(weapon_finesse=True, dexterity=16, strength=12, bab=1).finesse_uses_dex
     assert not dnd(weapon_finesse=True, dexterity=12, strength=16, bab=1).finesse_uses_dex
@@ -945,5 +968,13 @@ def test_set_field_with_random_valid_values_round_trips(data: st.DataObject, rul
         expected[name] = value
         if rules.key == "dnd35" and name in ("armor", "shield"):
             expected[f"{name}_name"] = ""  # a plain kind forgets the SRD item's name (dnd35.md §10)
+        if rules.key == "dnd35" and name in ("armor", "shield") and value == "none":
+            # Taken off, its numbers go; the Max Dex left is a tower shield's +2, worn armor's as it stood, or none.
+            penalty = "armor_check_penalty" if name == "armor" else "shield_check_penalty"
+            expected.update({f"{name}_bonus": 0, penalty: 0})
+            if name == "armor":
+                expected["max_dex"] = 2 if expected["shield"] == "tower" else None
+            elif expected["armor"] == "none":
+                expected["max_dex"] = None
     assert sheet.model_dump() == expected
     assert rules.load(rules.dump(sheet)) == sheet

@@ -136,6 +136,20 @@ def two_weapon_situation(*, light_off_hand: bool, feat: bool) -> TwoWeapon:
     return TwoWeapon.LIGHT_OFF_HAND if light_off_hand else TwoWeapon.NORMAL
 
 
+# The attack terms a character's stat block brings without the player asking (§2 proficiency, armor check
+# penalties without armor proficiency and with Weapon Finesse and a shield, §10 the tower shield): the short answer
+# names them. Read from the names, so that logged attacks keep their form.
+UNASKED_TERMS: Final = frozenset(
+    {
+        "not proficient",
+        "armor check (not proficient)",
+        "shield check (not proficient)",
+        "tower shield",
+        "shield check",
+    }
+)
+
+
 @dataclass(frozen=True, slots=True)
 class Term:
     """One addend of the attack bonus or of each weapon damage roll: what it is, its value, where it is from."""
@@ -272,6 +286,11 @@ class Attack:
     def attack_bonus(self) -> int:
         """The sum of the attack terms."""
         return sum(t.value for t in self.attack_terms)
+
+    @property
+    def unasked_penalties(self) -> tuple[Term, ...]:
+        """The penalties the stat block brought that the player did not ask for (§2 proficiency, §10 armor)."""
+        return tuple(t for t in self.attack_terms if t.name in UNASKED_TERMS and t.value < 0)
 
     @property
     def damage_bonus(self) -> int:

@@ -399,14 +399,18 @@ class DndSheet(Sheet):
         """`armor` or `shield` given an SRD name (dnd35.md §10) fills the item's kind, bonus, Max Dex, check penalty.
 
         "Masterwork" before the name makes the check penalty 1 smaller. The Max Dex kept is the lower of this
-        item's and the other item's, when the other was set by name too. A plain kind (`heavy`, `tower`) keeps
-        the numbers as they are and forgets the name.
+        item's and the other item's, when the other was set by name too (or is a tower shield). A plain kind
+        (`heavy`, `tower`) keeps the numbers as they are and forgets the name; `none` takes the item off, its
+        numbers with it (`_taken_off`).
         """
         if key not in ("armor", "shield"):
             return None
         kinds = get_args(WornArmor if key == "armor" else WornShield)
-        if text.strip().lower() in kinds:
-            return {key: text.strip().lower(), f"{key}_name": ""}
+        kind = text.strip().lower()
+        if kind == "none":
+            return cls._taken_off(key, current)
+        if kind in kinds:
+            return {key: kind, f"{key}_name": ""}
         found = srd_item(text)
         if found is None:
             raise SheetError(
@@ -419,8 +423,9 @@ class DndSheet(Sheet):
             raise SheetError(f"The {row.name} is {'a shield' if field == 'shield' else 'armor'}: set it as `{field}`.")
         penalty = min(row.check_penalty + 1, 0) if masterwork else row.check_penalty
         name = f"Masterwork {row.name[0].lower()}{row.name[1:]}" if masterwork else row.name
-        worn = srd_item(str(current.get("shield_name" if key == "armor" else "armor_name") or ""))
-        limits = [m for m in (row.max_dex, worn[0].max_dex if worn else None) if m is not None]
+        limits = [
+            m for m in (row.max_dex, _max_dex_of("shield" if key == "armor" else "armor", current)) if m is not None
+        ]
         if key == "armor":
             return {
                 "armor": row.kind,
@@ -436,6 +441,19 @@ class DndSheet(Sheet):
             "shield_check_penalty": penalty,
             "max_dex": min(limits) if limits else None,
         }
+
+    @classmethod
+    def _taken_off(cls, key: str, current: Mapping[str, Any]) -> dict[str, Any]:
+        """The armor or the shield taken off: no name, no bonus, no check penalty, and only the other's Max Dex.
+
+        The Max Dex left is the other item's as its name (or a tower shield's kind) tells; armor still worn whose
+        name is not the SRD table's keeps the Max Dex as it stands, since nothing says which item set it.
+        """
+        other = "shield" if key == "armor" else "armor"
+        unknown = current.get("armor") != "none" and srd_item(str(current.get("armor_name") or "")) is None
+        max_dex = current.get("max_dex") if other == "armor" and unknown else _max_dex_of(other, current)
+        penalty = "armor_check_penalty" if key == "armor" else "shield_check_penalty"
+        return {key: "none", f"{key}_name": "", f"{key}_bonus": 0, penalty: 0, "max_dex": max_dex}
 
     @property
     def worn(self) -> str | None:
@@ -722,6 +740,16 @@ class DndSheet(Sheet):
 
 
 DND35 = Ruleset(key="dnd35", title="D&D 3.5 / NWN", sheet=DndSheet, version=1)
+
+
+def _max_dex_of(key: str, current: Mapping[str, Any]) -> int | None:
+    """The Max Dex the armor or shield (`key`) in `current` imposes, as its SRD name or a tower shield tells."""
+    if current.get(key, "none") == "none":
+        return None
+    found = srd_item(str(current.get(f"{key}_name") or ""))
+    if found is None and key == "shield" and current.get("shield") == "tower":
+        found = srd_item("Tower shield")
+    return None if found is None else found[0].max_dex
 
 
 def srd_item(text: str) -> tuple[TableArmor, bool] | None:
