@@ -23,7 +23,7 @@ from bot.db.characters import CharacterRecord, CharacterRepository
 from bot.db.encounters import EncounterRepository
 from bot.db.memory import MemoryRepository, Remembered
 from bot.rules import encounter as encounter_rules
-from bot.rules.audience import Viewer
+from bot.rules.audience import Creature, Viewer
 from bot.rules.encounter import Combatant, Encounter, EncounterError, Hit
 from bot.rules.luck import Luck
 from bot.rules.replay import Kind
@@ -55,6 +55,7 @@ class Reading:
     session: AsyncSession
     settings: ServerSettings
     learned: dict[tuple[int, datetime], Remembered] = field(default_factory=dict)  # habits this roll changed
+    hidden_hp: list[Creature] = field(default_factory=list)  # the combatants read whose hit points are hidden
 
     async def combatant(self, text: str, ruleset: str) -> tuple[Encounter, Combatant] | None:
         """The combatant `text` names in this channel's encounter of `ruleset`, if one runs and has it."""
@@ -65,9 +66,12 @@ class Reading:
         if record is None or record.encounter.ruleset != ruleset:
             return None
         try:
-            return record.encounter, encounter_rules.find(record.encounter, text)
+            combatant = encounter_rules.find(record.encounter, text)
         except EncounterError:
             return None  # not a combatant: a character of the server, or nobody
+        if combatant.hidden:  # a kind whose input holds its target's hit points seals them (`Kind.hit_points`)
+            self.hidden_hp.append(Creature(combatant.owner_id, hidden_hp=True))
+        return record.encounter, combatant
 
     async def habits(self, record: CharacterRecord) -> Remembered:
         """What the character used last, as this roll leaves it so far (kept by the bot between rolls)."""
@@ -227,6 +231,7 @@ async def roll(bot: DiceBot, interaction: Interaction, options: O, planner: Plan
         rolled=Rolled(plan.character_id, plan.ruleset, plan.luck(drawn)),
         proof=drawn.proof,
         hurt=plan.hurts.of(drawn.result) if plan.hurts is not None else None,
+        read=reading.hidden_hp if plan.kind.hit_points else (),
     )
     if plan.strikes is not None and (hits := plan.strikes.of(drawn.result)):
         hidden = isinstance(options, Hidden) and options.hidden
