@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import secrets
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, NamedTuple, TypeVar
@@ -445,7 +444,8 @@ def _record(
     """
     fair = dice if isinstance(dice, SessionDice) else None
     logged = proof.to_log() if fair and proof else None
-    if logged is not None and (sealed := sealing(read, secrets.token_hex(32))) is not None:
+    # The salt is as secret and as random as a session's seed, and drawn the same way (the seeded console's too).
+    if logged is not None and (sealed := sealing(read, bot.fair_seeds().hex())) is not None:
         logged["seal"] = sealed
     return RollRecord(
         interaction_id=interaction.id,

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -17,13 +19,16 @@ import pytest
 
 from bot.__main__ import main
 from bot.local.driver import Exchange, LocalDiscord
-from bot.local.payloads import MANAGER_PERMISSIONS
+from bot.local.payloads import GM_ROLE, MANAGER_PERMISSIONS
 from bot.rules.fair_log import LogRoll, parse_log
 from tests.dice_sources import NoDice
 from tests.test_encounter import ok
+from tests.test_gm_role import name_gm_role
 from tests.test_secrets import GM, secret_ogre
 from tests.test_sf_secrets import LASER, PLAYER, secret_sathar
 
+ROOT = Path(__file__).resolve().parents[1]
+GM_MEMBER = "200000000000000020"  # a member of the server's game master role, once it names one
 SLITH_HP = 41  # the quick creature's Stamina: the fight hides it
 # What the public copy must not hold: the keys of the secrets' numbers and the values they had.
 SECRET_KEYS = ('"ac"', '"dr"', '"immune_to_criticals"', '"defenses"', '"stamina"', '"explanation"')
@@ -69,6 +74,12 @@ def secrets_in(data: bytes) -> list[str]:
     # Slith's Stamina as the roll's input held it, wherever a number 41 stands alone outside ids and hex.
     bare = re.sub(r"[0-9a-f]{16,}|\d{12,}", "<id>", text)
     return found + ([f"Stamina {SLITH_HP}"] if re.search(rf"(?<![\d.]){SLITH_HP}(?![\d.])", bare) else [])
+
+
+def script(path: Path, data: bytes) -> int:
+    """tools/verify_roll.py, the standard library's own check, on `data`: its exit code."""
+    path.write_bytes(data)
+    return subprocess.run([sys.executable, str(ROOT / "tools" / "verify_roll.py"), str(path)], check=False).returncode
 
 
 def verify(capsys: pytest.CaptureFixture[str], path: Path, data: bytes) -> tuple[int, list[str]]:
@@ -154,6 +165,8 @@ async def test_the_game_masters_log_opens_every_seal_and_verifies_in_full(
     _, public_lines = verify(capsys, tmp_path / "public.json", public)
     digest = [x for x in lines if x.startswith("seals: digest ")]
     assert len(digest) == 1 and digest == [x for x in public_lines if x.startswith("seals: digest ")]
+    # The standalone script checks the faces of both copies, and the opened seals of the game master's.
+    assert script(tmp_path / "gm.json", opened) == 0 and script(tmp_path / "public.json", public) == 0
 
 
 async def test_a_forged_opening_is_rejected(
@@ -180,9 +193,24 @@ async def test_a_forged_opening_is_rejected(
     document["rolls"][index]["sealed"]["salt"] = "0" * 64
     code, lines = verify(capsys, tmp_path / "forged.json", json.dumps(document).encode())
     assert code == 1 and any(f"roll {numbers['ogre']}: MISMATCH the opened input" in x for x in lines), lines
+    assert script(tmp_path / "forged.json", json.dumps(document).encode()) == 1
 
     # Values slipped into the public copy without a salt are refused outright.
     public = json.loads(attached(revealed))
     public["rolls"][index]["input"] = document["rolls"][index]["input"]
     code, lines = verify(capsys, tmp_path / "forged.json", json.dumps(public).encode())
     assert code == 2
+
+
+async def test_a_member_of_the_gm_role_gets_the_opened_copy_and_a_player_the_sealed_one(
+    connected: LocalDiscord,
+) -> None:
+    """Finding: `/fair log` asks the audience policy: the server's game master role opens the seals too."""
+    local = connected  # the role is read from the guild cache, which a connected bot has, as on Discord
+    revealed, _ = await secret_session(local)
+    public = attached(revealed)
+    await name_gm_role(local)
+    game_master = await copy_for(local, local.as_user(GM_MEMBER, roles=(GM_ROLE,)))
+    assert game_master == await copy_for(local, local.as_user(GM))
+    assert game_master != public and secrets_in(game_master)
+    assert await copy_for(local, local.as_user(GM_MEMBER)) == public  # without the role: the sealed copy

@@ -87,6 +87,19 @@ class FairLogError(UserError):
 
 
 @dataclass(frozen=True, slots=True)
+class Seal:
+    """The commitment to a sealed roll's input and outcome; `salt` opens it (None: the copy anyone gets)."""
+
+    commitment: str
+    salt: str | None = None
+
+    @property
+    def opened(self) -> bool:
+        """Whether this copy holds the salt, and with it the roll's input and outcome."""
+        return self.salt is not None
+
+
+@dataclass(frozen=True, slots=True)
 class LogRoll:
     """One logged roll of a fair session, as the file holds it."""
 
@@ -103,24 +116,11 @@ class LogRoll:
     sealed: Seal | None = None  # a roll against a secret: its input and outcome are committed to (version 3)
 
 
-@dataclass(frozen=True, slots=True)
-class Seal:
-    """The commitment to a sealed roll's input and outcome; `salt` opens it (None: the copy anyone gets)."""
-
-    commitment: str
-    salt: str | None = None
-
-    @property
-    def opened(self) -> bool:
-        """Whether this copy holds the salt, and with it the roll's input and outcome."""
-        return self.salt is not None
-
-
 SEAL_DOMAIN: Final = "rules-dice-bot/sealed-roll"
 
 
 def seal_text(session: str, roll: int, kind: str, inputs: Any, outcome: Any, salt: str) -> bytes:
-    """What a sealed roll's commitment hashes: canonical JSON (sorted keys, no spaces, UTF-8) of it all.
+    """What a sealed roll's commitment hashes: canonical JSON of it all (sorted keys, no spaces, ASCII only).
 
     The session's commitment and the roll number bind the seal to its place; the salt (256 random bits the bot
     keeps until its game master asks) keeps a guess at the secret numbers from being checked against it.
@@ -134,7 +134,7 @@ def seal_text(session: str, roll: int, kind: str, inputs: Any, outcome: Any, sal
         "outcome": outcome,
         "salt": salt,
     }
-    return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+    return json.dumps(body, sort_keys=True, separators=(",", ":")).encode()
 
 
 def seal(session: str, roll: int, kind: str, inputs: Any, outcome: Any, salt: str) -> str:

@@ -372,6 +372,7 @@ def test_an_opening_that_does_not_match_its_seal_is_a_mismatch() -> None:
         replace(entry, inputs={"expression": "2d8+1"}),  # a replay would agree with neither draws nor outcome
         replace(entry, outcome={**entry.outcome, "total": 99}),
         replace(entry, sealed=Seal(entry.sealed.commitment, "00" * 32)),
+        replace(entry, inputs={"expression": "2d8\ud800"}),  # not even UTF-8: refused, not a crash
     ):
         checked = check_log(replace(log, rolls=(forged,)))
         assert not checked.ok
