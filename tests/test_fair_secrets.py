@@ -61,10 +61,15 @@ def attached(exchange: Exchange) -> bytes:
 
 
 async def copy_for(local: LocalDiscord, actor: Any) -> bytes:
-    """The log `/fair log` gives `actor`."""
+    """The log `/fair log` gives `actor`; its note says whether it opens seals, so to keep it to oneself."""
     asked = await local.command("fair log", actor=actor)
     assert asked.ephemeral
-    return attached(asked)
+    data = attached(asked)
+    note = asked.messages[-1]["embeds"][0]["description"]
+    opened = any(r.sealed.opened for r in parse_log(data).rolls if isinstance(r, LogRoll) and r.sealed)
+    assert ("3 against a secret opened for you (keep this copy to yourself)" in note) is opened, note
+    assert ("3 against a secret sealed" in note) is not opened, note
+    return data
 
 
 def secrets_in(data: bytes) -> list[str]:
