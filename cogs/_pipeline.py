@@ -23,7 +23,8 @@ from bot.db.characters import CharacterRecord, CharacterRepository
 from bot.db.encounters import EncounterRepository
 from bot.db.memory import MemoryRepository, Remembered
 from bot.rules import encounter as encounter_rules
-from bot.rules.audience import Creature, Viewer
+from bot.rules.audience import Creature as Audience
+from bot.rules.audience import Viewer
 from bot.rules.encounter import Combatant, Encounter, EncounterError, Hit
 from bot.rules.luck import Luck
 from bot.rules.replay import Kind
@@ -55,7 +56,6 @@ class Reading:
     session: AsyncSession
     settings: ServerSettings
     learned: dict[tuple[int, datetime], Remembered] = field(default_factory=dict)  # habits this roll changed
-    hidden_hp: list[Creature] = field(default_factory=list)  # the combatants read whose hit points are hidden
 
     async def combatant(self, text: str, ruleset: str) -> tuple[Encounter, Combatant] | None:
         """The combatant `text` names in this channel's encounter of `ruleset`, if one runs and has it."""
@@ -66,12 +66,9 @@ class Reading:
         if record is None or record.encounter.ruleset != ruleset:
             return None
         try:
-            combatant = encounter_rules.find(record.encounter, text)
+            return record.encounter, encounter_rules.find(record.encounter, text)
         except EncounterError:
             return None  # not a combatant: a character of the server, or nobody
-        if combatant.hidden:  # a kind whose input holds its target's hit points seals them (`Kind.hit_points`)
-            self.hidden_hp.append(Creature(combatant.owner_id, hidden_hp=True))
-        return record.encounter, combatant
 
     async def habits(self, record: CharacterRecord) -> Remembered:
         """What the character used last, as this roll leaves it so far (kept by the bot between rolls)."""
@@ -220,6 +217,7 @@ async def roll(bot: DiceBot, interaction: Interaction, options: O, planner: Plan
     async with bot.database.read() as session:
         plan, reading = await _plan(bot, interaction, options, planner, session)
         drawn = await draw(bot, interaction, plan.kind, plan.inputs, session)
+        hidden_hp = await _hidden_hp(reading, plan)
     await answer_roll(
         bot,
         interaction,
@@ -229,15 +227,28 @@ async def roll(bot: DiceBot, interaction: Interaction, options: O, planner: Plan
         dice=drawn.dice,
         hidden=isinstance(options, Hidden) and options.hidden,
         rolled=Rolled(plan.character_id, plan.ruleset, plan.luck(drawn)),
+        read=hidden_hp,
         proof=drawn.proof,
         hurt=plan.hurts.of(drawn.result) if plan.hurts is not None else None,
-        read=reading.hidden_hp if plan.kind.hit_points else (),
     )
     if plan.strikes is not None and (hits := plan.strikes.of(drawn.result)):
         hidden = isinstance(options, Hidden) and options.hidden
         await strike(bot, interaction, hits, private=options.private or hidden)
     if reading.learned:
         await _remember(bot, reading.learned)
+
+
+async def _hidden_hp(reading: Reading, plan: Plan[Any, Any]) -> list[Audience]:
+    """The combatant a roll is against, if the fight hides its hit points and the roll's logged input holds them.
+
+    A fair log seals such a roll, as it does one against a secret (`answer_roll`, `bot.rules.audience`).
+    """
+    if not plan.kind.hit_points or plan.strikes is None:
+        return []
+    fought = await reading.combatant(plan.strikes.target, plan.ruleset)
+    if fought is None or not fought[1].hidden:
+        return []
+    return [Audience(fought[1].owner_id, hidden_hp=True)]
 
 
 async def strike(bot: DiceBot, interaction: Interaction, hits: Sequence[tuple[str, Hit]], *, private: bool) -> None:
