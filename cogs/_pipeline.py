@@ -24,6 +24,7 @@ from bot.db.encounters import EncounterRepository
 from bot.db.memory import MemoryRepository, Remembered
 from bot.errors import UserError
 from bot.rules import encounter as encounter_rules
+from bot.rules.audience import Creature as Audience
 from bot.rules.audience import Viewer
 from bot.rules.encounter import Combatant, Encounter, EncounterError, Hit
 from bot.rules.luck import Luck
@@ -292,6 +293,7 @@ async def roll(bot: DiceBot, interaction: Interaction, options: O, planner: Plan
     async with bot.database.read() as session:
         plan, reading = await _plan(bot, interaction, options, planner, session)
         drawn = await draw(bot, interaction, plan.kind, plan.inputs, session)
+        hidden_hp = await _hidden_hp(reading, plan)
     await answer_roll(
         bot,
         interaction,
@@ -301,6 +303,7 @@ async def roll(bot: DiceBot, interaction: Interaction, options: O, planner: Plan
         dice=drawn.dice,
         hidden=isinstance(options, Hidden) and options.hidden,
         rolled=Rolled(plan.character_id, plan.ruleset, plan.luck(drawn)),
+        read=hidden_hp,
         proof=drawn.proof,
         # A combatant's hit is applied to the fight, and so to its character's sheet: no Apply damage button too.
         hurt=plan.hurts.of(drawn.result) if plan.hurts is not None and plan.strikes is None else None,
@@ -310,6 +313,19 @@ async def roll(bot: DiceBot, interaction: Interaction, options: O, planner: Plan
         await strike(bot, interaction, hits, private=options.private or hidden)
     if reading.learned:
         await _remember(bot, reading.learned)
+
+
+async def _hidden_hp(reading: Reading, plan: Plan[Any, Any]) -> list[Audience]:
+    """The combatant a roll is against, if the fight hides its hit points and the roll's logged input holds them.
+
+    A fair log seals such a roll, as it does one against a secret (`answer_roll`, `bot.rules.audience`).
+    """
+    if not plan.kind.hit_points or plan.strikes is None:
+        return []
+    fought = await reading.combatant(plan.strikes.target, plan.ruleset)
+    if fought is None or not fought[1].hidden:
+        return []
+    return [Audience(fought[1].owner_id, hidden_hp=True)]
 
 
 async def strike(bot: DiceBot, interaction: Interaction, hits: Sequence[tuple[str, Hit]], *, private: bool) -> None:

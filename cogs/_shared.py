@@ -14,7 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.client import DiceBot
 from bot.db.characters import CharacterError, CharacterRecord, CharacterRepository
-from bot.db.fair import SessionDice
+from bot.db.fair import SessionDice, sealing
 from bot.db.rolls import RollRecord
 from bot.db.settings import SettingsRepository
 from bot.errors import UserError
@@ -307,6 +307,7 @@ async def answer_roll(
     rolled: Rolled = Rolled(),
     proof: Proof[Any] | None = None,
     hurt: Hurt | None = None,
+    read: Sequence[Creature] = (),
 ) -> None:
     """Log a roll, then answer it: the fair-session stamp, its /history line, then the message it landed in.
 
@@ -315,8 +316,10 @@ async def answer_roll(
     and a Roll again button. A hidden roll goes in full to the server's GM channel; the channel it was made in
     only learns that it was made (and its fair roll number, so it can be verified after the reveal). It is
     logged as private. A fair roll is logged with its `proof` (`draw` made it); if the command fails before
-    its roll is logged, its fair roll number is left with the reason. A hit on a character here (`hurt`) gets
-    an Apply damage button.
+    its roll is logged, its fair roll number is left with the reason; it is sealed in the log anyone gets when
+    its input holds numbers the channel may not see: a secret defender's (the answer's `secret_owner`), or the
+    hit points of a creature that hides them (`read`). A hit on a character here (`hurt`) gets an Apply damage
+    button.
     """
     try:
         await _log_and_answer(
@@ -331,6 +334,7 @@ async def answer_roll(
             rolled=rolled,
             proof=proof,
             hurt=hurt,
+            read=read,
         )
     except Exception as error:
         # Harmless once the roll is logged (its answer failed): a logged roll outranks its number's reason.
@@ -352,6 +356,7 @@ async def _log_and_answer(
     rolled: Rolled,
     proof: Proof[Any] | None,
     hurt: Hurt | None,
+    read: Sequence[Creature],
 ) -> None:
     embed, short, secret = answer.full, answer.compact, answer.secret
     for form in (f for f in (embed, short, secret) if f is not None):
@@ -373,6 +378,7 @@ async def _log_and_answer(
             embed, short, secret=secret, owner=answer.secret_owner, hurt=hurt._asdict() if hurt else None
         ),
         proof=proof,
+        read=[*read, Creature(answer.secret_owner, secret=True)] if secret is not None else read,
         # True itself when hidden, as the branch below reads the option: the column takes only a bool.
         private=True if hidden else private,
         hidden=bool(hidden),
@@ -427,14 +433,20 @@ def _record(
     rolled: Rolled,
     details: dict[str, Any] | None,
     proof: Proof[Any] | None,
+    read: Sequence[Creature],
     private: bool,
     hidden: bool,
 ) -> RollRecord:
     """The roll log's record of a roll: the command and options exactly as the user gave them.
 
-    A fair roll also records its session, roll number, every draw and its proof; other rolls keep no proof.
+    A fair roll also records its session, roll number, every draw and its proof; other rolls keep no proof. The
+    proof of one whose input read numbers the channel may not see keeps a fresh secret salt to seal it with.
     """
     fair = dice if isinstance(dice, SessionDice) else None
+    logged = proof.to_log() if fair and proof else None
+    # The salt is as secret and as random as a session's seed, and drawn the same way (the seeded console's too).
+    if logged is not None and (sealed := sealing(read, bot.fair_seeds().hex())) is not None:
+        logged["seal"] = sealed
     return RollRecord(
         interaction_id=interaction.id,
         guild_id=interaction.guild_id,
@@ -454,7 +466,7 @@ def _record(
         ruleset=rolled.ruleset,
         luck=rolled.luck,
         details=details,
-        proof=proof.to_log() if fair and proof else None,
+        proof=logged,
     )
 
 

@@ -13,8 +13,9 @@ from bot import offload
 from bot.client import DiceBot
 from bot.db.fair import FairRepository, FairSessionError, RawLog, Session, decode_log
 from bot.rules import fair, fair_log
+from bot.rules.audience import ANYONE, Viewer
 from bot.ui.embeds import clip
-from cogs._shared import Interaction, can_moderate
+from cogs._shared import Interaction, can_moderate, viewer
 
 FAIR_COLOUR = discord.Colour.teal()
 
@@ -99,13 +100,15 @@ class Fair(commands.GroupCog, group_name="fair", group_description="Provably fai
             colour=FAIR_COLOUR,
         )
         await interaction.response.send_message(embed=embed)
-        await self._send_log(interaction, revealed, ephemeral=False)
+        await self._send_log(interaction, revealed, ephemeral=False, reader=ANYONE)
 
     @app_commands.command(name="log")
     async def download_log(
         self, interaction: Interaction, session: app_commands.Range[str, 8, 64] | None = None
     ) -> None:
         """Download this channel's last revealed fair session as a file, to check every roll yourself.
+
+        The copy a game master (or a secret's owner) gets opens the rolls sealed against their secrets.
 
         Args:
             session: The first digits (8 or more) of a revealed session's commitment; default: the latest here
@@ -130,13 +133,17 @@ class Fair(commands.GroupCog, group_name="fair", group_description="Provably fai
             colour=FAIR_COLOUR,
         )
         await interaction.response.send_message(embed=embed, ephemeral=True)
-        await self._send_log(interaction, revealed, ephemeral=True)
+        await self._send_log(interaction, revealed, ephemeral=True, reader=await viewer(self.bot, interaction))
 
-    async def _send_log(self, interaction: Interaction, revealed: Session, *, ephemeral: bool) -> None:
-        """Follow the answer with the session's log: read, built in the worker process, attached in parts."""
+    async def _send_log(self, interaction: Interaction, revealed: Session, *, ephemeral: bool, reader: Viewer) -> None:
+        """Follow the answer with the session's log as `reader` may have it: built in the worker process, in parts.
+
+        The channel's copy (`reveal`) seals every roll against a secret; an ephemeral copy opens those `reader`
+        may see (`bot.rules.audience`).
+        """
         async with self.bot.database.read() as db:
             raw = await FairRepository(db).raw_log(revealed)
-        parts, note = await offload.in_process(log_file, raw, interaction.filesize_limit)
+        parts, note = await offload.in_process(log_file, raw, interaction.filesize_limit, reader)
         if not parts:
             await interaction.followup.send(embed=_log_embed(note), ephemeral=ephemeral)
             return
@@ -181,19 +188,24 @@ class Fair(commands.GroupCog, group_name="fair", group_description="Provably fai
 MAX_PARTS = 10  # a log larger than this many attachments is not posted: a channel flooded helps nobody
 
 
-def log_file(raw: RawLog, limit: int) -> tuple[list[tuple[str, bytes]], str]:
-    """A session's log as attachments of at most `limit` bytes each, and a line about them.
+def log_file(raw: RawLog, limit: int, reader: Viewer = ANYONE) -> tuple[list[tuple[str, bytes]], str]:
+    """A session's log as `reader` may have it, as attachments of at most `limit` bytes each, and a line about them.
 
     Several attachments when one would be larger than Discord takes; none, and why, when even those would
     be too many. Seconds of work for a long session: `Fair._send_log` runs it in the worker process.
     """
-    log = decode_log(raw)
+    log = decode_log(raw, reader)
     data = fair_log.dump_log(log)
     whole = fair_log.filename(log.commitment)
     rolls = sum(isinstance(r, fair_log.LogRoll) for r in log.rolls)
     logged = f"{rolls} logged roll{'s' if rolls != 1 else ''}"
     if unanswered := len(log.rolls) - rolls:
         logged += f", {unanswered} number{'s' if unanswered != 1 else ''} never answered"
+    sealed = [r for r in log.rolls if isinstance(r, fair_log.LogRoll) and r.sealed is not None]
+    if opened := sum(r.sealed is not None and r.sealed.opened for r in sealed):
+        logged += f", {opened} against a secret opened for you (keep this copy to yourself)"
+    elif sealed:
+        logged += f", {len(sealed)} against a secret sealed"
     pieces = fair_log.split(data, limit)
     if len(pieces) > MAX_PARTS:
         return [], (

@@ -3,9 +3,10 @@
 python verify_roll.py SEED_HEX ROLL_NUMBER SIDES [SIDES ...]  prints roll ROLL_NUMBER's faces; SIDES is 20 for
     a d20, or LOW..HIGH for any other range, listed in the order the bot's log shows them.
 python verify_roll.py fair-session-....json  checks every roll of the log /fair reveal attached; exits 1 on any
-    MISMATCH. It proves each face follows from the committed seed and its logged range, and that every roll
-    number is listed; not that the ranges, the number of draws or the outcomes are what the commands asked
-    for: `python -m bot verify` replays each roll through the bot's rules to check those.
+    MISMATCH. It proves each face follows from the committed seed and its logged range, that every roll
+    number is listed, and that each roll a game master's copy opens matches its seal; not that the ranges, the
+    number of draws or the outcomes are what the commands asked for: `python -m bot verify` replays each roll
+    through the bot's rules to check those.
 """
 
 import hashlib
@@ -38,6 +39,11 @@ if sys.argv[1].endswith(".json"):
             print(f"roll {roll['roll']} not answered:", roll["unanswered"])
             continue
         same = list(faces(seed, roll["roll"], [d[:2] for d in roll["draws"]])) == [d[2] for d in roll["draws"]]
+        if (sealed := roll.get("sealed")) and "salt" in sealed:  # an opened roll against a secret: its seal
+            body = {k: roll[k] for k in ("kind", "input", "outcome", "roll")} | {"salt": sealed["salt"]}
+            body |= {"domain": "rules-dice-bot/sealed-roll", "session": log["session"]["commitment"]}
+            text = json.dumps(body, sort_keys=True, separators=(",", ":"))
+            same = same and hashlib.sha256(text.encode()).hexdigest() == sealed["commitment"]
         ok = ok and same
         print(f"roll {roll['roll']}", "ok" if same else "MISMATCH")
     sys.exit(0 if ok else 1)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import LargeBinary, select, type_coerce
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -12,8 +13,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.db.codec import decode
 from bot.db.models import FairRollTaken, FairSession, RollLog
 from bot.errors import UserError
+from bot.rules.audience import ANYONE, Creature, Viewer, sees_all
 from bot.rules.fair import FairDice, seed_from_hex
-from bot.rules.fair_log import FairLog, LogRoll, Unanswered
+from bot.rules.fair_log import FairLog, LogRoll, Seal, Unanswered, seal
 
 # What a taken number's record says until the roll is logged or its command says why it failed: if neither
 # happens, the bot stopped (or lost its database) between taking the number and logging the roll.
@@ -202,11 +204,39 @@ class FairRepository:
 _LogRow = tuple[int | None, str, int, bool, str | None, bytes | None, bytes | None, bytes | None]
 
 
-def _log_rolls(rows: Sequence[_LogRow]) -> list[LogRoll]:
-    """The log's rolls from rows whose JSON columns are still the stored bytes (off the event loop)."""
+def sealing(creatures: Sequence[Creature], salt: str) -> dict[str, Any] | None:
+    """What a fair roll's proof keeps to seal it in the log (`decode_log`): its salt and whose numbers it holds.
+
+    None when the creatures its input read are all the channel's to see: nothing to seal.
+    """
+    if sees_all(ANYONE, creatures):
+        return None
+    return {"salt": salt, "creatures": [[c.owner_id, c.secret, c.hidden_hp] for c in creatures]}
+
+
+def _sealed(proof: dict[str, Any], commitment: str, number: int, viewer: Viewer) -> tuple[Seal | None, bool]:
+    """A sealed roll's seal as `viewer` gets it, and whether they may see what it seals (the audience policy)."""
+    kept = proof.get("seal")
+    if kept is None:
+        return None, True
+    creatures = [Creature(owner, secret=secret, hidden_hp=hidden) for owner, secret, hidden in kept["creatures"]]
+    salt = kept["salt"]
+    commitment = seal(commitment, number, proof["kind"], proof["input"], proof["outcome"], salt)
+    opened = sees_all(viewer, creatures)
+    return Seal(commitment, salt if opened else None), opened
+
+
+def _log_rolls(rows: Sequence[_LogRow], commitment: str, viewer: Viewer) -> list[LogRoll]:
+    """The log's rolls from rows whose JSON columns are still the stored bytes (off the event loop).
+
+    A sealed roll's input and outcome go to a `viewer` who may see the numbers they hold, and to nobody else.
+    """
     rolls = []
     for number, command, user_id, private, summary, inputs, draws, proof_bytes in rows:
         proof = None if private or proof_bytes is None else decode(proof_bytes)
+        sealed, opened = _sealed(proof, commitment, number or 0, viewer) if proof else (None, True)
+        if not opened:
+            proof = {**proof, "input": None, "outcome": None} if proof else None
         rolls.append(
             LogRoll(
                 roll=number or 0,
@@ -219,6 +249,7 @@ def _log_rolls(rows: Sequence[_LogRow]) -> list[LogRoll]:
                 kind=proof["kind"] if proof else None,
                 inputs=proof["input"] if proof else None,
                 outcome=proof["outcome"] if proof else None,
+                sealed=sealed,
             )
         )
     return rolls
@@ -233,14 +264,15 @@ class RawLog:
     taken: list[tuple[int, str, int, str]]  # roll number, command, user, why it has no roll (if it has none)
 
 
-def decode_log(raw: RawLog) -> FairLog:
-    """The exported log, every roll number accounted for: its roll, or why it went unanswered.
+def decode_log(raw: RawLog, viewer: Viewer = ANYONE) -> FairLog:
+    """The exported log as `viewer` may have it, every roll number accounted for: its roll, or why it went unanswered.
 
-    The seed only once it is revealed; a private roll without its options, inputs, outcome or summary.
-    Seconds of work for a long session: run it off the event loop.
+    The seed only once it is revealed; a private roll without its options, inputs, outcome or summary; a sealed
+    roll opened only for a viewer who may see the numbers it holds (its owner, a game master). Seconds of work for
+    a long session: run it off the event loop.
     """
     session = raw.session
-    entries: dict[int, LogRoll | Unanswered] = {r.roll: r for r in _log_rolls(raw.rows)}
+    entries: dict[int, LogRoll | Unanswered] = {r.roll: r for r in _log_rolls(raw.rows, session.commitment, viewer)}
     for number, command, user_id, reason in raw.taken:
         if number not in entries:
             entries[number] = Unanswered(number, command, user_id, reason)

@@ -17,6 +17,7 @@ Pure: the callers say who is looking and at what; nothing here reads Discord or 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Final
@@ -81,6 +82,15 @@ def public_numbers(creature: Creature) -> bool:
 def public_hit_points(creature: Creature) -> bool:
     """Whether a creature's hit points may go where anyone reads them."""
     return sees_hit_points(ANYONE, creature)
+
+
+def sees_all(viewer: Viewer, creatures: Iterable[Creature]) -> bool:
+    """Whether `viewer` may see every number of `creatures`, hit points included (a fair log's sealed roll).
+
+    A roll's logged input holds what entered it of every creature it read: whoever may not see all of it gets
+    the roll sealed (`bot.rules.fair_log`); `sees_all(ANYONE, ...)` says whether it needs sealing at all.
+    """
+    return all(sees_numbers(viewer, c) and sees_hit_points(viewer, c) for c in creatures)
 
 
 def sees_roll(viewer: Viewer, roller_id: int, visibility: Visibility) -> bool:

@@ -4,7 +4,7 @@ The file (`/fair reveal` attaches it, `/fair log` downloads it again, `python -m
 
     {
       "format": "rules-dice-bot/fair-session",
-      "version": 2,
+      "version": 3,
       "session": {
         "commitment": "<64 hex digits: SHA-256 of the seed, posted by /fair start>",
         "seed": "<64 hex digits>" or null while the session runs,
@@ -16,7 +16,8 @@ The file (`/fair reveal` attaches it, `/fair log` downloads it again, `python -m
       "rolls": [
         {"roll": 1, "command": "roll", "options": {"expression": "3d6"}, "user_id": "<digits>",
          "private": false, "kind": "dice", "input": {"expression": "3d6"},
-         "draws": [[1, 6, 4], [1, 6, 2], [1, 6, 5]], "outcome": {"total": 11, ...}, "summary": "3d6 (4, 2, 5) = 11"},
+         "draws": [[1, 6, 4], [1, 6, 2], [1, 6, 5]], "outcome": {"total": 11, ...}, "summary": "3d6 (4, 2, 5) = 11",
+         "sealed": null},
         {"roll": 2, "unanswered": "<why>", "command": "roll", "user_id": "<digits>"},
         ...
       ]
@@ -30,6 +31,13 @@ as resolved and the character's numbers that entered the roll), `draws` in the o
 before it rolled, or the bot stopped before it answered). A private or hidden roll publishes only its draws:
 its options, input, outcome and summary are null.
 
+A roll whose input holds a secret creature's numbers, or the hit points of a creature whose hit points are hidden
+(`bot.rules.audience`), is sealed: in the copy anyone gets (`/fair reveal`), its `input` and `outcome` are null
+and `sealed` is {"commitment": "<64 hex digits>"}, the SHA-256 of `seal_text` (the session, the roll number, its
+kind, input and outcome and a secret random salt of 256 bits, so that nobody can try every AC until one fits).
+The copy its game master gets (`/fair log` asked by a game master or by the secret's owner) opens it: `input` and
+`outcome` are there and `sealed` holds the salt as well, {"commitment": ..., "salt": "<64 hex digits>"}.
+
 What `check_log` (`python -m bot verify`) proves, for a revealed log: the seed is the one committed to before
 the first roll; every roll number is accounted for, in order; and each public roll, run again through the
 rules core from its logged input with dice from the seed, asks for exactly the logged ranges, in the logged
@@ -37,7 +45,13 @@ order and number, gets the logged faces and gives the logged outcome; options ty
 reflect (a /roll expression, a given AC) agree with it. What it cannot prove: that the logged input is what
 the command was really given (a character's numbers are the bot's word; compare the log with what the channel
 saw), what a private roll rolled for (only its faces are checked), or why a number went unanswered (the reason
-is the bot's word; a number the channel saw answered must not be listed as unanswered).
+is the bot's word; a number the channel saw answered must not be listed as unanswered). A sealed roll of the
+public copy has only its faces checked, and is named as checked in part; in an opened copy its input and outcome
+must hash, with its salt, to its commitment, and then it is replayed like any other. The seals' digest it prints
+is the same for every copy of one session: an opened copy whose digest differs from the public copy's is not
+that session's.
+
+Version 2 files (no `sealed`) are read and checked as they always were.
 
 Version 1 files (no `kind`, `input`, `outcome`, no unanswered entries) are still read and checked as before:
 each face against the seed and its logged range only, which proves much less.
@@ -45,6 +59,7 @@ each face against the seed and its logged range only, which proves much less.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import string
 from dataclasses import dataclass
@@ -55,11 +70,13 @@ from bot.errors import UserError
 from bot.rules import fair, replay
 
 FORMAT: Final = "rules-dice-bot/fair-session"
-FORMAT_VERSION: Final = 2
-READS: Final = (1, 2)
+FORMAT_VERSION: Final = 3
+READS: Final = (1, 2, 3)
+REPLAYED: Final = 2  # the first version whose rolls carry their inputs and outcomes, so are replayed
 _SESSION_KEYS: Final = {"commitment", "seed", "channel_id", "started_at", "revealed_at", "last_roll"}
 _ROLL_KEYS_V1: Final = {"roll", "command", "options", "user_id", "private", "draws", "summary"}
 _ROLL_KEYS: Final = _ROLL_KEYS_V1 | {"kind", "input", "outcome"}
+_ROLL_KEYS_V3: Final = _ROLL_KEYS | {"sealed"}
 _UNANSWERED_KEYS: Final = {"roll", "unanswered", "command", "user_id"}
 
 
@@ -67,6 +84,19 @@ class FairLogError(UserError):
     """A file that is not a readable fair-session log; the message says where it went wrong."""
 
     title = "Can't read that log"
+
+
+@dataclass(frozen=True, slots=True)
+class Seal:
+    """The commitment to a sealed roll's input and outcome; `salt` opens it (None: the copy anyone gets)."""
+
+    commitment: str
+    salt: str | None = None
+
+    @property
+    def opened(self) -> bool:
+        """Whether this copy holds the salt, and with it the roll's input and outcome."""
+        return self.salt is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +113,33 @@ class LogRoll:
     kind: str | None = None  # None: a private roll, or one of a version 1 log
     inputs: Any = None
     outcome: Any = None
+    sealed: Seal | None = None  # a roll against a secret: its input and outcome are committed to (version 3)
+
+
+SEAL_DOMAIN: Final = "rules-dice-bot/sealed-roll"
+
+
+def seal_text(session: str, roll: int, kind: str, inputs: Any, outcome: Any, salt: str) -> bytes:
+    """What a sealed roll's commitment hashes: canonical JSON of it all (sorted keys, no spaces, ASCII only).
+
+    The session's commitment and the roll number bind the seal to its place; the salt (256 random bits the bot
+    keeps until its game master asks) keeps a guess at the secret numbers from being checked against it.
+    """
+    body = {
+        "domain": SEAL_DOMAIN,
+        "session": session,
+        "roll": roll,
+        "kind": kind,
+        "input": inputs,
+        "outcome": outcome,
+        "salt": salt,
+    }
+    return json.dumps(body, sort_keys=True, separators=(",", ":")).encode()
+
+
+def seal(session: str, roll: int, kind: str, inputs: Any, outcome: Any, salt: str) -> str:
+    """The commitment to a sealed roll: the SHA-256 of `seal_text`, in hex."""
+    return hashlib.sha256(seal_text(session, roll, kind, inputs, outcome, salt)).hexdigest()
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,7 +237,16 @@ def _entry(roll: LogRoll | Unanswered) -> dict[str, Any]:
         "draws": [list(d) for d in roll.draws],
         "outcome": roll.outcome,
         "summary": roll.summary,
+        "sealed": _sealed(roll.sealed),
     }
+
+
+def _sealed(sealed: Seal | None) -> dict[str, str] | None:
+    if sealed is None:
+        return None
+    if sealed.salt is None:
+        return {"commitment": sealed.commitment}
+    return {"commitment": sealed.commitment, "salt": sealed.salt}
 
 
 def parse_log(raw: bytes) -> FairLog:
@@ -197,7 +263,7 @@ def parse_log(raw: bytes) -> FairLog:
         raise FairLogError(f"That JSON is not a fair-session log (its `format` is not {FORMAT!r}).")
     version = document.get("version")
     if version not in READS or isinstance(version, bool):
-        raise FairLogError(f"This bot reads log versions 1 and {FORMAT_VERSION}, not {version!r}.")
+        raise FairLogError(f"This bot reads log versions 1 to {FORMAT_VERSION}, not {version!r}.")
     _keys(document, {"format", "version", "session", "rolls"}, "The file")
     session = document["session"]
     if not isinstance(session, dict):
@@ -270,14 +336,14 @@ def _roll(index: int, entry: Any, version: int) -> LogRoll | Unanswered:
     where = f"Entry {index} of `rolls`"
     if not isinstance(entry, dict):
         raise FairLogError(f"{where} must be an object.")
-    if version >= 2 and "unanswered" in entry:
+    if version >= REPLAYED and "unanswered" in entry:
         _keys(entry, _UNANSWERED_KEYS, where)
         number = _number(entry["roll"], f"rolls[{index - 1}].roll", low=1)
         if not isinstance(entry["unanswered"], str) or not isinstance(entry["command"], str):
             raise FairLogError(f"Roll {number}: `unanswered` and `command` must be text.")
         user = _snowflake(entry["user_id"], f"rolls[{index - 1}].user_id")
         return Unanswered(number, entry["command"], user, entry["unanswered"])
-    _keys(entry, _ROLL_KEYS if version >= 2 else _ROLL_KEYS_V1, where)
+    _keys(entry, _ROLL_KEYS_V3 if version >= 3 else _ROLL_KEYS if version >= REPLAYED else _ROLL_KEYS_V1, where)
     number = _number(entry["roll"], f"rolls[{index - 1}].roll", low=1)
     where = f"Roll {number}"
     draws = entry["draws"]
@@ -297,7 +363,13 @@ def _roll(index: int, entry: Any, version: int) -> LogRoll | Unanswered:
     kind = entry.get("kind")
     if kind is not None and not isinstance(kind, str):
         raise FairLogError(f"{where}: `kind` must be text, or null for a private roll.")
-    if kind is not None and not isinstance(entry["outcome"], dict):
+    sealed = _seal(entry.get("sealed"), where)
+    if sealed is not None and (kind is None or entry["private"]):
+        raise FairLogError(f"{where}: only a public roll with its `kind` is sealed.")
+    if sealed is not None and not sealed.opened:
+        if entry["input"] is not None or entry["outcome"] is not None:
+            raise FairLogError(f"{where}: a sealed roll without its salt has a null `input` and `outcome`.")
+    elif kind is not None and not isinstance(entry["outcome"], dict):
         raise FairLogError(f"{where}: `outcome` must be an object when `kind` is given.")
     return LogRoll(
         roll=number,
@@ -310,7 +382,22 @@ def _roll(index: int, entry: Any, version: int) -> LogRoll | Unanswered:
         kind=kind,
         inputs=entry.get("input"),
         outcome=entry.get("outcome"),
+        sealed=sealed,
     )
+
+
+def _hex64(value: Any) -> bool:
+    return isinstance(value, str) and len(value) == 64 and set(value) <= set(string.hexdigits)
+
+
+def _seal(value: Any, where: str) -> Seal | None:
+    if value is None:
+        return None
+    if not isinstance(value, dict) or not {"commitment"} <= value.keys() <= {"commitment", "salt"}:
+        raise FairLogError(f"{where}: `sealed` must be null, or an object with `commitment` (and `salt` opened).")
+    if not _hex64(value["commitment"]) or ("salt" in value and not _hex64(value["salt"])):
+        raise FairLogError(f"{where}: a seal's `commitment` and `salt` are 64 hex digits each.")
+    return Seal(value["commitment"].lower(), value["salt"].lower() if "salt" in value else None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -337,7 +424,7 @@ def check_log(log: FairLog, *, roll: int | None = None) -> LogCheck:
     """
     logged = sum(isinstance(r, LogRoll) for r in log.rolls)
     lines = [f"session {log.commitment[:16]}…: log version {log.version}, {_count(logged)} logged"]
-    if log.version < FORMAT_VERSION:
+    if log.version < REPLAYED:
         lines.append(
             f"version {log.version}: this log holds no inputs or outcomes, so only each face is checked against "
             "the seed and its logged range; it does not prove the ranges, the number of draws or the outcomes "
@@ -359,15 +446,26 @@ def check_log(log: FairLog, *, roll: int | None = None) -> LogCheck:
         lines.append(f"roll {roll}: NOT IN THE LOG (the log lists {_numbers([r.roll for r in log.rolls])})")
     faces_only: list[int] = []
     unanswered: list[int] = []
+    partly: list[int] = []
     for entry in chosen:
         if isinstance(entry, Unanswered):
             unanswered.append(entry.roll)
             lines.append(f"roll {entry.roll}: not answered (/{entry.command} by {entry.user_id}): {entry.reason}")
             continue
         problem: str | None
-        if entry.kind is None and not entry.private and log.version >= FORMAT_VERSION:
+        if entry.sealed is not None and not entry.sealed.opened:
+            problem = _faces(log, entry)
+            if problem is None:
+                partly.append(entry.roll)
+                lines.append(
+                    f"roll {entry.roll}: against a secret: faces ok, {_dice(tuple(d[2] for d in entry.draws))}; "
+                    f"its input and outcome are sealed ({entry.sealed.commitment[:16]}…), so its outcome can be "
+                    "checked with the game master's log"
+                )
+                continue
+        elif entry.kind is None and not entry.private and log.version >= REPLAYED:
             problem = "a public roll without its input: it cannot be replayed, so the log does not prove it"
-        elif entry.kind is None or log.version < FORMAT_VERSION:
+        elif entry.kind is None or log.version < REPLAYED:
             problem = _faces(log, entry)
             if problem is None:
                 faces_only.append(entry.roll)
@@ -375,11 +473,12 @@ def check_log(log: FairLog, *, roll: int | None = None) -> LogCheck:
                 lines.append(f"roll {entry.roll}: faces ok, {faces}{_why_faces(entry)}")
                 continue
         else:
-            problem = _replay(seed, entry)
+            problem = _unsealed(log, entry) or _replay(seed, entry)
             if problem is None:
+                opened = "; its secret opens its seal" if entry.sealed is not None else ""
                 lines.append(
                     f"roll {entry.roll}: ok, /{entry.command} replayed: {_dice(tuple(d[2] for d in entry.draws))}; "
-                    "same ranges, faces and outcome"
+                    f"same ranges, faces and outcome{opened}"
                 )
                 continue
         bad += 1
@@ -391,16 +490,54 @@ def check_log(log: FairLog, *, roll: int | None = None) -> LogCheck:
         found = f"{bad} problem{'s' if bad > 1 else ''}"
         lines.append(f"summary: MISMATCH: {found} found; the log does not prove its rolls.")
         return LogCheck(False, tuple(lines))
-    replayed = len(chosen) - len(faces_only) - len(unanswered)
-    what = "checked for faces only" if log.version < FORMAT_VERSION else "checked for faces only (private)"
+    replayed = len(chosen) - len(faces_only) - len(unanswered) - len(partly)
+    what = "checked for faces only" if log.version < REPLAYED else "checked for faces only (private)"
     parts = [f"{_count(replayed)} replayed through the rules core with the committed seed's dice"]
     if faces_only:
         parts.append(f"{_count(len(faces_only))} {what}: {_numbers(faces_only)}")
+    if partly:
+        parts.append(
+            f"{_count(len(partly))} checked only in part, against a secret (faces only; the game master's log "
+            f"replays them): {_numbers(partly)}"
+        )
     if unanswered:
         parts.append(f"{_count(len(unanswered))} never answered, for the reasons above: {_numbers(unanswered)}")
     scope = f"every roll number from 1 to {log.last_roll} is accounted for" if roll is None else f"roll {roll}"
+    lines.extend(_seals(log))
     lines.append(f"summary: ok: {scope}; {'; '.join(parts)}.")
     return LogCheck(True, tuple(lines))
+
+
+def seals_digest(log: FairLog) -> str | None:
+    """One hash over every seal of the log, in roll order: the same in the public copy and an opened one."""
+    commitments = [r.sealed.commitment for r in log.rolls if isinstance(r, LogRoll) and r.sealed is not None]
+    if not commitments:
+        return None
+    return hashlib.sha256("\n".join(commitments).encode()).hexdigest()
+
+
+def _seals(log: FairLog) -> list[str]:
+    digest = seals_digest(log)
+    if digest is None:
+        return []
+    return [
+        f"seals: digest {digest[:16]}…, the same in every copy of this session's log; an opened copy whose digest "
+        "differs from the public copy's is not the session's"
+    ]
+
+
+def _unsealed(log: FairLog, entry: LogRoll) -> str | None:
+    """Why an opened roll's input and outcome are not what its seal committed to, or None (or not sealed)."""
+    if entry.sealed is None:
+        return None
+    assert entry.sealed.salt is not None and entry.kind is not None
+    again = seal(log.commitment, entry.roll, entry.kind, entry.inputs, entry.outcome, entry.sealed.salt)
+    if again != entry.sealed.commitment:
+        return (
+            "the opened input and outcome do not match their seal: with its salt they hash to "
+            f"{again[:16]}…, the seal is {entry.sealed.commitment[:16]}…"
+        )
+    return None
 
 
 def _account(log: FairLog, lines: list[str]) -> int:
@@ -426,7 +563,7 @@ def _account(log: FairLog, lines: list[str]) -> int:
     missing = [n for n in range(1, log.last_roll + 1) if n not in seen]
     if not missing:
         return bad
-    if log.version < FORMAT_VERSION:
+    if log.version < REPLAYED:
         lines.append(f"not logged: roll {_numbers(missing)} (a version 1 log does not say why a number has no roll)")
         return bad
     for number in missing[:20]:

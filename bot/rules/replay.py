@@ -206,6 +206,8 @@ class Kind(Generic[I, R]):
         outcome: The result's structured outcome, as logged and compared.
         typed: Options as typed (their display names) that the inputs must reflect, each with how to read its
             value from the inputs; a typed option that disagrees is a forged or damaged log.
+        hit_points: Its inputs hold its target's hit points (a Star Frontiers defender's Stamina), so a roll at
+            a creature whose hit points are hidden is sealed in a fair log (`bot.rules.fair_log`).
     """
 
     name: str
@@ -214,6 +216,7 @@ class Kind(Generic[I, R]):
     run: Callable[[I, DiceSource], R]
     outcome: Callable[[R], dict[str, Any]]
     typed: Mapping[str, Callable[[I], object]] = dataclasses.field(default_factory=dict)
+    hit_points: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -325,6 +328,7 @@ SF_SHOT: Final[Kind[SfShot, sf.AttackResult]] = Kind(
     lambda i, rng: sf.shoot(i.attack, rng, i.variants),
     lambda r: dict(r.to_dict()),
     {"modifier": lambda i: i.attack.situation.modifier, "burst": lambda i: i.attack.situation.burst},
+    hit_points=True,
 )
 SF_MELEE: Final[Kind[SfMelee, sf.AttackResult]] = Kind(
     "sf.melee",
@@ -333,6 +337,7 @@ SF_MELEE: Final[Kind[SfMelee, sf.AttackResult]] = Kind(
     lambda i, rng: sf.melee(i.attack, rng, i.variants),
     lambda r: dict(r.to_dict()),
     {"modifier": lambda i: i.attack.situation.modifier},
+    hit_points=True,
 )
 ALIENS_SHOT: Final[Kind[AliensShot, aliensrl.Shot]] = Kind(
     "aliens.fire",

@@ -12,6 +12,7 @@ from bot.rules.audience import (
     changes_public,
     public_hit_points,
     public_numbers,
+    sees_all,
     sees_hit_points,
     sees_numbers,
     sees_roll,
@@ -52,3 +53,12 @@ def test_only_a_public_roll_changes_what_the_channel_sees() -> None:
     assert visibility(private=True, hidden=True) is Visibility.HIDDEN
     assert visibility(private=False, hidden=True) is Visibility.HIDDEN
     assert [changes_public(v) for v in Visibility] == [True, False, False]
+
+
+def test_a_sealed_fair_roll_opens_only_for_who_sees_every_creature_it_read() -> None:
+    secret, hidden = Creature(OWNER, secret=True), Creature(OTHER, hidden_hp=True)
+    assert sees_all(ANYONE, ()) and sees_all(ANYONE, (Creature(OWNER),))
+    assert not sees_all(ANYONE, (secret,)) and not sees_all(ANYONE, (hidden,))
+    assert sees_all(Viewer(OWNER), (secret,)) and not sees_all(Viewer(OWNER), (secret, hidden))
+    assert not sees_all(Viewer(OTHER), (secret, hidden)) and sees_all(Viewer(OTHER), (hidden,))
+    assert sees_all(Viewer(33, game_master=True), (secret, hidden))

@@ -16,11 +16,13 @@ from bot.rules.fair_log import (
     FairLog,
     FairLogError,
     LogRoll,
+    Seal,
     Unanswered,
     check_log,
     dump_log,
     filename,
     parse_log,
+    seal,
 )
 
 SEED = bytes(range(32))
@@ -85,7 +87,7 @@ def test_a_log_survives_the_round_trip() -> None:
 
 def test_the_file_is_the_documented_json() -> None:
     doc = document()
-    assert doc["format"] == FORMAT and doc["version"] == 2
+    assert doc["format"] == FORMAT and doc["version"] == 3
     assert doc["session"] == {
         "commitment": commitment(SEED),
         "seed": SEED.hex(),
@@ -106,6 +108,7 @@ def test_the_file_is_the_documented_json() -> None:
         "draws": [[1, 20, 6], [1, 20, 17], [1, 20, 2]],  # the worked example of bot.rules.fair
         "outcome": {"expression": "3d20", "total": 25, "capped": False},
         "summary": "a summary",
+        "sealed": None,
     }
     private = doc["rolls"][1]
     assert [private[k] for k in ("options", "summary", "kind", "input", "outcome")] == [None] * 5
@@ -161,7 +164,7 @@ def edit(change: Any) -> bytes:
         (b"\xff\xfe garbage", "not JSON"),
         (b"[1, 2]", "not a fair-session log"),
         (b'{"format": "rules-dice-bot/characters", "version": 1}', "not a fair-session log"),
-        (edit(lambda d: d.update(version=3)), "reads log versions 1 and 2, not 3"),
+        (edit(lambda d: d.update(version=4)), "reads log versions 1 to 3, not 4"),
         (edit(lambda d: d.update(extra=1)), "The file has unknown keys extra."),
         (edit(lambda d: d["session"].pop("last_roll")), "`session` lacks last_roll."),
         (edit(lambda d: d["session"].update(commitment="xyz")), "`session.commitment` must be 64 hex digits."),
@@ -188,6 +191,12 @@ def edit(change: Any) -> bytes:
         (edit(lambda d: d["rolls"][0].update(private="no")), "`private` must be true or false"),
         (edit(lambda d: d["rolls"][0].update(command=None)), "`command` must be text"),
         (edit(lambda d: d["rolls"][0].update(user_id="@me")), "`rolls[0].user_id` must be a Discord id"),
+        (edit(lambda d: d["rolls"][0].pop("sealed")), "Entry 1 of `rolls` lacks sealed."),
+        (edit(lambda d: d["rolls"][0].update(sealed="ab" * 32)), "`sealed` must be null, or an object"),
+        (edit(lambda d: d["rolls"][0].update(sealed={"commitment": "ab"})), "64 hex digits each"),
+        (edit(lambda d: d["rolls"][0].update(sealed={"commitment": "ab" * 32, "salt": 1})), "64 hex digits each"),
+        (edit(lambda d: d["rolls"][0].update(sealed={"commitment": "ab" * 32})), "has a null `input` and `outcome`"),
+        (edit(lambda d: d["rolls"][1].update(sealed={"commitment": "ab" * 32})), "only a public roll"),
     ],
 )
 def test_a_bad_file_is_refused_saying_where(data: bytes, message: str) -> None:
@@ -205,7 +214,7 @@ def test_a_true_log_checks_out_roll_by_roll() -> None:
     assert checked.ok
     second = ", ".join(str(face) for _, _, face in LOG.rolls[1].draws)  # type: ignore[union-attr]
     assert checked.lines == (
-        f"session {commitment(SEED)[:16]}…: log version 2, 3 rolls logged",
+        f"session {commitment(SEED)[:16]}…: log version 3, 3 rolls logged",
         "commitment: ok, the seed's SHA-256 is the commitment",
         "roll 1: ok, /roll replayed: 3 dice: 6, 17, 2; same ranges, faces and outcome",
         f"roll 2: faces ok, 2 dice: {second} (private: its command, input and outcome are withheld, so only its "
@@ -279,3 +288,105 @@ def test_an_empty_session_checks_out() -> None:
         "summary: ok: every roll number from 1 to 0 is accounted for; 0 rolls replayed through the rules core "
         "with the committed seed's dice."
     )
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Sealed rolls: a roll against a secret, committed to in the copy anyone gets, opened in its game master's.
+
+SALT = "5a" * 32
+
+
+def sealed(number: int, expression: str, *, opened: bool) -> LogRoll:
+    """Roll `number` as if it were made against a secret: sealed with `SALT`, `opened` or not."""
+    roll = logged(number, expression)
+    assert roll.kind is not None
+    kept = seal(commitment(SEED), number, roll.kind, roll.inputs, roll.outcome, SALT)
+    if opened:
+        return replace(roll, sealed=Seal(kept, SALT))
+    return replace(roll, inputs=None, outcome=None, sealed=Seal(kept))
+
+
+def test_a_seal_is_a_salted_hash_of_the_roll_in_its_place() -> None:
+    kept = seal(commitment(SEED), 1, "dice", {"expression": "1d20"}, {"total": 7}, SALT)
+    assert len(kept) == 64
+    # Each part counts: the salt, the value, the roll's number and session.
+    assert kept != seal(commitment(SEED), 1, "dice", {"expression": "1d20"}, {"total": 7}, "5b" * 32)
+    assert kept != seal(commitment(SEED), 1, "dice", {"expression": "1d20"}, {"total": 8}, SALT)
+    assert kept != seal(commitment(SEED), 2, "dice", {"expression": "1d20"}, {"total": 7}, SALT)
+    assert kept != seal("00" * 32, 1, "dice", {"expression": "1d20"}, {"total": 7}, SALT)
+    # Canonical: the order of keys does not change it.
+    assert seal("s", 1, "k", {"a": 1, "b": 2}, {}, SALT) == seal("s", 1, "k", {"b": 2, "a": 1}, {}, SALT)
+
+
+def test_a_sealed_roll_round_trips_in_both_copies() -> None:
+    for opened in (False, True):
+        log = session_log(logged(1, "1d6"), second := sealed(2, "2d8", opened=opened))
+        assert parse_log(dump_log(log)) == log
+        entry = document(log)["rolls"][1]
+        kept = second.sealed
+        assert kept is not None and entry["sealed"] == {
+            "commitment": kept.commitment,
+            **({"salt": SALT} if opened else {}),
+        }
+        assert (entry["input"] is None) is not opened and (entry["outcome"] is None) is not opened
+
+
+def test_the_public_copy_checks_a_sealed_rolls_faces_and_names_it() -> None:
+    log = session_log(logged(1, "1d6"), sealed(2, "2d8", opened=False))
+    checked = check_log(log)
+    assert checked.ok
+    faces = ", ".join(str(face) for _, _, face in log.rolls[1].draws)  # type: ignore[union-attr]
+    kept = log.rolls[1].sealed.commitment  # type: ignore[union-attr]
+    assert checked.lines[3] == (
+        f"roll 2: against a secret: faces ok, 2 dice: {faces}; its input and outcome are sealed ({kept[:16]}…), "
+        "so its outcome can be checked with the game master's log"
+    )
+    assert checked.lines[-1] == (
+        "summary: ok: every roll number from 1 to 2 is accounted for; 1 roll replayed through the rules core with "
+        "the committed seed's dice; 1 roll checked only in part, against a secret (faces only; the game master's "
+        "log replays them): 2."
+    )
+    # The faces are still the seed's: a changed one is caught without the secret.
+    entry = log.rolls[1]
+    assert isinstance(entry, LogRoll)
+    (a, b, face), *rest = entry.draws
+    forged = replace(log, rolls=(log.rolls[0], replace(entry, draws=((a, b, face % b + 1), *rest))))
+    assert not check_log(forged).ok
+
+
+def test_the_opened_copy_replays_and_shows_the_same_digest() -> None:
+    public = check_log(session_log(logged(1, "1d6"), sealed(2, "2d8", opened=False)))
+    opened = check_log(session_log(logged(1, "1d6"), sealed(2, "2d8", opened=True)))
+    assert opened.ok
+    assert opened.lines[3].startswith("roll 2: ok, /roll replayed: 2 dice: ")
+    assert opened.lines[3].endswith("same ranges, faces and outcome; its secret opens its seal")
+    digests = [[x for x in c.lines if x.startswith("seals: digest ")] for c in (public, opened)]
+    assert len(digests[0]) == 1 and digests[0] == digests[1]
+
+
+def test_an_opening_that_does_not_match_its_seal_is_a_mismatch() -> None:
+    log = session_log(sealed(1, "2d8", opened=True))
+    entry = log.rolls[0]
+    assert isinstance(entry, LogRoll) and entry.sealed is not None
+    for forged in (
+        replace(entry, inputs={"expression": "2d8+1"}),  # a replay would agree with neither draws nor outcome
+        replace(entry, outcome={**entry.outcome, "total": 99}),
+        replace(entry, sealed=Seal(entry.sealed.commitment, "00" * 32)),
+        replace(entry, inputs={"expression": "2d8\ud800"}),  # not even UTF-8: refused, not a crash
+    ):
+        checked = check_log(replace(log, rolls=(forged,)))
+        assert not checked.ok
+        assert checked.lines[2].startswith("roll 1: MISMATCH the opened input and outcome do not match their seal")
+
+
+def test_a_version_2_log_still_checks_as_before() -> None:
+    doc = document()
+    doc["version"] = 2
+    for entry in doc["rolls"]:
+        entry.pop("sealed")
+    log = parse_log(raw(doc))
+    assert log.version == 2
+    assert check_log(log).lines[1:] == check_log(LOG).lines[1:]
+    doc["rolls"][0]["sealed"] = None  # a version 2 roll has no seal to give
+    with pytest.raises(FairLogError, match="unknown keys sealed"):
+        parse_log(raw(doc))
