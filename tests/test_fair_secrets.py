@@ -32,7 +32,8 @@ GM_MEMBER = "200000000000000020"  # a member of the server's game master role, o
 SLITH_HP = 41  # the quick creature's Stamina: the fight hides it
 # What the public copy must not hold: the keys of the secrets' numbers and the values they had.
 SECRET_KEYS = ('"ac"', '"dr"', '"immune_to_criticals"', '"defenses"', '"stamina"', '"explanation"')
-SECRET_TEXT = ("natural", "magic", "albedo", "skeinsuit")
+# "5 natural" is the ogre's natural armor in an AC formula; a bare "natural" is also a natural 20 or 1 in a summary.
+SECRET_TEXT = ("5 natural", "magic", "albedo", "skeinsuit")
 
 
 async def secret_session(local: LocalDiscord) -> tuple[Exchange, dict[str, int]]:
