@@ -17,7 +17,7 @@ from sqlalchemy import select, text
 from bot.db.codec import DRAWS, ZLIB, decode, encode
 from bot.db.engine import Database
 from bot.db.fair import FairRepository
-from bot.db.migrate import alembic_config, current_revision, head_revision
+from bot.db.migrate import alembic_config, current_revision, head_revision, migrating
 from bot.db.models import RollLog
 from bot.db.rolls import ROW_BYTES_MAX, RollRecord, RollRepository, luck_tallies
 from bot.local.driver import LocalDiscord
@@ -280,7 +280,7 @@ async def test_a_luck_tally_is_stored_as_a_plain_list_and_read_back_as_a_tally(d
 
 async def test_rows_logged_before_the_codec_are_read_after_the_migration(database: Database) -> None:
     """Back to 0008 (the JSON columns), a row as the old code wrote it, then up again."""
-    async with database.engine.begin() as connection:
+    async with migrating(database) as connection:
         await connection.run_sync(lambda sync: command.downgrade(alembic_config(sync), "0008"))
         await connection.execute(
             text(
@@ -319,7 +319,7 @@ async def test_rows_logged_before_the_codec_are_read_after_the_migration(databas
     assert fair.draws == LEGACY_DRAWS
     assert luck == []
     # And down again: the old code's JSON, then up, still the same.
-    async with database.engine.begin() as connection:
+    async with migrating(database) as connection:
         await connection.run_sync(lambda sync: command.downgrade(alembic_config(sync), "0008"))
         stored = (await connection.execute(text("SELECT draws FROM roll_log"))).scalar_one()
         assert (json.loads(stored) if isinstance(stored, str | bytes) else stored) == LEGACY_DRAWS  # JSON again

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 from alembic import command
@@ -10,6 +12,7 @@ from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import Connection
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.db.engine import Database
 from bot.errors import UserError
@@ -39,8 +42,9 @@ def head_revision() -> str | None:
     return ScriptDirectory.from_config(alembic_config()).get_current_head()
 
 
-async def upgrade(database: Database) -> None:
-    """Bring the database to the newest schema, in one transaction.
+@contextlib.asynccontextmanager
+async def migrating(database: Database) -> AsyncIterator[AsyncConnection]:
+    """A connection in one transaction to run migrations on (the tests run them back and forth through it too).
 
     On SQLite, foreign keys are off meanwhile, as SQLite's own procedure for changing a table has it: a migration
     rebuilds a table by copying it and dropping the old one, and that drop would delete, by ON DELETE CASCADE,
@@ -52,12 +56,18 @@ async def upgrade(database: Database) -> None:
             await connection.run_sync(_foreign_keys_off)
         try:
             async with connection.begin():
-                before = await connection.run_sync(_current)
-                await connection.run_sync(lambda sync: command.upgrade(alembic_config(sync), "head"))
-                after = await connection.run_sync(_current)
+                yield connection
         finally:
             if sqlite:  # never back into the pool: a new connection has its foreign keys on (bot.db.engine)
                 await connection.invalidate()
+
+
+async def upgrade(database: Database) -> None:
+    """Bring the database to the newest schema, in one transaction (`migrating`)."""
+    async with migrating(database) as connection:
+        before = await connection.run_sync(_current)
+        await connection.run_sync(lambda sync: command.upgrade(alembic_config(sync), "head"))
+        after = await connection.run_sync(_current)
     if before != after:
         log.info("Database migrated from %s to %s", before or "empty", after)
 
