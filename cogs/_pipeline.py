@@ -23,7 +23,7 @@ from bot.db.characters import CharacterRecord, CharacterRepository
 from bot.db.encounters import EncounterRepository
 from bot.db.memory import MemoryRepository, Remembered
 from bot.rules import encounter as encounter_rules
-from bot.rules.audience import Viewer
+from bot.rules.audience import Viewer, changes_public, visibility
 from bot.rules.encounter import Combatant, Encounter, EncounterError, Hit
 from bot.rules.luck import Luck
 from bot.rules.replay import Kind
@@ -32,8 +32,8 @@ from bot.rules.sheets.base import name_key
 from bot.ui.embeds import Answer
 from bot.ui.encounter import change_embed, change_line
 from cogs._options import Hidden, Shown
-from cogs._shared import Drawn, Hurt, Interaction, Rolled, answer_roll, draw, is_game_master
-from cogs.encounter import refresh_tracker
+from cogs._shared import Drawn, Hurt, Interaction, Rolled, Waiting, answer_roll, draw, is_game_master
+from cogs.encounter import ApplyHits, apply_label, dump_hits, refresh_tracker
 
 I = TypeVar("I")  # noqa: E741 - a roll's rules inputs
 R = TypeVar("R")  # the rules core's result
@@ -216,6 +216,12 @@ async def roll(bot: DiceBot, interaction: Interaction, options: O, planner: Plan
     async with bot.database.read() as session:
         plan, reading = await _plan(bot, interaction, options, planner, session)
         drawn = await draw(bot, interaction, plan.kind, plan.inputs, session)
+    hidden = isinstance(options, Hidden) and options.hidden
+    hits = plan.strikes.of(drawn.result) if plan.strikes is not None else []
+    waiting = None
+    if hits and not changes_public(visibility(private=options.private, hidden=hidden)):
+        # The tracker would tell the table what the roll keeps from it: its hits wait for a hand (`applies_hit`).
+        waiting = Waiting(dump_hits(hits), ApplyHits(interaction.id, apply_label(hits)))
     await answer_roll(
         bot,
         interaction,
@@ -223,13 +229,13 @@ async def roll(bot: DiceBot, interaction: Interaction, options: O, planner: Plan
         result=drawn.proof.outcome,
         private=options.private,
         dice=drawn.dice,
-        hidden=isinstance(options, Hidden) and options.hidden,
+        hidden=hidden,
         rolled=Rolled(plan.character_id, plan.ruleset, plan.luck(drawn)),
         proof=drawn.proof,
         hurt=plan.hurts.of(drawn.result) if plan.hurts is not None else None,
+        waiting=waiting,
     )
-    if plan.strikes is not None and (hits := plan.strikes.of(drawn.result)):
-        hidden = isinstance(options, Hidden) and options.hidden
+    if hits and waiting is None:
         await strike(bot, interaction, hits, private=options.private or hidden)
     if reading.learned:
         await _remember(bot, reading.learned)

@@ -15,7 +15,7 @@ import dataclasses
 import io
 import logging
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Final, TypeVar
 
 import discord
@@ -27,17 +27,18 @@ from bot import offload
 from bot.client import DiceBot
 from bot.db.characters import CharacterError, CharacterRecord, CharacterRepository
 from bot.db.encounters import EncounterRecord, EncounterRepository
-from bot.db.rolls import RollRecord
+from bot.db.rolls import RollRecord, RollRepository
 from bot.errors import UserError
 from bot.rules import encounter as rules
-from bot.rules.audience import ANYONE, Viewer
+from bot.rules.audience import ANYONE, Viewer, Visibility, applies_hit
 from bot.rules.encounter import Combatant, Encounter, EncounterError, Hit, Side
 from bot.rules.names import name_key
 from bot.tree import report
 from bot.ui import encounter as ui
 from bot.ui import map as map_ui
 from bot.ui.embeds import clip, history_text
-from cogs._shared import Interaction, character_choices, find, guild_of, is_game_master, viewer
+from cogs._replay import NOT_FOUND, _without
+from cogs._shared import STRIKE, Interaction, character_choices, find, guild_of, is_game_master, viewer
 
 log = logging.getLogger(__name__)
 
@@ -308,6 +309,81 @@ class NextTurn(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"encoun
             finally:
                 if passed and (guard := turn_guard(interaction.client)) is not None:
                     guard.shown(channel_of(interaction), interaction.id)
+        except Exception as error:
+            await report(interaction, error)
+
+
+def dump_hits(hits: Sequence[tuple[str, Hit]]) -> list[dict[str, Any]]:
+    """What the roll log keeps of hits waiting for a hand: each combatant as the roll named it, and its hit."""
+    return [{"target": target, **dataclasses.asdict(hit)} for target, hit in hits]
+
+
+def load_hits(raw: Sequence[dict[str, Any]]) -> list[tuple[str, Hit]]:
+    """The hits `dump_hits` kept."""
+    return [
+        (h["target"], Hit(damage=h["damage"], knockout_turns=h.get("knockout_turns"), stun_turns=h.get("stun_turns")))
+        for h in raw
+    ]
+
+
+def apply_label(hits: Sequence[tuple[str, Hit]]) -> str:
+    """The Apply button's label: whom the hits are on, never what they do (a hidden combatant's numbers)."""
+    names = list(dict.fromkeys(target for target, _ in hits))
+    return f"Apply the hit to {names[0]}" if len(names) == 1 else f"Apply the hits to {', '.join(names)}"
+
+
+class ApplyHits(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"strike:(?P<id>[0-9]+)"):
+    """Apply a private or hidden roll's hits on the fight, once: then the tracker shows them to the table.
+
+    What is applied, and to whom, is read from the roll log (the bot wrote it there), never from the button; who
+    may press it asks the audience policy (`applies_hit`): a private roll's roller or a game master, a hidden
+    roll's game master (its button is under the GM channel's copy).
+    """
+
+    def __init__(self, interaction_id: int, label: str = "Apply the hit") -> None:
+        super().__init__(
+            discord.ui.Button(label=label[:80], style=discord.ButtonStyle.danger, custom_id=f"strike:{interaction_id}")
+        )
+        self.interaction_id = interaction_id
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
+    ) -> ApplyHits:
+        """Rebuild the button from a press (after a restart too)."""
+        return cls(int(match["id"]))
+
+    async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
+        """A press counts against the presser's rate limit, as a command would."""
+        return bool(await interaction.client.tree.admit(interaction))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        """Apply the hits in one transaction, take the button away, and bring the fight's tracker up to date."""
+        try:
+            bot: DiceBot = interaction.client
+            async with bot.database.read() as session:
+                roll = await RollRepository(session).made_by(self.interaction_id)
+            raw = (roll.details or {}).get(STRIKE) if roll is not None else None
+            if roll is None or raw is None or roll.guild_id is None or roll.channel_id is None:
+                raise UserError(NOT_FOUND)
+            if roll.guild_id != interaction.guild_id:
+                raise UserError(NOT_FOUND)
+            shown = Visibility.HIDDEN if roll.hidden else Visibility.PRIVATE if roll.private else Visibility.PUBLIC
+            asker = await viewer(bot, interaction)
+            if not applies_hit(asker, roll.user_id, shown):
+                who = "a game master" if roll.hidden else f"<@{roll.user_id}>, who rolled it, or a game master"
+                raise NotAllowed(f"Only {who} applies this {shown.value} roll's hit to the fight.")
+            async with bot.database.write.begin() as session:
+                if not await RollRepository(session).claim(self.interaction_id, STRIKE):
+                    raise UserError("This roll's hit was applied already.", title="Applied already")
+                record, changes = await EncounterRepository(session).apply_hits(
+                    guild_id=roll.guild_id, channel_id=roll.channel_id, hits=load_hits(raw), now=bot.clock()
+                )
+            await interaction.response.edit_message(view=_without(interaction, f"strike:{self.interaction_id}"))
+            lines = "\n".join(ui.change_line(record.encounter, change, asker) for change in changes)
+            note = ui.change_embed(f"Applied by {interaction.user.display_name}", lines)
+            await interaction.followup.send(embed=note, ephemeral=True)
+            await refresh_tracker(bot, roll.guild_id, roll.channel_id)
         except Exception as error:
             await report(interaction, error)
 
@@ -825,4 +901,4 @@ def _hidden(entry: Combatant, hidden: bool) -> Combatant:
 async def setup(bot: DiceBot) -> None:
     """Load the cog and its persistent Next button."""
     await bot.add_cog(Encounters(bot))
-    bot.add_dynamic_items(NextTurn)
+    bot.add_dynamic_items(NextTurn, ApplyHits)

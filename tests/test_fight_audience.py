@@ -6,14 +6,17 @@ Each test names the finding it guards; each fails on the code before its fix.
 from __future__ import annotations
 
 import asyncio
+import json
+from typing import Any
 
 from bot.db.engine import Database
 from bot.local.driver import DEFAULT_GUILD, LocalDiscord
 from bot.local.payloads import GM_ROLE, MANAGER_PERMISSIONS, Actor
 from bot.rules import encounter as rules
 from tests.dice_sources import ScriptedDice
-from tests.test_encounter import GM, MANAGER, character, ok, state, stored, whose_turn
+from tests.test_encounter import GM, MANAGER, buttons, character, described, ok, state, stored, whose_turn
 from tests.test_gm_role import name_gm_role
+from tests.test_hidden import GM_CHANNEL, MOD, set_gm_channel
 from tests.test_secrets import secret_ogre, text
 
 PLAYER = "200000000000000002"
@@ -119,3 +122,87 @@ async def test_two_next_commands_at_once_pass_one_turn(local: LocalDiscord, data
     ok(await local.command("encounter next", actor=manager))
     ok(await local.command("encounter next", actor=local.as_user(GM)))
     assert whose_turn(await stored(database)) == (2, "Drone 1")
+
+
+def gm_copy(local: LocalDiscord) -> dict[str, Any]:
+    """The GM channel's latest copy of a hidden roll, as the double holds it now."""
+    found = [m for m in local.double.messages.values() if m.get("channel_id") == GM_CHANNEL]
+    return max(found, key=lambda m: int(m["id"]))
+
+
+async def goblin_fight(local: LocalDiscord) -> dict[str, Any]:
+    """A D&D fight with a Goblin of 30 hit points (AC 10) whose tracker the channel sees; that tracker."""
+    ok(await local.command("encounter start", {"ruleset": "dnd35", "name": "Cave"}))
+    ok(await local.command("encounter add", {"name": "Goblin", "hp": 30, "ac": 10}))
+    tracker = local.original(await local.command("encounter show"))
+    assert "30/30 hp" in described(tracker)
+    return tracker
+
+
+ATTACK = {"target": "Goblin", "attack_bonus": 5, "damage": "1d8+3"}
+
+
+async def test_a_hidden_attack_changes_nothing_the_table_sees_until_a_game_master_applies_it(
+    local: LocalDiscord, database: Database
+) -> None:
+    """Finding: a hidden attack on a combatant updates the public tracker (Goblin 30 → 19 hp) (#25 item 6)."""
+    await set_gm_channel(local)
+    tracker = await goblin_fight(local)
+    for private in (False, True):
+        local.bot.dice = ScriptedDice([15, 8])  # 15 + 5 = 20 against flat-footed AC 10: a hit, 8 + 3 = 11
+        attack = await local.command(
+            "dnd attack", {**ATTACK, "hidden": True, "private": private}, actor=local.as_user(PLAYER)
+        )
+        assert attack.rejected == [], attack.requests
+        assert not [r for r in attack.requests if r.method == "PATCH"], attack.requests  # the tracker is left alone
+        assert "Goblin" not in text(attack) and "30 →" not in json.dumps(attack.messages)
+        assert state(await stored(database)) == [("Goblin", 30)] and "30/30 hp" in described(tracker)
+        copy = gm_copy(local)
+        assert buttons(copy) == {"Apply the hit to Goblin": f"strike:{attack.payload['id']}"}, buttons(copy)
+        if not private:
+            # A player (the roller too) cannot apply it: the hidden roll is the game master's to tell.
+            refused = await local.click(copy, buttons(copy)["Apply the hit to Goblin"], actor=local.as_user(PLAYER))
+            assert refused.ephemeral and refused.embed["title"] == "Not allowed", refused.embed
+            assert state(await stored(database)) == [("Goblin", 30)]
+    game_master = Actor(user_id=MOD, guild_id=DEFAULT_GUILD, channel_id=GM_CHANNEL, permissions=MANAGER_PERMISSIONS)
+    applied = await local.click(copy, buttons(copy)["Apply the hit to Goblin"], actor=game_master)
+    assert applied.rejected == [], applied.requests
+    assert applied.messages[-1]["embeds"][0]["description"] == "Goblin: 30 → 19 hp", applied.messages
+    assert state(await stored(database)) == [("Goblin", 19)] and "19/30 hp" in described(tracker)
+    assert buttons(gm_copy(local)) == {}  # the button is gone: applied once
+
+
+async def test_a_private_attack_waits_for_its_roller_to_apply_it(local: LocalDiscord, database: Database) -> None:
+    """Finding: a private attack on a combatant updates the public tracker at once (#25 item 6)."""
+    tracker = await goblin_fight(local)
+    local.bot.dice = ScriptedDice([15, 8])
+    roller = local.as_user(PLAYER)
+    attack = await local.command("dnd attack", {**ATTACK, "private": True}, actor=roller)
+    assert attack.ephemeral and len(attack.messages) == 1, attack.messages  # no note of a change
+    assert state(await stored(database)) == [("Goblin", 30)] and "30/30 hp" in described(tracker)
+    answer = local.original(attack)
+    custom_id = buttons(answer)["Apply the hit to Goblin"]
+    other = await local.click(answer, custom_id, actor=local.as_user(OTHER))
+    assert other.ephemeral and other.embed["title"] == "Not allowed"
+    applied = await local.click(answer, custom_id, actor=roller)
+    assert applied.rejected == [] and "Goblin: 30 → 19 hp" in text(applied.messages[-1]), applied.messages
+    assert state(await stored(database)) == [("Goblin", 19)] and "19/30 hp" in described(tracker)
+    # Two presses at once apply it once.
+    local.bot.dice = ScriptedDice([15, 1])  # 1 + 3 = 4
+    answer = local.original(await local.command("dnd attack", {**ATTACK, "private": True}, actor=roller))
+    custom_id = buttons(answer)["Apply the hit to Goblin"]
+    both = await asyncio.gather(
+        local.click(answer, custom_id, actor=roller), local.click(answer, custom_id, actor=roller)
+    )
+    assert sum("Applied already" in json.dumps(e.messages) for e in both) == 1
+    assert state(await stored(database)) == [("Goblin", 15)]
+
+
+async def test_a_public_attack_still_strikes_at_once(local: LocalDiscord, database: Database) -> None:
+    """The public roll acts as before: `changes_public` says it may."""
+    tracker = await goblin_fight(local)
+    local.bot.dice = ScriptedDice([15, 8])
+    attack = await local.command("dnd attack", ATTACK)
+    assert attack.messages[-1]["embeds"][0]["description"] == "Goblin: 30 → 19 hp"
+    assert "Apply the hit" not in text(attack)
+    assert "19/30 hp" in described(tracker)

@@ -9,6 +9,7 @@ from bot.rules.audience import (
     Creature,
     Viewer,
     Visibility,
+    applies_hit,
     changes_public,
     public_hit_points,
     public_numbers,
@@ -52,3 +53,12 @@ def test_only_a_public_roll_changes_what_the_channel_sees() -> None:
     assert visibility(private=True, hidden=True) is Visibility.HIDDEN
     assert visibility(private=False, hidden=True) is Visibility.HIDDEN
     assert [changes_public(v) for v in Visibility] == [True, False, False]
+
+
+def test_a_waiting_hit_is_applied_by_a_private_roll_s_roller_or_a_game_master_and_a_hidden_one_s_game_master() -> None:
+    """#25 item 6: a hidden or private attack on a fight changes nothing the table sees until someone applies it."""
+    for shown, user, gm in itertools.product(Visibility, (OWNER, OTHER, None), (False, True)):
+        viewer = Viewer(user, game_master=gm)
+        expected = shown is Visibility.PUBLIC or gm or (shown is Visibility.PRIVATE and user == OWNER)
+        assert applies_hit(viewer, OWNER, shown) == expected, (shown, user, gm)
+        assert changes_public(shown) == (shown is Visibility.PUBLIC)
