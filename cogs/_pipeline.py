@@ -218,10 +218,7 @@ async def roll(bot: DiceBot, interaction: Interaction, options: O, planner: Plan
         drawn = await draw(bot, interaction, plan.kind, plan.inputs, session)
     hidden = isinstance(options, Hidden) and options.hidden
     hits = plan.strikes.of(drawn.result) if plan.strikes is not None else []
-    waiting = None
-    if hits and not changes_public(visibility(private=options.private, hidden=hidden)):
-        # The tracker would tell the table what the roll keeps from it: its hits wait for a hand (`applies_hit`).
-        waiting = Waiting(dump_hits(hits), ApplyHits(interaction.id, apply_label(hits)))
+    waiting = held(interaction, hits, private=options.private, hidden=hidden)
     await answer_roll(
         bot,
         interaction,
@@ -239,6 +236,19 @@ async def roll(bot: DiceBot, interaction: Interaction, options: O, planner: Plan
         await strike(bot, interaction, hits, private=options.private or hidden)
     if reading.learned:
         await _remember(bot, reading.learned)
+
+
+def held(
+    interaction: Interaction, hits: Sequence[tuple[str, Hit]], *, private: bool, hidden: bool = False
+) -> Waiting | None:
+    """The Apply button of hits that may not change what the channel sees at once (`audience.changes_public`).
+
+    The tracker would tell the table what a private or hidden roll keeps from it: such a roll's hits wait for a
+    hand (`audience.applies_hit`). None: a public roll's hits, which `strike` applies at once.
+    """
+    if not hits or changes_public(visibility(private=private, hidden=hidden)):
+        return None
+    return Waiting(dump_hits(hits), ApplyHits(interaction.id, apply_label(hits)))
 
 
 async def strike(bot: DiceBot, interaction: Interaction, hits: Sequence[tuple[str, Hit]], *, private: bool) -> None:

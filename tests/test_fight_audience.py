@@ -206,3 +206,17 @@ async def test_a_public_attack_still_strikes_at_once(local: LocalDiscord, databa
     assert attack.messages[-1]["embeds"][0]["description"] == "Goblin: 30 → 19 hp"
     assert "Apply the hit" not in text(attack)
     assert "19/30 hp" in described(tracker)
+
+
+async def test_a_private_aliensrl_bite_waits_too(local: LocalDiscord, database: Database) -> None:
+    """Finding: a private attack updates the tracker at once, `/aliens melee` taking its own path (#25 item 6)."""
+    ok(await local.command("encounter start", {"ruleset": "aliensrl", "name": "Hope"}))
+    ok(await local.command("encounter add", {"name": "Hicks", "hp": 10, "rank": 2, "side": "party"}))
+    tracker = local.original(await local.command("encounter show"))
+    bite = await local.command("aliens melee", {"attacker": "warrior", "target": "Hicks", "private": True})
+    assert bite.ephemeral and len(bite.messages) == 1 and "10/10 hp" in described(tracker)
+    assert state(await stored(database)) == [("Hicks", 10)]
+    answer = local.original(bite)
+    applied = await local.click(answer, buttons(answer)["Apply the hit to Hicks"])
+    assert "Hicks: 10 → 5 hp" in text(applied.messages[-1]), applied.messages
+    assert state(await stored(database)) == [("Hicks", 5)] and "5/10 hp" in described(tracker)
