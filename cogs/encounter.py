@@ -199,6 +199,26 @@ def turn_guard(bot: DiceBot) -> TurnGuard | None:
     return cog.turns if isinstance(cog, Encounters) else None
 
 
+async def _log_initiative(interaction: Interaction, after: Encounter) -> None:
+    """Log an initiative roll like any roll (after the state it belongs to is committed), so /history shows it."""
+    bot = interaction.client
+    await bot.log_roll(
+        RollRecord(
+            interaction_id=interaction.id,
+            guild_id=interaction.guild_id,
+            channel_id=interaction.channel_id,
+            user_id=interaction.user.id,
+            command="encounter next",
+            inputs={},
+            result=initiative_result(after),
+            private=False,
+            created_at=bot.clock(),
+            summary=initiative_summary(after),
+            ruleset=after.ruleset,
+        )
+    )
+
+
 async def pass_turn(
     interaction: Interaction, *, seen_step: int | None, tracker: int | None = None
 ) -> tuple[Encounter, bool]:
@@ -239,22 +259,12 @@ async def pass_turn(
             guard.shown(channel_id, held)
         raise
     if rolled_initiative(before, after):
-        # Logged like any roll (after the state it belongs to is committed), so /history shows it.
-        await bot.log_roll(
-            RollRecord(
-                interaction_id=interaction.id,
-                guild_id=interaction.guild_id,
-                channel_id=interaction.channel_id,
-                user_id=interaction.user.id,
-                command="encounter next",
-                inputs={},
-                result=initiative_result(after),
-                private=False,
-                created_at=bot.clock(),
-                summary=initiative_summary(after),
-                ruleset=after.ruleset,
-            )
-        )
+        try:
+            await _log_initiative(interaction, after)
+        except BaseException:
+            if guard is not None:  # the turn passed: a failed log must not hold every later Next command back
+                guard.shown(channel_id, interaction.id)
+            raise
     return after, True
 
 
