@@ -96,8 +96,8 @@ def tracker_embed(encounter: Encounter, *, viewer: Viewer = ANYONE, note: str | 
             line += f" · {', '.join(extras)}"
         lines.append(line)
     if not encounter.combatants:
-        lines.append("Nobody yet: players `/encounter join`, the game master `/encounter add`.")
-    lines += ["", f"Game master: <@{encounter.gm_id}>"]
+        lines.append("Nobody yet: players `/encounter join`, whoever runs it `/encounter add`.")
+    lines += ["", f"Run by: <@{encounter.gm_id}>"]  # its starter: running a fight is not being a game master
     embed = discord.Embed(title=clip(title, 256), description="\n".join(lines), colour=ROLL_COLOUR)
     if encounter.begun and encounter.sides:
         embed.add_field(
