@@ -25,7 +25,7 @@ from bot.db.memory import MemoryRepository, Remembered
 from bot.errors import UserError
 from bot.rules import encounter as encounter_rules
 from bot.rules.audience import Creature as Audience
-from bot.rules.audience import Viewer
+from bot.rules.audience import Viewer, changes_public, visibility
 from bot.rules.encounter import Combatant, Encounter, EncounterError, Hit
 from bot.rules.luck import Luck
 from bot.rules.replay import Kind
@@ -34,8 +34,8 @@ from bot.rules.sheets.base import Sheet, name_key
 from bot.ui.embeds import Answer, Defender
 from bot.ui.encounter import change_embed, change_line
 from cogs._options import Hidden, Shown
-from cogs._shared import Drawn, Hurt, Interaction, Rolled, answer_roll, draw, find, is_game_master
-from cogs.encounter import refresh_tracker
+from cogs._shared import Drawn, Hurt, Interaction, Rolled, Waiting, answer_roll, draw, find, is_game_master
+from cogs.encounter import ApplyHits, apply_label, dump_hits, refresh_tracker
 
 I = TypeVar("I")  # noqa: E741 - a roll's rules inputs
 R = TypeVar("R")  # the rules core's result
@@ -294,6 +294,9 @@ async def roll(bot: DiceBot, interaction: Interaction, options: O, planner: Plan
         plan, reading = await _plan(bot, interaction, options, planner, session)
         drawn = await draw(bot, interaction, plan.kind, plan.inputs, session)
         hidden_hp = await _hidden_hp(reading, plan)
+    hidden = isinstance(options, Hidden) and options.hidden
+    hits = plan.strikes.of(drawn.result) if plan.strikes is not None else []
+    waiting = held(interaction, hits, private=options.private, hidden=hidden)
     await answer_roll(
         bot,
         interaction,
@@ -301,15 +304,15 @@ async def roll(bot: DiceBot, interaction: Interaction, options: O, planner: Plan
         result=drawn.proof.outcome,
         private=options.private,
         dice=drawn.dice,
-        hidden=isinstance(options, Hidden) and options.hidden,
+        hidden=hidden,
         rolled=Rolled(plan.character_id, plan.ruleset, plan.luck(drawn)),
         read=hidden_hp,
         proof=drawn.proof,
         # A combatant's hit is applied to the fight, and so to its character's sheet: no Apply damage button too.
         hurt=plan.hurts.of(drawn.result) if plan.hurts is not None and plan.strikes is None else None,
+        waiting=waiting,
     )
-    if plan.strikes is not None and (hits := plan.strikes.of(drawn.result)):
-        hidden = isinstance(options, Hidden) and options.hidden
+    if hits and waiting is None:
         await strike(bot, interaction, hits, private=options.private or hidden)
     if reading.learned:
         await _remember(bot, reading.learned)
@@ -326,6 +329,19 @@ async def _hidden_hp(reading: Reading, plan: Plan[Any, Any]) -> list[Audience]:
     if fought is None or not fought[1].hidden:
         return []
     return [Audience(fought[1].owner_id, hidden_hp=True)]
+
+
+def held(
+    interaction: Interaction, hits: Sequence[tuple[str, Hit]], *, private: bool, hidden: bool = False
+) -> Waiting | None:
+    """The Apply button of hits that may not change what the channel sees at once (`audience.changes_public`).
+
+    The tracker would tell the table what a private or hidden roll keeps from it: such a roll's hits wait for a
+    hand (`audience.applies_hit`). None: a public roll's hits, which `strike` applies at once.
+    """
+    if not hits or changes_public(visibility(private=private, hidden=hidden)):
+        return None
+    return Waiting(dump_hits(hits), ApplyHits(interaction.id, apply_label(hits)))
 
 
 async def strike(bot: DiceBot, interaction: Interaction, hits: Sequence[tuple[str, Hit]], *, private: bool) -> None:

@@ -276,6 +276,20 @@ async def draw(
     return Drawn(dice, counted, proof)
 
 
+STRIKE = "strike"  # the stored details' key of a private or hidden roll's hits on a fight, waiting for a hand
+
+
+class Waiting(NamedTuple):
+    """A private or hidden roll's hits on the fight here, left for a hand to apply (`audience.changes_public`).
+
+    `hits` is what the roll log keeps of them (under STRIKE in its details); `button` applies them, once: under the
+    roller's private answer, or the GM channel's copy of a hidden roll.
+    """
+
+    hits: list[dict[str, Any]]
+    button: discord.ui.Item[Any]
+
+
 class Hurt(NamedTuple):
     """A hit on a character here: the damage its Apply damage button takes off that character's hit points."""
 
@@ -308,6 +322,7 @@ async def answer_roll(
     proof: Proof[Any] | None = None,
     hurt: Hurt | None = None,
     read: Sequence[Creature] = (),
+    waiting: Waiting | None = None,
 ) -> None:
     """Log a roll, then answer it: the fair-session stamp, its /history line, then the message it landed in.
 
@@ -319,7 +334,7 @@ async def answer_roll(
     its roll is logged, its fair roll number is left with the reason; it is sealed in the log anyone gets when
     its input holds numbers the channel may not see: a secret defender's (the answer's `secret_owner`), or the
     hit points of a creature that hides them (`read`). A hit on a character here (`hurt`) gets an Apply damage
-    button.
+    button; hits on the fight that wait for a hand (`waiting`) get theirs.
     """
     try:
         await _log_and_answer(
@@ -335,6 +350,7 @@ async def answer_roll(
             proof=proof,
             hurt=hurt,
             read=read,
+            waiting=waiting,
         )
     except Exception as error:
         # Harmless once the roll is logged (its answer failed): a logged roll outranks its number's reason.
@@ -357,12 +373,23 @@ async def _log_and_answer(
     proof: Proof[Any] | None,
     hurt: Hurt | None,
     read: Sequence[Creature],
+    waiting: Waiting | None = None,
 ) -> None:
     embed, short, secret = answer.full, answer.compact, answer.secret
     for form in (f for f in (embed, short, secret) if f is not None):
         if dice is not None:
             stamp(form, dice)
         fit(form)  # the one step that keeps every answer, full (Details, the GM channel) or compact, in limits
+    # The GM channel alone sees a hidden roll's answer: the log keeps no Details for the table's buttons.
+    details = (
+        None
+        if hidden
+        else stored_details(
+            embed, short, secret=secret, owner=answer.secret_owner, hurt=hurt._asdict() if hurt else None
+        )
+    )
+    if waiting is not None:
+        details = {**(details or {}), STRIKE: waiting.hits}
     record = _record(
         bot,
         interaction,
@@ -371,12 +398,7 @@ async def _log_and_answer(
         dice=dice,
         command=command,
         rolled=rolled,
-        # The GM channel alone sees a hidden roll's answer: the log keeps no Details for the table's buttons.
-        details=None
-        if hidden
-        else stored_details(
-            embed, short, secret=secret, owner=answer.secret_owner, hurt=hurt._asdict() if hurt else None
-        ),
+        details=details,
         proof=proof,
         read=[*read, Creature(answer.secret_owner, secret=True)] if secret is not None else read,
         # True itself when hidden, as the branch below reads the option: the column takes only a bool.
@@ -385,7 +407,11 @@ async def _log_and_answer(
     )
     if hidden:
         # The GM channel is the game master's: it sees a secret defender's numbers too.
-        await answer_hidden(bot, interaction, secret or embed, record, dice=dice, private=private)
+        gm_view = None
+        if waiting is not None:
+            gm_view = discord.ui.View(timeout=None)
+            gm_view.add_item(waiting.button)
+        await answer_hidden(bot, interaction, secret or embed, record, dice=dice, private=private, gm_view=gm_view)
         return
     full_first = short is None or await _full_answers(bot, interaction)
     # Who chose full answers asked for every step at once; Details, from the short answer, shows pages of them.
@@ -394,6 +420,8 @@ async def _log_and_answer(
         details=None if short is None else ("short" if full_first else "full"),
         hurt=hurt_label(record.details),
     )
+    if waiting is not None:
+        view.add_item(waiting.button)
     shown = embed if full_first or short is None else short
     # Durable before shown: a crash between the two leaves a logged roll nobody saw, never the reverse.
     await bot.log_roll(record)
@@ -486,12 +514,14 @@ async def answer_hidden(
     *,
     dice: DiceSource | None,
     private: bool = False,
+    gm_view: discord.ui.View | None = None,
 ) -> None:
     """Send a roll's full answer to the GM channel and a notice (with Roll again) where it was made.
 
     The notice says who rolled and, when the dice came from the GM channel's fair session (`DiceBot.dice_for`),
     its roll number and commitment, so the table can hold the GM to it once the GM reveals that session; nothing
     about the roll itself. With `private` too the notice is the roller's alone: the table learns nothing.
+    `gm_view`: buttons for the GM channel's copy (the Apply button of a hit on the fight).
     """
     async with bot.database.read() as session:
         gm_channel = await SettingsRepository(session).gm_channel(interaction.guild_id)
@@ -516,7 +546,7 @@ async def answer_hidden(
         embed=notice, view=roll_view(interaction.id, details=None), ephemeral=private
     )
     try:
-        sent = await post_to_gm(bot, gm_channel, embed, nonce=interaction.id)
+        sent = await post_to_gm(bot, gm_channel, embed, nonce=interaction.id, view=gm_view)
     except (discord.Forbidden, discord.NotFound):
         raise UserError(
             f"The roll was made, but I cannot post in <#{gm_channel}>: give me Send Messages and Embed Links "
@@ -532,7 +562,9 @@ async def answer_hidden(
     await bot.note_answer(interaction, sent.id)
 
 
-async def post_to_gm(bot: DiceBot, channel_id: int, embed: discord.Embed, *, nonce: int) -> discord.Message:
+async def post_to_gm(
+    bot: DiceBot, channel_id: int, embed: discord.Embed, *, nonce: int, view: discord.ui.View | None = None
+) -> discord.Message:
     """Post a hidden roll in the GM channel, once, through Discord's server errors.
 
     discord.py retries a channel message on 500, 502, 504 and 524 but not on 503, and the table has already
@@ -543,7 +575,9 @@ async def post_to_gm(bot: DiceBot, channel_id: int, embed: discord.Embed, *, non
     channel = bot.get_partial_messageable(channel_id)
     for attempt in range(GM_POST_TRIES):
         try:
-            return await channel.send(embed=embed, nonce=nonce)
+            if view is None:
+                return await channel.send(embed=embed, nonce=nonce)
+            return await channel.send(embed=embed, nonce=nonce, view=view)
         except discord.DiscordServerError as error:
             if attempt == GM_POST_TRIES - 1:
                 raise

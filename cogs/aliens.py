@@ -261,11 +261,19 @@ class Aliens(commands.GroupCog, group_name="aliens", group_description="AliensRL
             target = bitten.name
         outcome = {"attacker": options.attacker, "damage": result.damage}
         answer = melee_answer(result)
+        hits = [(target, Hit(result.damage))] if target is not None and result.damage else []
+        waiting = pipeline.held(interaction, hits, private=options.private)
         await answer_roll(
-            self.bot, interaction, answer, result=outcome, private=options.private, rolled=Rolled(ruleset=RULESET)
+            self.bot,
+            interaction,
+            answer,
+            result=outcome,
+            private=options.private,
+            rolled=Rolled(ruleset=RULESET),
+            waiting=waiting,
         )
-        if target is not None and result.damage:
-            await pipeline.strike(self.bot, interaction, [(target, Hit(result.damage))], private=options.private)
+        if hits and waiting is None:
+            await pipeline.strike(self.bot, interaction, hits, private=options.private)
 
 
 async def _fight(reading: Reading, options: FireOdds | MeleeOptions) -> tuple[Encounter, Combatant]:

@@ -3,8 +3,10 @@
 Every change is one write transaction: the channel's encounter is read (its row locked where the database can),
 the rules core makes the next state, and the store writes it only if the version is still the one read. The
 tracker's Next button names the turn it was shown at, so two presses at once pass one turn; the button's custom
-id is all it needs, so it keeps working after a restart. Whoever starts an encounter is its game master, as is
-anyone with Manage Server; a combatant's owner may change that combatant too.
+id is all it needs, so it keeps working after a restart; `/encounter next` is guarded as safely (`TurnGuard`).
+Whoever starts an encounter runs it (turns, reordering, its own quick creatures), as the server's game masters
+(Manage Server, or the `/settings gm-role` role) may run any; a combatant's owner may change that combatant too.
+Running a fight is not seeing its secrets: what each viewer sees asks the audience policy (`bot.rules.audience`).
 """
 
 from __future__ import annotations
@@ -13,8 +15,8 @@ import dataclasses
 import io
 import logging
 import re
-from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, Final, TypeVar
 
 import discord
 from discord import app_commands
@@ -25,17 +27,19 @@ from bot import offload
 from bot.client import DiceBot
 from bot.db.characters import CharacterError, CharacterRecord, CharacterRepository
 from bot.db.encounters import EncounterRecord, EncounterRepository
-from bot.db.rolls import RollRecord
+from bot.db.rolls import RollRecord, RollRepository
 from bot.errors import UserError
 from bot.rules import encounter as rules
 from bot.rules import health as health_input
-from bot.rules.encounter import Combatant, Encounter, EncounterError, Side
+from bot.rules.audience import ANYONE, Viewer, Visibility, applies_hit
+from bot.rules.encounter import Combatant, Encounter, EncounterError, Hit, Side
 from bot.rules.names import name_key
 from bot.tree import report
 from bot.ui import encounter as ui
 from bot.ui import map as map_ui
 from bot.ui.embeds import clip, history_text
-from cogs._shared import Interaction, can_moderate, character_choices, find, guild_of
+from cogs._replay import NOT_FOUND, _without
+from cogs._shared import STRIKE, Interaction, character_choices, find, guild_of, is_game_master, viewer
 
 log = logging.getLogger(__name__)
 
@@ -46,12 +50,19 @@ RULESET_CHOICES = [app_commands.Choice(name=title, value=key) for key, title in 
 SIDE_CHOICES = [app_commands.Choice(name=s.value, value=s.value) for s in Side]
 # Star Frontiers: an NPC ability the stat line leaves out is the average score, 45 (Alpha Dawn, Beta 4.2).
 SF_DEFAULT_RS = 45
+MOVED_ON = "Someone already moved the fight on: this is where it stands."
 
 
 class NotAllowed(EncounterError):
-    """A change only the game master (or the combatant's owner) may make."""
+    """A change only whoever runs the fight, a game master (or the combatant's owner) may make."""
 
     title = "Not allowed"
+
+
+class TooMany(EncounterError):
+    """More combatants of one player than a fight takes."""
+
+    title = "Too many combatants"
 
 
 def channel_of(interaction: Interaction) -> int:
@@ -61,21 +72,36 @@ def channel_of(interaction: Interaction) -> int:
     return interaction.channel_id
 
 
-def is_gm(interaction: Interaction, encounter: Encounter) -> bool:
-    """The encounter's game master: whoever started it, or anyone with Manage Server."""
-    return interaction.user.id == encounter.gm_id or can_moderate(interaction)
+def runs(asker: Viewer, encounter: Encounter) -> bool:
+    """Whether `asker` may run this fight: whoever started it, or one of the server's game masters.
+
+    Running a fight (turns, order, its own quick creatures) opens no secret: seeing asks the audience policy.
+    """
+    return asker.game_master or asker.user_id == encounter.gm_id
 
 
-def require_gm(interaction: Interaction, encounter: Encounter, doing: str) -> None:
-    """Refuse anyone but the game master."""
-    if not is_gm(interaction, encounter):
-        raise NotAllowed(f"Only the game master (<@{encounter.gm_id}>) or Manage Server can {doing}.")
+def require_runner(asker: Viewer, encounter: Encounter, doing: str) -> None:
+    """Refuse anyone but whoever runs the fight."""
+    if not runs(asker, encounter):
+        raise NotAllowed(f"Only whoever runs this fight (<@{encounter.gm_id}>) or a game master can {doing}.")
 
 
-def require_owner(interaction: Interaction, encounter: Encounter, combatant: Combatant, doing: str) -> None:
-    """Refuse anyone but the game master and the combatant's owner."""
-    if interaction.user.id != combatant.owner_id and not is_gm(interaction, encounter):
-        raise NotAllowed(f"Only the game master or <@{combatant.owner_id}> can {doing} **{combatant.name}**.")
+def require_owner(asker: Viewer, encounter: Encounter, combatant: Combatant, doing: str) -> None:
+    """Refuse anyone but whoever runs the fight and the combatant's owner."""
+    if asker.user_id != combatant.owner_id and not runs(asker, encounter):
+        raise NotAllowed(f"Only whoever runs this fight or <@{combatant.owner_id}> can {doing} **{combatant.name}**.")
+
+
+def within_cap(asker: Viewer, encounter: Encounter, adding: int) -> None:
+    """Refuse a player (not a game master) more than `rules.MAX_OWN_COMBATANTS` combatants of their own."""
+    if asker.game_master:
+        return
+    own = sum(c.owner_id == asker.user_id for c in encounter.combatants)
+    if own + adding > rules.MAX_OWN_COMBATANTS:
+        raise TooMany(
+            f"A player brings at most {rules.MAX_OWN_COMBATANTS} combatants of their own to a fight; you have "
+            f"{own} here. A game master (Manage Server or the game master role) adds more."
+        )
 
 
 def tracker_view(encounter: Encounter) -> discord.ui.View:
@@ -138,49 +164,108 @@ def initiative_summary(encounter: Encounter) -> str:
     return history_text(f"Initiative, {encounter.name} round {encounter.round}: {', '.join(parts)}")
 
 
+class TurnGuard:
+    """Makes `/encounter next` as safe as the Next button: two typed at once pass one turn.
+
+    The button names the step it was shown at; a typed command cannot, so the guard remembers, per channel, the
+    message that showed the last pass (its snowflake). A Next command made before that message existed could not
+    have seen that pass: it was aimed at the turn already passed, and passes nothing. While a pass is still being
+    answered every Next command is refused the same way. Kept in the bot's memory: a restart forgets only passes
+    shown before it, which no command still in flight can have missed.
+    """
+
+    PASSING: Final = 1 << 64  # above every snowflake: a pass not yet shown
+
+    def __init__(self) -> None:
+        self._shown: dict[int, int] = {}  # channel -> the snowflake of the message that showed its last pass
+
+    def blind(self, channel_id: int, interaction_id: int) -> bool:
+        """Whether a Next command made as `interaction_id` was made before the channel's last pass was shown."""
+        return interaction_id < self._shown.get(channel_id, 0)
+
+    def passing(self, channel_id: int) -> int:
+        """A pass is being made and not yet shown; what the guard held before (to `shown` it back on failure)."""
+        before = self._shown.get(channel_id, 0)
+        self._shown[channel_id] = self.PASSING
+        return before
+
+    def shown(self, channel_id: int, snowflake: int) -> None:
+        """The channel's last pass was shown by the message (or the button press) `snowflake`."""
+        self._shown[channel_id] = snowflake
+
+
+def turn_guard(bot: DiceBot) -> TurnGuard | None:
+    """The encounter cog's guard of typed Next commands (None when the cog is not loaded)."""
+    cog = bot.get_cog("Encounters")
+    return cog.turns if isinstance(cog, Encounters) else None
+
+
+async def _log_initiative(interaction: Interaction, after: Encounter) -> None:
+    """Log an initiative roll like any roll (after the state it belongs to is committed), so /history shows it."""
+    bot = interaction.client
+    await bot.log_roll(
+        RollRecord(
+            interaction_id=interaction.id,
+            guild_id=interaction.guild_id,
+            channel_id=interaction.channel_id,
+            user_id=interaction.user.id,
+            command="encounter next",
+            inputs={},
+            result=initiative_result(after),
+            private=False,
+            created_at=bot.clock(),
+            summary=initiative_summary(after),
+            ruleset=after.ruleset,
+        )
+    )
+
+
 async def pass_turn(
     interaction: Interaction, *, seen_step: int | None, tracker: int | None = None
 ) -> tuple[Encounter, bool]:
     """End the current turn (the first call rolls initiative); whether it passed.
 
     A button names the step it was shown at (`seen_step`): when the encounter has moved on since, nothing passes
-    and the caller shows the current state, so two presses at once pass one turn. `tracker`: the message the
-    button is on, which shows the fight from now on.
+    and the caller shows the current state, so two presses at once pass one turn. A typed command (no
+    `seen_step`) is held to the same by the `TurnGuard`: the caller tells it, once the pass is shown, by which
+    message. `tracker`: the message the button is on, which shows the fight from now on.
     """
     bot = interaction.client
     guild_id, channel_id = guild_of(interaction), channel_of(interaction)
-    async with bot.database.write.begin() as session:
-        repository = EncounterRepository(session)
-        record = await repository.current(guild_id=guild_id, channel_id=channel_id, for_update=True)
-        before = record.encounter
-        if tracker is not None and tracker != record.tracker_id:
-            await repository.keep_tracker(guild_id=guild_id, channel_id=channel_id, message_id=tracker)
-        if seen_step is not None and seen_step != before.steps:
-            return before, False
-        current = before.current
-        if current is None:
-            require_gm(interaction, before, "roll initiative and start the fight")
-        else:
-            require_owner(interaction, before, current, "end the turn of")
-        after = rules.advance(before, bot.dice)
-        await repository.save(record, after, now=bot.clock())
+    asker = await viewer(bot, interaction)
+    guard = turn_guard(bot)
+    held = None
+    try:
+        async with bot.database.write.begin() as session:
+            repository = EncounterRepository(session)
+            record = await repository.current(guild_id=guild_id, channel_id=channel_id, for_update=True)
+            before = record.encounter
+            if tracker is not None and tracker != record.tracker_id:
+                await repository.keep_tracker(guild_id=guild_id, channel_id=channel_id, message_id=tracker)
+            if seen_step is not None and seen_step != before.steps:
+                return before, False
+            if seen_step is None and guard is not None and guard.blind(channel_id, interaction.id):
+                return before, False
+            current = before.current
+            if current is None:
+                require_runner(asker, before, "roll initiative and start the fight")
+            else:
+                require_owner(asker, before, current, "end the turn of")
+            after = rules.advance(before, bot.dice)
+            # Under the fight's lock, before it is committed: a Next command waiting for the lock sees it.
+            held = guard.passing(channel_id) if guard is not None else None
+            await repository.save(record, after, now=bot.clock())
+    except BaseException:
+        if guard is not None and held is not None:
+            guard.shown(channel_id, held)
+        raise
     if rolled_initiative(before, after):
-        # Logged like any roll (after the state it belongs to is committed), so /history shows it.
-        await bot.log_roll(
-            RollRecord(
-                interaction_id=interaction.id,
-                guild_id=interaction.guild_id,
-                channel_id=interaction.channel_id,
-                user_id=interaction.user.id,
-                command="encounter next",
-                inputs={},
-                result=initiative_result(after),
-                private=False,
-                created_at=bot.clock(),
-                summary=initiative_summary(after),
-                ruleset=after.ruleset,
-            )
-        )
+        try:
+            await _log_initiative(interaction, after)
+        except BaseException:
+            if guard is not None:  # the turn passed: a failed log must not hold every later Next command back
+                guard.shown(channel_id, interaction.id)
+            raise
     return after, True
 
 
@@ -227,8 +312,89 @@ class NextTurn(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"encoun
         try:
             tracker = interaction.message.id if interaction.message is not None else None
             after, passed = await pass_turn(interaction, seen_step=self.step, tracker=tracker)
-            note = None if passed else "Someone already moved the fight on: this is where it stands."
-            await interaction.response.edit_message(embed=ui.tracker_embed(after, note=note), view=tracker_view(after))
+            note = None if passed else MOVED_ON
+            try:
+                await interaction.response.edit_message(
+                    embed=ui.tracker_embed(after, note=note), view=tracker_view(after)
+                )
+            finally:
+                if passed and (guard := turn_guard(interaction.client)) is not None:
+                    guard.shown(channel_of(interaction), interaction.id)
+        except Exception as error:
+            await report(interaction, error)
+
+
+def dump_hits(hits: Sequence[tuple[str, Hit]]) -> list[dict[str, Any]]:
+    """What the roll log keeps of hits waiting for a hand: each combatant as the roll named it, and its hit."""
+    return [{"target": target, **dataclasses.asdict(hit)} for target, hit in hits]
+
+
+def load_hits(raw: Sequence[dict[str, Any]]) -> list[tuple[str, Hit]]:
+    """The hits `dump_hits` kept."""
+    return [
+        (h["target"], Hit(damage=h["damage"], knockout_turns=h.get("knockout_turns"), stun_turns=h.get("stun_turns")))
+        for h in raw
+    ]
+
+
+def apply_label(hits: Sequence[tuple[str, Hit]]) -> str:
+    """The Apply button's label: whom the hits are on, never what they do (a hidden combatant's numbers)."""
+    names = list(dict.fromkeys(target for target, _ in hits))
+    return f"Apply the hit to {names[0]}" if len(names) == 1 else f"Apply the hits to {', '.join(names)}"
+
+
+class ApplyHits(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"strike:(?P<id>[0-9]+)"):
+    """Apply a private or hidden roll's hits on the fight, once: then the tracker shows them to the table.
+
+    What is applied, and to whom, is read from the roll log (the bot wrote it there), never from the button; who
+    may press it asks the audience policy (`applies_hit`): a private roll's roller or a game master, a hidden
+    roll's game master (its button is under the GM channel's copy).
+    """
+
+    def __init__(self, interaction_id: int, label: str = "Apply the hit") -> None:
+        super().__init__(
+            discord.ui.Button(label=label[:80], style=discord.ButtonStyle.danger, custom_id=f"strike:{interaction_id}")
+        )
+        self.interaction_id = interaction_id
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
+    ) -> ApplyHits:
+        """Rebuild the button from a press (after a restart too)."""
+        return cls(int(match["id"]))
+
+    async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
+        """A press counts against the presser's rate limit, as a command would."""
+        return bool(await interaction.client.tree.admit(interaction))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        """Apply the hits in one transaction, take the button away, and bring the fight's tracker up to date."""
+        try:
+            bot: DiceBot = interaction.client
+            async with bot.database.read() as session:
+                roll = await RollRepository(session).made_by(self.interaction_id)
+            raw = (roll.details or {}).get(STRIKE) if roll is not None else None
+            if roll is None or raw is None or roll.guild_id is None or roll.channel_id is None:
+                raise UserError(NOT_FOUND)
+            if roll.guild_id != interaction.guild_id:
+                raise UserError(NOT_FOUND)
+            shown = Visibility.HIDDEN if roll.hidden else Visibility.PRIVATE if roll.private else Visibility.PUBLIC
+            asker = await viewer(bot, interaction)
+            if not applies_hit(asker, roll.user_id, shown):
+                who = "a game master" if roll.hidden else f"<@{roll.user_id}>, who rolled it, or a game master"
+                raise NotAllowed(f"Only {who} applies this {shown.value} roll's hit to the fight.")
+            async with bot.database.write.begin() as session:
+                if not await RollRepository(session).claim(self.interaction_id, STRIKE):
+                    raise UserError("This roll's hit was applied already.", title="Applied already")
+                record, changes = await EncounterRepository(session).apply_hits(
+                    guild_id=roll.guild_id, channel_id=roll.channel_id, hits=load_hits(raw), now=bot.clock()
+                )
+            await interaction.response.edit_message(view=_without(interaction, f"strike:{self.interaction_id}"))
+            lines = "\n".join(ui.change_line(record.encounter, change, asker) for change in changes)
+            note = ui.change_embed(f"Applied by {interaction.user.display_name}", lines)
+            await interaction.followup.send(embed=note, ephemeral=True)
+            await refresh_tracker(bot, roll.guild_id, roll.channel_id)
         except Exception as error:
             await report(interaction, error)
 
@@ -239,6 +405,7 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
 
     def __init__(self, bot: DiceBot) -> None:
         self.bot = bot
+        self.turns = TurnGuard()
         super().__init__()
 
     # -- the one write path ------------------------------------------------------------------------------
@@ -293,7 +460,7 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
         name: app_commands.Range[str, 1, 40] = "Encounter",
         hide_hp: bool = False,
     ) -> None:
-        """Start an encounter in this channel; you are its game master.
+        """Start an encounter in this channel; you run it (turns, your quick creatures).
 
         Args:
             ruleset: The rules the fight uses
@@ -302,6 +469,11 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
         """
         guild_id, channel_id = guild_of(interaction), channel_of(interaction)
         settings = await self.bot.server_settings(guild_id)
+        if settings.encounter_gm_only and not is_game_master(interaction, settings):
+            raise NotAllowed(
+                "On this server only the game masters (Manage Server or the game master role) start a fight "
+                "(`/settings` `encounter.who`)."
+            )
         encounter = rules.new_encounter(
             ruleset, name, interaction.user.id, by_side=settings.sf_initiative_by_side, hide_hp=hide_hp
         )
@@ -314,14 +486,14 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
 
     @app_commands.command(name="show")
     async def show(self, interaction: Interaction, private: bool = False) -> None:
-        """Post this channel's tracker with its Next button; private shows the GM every number.
+        """Post this channel's tracker with its Next button; private shows you every number you may see.
 
         Args:
-            private: Only you see it (the game master then sees hidden hit points too)
+            private: Only you see it (a game master, or a combatant's owner, sees its hidden hit points too)
         """
         encounter = (await self.read(interaction)).encounter
-        for_gm = private and is_gm(interaction, encounter)
-        embed = ui.tracker_embed(encounter, for_gm=for_gm)
+        # A private view shows what the asker may see (the audience policy); the channel's shows what anyone may.
+        embed = ui.tracker_embed(encounter, viewer=await viewer(self.bot, interaction) if private else ANYONE)
         if private:
             await interaction.response.send_message(embed=embed, ephemeral=True)
             return
@@ -332,18 +504,29 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
     @app_commands.command(name="next")
     async def next_(self, interaction: Interaction) -> None:
         """End the current turn (the first Next rolls initiative) and post the tracker."""
-        after, _ = await pass_turn(interaction, seen_step=None)
-        sent = await interaction.response.send_message(embed=ui.tracker_embed(after), view=tracker_view(after))
+        after, passed = await pass_turn(interaction, seen_step=None)
+        if not passed:
+            # Typed at the same time as another Next that passed this turn: the tracker shows where it stands.
+            embed = ui.tracker_embed(after, note=MOVED_ON)
+            await interaction.response.send_message(embed=embed, ephemeral=True)
+            return
+        shown = interaction.id
+        try:
+            sent = await interaction.response.send_message(embed=ui.tracker_embed(after), view=tracker_view(after))
+            shown = sent.message_id or shown
+        finally:
+            self.turns.shown(channel_of(interaction), shown)
         await keep_tracker(interaction, sent)
 
     @app_commands.command(name="end")
     async def end(self, interaction: Interaction) -> None:
-        """End this channel's encounter (game master)."""
+        """End this channel's encounter (whoever runs it, or a game master)."""
         guild_id, channel_id = guild_of(interaction), channel_of(interaction)
+        asker = await viewer(self.bot, interaction)
         async with self.bot.database.write.begin() as session:
             repository = EncounterRepository(session)
             record = await repository.current(guild_id=guild_id, channel_id=channel_id, for_update=True)
-            require_gm(interaction, record.encounter, "end the encounter")
+            require_runner(asker, record.encounter, "end the encounter")
             await repository.end(record)
         await interaction.response.send_message(embed=ui.ended_embed(record.encounter))
 
@@ -366,9 +549,11 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
             improved_initiative: D&D: you have the Improved Initiative feat (+4)
             initiative_bonus: D&D: any other initiative modifier
         """
+        asker = await viewer(self.bot, interaction)
 
         async def step(record: EncounterRecord, session: AsyncSession) -> tuple[Encounter, str]:
             encounter = record.encounter
+            within_cap(asker, encounter, 1)
             found = await self._own_character(interaction, session, character, encounter.ruleset)
             entry = rules.from_sheet(
                 encounter.ruleset,
@@ -432,7 +617,7 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
         hidden: bool | None = None,
         improved_initiative: bool = False,
     ) -> None:
-        """Add a quick creature (count of them) or any member's character to the fight (game master).
+        """Add quick creatures or a character to the fight (whoever runs it; another's character: a game master).
 
         Args:
             name: A quick creature's name; with count 4, Goblin becomes Goblin 1-4
@@ -452,12 +637,20 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
         if (name is None) == (character is None):
             raise UserError("Give a quick creature's `name` and `hp`, or a `character`, one of the two.")
 
+        asker = await viewer(self.bot, interaction)
+
         async def step(record: EncounterRecord, session: AsyncSession) -> tuple[Encounter, str]:
             encounter = record.encounter
-            require_gm(interaction, encounter, "add combatants")
+            require_runner(asker, encounter, "add combatants")
+            within_cap(asker, encounter, 1 if character is not None else count)
             secret = encounter.hide_hp if hidden is None else hidden
             if character is not None:
                 found = await find(CharacterRepository(session), interaction, character)
+                if found.owner_id != interaction.user.id and not asker.game_master:
+                    raise NotAllowed(
+                        f"**{found.name}** is <@{found.owner_id}>'s: they `/encounter join` with it, or a game master "
+                        "adds it."
+                    )
                 if found.ruleset.key != encounter.ruleset:
                     raise CharacterError(f"**{found.name}** is a {found.ruleset.title} character, not this fight's.")
                 entry = rules.from_sheet(
@@ -531,10 +724,11 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
         Args:
             combatant: Who leaves the fight
         """
+        asker = await viewer(self.bot, interaction)
 
         async def step(record: EncounterRecord, session: AsyncSession) -> tuple[Encounter, str]:
             target = rules.find(record.encounter, combatant)
-            require_owner(interaction, record.encounter, target, "remove")
+            require_owner(asker, record.encounter, target, "remove")
             return rules.remove(record.encounter, target.number, self.bot.dice), f"{target.name} left the fight."
 
         after, note = await self.change(interaction, step)
@@ -556,9 +750,11 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
         """
         change = health_input.read_change(amount, what="`amount`", signed=True)
 
+        asker = await viewer(self.bot, interaction)
+
         async def step(record: EncounterRecord, session: AsyncSession) -> tuple[Encounter, rules.Change]:
             target = rules.find(record.encounter, combatant)
-            require_owner(interaction, record.encounter, target, "change the hit points of")
+            require_owner(asker, record.encounter, target, "change the hit points of")
             return rules.change_health(record.encounter, target.number, change)
 
         after, changed = await self.change(interaction, step)
@@ -582,11 +778,12 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
             rounds: How many of its turns it lasts (default: until taken off)
             remove: Take the condition off instead
         """
+        asker = await viewer(self.bot, interaction)
 
         async def step(record: EncounterRecord, session: AsyncSession) -> tuple[Encounter, str]:
             encounter = record.encounter
             target = rules.find(encounter, combatant)
-            require_owner(interaction, encounter, target, "change the conditions of")
+            require_owner(asker, encounter, target, "change the conditions of")
             if remove:
                 return rules.clear_condition(encounter, target.number, name), f"{target.name} is no longer {name}."
             lasting = f" for {rounds} round(s)" if rounds else ""
@@ -603,15 +800,16 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
         combatant: app_commands.Range[str, 1, 40],
         position: app_commands.Range[int, 1, rules.MAX_COMBATANTS],
     ) -> None:
-        """Move a combatant to another place in the turn order (game master).
+        """Move a combatant to another place in the turn order (whoever runs the fight).
 
         Args:
             combatant: Who moves
             position: Its new place in the order, 1 acts first
         """
+        asker = await viewer(self.bot, interaction)
 
         async def step(record: EncounterRecord, session: AsyncSession) -> tuple[Encounter, str]:
-            require_gm(interaction, record.encounter, "reorder the fight")
+            require_runner(asker, record.encounter, "reorder the fight")
             target = rules.find(record.encounter, combatant)
             return rules.move(record.encounter, target.number, position), f"{target.name} now acts {position}."
 
@@ -634,10 +832,11 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
             x: The square's column, counted from 0 at the left
             y: The square's row, counted from 0 at the top
         """
+        asker = await viewer(self.bot, interaction)
 
         async def step(record: EncounterRecord, session: AsyncSession) -> tuple[Encounter, str]:
             target = rules.find(record.encounter, combatant)
-            require_owner(interaction, record.encounter, target, "place")
+            require_owner(asker, record.encounter, target, "place")
             return rules.place(record.encounter, target.number, x, y), f"{target.name} stands on ({x}, {y})."
 
         after, note = await self.change(interaction, step)
@@ -687,12 +886,13 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
 
     @app_commands.command(name="undo")
     async def undo(self, interaction: Interaction) -> None:
-        """Take back the last change to the encounter (game master)."""
+        """Take back the last change to the encounter (whoever runs it, or a game master)."""
         guild_id, channel_id = guild_of(interaction), channel_of(interaction)
+        asker = await viewer(self.bot, interaction)
         async with self.bot.database.write.begin() as session:
             repository = EncounterRepository(session)
             record = await repository.current(guild_id=guild_id, channel_id=channel_id, for_update=True)
-            require_gm(interaction, record.encounter, "undo changes")
+            require_runner(asker, record.encounter, "undo changes")
             undone = await repository.undo(record, now=self.bot.clock())
         embed = ui.tracker_embed(undone.encounter, note="The last change was undone.")
         await keep_tracker(
@@ -711,4 +911,4 @@ def _hidden(entry: Combatant, hidden: bool) -> Combatant:
 async def setup(bot: DiceBot) -> None:
     """Load the cog and its persistent Next button."""
     await bot.add_cog(Encounters(bot))
-    bot.add_dynamic_items(NextTurn)
+    bot.add_dynamic_items(NextTurn, ApplyHits)

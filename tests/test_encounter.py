@@ -275,7 +275,8 @@ async def test_the_gm_adds_a_member_s_character_and_players_leave(local: LocalDi
     await character(local, player, "sf", "Zix")
     wrong = await local.command("encounter join", {"character": "Zix"}, actor=player)
     assert wrong.ephemeral and "Star Frontiers character" in wrong.embed["description"]
-    ok(await local.command("encounter add", {"character": "#1", "improved_initiative": True}))
+    manager = local.as_user(MANAGER, permissions=MANAGER_PERMISSIONS)  # a game master adds a member's character
+    ok(await local.command("encounter add", {"character": "#1", "improved_initiative": True}, actor=manager))
     encounter = await stored(database)
     brom = rules.find(encounter, "Brom")
     assert (brom.owner_id, brom.hp, brom.max_hp, brom.character_id) == (int(PLAYER), 9, 14, 1)

@@ -167,6 +167,20 @@ class RollRepository:
         )
         return None if row is None else _record(row)
 
+    async def claim(self, interaction_id: int, key: str) -> bool:
+        """Mark what the roll's details keep under `key` (a hit waiting for a hand) as done, once; whether it was new.
+
+        Locked where the database can (SQLite writers run one at a time), so two presses at once claim it once.
+        """
+        query = select(RollLog).where(RollLog.interaction_id == interaction_id).order_by(RollLog.id).limit(1)
+        row = await self.session.scalar(query.with_for_update())
+        done = f"{key}_done"
+        if row is None or not row.details or key not in row.details or row.details.get(done):
+            return False
+        row.details = {**row.details, done: True}
+        await self.session.flush()
+        return True
+
     async def latest_interaction(self) -> int | None:
         """The largest interaction id any logged roll came from, or None when nothing is logged."""
         return await self.session.scalar(select(func.max(RollLog.interaction_id)))

@@ -114,3 +114,15 @@ def changes_public(visibility: Visibility) -> bool:
     tracker does not tell the table what the roll kept from it.
     """
     return visibility is Visibility.PUBLIC
+
+
+def applies_hit(viewer: Viewer, roller_id: int, visibility: Visibility) -> bool:
+    """Whether `viewer` may apply by hand a roll's hit on a fight, which the tracker then shows the table.
+
+    A public roll's hit is applied at once (`changes_public`). A private one's waits for its roller, who chose to
+    keep the roll, or a game master; a hidden one's for a game master alone (its roller may be a player, and the
+    hidden roll was the game master's to tell).
+    """
+    if visibility is Visibility.PUBLIC or viewer.game_master:
+        return True
+    return visibility is Visibility.PRIVATE and viewer.user_id is not None and viewer.user_id == roller_id

@@ -53,6 +53,9 @@ ALIENS: Final = "aliensrl"
 RULESETS: Final = (DND, SF, ALIENS)
 
 MAX_COMBATANTS: Final = 25  # a tracker lists them all in one embed (25 fields at most)
+# A default, kept as data: combatants one player who is not a game master may bring to a fight (their characters
+# and quick creatures), so that no member fills a fight with their own. The game masters add any number.
+MAX_OWN_COMBATANTS: Final = 6
 MAX_COUNT: Final = 10  # quick creatures added at once
 MAX_NAME: Final = 32
 MAX_CONDITIONS: Final = 5  # per combatant

@@ -25,6 +25,7 @@ class SettingError(UserError):
 
 ANSWERS = "rolls.answers"  # compact or full: how a roll's answer starts
 FAIR_WHO = "fair.who"  # anyone or managers: who starts and reveals fair sessions
+ENCOUNTER_WHO = "encounter.who"  # anyone or game-masters: who starts a fight
 SF_INITIATIVE = "sf.initiative"  # side or individual: how a Star Frontiers encounter rolls initiative
 # Kept beside the rules settings, but not one of them: its value is a role, not a choice (`/settings gm-role`).
 GM_ROLE = "gm_role"
@@ -61,6 +62,16 @@ SETTINGS: dict[str, Setting] = {
             choices={
                 "anyone": "anyone starts one; its starter or Manage Server reveals it (the default: skeptics check)",
                 "managers": "only members with Manage Server start and reveal fair sessions",
+            },
+            default="anyone",
+        ),
+        Setting(
+            key=ENCOUNTER_WHO,
+            title="Encounters: who starts a fight",
+            help="Whoever starts a fight runs it (turns, their quick creatures); the game masters may run any.",
+            choices={
+                "anyone": "any member starts one in any channel (the default)",
+                "game-masters": "only the game masters (Manage Server or the `/settings gm-role` role) start one",
             },
             default="anyone",
         ),
@@ -193,6 +204,7 @@ class ServerSettings:
     sf_initiative_by_side: bool = True  # `sf.initiative`: a Star Frontiers encounter rolls by side
     targeted: Targeted = DEFAULT_TARGETED  # `aliensrl.targeted`
     gm_role: int | None = None  # `/settings gm-role`: its members are the server's game masters
+    encounter_gm_only: bool = False  # `encounter.who`: only the game masters start a fight
 
 
 def server_settings(stored: Mapping[str, str]) -> ServerSettings:
@@ -215,6 +227,7 @@ def server_settings(stored: Mapping[str, str]) -> ServerSettings:
         sf_initiative_by_side=values[SF_INITIATIVE] == "side",
         targeted=Targeted(values["aliensrl.targeted"]),
         gm_role=_role(stored.get(GM_ROLE)),
+        encounter_gm_only=values[ENCOUNTER_WHO] == "game-masters",
     )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import discord
 
 from bot.rules import encounter as rules
+from bot.rules.audience import ANYONE, Creature, Viewer, sees_hit_points
 from bot.rules.encounter import Change, Combatant, Encounter, InitiativeRoll, SideInitiative
 from bot.ui.embeds import ROLL_COLOUR, clip, fit
 
@@ -23,15 +24,20 @@ def health_bar(hp: int, max_hp: int) -> str:
     return FULL * filled + EMPTY * (BAR_WIDTH - filled)
 
 
-def shows_numbers(combatant: Combatant, *, for_gm: bool) -> bool:
-    """Whether this viewer sees a combatant's hit points: the game master always, players unless hidden."""
-    return for_gm or not combatant.hidden
+def creature(combatant: Combatant) -> Creature:
+    """A combatant as the audience policy sees it: its owner's, its hit points hidden from the others or not."""
+    return Creature(combatant.owner_id, hidden_hp=combatant.hidden)
 
 
-def health_text(encounter: Encounter, combatant: Combatant, *, for_gm: bool) -> str:
-    """Health as a bar and numbers with its state, or a health word for a hidden combatant."""
+def shows_numbers(combatant: Combatant, viewer: Viewer) -> bool:
+    """Whether `viewer` sees a combatant's hit points as numbers (the audience policy decides)."""
+    return sees_hit_points(viewer, creature(combatant))
+
+
+def health_text(encounter: Encounter, combatant: Combatant, viewer: Viewer = ANYONE) -> str:
+    """Health as a bar and numbers with its state, or a health word for a combatant hidden from `viewer`."""
     state = rules.health(encounter.ruleset, combatant.hp)
-    if not shows_numbers(combatant, for_gm=for_gm):
+    if not shows_numbers(combatant, viewer):
         return rules.health_word(encounter.ruleset, combatant.hp, combatant.max_hp)
     text = (
         f"`{health_bar(combatant.hp, combatant.max_hp)}` {combatant.hp}/{combatant.max_hp} {HP_WORD[encounter.ruleset]}"
@@ -63,8 +69,11 @@ def side_text(side: SideInitiative) -> str:
     return f"{side.side.value.title()}: {roll_text(side.roll)} ({side.leader}'s IM; best RS {side.roll.tiebreak})"
 
 
-def tracker_embed(encounter: Encounter, *, for_gm: bool = False, note: str | None = None) -> discord.Embed:
-    """The tracker: round and whose turn, then the order with health and conditions, then initiative steps."""
+def tracker_embed(encounter: Encounter, *, viewer: Viewer = ANYONE, note: str | None = None) -> discord.Embed:
+    """The tracker: round and whose turn, then the order with health and conditions, then initiative steps.
+
+    `viewer`: who reads it (ANYONE for the channel's); each combatant's hit points show as the policy lets them.
+    """
     title = f"{encounter.name} · {RULESET_TITLES[encounter.ruleset]}"
     current = encounter.current
     if current is None:
@@ -79,7 +88,7 @@ def tracker_embed(encounter: Encounter, *, for_gm: bool = False, note: str | Non
     for index, combatant in enumerate(encounter.combatants):
         marker = "▶" if current is not None and index == encounter.turn else "·"
         rank = f"{combatant.initiative.total} " if combatant.initiative and encounter.begun else ""
-        line = f"{marker} {rank}**{combatant.name}** {health_text(encounter, combatant, for_gm=for_gm)}"
+        line = f"{marker} {rank}**{combatant.name}** {health_text(encounter, combatant, viewer)}"
         extras = [f"on {combatant.position}"] if combatant.position is not None else []
         if rules.flat_footed(encounter, combatant) and encounter.begun:
             extras.append("flat-footed")
@@ -89,8 +98,8 @@ def tracker_embed(encounter: Encounter, *, for_gm: bool = False, note: str | Non
             line += f" · {', '.join(extras)}"
         lines.append(line)
     if not encounter.combatants:
-        lines.append("Nobody yet: players `/encounter join`, the game master `/encounter add`.")
-    lines += ["", f"Game master: <@{encounter.gm_id}>"]
+        lines.append("Nobody yet: players `/encounter join`, whoever runs it `/encounter add`.")
+    lines += ["", f"Run by: <@{encounter.gm_id}>"]  # its starter: running a fight is not being a game master
     embed = discord.Embed(title=clip(title, 256), description="\n".join(lines), colour=ROLL_COLOUR)
     if encounter.begun and encounter.sides:
         embed.add_field(
@@ -102,15 +111,20 @@ def tracker_embed(encounter: Encounter, *, for_gm: bool = False, note: str | Non
         rolled = [f"{c.name}: {roll_text(c.initiative)}" for c in encounter.combatants if c.initiative]
         if rolled:
             embed.add_field(name="Initiative", value="\n".join(rolled), inline=False)
-    who = "The game master's view: every number shown." if for_gm else "Next ends the turn of whoever has it."
+    if viewer == ANYONE:
+        who = "Next ends the turn of whoever has it."
+    elif not all(shows_numbers(c, viewer) for c in encounter.combatants):
+        who = "Your view: hit points hidden from you show as a health word."
+    else:
+        who = "The game master's view: every number shown." if viewer.game_master else "Your view: every number shown."
     embed.set_footer(text=who)
     return fit(embed)
 
 
-def change_line(encounter: Encounter, change: Change, *, for_gm: bool = False) -> str:
-    """A change to a combatant as the channel sees it: numbers, or for a hidden combatant its health word."""
+def change_line(encounter: Encounter, change: Change, viewer: Viewer = ANYONE) -> str:
+    """A change to a combatant as `viewer` (the channel) sees it: numbers, or a health word for a hidden one."""
     combatant = next((c for c in encounter.combatants if c.number == change.number), None)
-    if combatant is not None and not shows_numbers(combatant, for_gm=for_gm):
+    if combatant is not None and not shows_numbers(combatant, viewer):
         word = rules.health_word(encounter.ruleset, change.after, change.max_hp)
         added = "".join(f", {c.name}" for c in change.conditions)
         return f"{change.name}: {word}{added}"
@@ -125,7 +139,7 @@ def change_embed(title: str, text: str) -> discord.Embed:
 def ended_embed(encounter: Encounter) -> discord.Embed:
     """The last word on an encounter: how many rounds it ran, and who stood where."""
     rounds = f"after {encounter.round} round(s)" if encounter.begun else "before it began"
-    lines = [f"{c.name}: {health_text(encounter, c, for_gm=False)}" for c in encounter.combatants]
+    lines = [f"{c.name}: {health_text(encounter, c)}" for c in encounter.combatants]
     embed = discord.Embed(
         title=clip(f"{encounter.name} ended {rounds}", 256), description="\n".join(lines) or None, colour=ENDED_COLOUR
     )

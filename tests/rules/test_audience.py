@@ -9,6 +9,7 @@ from bot.rules.audience import (
     Creature,
     Viewer,
     Visibility,
+    applies_hit,
     changes_public,
     public_hit_points,
     public_numbers,
@@ -62,3 +63,12 @@ def test_a_sealed_fair_roll_opens_only_for_who_sees_every_creature_it_read() -> 
     assert sees_all(Viewer(OWNER), (secret,)) and not sees_all(Viewer(OWNER), (secret, hidden))
     assert not sees_all(Viewer(OTHER), (secret, hidden)) and sees_all(Viewer(OTHER), (hidden,))
     assert sees_all(Viewer(33, game_master=True), (secret, hidden))
+
+
+def test_a_waiting_hit_is_applied_by_a_private_roll_s_roller_or_a_game_master_and_a_hidden_one_s_game_master() -> None:
+    """#25 item 6: a hidden or private attack on a fight changes nothing the table sees until someone applies it."""
+    for shown, user, gm in itertools.product(Visibility, (OWNER, OTHER, None), (False, True)):
+        viewer = Viewer(user, game_master=gm)
+        expected = shown is Visibility.PUBLIC or gm or (shown is Visibility.PRIVATE and user == OWNER)
+        assert applies_hit(viewer, OWNER, shown) == expected, (shown, user, gm)
+        assert changes_public(shown) == (shown is Visibility.PUBLIC)
