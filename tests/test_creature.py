@@ -241,7 +241,7 @@ async def test_a_star_frontiers_character_is_the_same_target_in_a_fight_and_out_
     ok(await local.command("character weapon add", {"character": "Kel", "name": "laser pistol"}, actor=player))
     ok(await local.command("encounter start", {"ruleset": "sf", "name": "Port Loren"}))
     ok(await local.command("encounter add", {"character": target}))
-    ok(await local.command("encounter add", {"character": gunner, "side": "party"}))
+    ok(await local.command("encounter join", {"character": gunner, "side": "party"}, actor=player))
     # Outside the fight: the same server, another channel, where no fight runs.
     gm_outside, player_outside = (dataclasses.replace(a, channel_id=OTHER) for a in (local.actor, player))
     shot = {"character": "Kel", "weapon": "laser pistol", "setting": 4, "distance": 5}
