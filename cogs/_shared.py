@@ -94,11 +94,16 @@ async def find(
     *,
     owner_id: int | None = None,
     for_update: bool = False,
+    shown_to: Viewer | None = None,
 ) -> CharacterRecord:
     """The character `text` names: `#12` (what autocomplete fills in) or a name of `owner_id`'s.
 
     Without `owner_id`, a name is looked up among your characters first, then among everyone's in the server
     (the game master's ogre, typed in full); several of those are listed to pick from.
+
+    `shown_to`: who reads the answer that names the character (a sheet, a list, a statistic, a history), when it
+    is one that must not name a secret to whoever may not see it (`bot.rules.audience`): for them a secret
+    character does not exist. Its owner and the game masters are told to ask privately instead.
     """
     guild_id = guild_of(interaction)
     anyone = owner_id is None
@@ -107,12 +112,18 @@ async def find(
     # isdecimal, not isdigit: "²" is a digit that int() refuses.
     if text.startswith("#") and text[1:].isdecimal():
         record = await repository.get(int(text[1:]), guild_id=guild_id, for_update=for_update)
+        if record is not None and shown_to is not None and not await _known_to(interaction, shown_to, [record]):
+            record = None
         if record is None:
             raise CharacterError(f"There is no character {text} in this server.", title="No such character")
         return record
     matches = await repository.named(guild_id=guild_id, owner_id=owner_id, name=text)
+    if shown_to is not None:
+        matches = await _known_to(interaction, shown_to, matches)
     if not matches and anyone:
         matches = await repository.named(guild_id=guild_id, owner_id=None, name=text, limit=6)
+        if shown_to is not None:
+            matches = await _known_to(interaction, shown_to, matches)
         if len(matches) > 1:
             listed = ", ".join(f"#{m.id} ({m.ruleset.title}, <@{m.owner_id}>)" for m in matches[:5])
             raise CharacterError(
@@ -134,6 +145,23 @@ async def find(
         assert record is not None
         return record
     return matches[0]
+
+
+async def _known_to(interaction: Interaction, shown_to: Viewer, found: list[CharacterRecord]) -> list[CharacterRecord]:
+    """The characters of `found` that an answer read by `shown_to` may name (a secret only to who may see it).
+
+    A secret left out that the asker may see (theirs, or they are a game master) is refused with the way to see it:
+    the answer was to go where others read it.
+    """
+    known = [record for record in found if record.may_see(shown_to)]
+    left_out = [record for record in found if not record.may_see(shown_to)]
+    if left_out and not known and left_out[0].may_see(await viewer(interaction.client, interaction)):
+        raise CharacterError(
+            f"**{left_out[0].name}** is a secret, and this answer would name it to the channel: ask with "
+            "`private:true`.",
+            title="A secret",
+        )
+    return known
 
 
 async def find_own(repository: CharacterRepository, interaction: Interaction, text: str) -> CharacterRecord:
@@ -376,6 +404,8 @@ async def _log_and_answer(
         # True itself when hidden, as the branch below reads the option: the column takes only a bool.
         private=True if hidden else private,
         hidden=bool(hidden),
+        # Against a secret, the roll's luck tally tells its numbers: /stats counts it only for who may see them.
+        secret_of=answer.secret_owner,
     )
     if hidden:
         # The GM channel is the game master's: it sees a secret defender's numbers too.
@@ -429,6 +459,7 @@ def _record(
     proof: Proof[Any] | None,
     private: bool,
     hidden: bool,
+    secret_of: int | None = None,
 ) -> RollRecord:
     """The roll log's record of a roll: the command and options exactly as the user gave them.
 
@@ -455,6 +486,7 @@ def _record(
         luck=rolled.luck,
         details=details,
         proof=proof.to_log() if fair and proof else None,
+        secret_of=secret_of,
     )
 
 
@@ -563,8 +595,9 @@ async def _choices(
 ) -> list[app_commands.Choice[str]]:
     if interaction.guild_id is None:
         return []
+    asker = await viewer(bot, interaction)  # a secret character is suggested only to whoever may see it
     async with bot.database.read() as session:
         found = await CharacterRepository(session).summaries(
-            guild_id=interaction.guild_id, owner_id=owner_id, text=current.lstrip("#"), rules=rules
+            guild_id=interaction.guild_id, owner_id=owner_id, text=current.lstrip("#"), rules=rules, shown_to=asker
         )
     return [app_commands.Choice(name=clip(f"{s.name} (#{s.id})", 100), value=f"#{s.id}") for s in found]

@@ -22,12 +22,13 @@ from bot.deadline import FORM_COMMAND
 from bot.errors import UserError
 from bot.rules import dnd35 as dnd
 from bot.rules import star_frontiers as sf
+from bot.rules.audience import Viewer
 from bot.rules.names import WEAPON, clean_name
 from bot.rules.sheets import RULESETS
 from bot.rules.sheets.base import SheetError, allowed, character_name, name_key, parse_pairs
 from bot.rules.sheets.transfer import MAX_IMPORT_BYTES, ImportPlan, Portable, dump_export, parse_export
 from bot.tree import report
-from bot.ui.characters import done_embed, list_embed, secret_sheet_embed, sheet_embed
+from bot.ui.characters import done_embed, list_embed, sheet_embed
 from bot.ui.embeds import clip, error_embed, paged
 from bot.ui.views import Confirm
 from cogs._shared import Interaction, NotYours, can_moderate, find, find_own, guild_of, viewer
@@ -61,9 +62,10 @@ class Characters(commands.GroupCog, group_name="character", group_description="Y
     ) -> list[app_commands.Choice[str]]:
         if interaction.guild_id is None:
             return []
+        asker = await viewer(self.bot, interaction)
         async with self.bot.database.read() as session:
             found = await CharacterRepository(session).summaries(
-                guild_id=interaction.guild_id, owner_id=owner_id, text=current.lstrip("#")
+                guild_id=interaction.guild_id, owner_id=owner_id, text=current.lstrip("#"), shown_to=asker
             )
         return [
             app_commands.Choice(name=clip(f"{s.name} · {RULESETS[s.ruleset].title}", 100), value=f"#{s.id}")
@@ -162,24 +164,26 @@ class Characters(commands.GroupCog, group_name="character", group_description="Y
         """
         guild_id = guild_of(interaction)
         owner = user or interaction.user
+        # A secret is not even named to whoever may not see it: for them it does not exist. Its sheet goes to
+        # whoever may see it privately, so they are the answer's reader whatever `private` says.
+        asker = await viewer(self.bot, interaction)
         async with self.bot.database.read() as session:
             repository = CharacterRepository(session)
             if character is None:
-                record = await self._default(repository, guild_id, owner.id)
+                record = await self._default(repository, guild_id, owner.id, asker)
             else:
-                record = await find(repository, interaction, character, owner_id=owner.id)
+                record = await find(repository, interaction, character, owner_id=owner.id, shown_to=asker)
             active = record.id in await repository.active_ids(guild_id=guild_id, user_id=record.owner_id)
-        if not record.may_see(await viewer(self.bot, interaction)):
-            await interaction.response.send_message(embed=secret_sheet_embed(record), ephemeral=private)
-            return
         # A secret's numbers go to whoever may see them, never to the channel.
         pages = paged(sheet_embed(record, active=active), footer_everywhere=True)
         await interaction.response.send_message(
             embed=pages[0], view=sheet_view(record.id, 1, len(pages)), ephemeral=private or record.secret
         )
 
-    async def _default(self, repository: CharacterRepository, guild_id: int, owner_id: int) -> CharacterRecord:
-        owned = await repository.owned(guild_id=guild_id, owner_id=owner_id)
+    async def _default(
+        self, repository: CharacterRepository, guild_id: int, owner_id: int, asker: Viewer
+    ) -> CharacterRecord:
+        owned = [r for r in await repository.owned(guild_id=guild_id, owner_id=owner_id) if r.may_see(asker)]
         if len(owned) == 1:
             return owned[0]
         active = await repository.active_ids(guild_id=guild_id, user_id=owner_id)
@@ -201,7 +205,10 @@ class Characters(commands.GroupCog, group_name="character", group_description="Y
         owner = user or interaction.user
         async with self.bot.database.read() as session:
             repository = CharacterRepository(session)
-            found = await repository.summaries(guild_id=guild_id, owner_id=owner.id, limit=1000)
+            # A game master's secret characters are listed to whoever may see them only, and not counted either.
+            found = await repository.summaries(
+                guild_id=guild_id, owner_id=owner.id, limit=1000, shown_to=await viewer(self.bot, interaction)
+            )
             active = await repository.active_ids(guild_id=guild_id, user_id=owner.id)
         embed = list_embed(found, owner_id=owner.id, active=active)
         await interaction.response.send_message(embed=embed, ephemeral=True)
@@ -666,12 +673,10 @@ class SheetPage(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"sheet
             async with interaction.client.database.read() as session:
                 repository = CharacterRepository(session)
                 record = await repository.get(self.character_id, guild_id=guild_id)
-                if record is None:
+                # A forged id of a secret is as gone as a deleted one to whoever may not see it: not even its name.
+                if record is None or not record.may_see(await viewer(interaction.client, interaction)):
                     raise CharacterError("That character is gone.", title="No such character")
                 active = record.id in await repository.active_ids(guild_id=guild_id, user_id=record.owner_id)
-            if not record.may_see(await viewer(interaction.client, interaction)):
-                await interaction.response.send_message(embed=secret_sheet_embed(record), ephemeral=True)
-                return
             pages = paged(sheet_embed(record, active=active), footer_everywhere=True)
             page = min(self.page, len(pages))
             view = sheet_view(record.id, page, len(pages))

@@ -12,6 +12,10 @@ statistic) cannot leak what each feature keeps on its own. Three things decide:
   role), or anyone. Starting a fight makes its starter the one who runs it (turns, quick creatures), not a game
   master: it opens nobody else's secrets.
 
+Who reads an answer is its `reader`: the asker when it is private, else the channel (`ANYONE`). A secret creature
+is not even named to a reader who may not see its numbers (lists, suggestions, /stats, /history find nothing), and
+what follows from its numbers (the odds of a roll against it, a statistic of such rolls) is its numbers too.
+
 Pure: the callers say who is looking and at what; nothing here reads Discord or the database.
 """
 
@@ -81,6 +85,11 @@ def public_numbers(creature: Creature) -> bool:
 def public_hit_points(creature: Creature) -> bool:
     """Whether a creature's hit points may go where anyone reads them."""
     return sees_hit_points(ANYONE, creature)
+
+
+def reader(viewer: Viewer, *, private: bool) -> Viewer:
+    """Who reads an answer `viewer` asked for: they alone when it is private, else anyone in the channel."""
+    return viewer if private else ANYONE
 
 
 def sees_roll(viewer: Viewer, roller_id: int, visibility: Visibility) -> bool:

@@ -12,6 +12,7 @@ from bot.rules.audience import (
     changes_public,
     public_hit_points,
     public_numbers,
+    reader,
     sees_hit_points,
     sees_numbers,
     sees_roll,
@@ -52,3 +53,12 @@ def test_only_a_public_roll_changes_what_the_channel_sees() -> None:
     assert visibility(private=True, hidden=True) is Visibility.HIDDEN
     assert visibility(private=False, hidden=True) is Visibility.HIDDEN
     assert [changes_public(v) for v in Visibility] == [True, False, False]
+
+
+def test_a_private_answer_is_read_by_its_asker_and_any_other_by_the_channel() -> None:
+    for user, gm in itertools.product((OWNER, OTHER), (False, True)):
+        asker = Viewer(user, game_master=gm)
+        assert reader(asker, private=True) == asker
+        assert reader(asker, private=False) == ANYONE
+    # What the channel reads shows no secret, whoever asked for it.
+    assert not sees_numbers(reader(Viewer(OWNER, game_master=True), private=False), Creature(OWNER, secret=True))

@@ -1,0 +1,176 @@
+"""Secrets where features meet (issue #25, item 5): statistics, lists, odds, autocomplete and /history.
+
+Each output asks the one audience policy (`bot.rules.audience`), so that a member who is neither a secret's owner
+nor a game master learns nothing of a game master's secret character, not even its name, nor the hit points of a
+combatant whose fight hides them. Each test names the finding it guards; each failed on the main of the day.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+from bot.db.characters import CharacterRepository
+from bot.db.codec import encode
+from bot.db.rolls import encode_luck, luck_tallies
+from bot.local.driver import LocalDiscord
+from bot.local.payloads import MANAGER_PERMISSIONS
+from bot.rules.audience import ANYONE, Viewer
+from bot.rules.luck import Tally
+from tests.dice_sources import ScriptedDice
+from tests.test_secrets import GM, secret_ogre, text
+from tests.test_table_play import resolved, user_option
+
+PLAYER = "200000000000000012"  # a member who is neither the secret's owner nor a game master
+MODERATOR = "200000000000000011"
+AT_OGRE = {"attack_bonus": 3, "damage": "1d8+2", "target": "Ogre"}
+NO_ROLLS = "No rolls with odds yet"
+
+
+async def attack_the_ogre(local: LocalDiscord, times: int = 3) -> None:
+    """The default member's public attacks on the game master's secret ogre (AC 15): hits at +3 need 12."""
+    local.bot.dice = ScriptedDice([14, 6] * times)
+    for _ in range(times):
+        attack = await local.command("dnd attack", AT_OGRE)
+        assert "vs Ogre's AC ?" in attack.embed["description"], attack.embed
+
+
+# -- /stats --------------------------------------------------------------------------------------------------
+
+
+async def test_stats_in_the_channel_leave_out_rolls_against_a_secret(local: LocalDiscord) -> None:
+    """Finding: /stats gave away a secret's AC (expected hits 0.45 at +3 is AC 15) to anyone, publicly."""
+    await secret_ogre(local)
+    await attack_the_ogre(local)
+    for actor in (local.actor, local.as_user(PLAYER), local.as_user(GM)):
+        for options in ({}, {"ruleset": "dnd35"}):
+            report = await local.command("stats", options, actor=actor)
+            assert NO_ROLLS in report.embed["description"], report.embed
+            assert "1.35" not in text(report) and "0.45" not in text(report)
+    # Nor in a private report about the roller, who may not see the ogre's numbers either.
+    mine = await local.command(
+        "stats",
+        [*user_option(local.actor.user_id), {"name": "private", "type": 5, "value": True}],
+        resolved=resolved(local.actor.user_id),
+    )
+    assert NO_ROLLS in mine.embed["description"], mine.embed
+
+
+async def test_stats_count_rolls_against_a_secret_privately_for_its_owner_and_the_game_masters(
+    local: LocalDiscord,
+) -> None:
+    """Finding: /stats and secrets. Who may see the secret's numbers still gets the whole count, privately."""
+    await secret_ogre(local)
+    await attack_the_ogre(local)
+    for actor in (local.as_user(GM), local.as_user(MODERATOR, permissions=MANAGER_PERMISSIONS)):
+        report = await local.command("stats", {"private": True}, actor=actor)
+        assert report.ephemeral and "over 3 rolls" in report.embed["description"], report.embed
+        table = report.embed["description"].split("```")[1]
+        assert "Hits                   3      1.35" in table  # 3 x 45%: what a game master may know
+
+
+async def test_stats_of_a_secret_character_find_no_such_character(local: LocalDiscord) -> None:
+    """Finding: /stats character:#N named a secret character (its title "Luck of Ogre") to anyone."""
+    ogre = await secret_ogre(local)
+    report = await local.command("stats", {"character": ogre}, actor=local.as_user(PLAYER))
+    assert report.embed["title"] == "No such character" and "Ogre" not in text(report)
+    # Its owner is told to ask privately: a public report would name it to the channel.
+    owners = await local.command("stats", {"character": ogre}, actor=local.as_user(GM))
+    assert owners.ephemeral and owners.embed["title"] == "A secret", owners.embed
+    private = await local.command("stats", {"character": ogre, "private": True}, actor=local.as_user(GM))
+    assert private.embed["title"] == "Luck of Ogre", private.embed
+
+
+def test_a_tally_against_a_secret_is_read_only_by_who_may_see_it() -> None:
+    """Finding: /stats and secrets, in the store: the tally carries whose secret it was against."""
+    owner, other = 11, 22
+    plain = {"hits": Tally(1.0, 0.5, 0.25)}
+    against = {"hits": Tally(1.0, 0.45, 0.2475)}
+    stored = [encode(encode_luck(plain)), encode(encode_luck(against, secret_of=owner))]
+    assert luck_tallies(stored) == [plain]  # the channel: the default reader
+    assert luck_tallies(stored, ANYONE) == [plain]
+    assert luck_tallies(stored, Viewer(other)) == [plain]
+    assert luck_tallies(stored, Viewer(owner)) == [plain, against]
+    assert luck_tallies(stored, Viewer(other, game_master=True)) == [plain, against]
+
+
+# -- /character list, show and autocomplete ------------------------------------------------------------------
+
+
+async def test_character_list_leaves_out_a_game_masters_secrets(local: LocalDiscord) -> None:
+    """Finding: /character list user: named the game master's secret monsters to anyone."""
+    await secret_ogre(local)
+    listed = await local.command("character list", user_option(GM), resolved=resolved(GM))
+    assert "Ogre" not in text(listed) and "secret" not in text(listed)
+    own = await local.command("character list", {}, actor=local.as_user(GM))
+    assert "Ogre (#" in text(own) and "· secret" in text(own)
+    moderator = local.as_user(MODERATOR, permissions=MANAGER_PERMISSIONS)
+    theirs = await local.command("character list", user_option(GM), resolved=resolved(GM), actor=moderator)
+    assert "Ogre (#" in text(theirs)
+
+
+async def test_character_show_of_a_secret_is_no_such_character(local: LocalDiscord) -> None:
+    """Finding: /character show #N gave a secret character's name (and health) to anyone who tried numbers."""
+    ogre = await secret_ogre(local)
+    by_number = await local.command("character show", {"character": ogre}, actor=local.as_user(PLAYER))
+    assert by_number.embed["description"] == f"There is no character {ogre} in this server."
+    by_name = await local.command(
+        "character show", [{"name": "character", "type": 3, "value": "Ogre"}, *user_option(GM)], resolved=resolved(GM)
+    )
+    assert by_name.embed["title"] == "No such character", by_name.embed
+    unnamed = await local.command("character show", user_option(GM), resolved=resolved(GM))
+    assert "Ogre" not in text(unnamed)
+    own = await local.command("character show", {"character": ogre}, actor=local.as_user(GM))
+    assert own.ephemeral and own.embed["title"].startswith("Ogre")
+    # A forged page button names nothing either.
+    forged = await local.click(local.original(own), f"sheet:{ogre.lstrip('#')}:2", actor=local.as_user(PLAYER))
+    assert forged.embed["description"] == "That character is gone." and "Ogre" not in text(forged)
+
+
+async def test_autocomplete_offers_a_secret_only_to_who_may_see_it(local: LocalDiscord) -> None:
+    """Finding: autocomplete of characters offered a game master's secret characters by name to anyone."""
+    await secret_ogre(local)
+    for command, options, focused in (
+        ("stats", {"character": "og"}, "character"),
+        ("history", {"character": "og"}, "character"),
+        ("dnd attack", {"target": "og"}, "target"),
+    ):
+        offered = await local.autocomplete(command, options, focused, actor=local.as_user(PLAYER))
+        assert [c["name"] for c in offered.choices if "Ogre" in c["name"]] == [], (command, offered.choices)
+        seen = await local.autocomplete(command, options, focused, actor=local.as_user(GM))
+        assert any("Ogre" in c["name"] for c in seen.choices), (command, seen.choices)
+
+
+async def test_the_secret_filter_of_the_store_agrees_with_the_policy(local: LocalDiscord) -> None:
+    """Finding: autocomplete and lists: the store's filter is the audience policy in SQL, for every viewer."""
+    owners = {GM: local.as_user(GM), PLAYER: local.as_user(PLAYER)}
+    for (user, actor), secret in itertools.product(owners.items(), (False, True)):
+        name = f"{'Hidden' if secret else 'Open'}{user[-2:]}"
+        created = await local.command("character create", {"ruleset": "dnd35", "name": name}, actor=actor)
+        assert created.rejected == [], created.requests
+        if secret:
+            await local.command("character secret", {"character": name}, actor=actor)
+    guild_id = int(local.actor.guild_id or 0)
+    async with local.bot.database.read() as session:
+        repository = CharacterRepository(session)
+        everyone = await repository.summaries(guild_id=guild_id, owner_id=None)
+        assert len(everyone) == 4 and sum(s.secret for s in everyone) == 2
+        for viewer in (ANYONE, Viewer(int(GM)), Viewer(int(PLAYER)), Viewer(1), Viewer(1, game_master=True)):
+            shown = await repository.summaries(guild_id=guild_id, owner_id=None, shown_to=viewer)
+            assert shown == [s for s in everyone if s.may_see(viewer)], viewer
+
+
+# -- /history ------------------------------------------------------------------------------------------------
+
+
+async def test_history_of_a_secret_character_finds_no_such_character(local: LocalDiscord) -> None:
+    """Finding: /history character:#N named a secret character ("Latest rolls with Ogre") to anyone."""
+    ogre = await secret_ogre(local)
+    await attack_the_ogre(local, times=1)
+    refused = await local.command("history", {"character": ogre}, actor=local.as_user(PLAYER))
+    assert refused.embed["title"] == "No such character" and "Ogre" not in text(refused)
+    # The lines of rolls against it carry what the channel saw, none of its numbers.
+    history = await local.command("history", {}, actor=local.as_user(PLAYER))
+    assert "Hit: 3 damage" in text(history), history.embed
+    assert "AC 15" not in text(history) and "5/magic" not in text(history)
+    own = await local.command("history", {"character": ogre}, actor=local.as_user(GM))
+    assert own.embed["title"] == "Latest rolls with Ogre", own.embed
