@@ -19,7 +19,7 @@ from bot.db.rolls import RollRecord
 from bot.db.settings import SettingsRepository
 from bot.errors import UserError
 from bot.rules import luck, replay
-from bot.rules.audience import Creature, Viewer, sees_numbers
+from bot.rules.audience import Viewer, sees_numbers
 from bot.rules.dice import DiceSource
 from bot.rules.luck import Luck
 from bot.rules.replay import Kind, Proof
@@ -78,7 +78,7 @@ def secret_to_you(asker: Viewer, defender: Defender | None, odds: discord.Embed)
 
     Any ruleset's odds against a character follow from its numbers (a D&D AC, Star Frontiers suits and Stamina).
     """
-    if defender is not None and not sees_numbers(asker, Creature(defender.owner_id, secret=defender.secret)):
+    if defender is not None and not sees_numbers(asker, defender.creature):
         raise UserError(
             f"**{defender.name}**'s numbers are the game master's secret, and the odds against it would tell "
             "them. Roll the attack: its answer says whether it hit.",

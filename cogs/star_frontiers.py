@@ -15,6 +15,7 @@ from bot.db.characters import CharacterRecord
 from bot.errors import UserError
 from bot.rules import luck, replay
 from bot.rules import star_frontiers as sf
+from bot.rules.audience import public_hit_points, sees_hit_points
 from bot.rules.encounter import Hit
 from bot.rules.replay import Kind
 from bot.rules.sheets.star_frontiers import SfSheet
@@ -506,6 +507,10 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
         chances = sf.odds(attack, variants)
         what = "melee attack" if kind is replay.SF_MELEE else "shot"
         secret = hides(target.named)
+        creature = target.named.creature if target.named is not None else None
+        # A combatant whose Stamina the fight hides: the odds leave it out (and the stun's chance that follows
+        # from it) for whoever may not see it, and go to the asker alone when they show what the channel may not.
+        stamina_hidden = creature is not None and not sees_hit_points(reading.viewer, creature)
         return Plan(
             kind,
             inputs,
@@ -521,9 +526,10 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
                     title=f"Odds: {name}'s {what} with {attack.weapon.name}",
                     variants=variants,
                     target=attack.defender,
+                    stamina_hidden=stamina_hidden,
                 ),
             ),
-            odds_private=secret,
+            odds_private=creature is not None and not public_hit_points(creature),
             character_id=character_id,
             hurts=Hurts(target.record.id, target.record.name, _dealt, secret) if target.record else None,
             strikes=Strikes(target.text, _hit) if target.fighting and target.text else None,
@@ -547,7 +553,9 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
             sheet = record.sheet if record is not None and isinstance(record.sheet, SfSheet) else None
             # The fight's Stamina, not the sheet's: a combatant's hit points are the fight's from its joining on.
             suits = sf.defender(sheet).defenses if sheet is not None else frozenset()
-            named = Defender(combatant.name, record.secret, record.owner_id) if record is not None else None
+            # Named for the audience policy, a quick creature too: the fight may keep its Stamina from the players.
+            secret, owner = (record.secret, record.owner_id) if record is not None else (False, combatant.owner_id)
+            named = Defender(combatant.name, secret, owner, hidden_hp=combatant.hidden)
             return sf.Defender(combatant.name, suits, combatant.hp), Target(text, None, True, named)
         worn = next((d for d in sf.DEFENSES if d == " ".join(text.split()).casefold()), None)
         if worn is not None:

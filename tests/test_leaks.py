@@ -93,6 +93,36 @@ def test_a_tally_against_a_secret_is_read_only_by_who_may_see_it() -> None:
     assert luck_tallies(stored, Viewer(other, game_master=True)) == [plain, against]
 
 
+# -- odds ----------------------------------------------------------------------------------------------------
+
+
+async def hidden_goblin(local: LocalDiscord) -> None:
+    """A Star Frontiers fight whose quick creatures' hit points are hidden, with a goblin of 37 Stamina."""
+    gm = local.as_user(GM, permissions=MANAGER_PERMISSIONS)
+    started = await local.command("encounter start", {"ruleset": "sf", "name": "Port Loren", "hide_hp": True}, actor=gm)
+    assert started.rejected == [] and started.embed["color"] != 0xE74C3C, started.embed
+    added = await local.command("encounter add", {"name": "Goblin", "hp": 37, "rs": 40}, actor=gm)
+    assert added.embed["color"] != 0xE74C3C, added.embed
+
+
+async def test_sf_odds_against_a_hidden_hit_points_combatant_keep_its_stamina(local: LocalDiscord) -> None:
+    """Finding: /sf odds target: a hide_hp combatant printed its current Stamina (and a stun's chance from it)."""
+    await hidden_goblin(local)
+    shot = {"target": "Goblin", "score": 60, "skill": 2, "damage": "2d10 laser", "distance": "short"}
+    stun = {"target": "Goblin", "score": 60, "skill": 2, "damage": "1d4", "setting": "stun"}
+    for command, options in (("sf odds shoot", shot), ("sf odds melee", stun)):
+        odds = await local.command(command, options, actor=local.as_user(PLAYER))
+        shown = text(odds)
+        assert odds.embed["title"].startswith("Odds"), odds.embed
+        assert "37" not in shown and "stunned **" not in shown, odds.embed
+        assert "its Stamina is the game master's" in shown
+        # The fight's game master sees it, privately: the channel may not.
+        gms = await local.command(command, options, actor=local.as_user(GM, permissions=MANAGER_PERMISSIONS))
+        assert gms.ephemeral and "current Stamina 37" in text(gms), gms.embed
+    melee = await local.command("sf odds melee", stun, actor=local.as_user(GM, permissions=MANAGER_PERMISSIONS))
+    assert "stunned **" in text(melee)  # 63% of stuns take: the d100 over 37
+
+
 # -- /character list, show and autocomplete ------------------------------------------------------------------
 
 

@@ -51,11 +51,16 @@ def odds_line(odds: sf.Odds) -> str:
     return line + f"expected damage {fixed(odds.expected_damage, 2)}"
 
 
-def defender_text(defender: sf.Defender) -> str | None:
-    """The target as the damage step saw it (§11), or None when nothing about it was given."""
+def defender_text(defender: sf.Defender, *, stamina_hidden: bool = False) -> str | None:
+    """The target as the damage step saw it (§11), or None when nothing about it was given.
+
+    `stamina_hidden`: its Stamina is the game master's (a fight's hidden hit points): said to be, not shown.
+    """
     if not defender.defenses and defender.stamina is None and not defender.name:
         return None
     text = defender.described
+    if stamina_hidden:
+        return text + "; its Stamina is the game master's, and so is a stun's chance (it follows from it)"
     return text + (f"; current Stamina {defender.stamina}" if defender.stamina is not None else "")
 
 
@@ -245,8 +250,13 @@ def odds_embed(
     title: str,
     variants: sf.Variants,
     target: sf.Defender | None = None,
+    stamina_hidden: bool = False,
 ) -> discord.Embed:
-    """The answer to /sf odds; `target` (the attack's defender) adds what the damage step saw of it."""
+    """The answer to /sf odds; `target` (the attack's defender) adds what the damage step saw of it.
+
+    `stamina_hidden`: the target's Stamina is not the asker's to see; nor is the chance of a stun, which follows
+    from it.
+    """
     embed = discord.Embed(title=clip(title, TITLE_LIMIT), colour=discord.Colour.blurple())
     plan = odds.damage
     if odds.stopped is not None:
@@ -255,7 +265,7 @@ def odds_embed(
             "no damage, knock-out or stun (§11 item 3)"
         )
     else:
-        stun = f", stunned **{percent(odds.stun)}**" if odds.stun else ""
+        stun = f", stunned **{percent(odds.stun)}**" if odds.stun and not stamina_hidden else ""
         if plan is None:
             dice = "no damage"
         else:
@@ -266,7 +276,7 @@ def odds_embed(
             f"({fixed(odds.expected_damage_on_hit, 2)} on a hit, {dice})"
         )
     embed.add_field(name="Chance to hit", value=clip(steps_text(steps, odds.chance), FIELD_VALUE_LIMIT), inline=False)
-    if target is not None and (text := defender_text(target)) is not None:
+    if target is not None and (text := defender_text(target, stamina_hidden=stamina_hidden)) is not None:
         embed.add_field(name="Target", value=clip(text, FIELD_VALUE_LIMIT), inline=False)
     embed.add_field(name="Rules", value=variants_text(variants), inline=False)
     if any(s.default for s in steps) or (plan is not None and plan.default):
