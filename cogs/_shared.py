@@ -165,8 +165,12 @@ async def _known_to(interaction: Interaction, shown_to: Viewer, found: list[Char
 
 
 async def find_own(repository: CharacterRepository, interaction: Interaction, text: str) -> CharacterRecord:
-    """A character the user may change: their own, locked for the rest of the transaction."""
-    record = await find(repository, interaction, text, for_update=True)
+    """A character the user may change: their own, locked for the rest of the transaction.
+
+    Someone else's secret that the user may not see is not named to them: for them it does not exist.
+    """
+    shown_to = await viewer(interaction.client, interaction)
+    record = await find(repository, interaction, text, for_update=True, shown_to=shown_to)
     if record.owner_id != interaction.user.id:
         raise NotYours(f"**{record.name}** belongs to <@{record.owner_id}>; only they can change it.")
     return record
@@ -184,14 +188,10 @@ async def find_for_roll(
     """
     guild_id = guild_of(interaction)
     if text:
-        record = await find(repository, interaction, text)
+        # A secret is not even named to whoever may not roll with it: for them there is no such character.
+        record = await find(repository, interaction, text, shown_to=await viewer(interaction.client, interaction))
         if record.ruleset.key != rules:
             raise CharacterError(f"**{record.name}** is a {record.ruleset.title} character, not {title}.")
-        if not record.may_see(await viewer(interaction.client, interaction)):
-            raise CharacterError(
-                f"**{record.name}** is <@{record.owner_id}>'s secret character: only they roll with it.",
-                title="A secret",
-            )
         return record
     active = await repository.active(guild_id=guild_id, user_id=interaction.user.id, rules=rules)
     if active is None:

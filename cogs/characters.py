@@ -300,9 +300,10 @@ class Characters(commands.GroupCog, group_name="character", group_description="Y
             change: -13 (lose 13), +5 (heal 5, up to the maximum), =28 (set), 28/30 (now and maximum)
             maximum: Change the maximum too: +5, -2 or =30
         """
+        asker = await viewer(self.bot, interaction)  # someone else's secret is not even named to them
         async with self.bot.database.write.begin() as session:
             repository = CharacterRepository(session)
-            record = await find(repository, interaction, character, for_update=True)
+            record = await find(repository, interaction, character, for_update=True, shown_to=asker)
             if record.owner_id != interaction.user.id and not can_moderate(interaction):
                 raise NotYours(
                     f"**{record.name}** belongs to <@{record.owner_id}>; only they or someone with Manage Server "
@@ -332,8 +333,9 @@ class Characters(commands.GroupCog, group_name="character", group_description="Y
         Args:
             character: One of your characters
         """
+        asker = await viewer(self.bot, interaction)  # someone else's secret is not even named to them
         async with self.bot.database.read() as session:
-            record = await find(CharacterRepository(session), interaction, character)
+            record = await find(CharacterRepository(session), interaction, character, shown_to=asker)
         if record.owner_id != interaction.user.id:
             raise NotYours(f"**{record.name}** belongs to <@{record.owner_id}>; only they can change it.")
         await interaction.response.send_modal(EditForm(self.bot, record, opened=interaction))
@@ -415,8 +417,9 @@ class Characters(commands.GroupCog, group_name="character", group_description="Y
             user: Whose character, for moderators (default: yours)
         """
         owner = user or interaction.user
+        asker = await viewer(self.bot, interaction)  # someone else's secret is not even named to them
         async with self.bot.database.read() as session:
-            record = await find(CharacterRepository(session), interaction, character, owner_id=owner.id)
+            record = await find(CharacterRepository(session), interaction, character, owner_id=owner.id, shown_to=asker)
         if record.owner_id != interaction.user.id and not can_moderate(interaction):
             raise NotYours(
                 f"**{record.name}** belongs to <@{record.owner_id}>; only they (or a moderator) can delete it."

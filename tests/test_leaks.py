@@ -13,11 +13,12 @@ from bot.db.characters import CharacterRepository
 from bot.db.codec import encode
 from bot.db.rolls import encode_luck, luck_tallies
 from bot.local.driver import LocalDiscord
-from bot.local.payloads import MANAGER_PERMISSIONS
+from bot.local.payloads import GM_ROLE, MANAGER_PERMISSIONS
 from bot.rules.audience import ANYONE, Viewer
 from bot.rules.luck import Tally
 from tests.dice_sources import ScriptedDice
-from tests.test_secrets import GM, secret_ogre, text
+from tests.test_gm_role import name_gm_role
+from tests.test_secrets import GM, buttons, secret_ogre, text
 from tests.test_table_play import resolved, user_option
 
 PLAYER = "200000000000000012"  # a member who is neither the secret's owner nor a game master
@@ -204,3 +205,43 @@ async def test_history_of_a_secret_character_finds_no_such_character(local: Loca
     assert "AC 15" not in text(history) and "5/magic" not in text(history)
     own = await local.command("history", {"character": ogre}, actor=local.as_user(GM))
     assert own.embed["title"] == "Latest rolls with Ogre", own.embed
+
+
+# -- other outputs that bypassed the policy ------------------------------------------------------------------
+
+
+async def test_rolling_with_or_changing_a_secret_by_number_names_nothing(local: LocalDiscord) -> None:
+    """Finding: a roll with, or a change to, a secret's #number named it ("**Ogre** is <@GM>'s secret character")."""
+    ogre = await secret_ogre(local)
+    player = local.as_user(PLAYER)
+    for command, options in (
+        ("dnd attack", {"character": ogre, "target_ac": 10}),
+        ("dnd ac", {"character": ogre}),
+        ("character hp", {"character": ogre, "change": "-1"}),
+        ("character use", {"character": ogre}),
+        ("character edit", {"character": ogre}),
+        ("character delete", {"character": ogre}),
+    ):
+        refused = await local.command(command, options, actor=player)
+        assert refused.ephemeral and refused.embed["description"] == f"There is no character {ogre} in this server."
+        assert "Ogre" not in text(refused), (command, refused.embed)
+    # Someone else's character that is no secret is still named: "not yours" is no secret.
+    lira = await local.command("character create", {"ruleset": "dnd35", "name": "Lira"})
+    mine = "#" + lira.embed["footer"]["text"].split()[0].lstrip("#")
+    theirs = await local.command("character hp", {"character": mine, "change": "-1"}, actor=player)
+    assert theirs.embed["title"] == "Not your character" and "Lira" in theirs.embed["description"]
+
+
+async def test_the_game_master_role_sees_a_secrets_numbers_behind_details(connected: LocalDiscord) -> None:
+    """Finding: Details checked "owner or Manage Server" itself, so the game master role saw "AC ?" there."""
+    local = connected  # the role is read from the guild cache, which a connected bot has, as on Discord
+    await secret_ogre(local)
+    await name_gm_role(local)
+    local.bot.dice = ScriptedDice([14, 6])
+    attack = await local.command("dnd attack", AT_OGRE)
+    message = local.original(attack)
+    details = buttons(message)["Details"]
+    game_master = await local.click(message, details, actor=local.as_user(PLAYER, roles=(GM_ROLE,)))
+    assert game_master.ephemeral and "vs AC 15 → hit" in text(game_master), game_master.embed
+    member = await local.click(message, details, actor=local.as_user(PLAYER))
+    assert "AC 15" not in text(member) and "vs AC ? → hit" in text(member)
