@@ -124,6 +124,21 @@ async def test_sf_odds_against_a_hidden_hit_points_combatant_keep_its_stamina(lo
     assert "stunned **" in text(melee)  # 63% of stuns take: the d100 over 37
 
 
+async def test_sf_attack_on_a_hidden_hit_points_combatant_keeps_its_stamina(local: LocalDiscord) -> None:
+    """Finding (where odds meet the answer): a stun on a hide_hp combatant said "over its Stamina 37" to all."""
+    await hidden_goblin(local)
+    stun = {"target": "Goblin", "score": 60, "skill": 2, "damage": "1d4", "setting": "stun"}
+    local.bot.dice = ScriptedDice([31, 3, 90, 12, 31, 3, 20])  # stunned (90 over 37), then avoided (20)
+    for said in ("Stunned for 12 turns", "Stun avoided"):
+        melee = await local.command("sf melee", stun, actor=local.as_user(PLAYER))
+        assert f"**{said}**: its d100 against its Stamina is the GM's" in melee.embed["description"], melee.embed
+        details = await local.click(local.original(melee), buttons(local.original(melee))["Details"])
+        for shown in (melee, details):
+            assert "37" not in text(shown) and "stunned 6" not in text(shown), text(shown)
+    history = await local.command("history", {}, actor=local.as_user(PLAYER))
+    assert "stunned 12 turns" in text(history) and "37" not in text(history)
+
+
 # -- /character list, show and autocomplete ------------------------------------------------------------------
 
 
