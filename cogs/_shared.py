@@ -183,8 +183,8 @@ async def find_for_roll(
 
     A name reaches your own characters; `#12` (what autocomplete fills in) any character of the server, so a
     game master can roll for a player's character. Rolling changes nothing, so that needs no ownership; but a
-    game master's secret character rolls for its owner (and Manage Server) only, since its answer shows its
-    numbers.
+    game master's secret character rolls for whoever may see its numbers only (its owner and the game masters),
+    since its answer shows them: for anyone else it does not exist.
     """
     guild_id = guild_of(interaction)
     if text:
