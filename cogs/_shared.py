@@ -103,7 +103,8 @@ async def find(
 
     `shown_to`: who reads the answer that names the character (a sheet, a list, a statistic, a history), when it
     is one that must not name a secret to whoever may not see it (`bot.rules.audience`): for them a secret
-    character does not exist. Its owner and the game masters are told to ask privately instead.
+    character does not exist. Its owner and the game masters are told to ask privately instead. Without it, a
+    `#number` still reaches a secret only for whoever may see it (the asker), since anyone can try numbers.
     """
     guild_id = guild_of(interaction)
     anyone = owner_id is None
@@ -112,7 +113,12 @@ async def find(
     # isdecimal, not isdigit: "²" is a digit that int() refuses.
     if text.startswith("#") and text[1:].isdecimal():
         record = await repository.get(int(text[1:]), guild_id=guild_id, for_update=for_update)
-        if record is not None and shown_to is not None and not await _known_to(interaction, shown_to, [record]):
+        # Anyone can try numbers: a number reaches a secret only for whoever may see it, whatever the answer
+        # (an attack on it by name stays anyone's: the name is known to whoever types it).
+        reader = shown_to
+        if reader is None and record is not None and record.secret:
+            reader = await viewer(interaction.client, interaction)
+        if record is not None and reader is not None and not await _known_to(interaction, reader, [record]):
             record = None
         if record is None:
             raise CharacterError(f"There is no character {text} in this server.", title="No such character")

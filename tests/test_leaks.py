@@ -226,7 +226,7 @@ async def test_history_of_a_secret_character_finds_no_such_character(local: Loca
 
 
 async def test_rolling_with_or_changing_a_secret_by_number_names_nothing(local: LocalDiscord) -> None:
-    """Finding: a roll with, or a change to, a secret's #number named it ("**Ogre** is <@GM>'s secret character")."""
+    """Finding: a roll with, at, or a change to a secret's #number named it ("**Ogre** is <@GM>'s secret")."""
     ogre = await secret_ogre(local)
     player = local.as_user(PLAYER)
     for command, options in (
@@ -236,6 +236,8 @@ async def test_rolling_with_or_changing_a_secret_by_number_names_nothing(local: 
         ("character use", {"character": ogre}),
         ("character edit", {"character": ogre}),
         ("character delete", {"character": ogre}),
+        ("dnd attack", {"attack_bonus": 3, "damage": "1d8", "target": ogre}),
+        ("dnd odds", {"attack_bonus": 3, "damage": "1d8", "target": ogre}),
     ):
         refused = await local.command(command, options, actor=player)
         assert refused.ephemeral and refused.embed["description"] == f"There is no character {ogre} in this server."
