@@ -21,6 +21,7 @@ from bot.client import DiceBot
 from bot.db.characters import CharacterDeleted, CharacterRepository, stamp
 from bot.db.rolls import LoggedRoll, RollRepository
 from bot.errors import UserError
+from bot.rules.audience import Creature, Viewer, sees_numbers
 from bot.tree import report
 from bot.ui.embeds import paged
 
@@ -347,11 +348,14 @@ def hurt_label(details: dict[str, Any] | None) -> str | None:
 async def show_page(interaction: discord.Interaction[Any], roll: LoggedRoll, page: int) -> bool:
     """Show a page of the breakdown privately, if the presser is not the roller or may see a secret's numbers.
 
-    A secret defender's owner (or Manage Server) sees its numbers, privately: the message is public. Whether
+    A secret defender's owner (or a game master) sees its numbers, privately: the message is public. Whether
     it was shown that way; if not, the roller's message is theirs to switch.
     """
+    # Here, not at the top: cogs._shared imports this module for the buttons it puts under every roll.
+    from cogs._shared import viewer
+
     assert roll.details is not None
-    secret = secret_form(roll.details, interaction)
+    secret = secret_form(roll.details, await viewer(interaction.client, interaction))
     if secret is None and roll.user_id == interaction.user.id:
         return False
     pages = paged(secret if secret is not None else stored_forms(roll.details)[0])
@@ -386,12 +390,12 @@ def stored_details(
     return kept
 
 
-def secret_form(details: dict[str, Any], interaction: discord.Interaction[Any]) -> discord.Embed | None:
+def secret_form(details: dict[str, Any], presser: Viewer) -> discord.Embed | None:
     """The full answer with a secret defender's numbers, if the roll has one and the presser may see it."""
     secret = details.get("secret")
     if not isinstance(secret, dict):
         return None
-    if interaction.user.id != secret.get("owner") and not interaction.permissions.manage_guild:
+    if not sees_numbers(presser, Creature(secret.get("owner"), secret=True)):
         return None
     return discord.Embed.from_dict(secret["full"])
 

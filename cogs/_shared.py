@@ -78,7 +78,7 @@ def secret_to_you(asker: Viewer, defender: Defender | None, odds: discord.Embed)
 
     Any ruleset's odds against a character follow from its numbers (a D&D AC, Star Frontiers suits and Stamina).
     """
-    if defender is not None and not sees_numbers(asker, Creature(defender.owner_id, secret=defender.secret)):
+    if defender is not None and not sees_numbers(asker, defender.creature):
         raise UserError(
             f"**{defender.name}**'s numbers are the game master's secret, and the odds against it would tell "
             "them. Roll the attack: its answer says whether it hit.",
@@ -94,11 +94,17 @@ async def find(
     *,
     owner_id: int | None = None,
     for_update: bool = False,
+    shown_to: Viewer | None = None,
 ) -> CharacterRecord:
     """The character `text` names: `#12` (what autocomplete fills in) or a name of `owner_id`'s.
 
     Without `owner_id`, a name is looked up among your characters first, then among everyone's in the server
     (the game master's ogre, typed in full); several of those are listed to pick from.
+
+    `shown_to`: who reads the answer that names the character (a sheet, a list, a statistic, a history), when it
+    is one that must not name a secret to whoever may not see it (`bot.rules.audience`): for them a secret
+    character does not exist. Its owner and the game masters are told to ask privately instead. Without it, a
+    `#number` still reaches a secret only for whoever may see it (the asker), since anyone can try numbers.
     """
     guild_id = guild_of(interaction)
     anyone = owner_id is None
@@ -107,12 +113,23 @@ async def find(
     # isdecimal, not isdigit: "²" is a digit that int() refuses.
     if text.startswith("#") and text[1:].isdecimal():
         record = await repository.get(int(text[1:]), guild_id=guild_id, for_update=for_update)
+        # Anyone can try numbers: a number reaches a secret only for whoever may see it, whatever the answer
+        # (an attack on it by name stays anyone's: the name is known to whoever types it).
+        reader = shown_to
+        if reader is None and record is not None and record.secret:
+            reader = await viewer(interaction.client, interaction)
+        if record is not None and reader is not None and not await _known_to(interaction, reader, [record]):
+            record = None
         if record is None:
             raise CharacterError(f"There is no character {text} in this server.", title="No such character")
         return record
     matches = await repository.named(guild_id=guild_id, owner_id=owner_id, name=text)
+    if shown_to is not None:
+        matches = await _known_to(interaction, shown_to, matches)
     if not matches and anyone:
         matches = await repository.named(guild_id=guild_id, owner_id=None, name=text, limit=6)
+        if shown_to is not None:
+            matches = await _known_to(interaction, shown_to, matches)
         if len(matches) > 1:
             listed = ", ".join(f"#{m.id} ({m.ruleset.title}, <@{m.owner_id}>)" for m in matches[:5])
             raise CharacterError(
@@ -136,9 +153,30 @@ async def find(
     return matches[0]
 
 
+async def _known_to(interaction: Interaction, shown_to: Viewer, found: list[CharacterRecord]) -> list[CharacterRecord]:
+    """The characters of `found` that an answer read by `shown_to` may name (a secret only to who may see it).
+
+    A secret left out that the asker may see (theirs, or they are a game master) is refused with the way to see it:
+    the answer was to go where others read it.
+    """
+    known = [record for record in found if record.may_see(shown_to)]
+    left_out = [record for record in found if not record.may_see(shown_to)]
+    if left_out and not known and left_out[0].may_see(await viewer(interaction.client, interaction)):
+        raise CharacterError(
+            f"**{left_out[0].name}** is a secret, and this answer would name it to the channel: ask with "
+            "`private:true`.",
+            title="A secret",
+        )
+    return known
+
+
 async def find_own(repository: CharacterRepository, interaction: Interaction, text: str) -> CharacterRecord:
-    """A character the user may change: their own, locked for the rest of the transaction."""
-    record = await find(repository, interaction, text, for_update=True)
+    """A character the user may change: their own, locked for the rest of the transaction.
+
+    Someone else's secret that the user may not see is not named to them: for them it does not exist.
+    """
+    shown_to = await viewer(interaction.client, interaction)
+    record = await find(repository, interaction, text, for_update=True, shown_to=shown_to)
     if record.owner_id != interaction.user.id:
         raise NotYours(f"**{record.name}** belongs to <@{record.owner_id}>; only they can change it.")
     return record
@@ -151,19 +189,15 @@ async def find_for_roll(
 
     A name reaches your own characters; `#12` (what autocomplete fills in) any character of the server, so a
     game master can roll for a player's character. Rolling changes nothing, so that needs no ownership; but a
-    game master's secret character rolls for its owner (and Manage Server) only, since its answer shows its
-    numbers.
+    game master's secret character rolls for whoever may see its numbers only (its owner and the game masters),
+    since its answer shows them: for anyone else it does not exist.
     """
     guild_id = guild_of(interaction)
     if text:
-        record = await find(repository, interaction, text)
+        # A secret is not even named to whoever may not roll with it: for them there is no such character.
+        record = await find(repository, interaction, text, shown_to=await viewer(interaction.client, interaction))
         if record.ruleset.key != rules:
             raise CharacterError(f"**{record.name}** is a {record.ruleset.title} character, not {title}.")
-        if not record.may_see(await viewer(interaction.client, interaction)):
-            raise CharacterError(
-                f"**{record.name}** is <@{record.owner_id}>'s secret character: only they roll with it.",
-                title="A secret",
-            )
         return record
     active = await repository.active(guild_id=guild_id, user_id=interaction.user.id, rules=rules)
     if active is None:
@@ -404,6 +438,8 @@ async def _log_and_answer(
         # True itself when hidden, as the branch below reads the option: the column takes only a bool.
         private=True if hidden else private,
         hidden=bool(hidden),
+        # Against a secret, the roll's luck tally tells its numbers: /stats counts it only for who may see them.
+        secret_of=answer.secret_owner,
     )
     if hidden:
         # The GM channel is the game master's: it sees a secret defender's numbers too.
@@ -464,6 +500,7 @@ def _record(
     read: Sequence[Creature],
     private: bool,
     hidden: bool,
+    secret_of: int | None = None,
 ) -> RollRecord:
     """The roll log's record of a roll: the command and options exactly as the user gave them.
 
@@ -495,6 +532,7 @@ def _record(
         luck=rolled.luck,
         details=details,
         proof=logged,
+        secret_of=secret_of,
     )
 
 
@@ -609,8 +647,9 @@ async def _choices(
 ) -> list[app_commands.Choice[str]]:
     if interaction.guild_id is None:
         return []
+    asker = await viewer(bot, interaction)  # a secret character is suggested only to whoever may see it
     async with bot.database.read() as session:
         found = await CharacterRepository(session).summaries(
-            guild_id=interaction.guild_id, owner_id=owner_id, text=current.lstrip("#"), rules=rules
+            guild_id=interaction.guild_id, owner_id=owner_id, text=current.lstrip("#"), rules=rules, shown_to=asker
         )
     return [app_commands.Choice(name=clip(f"{s.name} (#{s.id})", 100), value=f"#{s.id}") for s in found]

@@ -23,12 +23,13 @@ from bot.errors import UserError
 from bot.rules import dnd35 as dnd
 from bot.rules import health as health_input
 from bot.rules import star_frontiers as sf
+from bot.rules.audience import Viewer
 from bot.rules.names import WEAPON, clean_name
 from bot.rules.sheets import RULESETS
 from bot.rules.sheets.base import SheetError, allowed, character_name, name_key, parse_pairs
 from bot.rules.sheets.transfer import MAX_IMPORT_BYTES, ImportPlan, Portable, dump_export, parse_export
 from bot.tree import report
-from bot.ui.characters import done_embed, list_embed, secret_sheet_embed, sheet_embed
+from bot.ui.characters import done_embed, list_embed, sheet_embed
 from bot.ui.embeds import clip, error_embed, paged
 from bot.ui.views import Confirm
 from cogs._shared import Interaction, NotYours, can_moderate, find, find_own, guild_of, viewer
@@ -62,9 +63,10 @@ class Characters(commands.GroupCog, group_name="character", group_description="Y
     ) -> list[app_commands.Choice[str]]:
         if interaction.guild_id is None:
             return []
+        asker = await viewer(self.bot, interaction)
         async with self.bot.database.read() as session:
             found = await CharacterRepository(session).summaries(
-                guild_id=interaction.guild_id, owner_id=owner_id, text=current.lstrip("#")
+                guild_id=interaction.guild_id, owner_id=owner_id, text=current.lstrip("#"), shown_to=asker
             )
         return [
             app_commands.Choice(name=clip(f"{s.name} · {RULESETS[s.ruleset].title}", 100), value=f"#{s.id}")
@@ -163,24 +165,26 @@ class Characters(commands.GroupCog, group_name="character", group_description="Y
         """
         guild_id = guild_of(interaction)
         owner = user or interaction.user
+        # A secret is not even named to whoever may not see it: for them it does not exist. Its sheet goes to
+        # whoever may see it privately, so they are the answer's reader whatever `private` says.
+        asker = await viewer(self.bot, interaction)
         async with self.bot.database.read() as session:
             repository = CharacterRepository(session)
             if character is None:
-                record = await self._default(repository, guild_id, owner.id)
+                record = await self._default(repository, guild_id, owner.id, asker)
             else:
-                record = await find(repository, interaction, character, owner_id=owner.id)
+                record = await find(repository, interaction, character, owner_id=owner.id, shown_to=asker)
             active = record.id in await repository.active_ids(guild_id=guild_id, user_id=record.owner_id)
-        if not record.may_see(await viewer(self.bot, interaction)):
-            await interaction.response.send_message(embed=secret_sheet_embed(record), ephemeral=private)
-            return
         # A secret's numbers go to whoever may see them, never to the channel.
         pages = paged(sheet_embed(record, active=active), footer_everywhere=True)
         await interaction.response.send_message(
             embed=pages[0], view=sheet_view(record, 1, len(pages)), ephemeral=private or record.secret
         )
 
-    async def _default(self, repository: CharacterRepository, guild_id: int, owner_id: int) -> CharacterRecord:
-        owned = await repository.owned(guild_id=guild_id, owner_id=owner_id)
+    async def _default(
+        self, repository: CharacterRepository, guild_id: int, owner_id: int, asker: Viewer
+    ) -> CharacterRecord:
+        owned = [r for r in await repository.owned(guild_id=guild_id, owner_id=owner_id) if r.may_see(asker)]
         if len(owned) == 1:
             return owned[0]
         active = await repository.active_ids(guild_id=guild_id, user_id=owner_id)
@@ -202,7 +206,10 @@ class Characters(commands.GroupCog, group_name="character", group_description="Y
         owner = user or interaction.user
         async with self.bot.database.read() as session:
             repository = CharacterRepository(session)
-            found = await repository.summaries(guild_id=guild_id, owner_id=owner.id, limit=1000)
+            # A game master's secret characters are listed to whoever may see them only, and not counted either.
+            found = await repository.summaries(
+                guild_id=guild_id, owner_id=owner.id, limit=1000, shown_to=await viewer(self.bot, interaction)
+            )
             active = await repository.active_ids(guild_id=guild_id, user_id=owner.id)
         embed = list_embed(found, owner_id=owner.id, active=active)
         await interaction.response.send_message(embed=embed, ephemeral=True)
@@ -298,9 +305,10 @@ class Characters(commands.GroupCog, group_name="character", group_description="Y
         told_maximum = None
         if maximum is not None:
             told_maximum = health_input.read_change(maximum, what="`max`", signed=True, with_maximum=False)
+        asker = await viewer(self.bot, interaction)  # someone else's secret is not even named to them
         async with self.bot.database.write.begin() as session:
             repository = CharacterRepository(session)
-            record = await find(repository, interaction, character, for_update=True)
+            record = await find(repository, interaction, character, for_update=True, shown_to=asker)
             if record.owner_id != interaction.user.id and not can_moderate(interaction):
                 raise NotYours(
                     f"**{record.name}** belongs to <@{record.owner_id}>; only they or someone with Manage Server "
@@ -330,8 +338,9 @@ class Characters(commands.GroupCog, group_name="character", group_description="Y
         Args:
             character: One of your characters
         """
+        asker = await viewer(self.bot, interaction)  # someone else's secret is not even named to them
         async with self.bot.database.read() as session:
-            record = await find(CharacterRepository(session), interaction, character)
+            record = await find(CharacterRepository(session), interaction, character, shown_to=asker)
         if record.owner_id != interaction.user.id:
             raise NotYours(f"**{record.name}** belongs to <@{record.owner_id}>; only they can change it.")
         await interaction.response.send_modal(EditForm(self.bot, record, opened=interaction))
@@ -413,8 +422,9 @@ class Characters(commands.GroupCog, group_name="character", group_description="Y
             user: Whose character, for moderators (default: yours)
         """
         owner = user or interaction.user
+        asker = await viewer(self.bot, interaction)  # someone else's secret is not even named to them
         async with self.bot.database.read() as session:
-            record = await find(CharacterRepository(session), interaction, character, owner_id=owner.id)
+            record = await find(CharacterRepository(session), interaction, character, owner_id=owner.id, shown_to=asker)
         if record.owner_id != interaction.user.id and not can_moderate(interaction):
             raise NotYours(
                 f"**{record.name}** belongs to <@{record.owner_id}>; only they (or a moderator) can delete it."
@@ -684,12 +694,14 @@ class SheetPage(
             async with interaction.client.database.read() as session:
                 repository = CharacterRepository(session)
                 record = await repository.get(self.character_id, guild_id=guild_id)
-                if record is None or (self.born is not None and self.born != stamp(record.created_at)):
+                # A forged id of a secret is as gone as a deleted one to whoever may not see it: not even its name.
+                if (
+                    record is None
+                    or (self.born is not None and self.born != stamp(record.created_at))
+                    or not record.may_see(await viewer(interaction.client, interaction))
+                ):
                     raise CharacterError("This character was deleted.", title="Character deleted")
                 active = record.id in await repository.active_ids(guild_id=guild_id, user_id=record.owner_id)
-            if not record.may_see(await viewer(interaction.client, interaction)):
-                await interaction.response.send_message(embed=secret_sheet_embed(record), ephemeral=True)
-                return
             pages = paged(sheet_embed(record, active=active), footer_everywhere=True)
             page = min(self.page, len(pages))
             view = sheet_view(record, page, len(pages))

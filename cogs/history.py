@@ -10,7 +10,7 @@ from bot.client import DiceBot
 from bot.db.characters import CharacterRepository
 from bot.db.rolls import LoggedRoll, RollRepository
 from bot.ui.embeds import DESCRIPTION_LIMIT, ROLL_COLOUR, clip
-from cogs._shared import Interaction, any_character_choices, find
+from cogs._shared import Interaction, any_character_choices, find, viewer
 
 
 def line(roll: LoggedRoll, guild_id: int | None) -> str:
@@ -56,8 +56,13 @@ class History(commands.Cog):
         async with self.bot.database.read() as session:
             record = None
             if character is not None:
+                # The answer is the asker's alone, and names the character: a secret one only if they may see it.
                 record = await find(
-                    CharacterRepository(session), interaction, character, owner_id=user.id if user else None
+                    CharacterRepository(session),
+                    interaction,
+                    character,
+                    owner_id=user.id if user else None,
+                    shown_to=await viewer(self.bot, interaction),
                 )
                 title = f"Latest rolls with {record.name}"
             rolls = await RollRepository(session).recent(

@@ -15,6 +15,7 @@ from bot.db.characters import CharacterRecord
 from bot.errors import UserError
 from bot.rules import luck, replay
 from bot.rules import star_frontiers as sf
+from bot.rules.audience import public_hit_points, sees_hit_points
 from bot.rules.encounter import Hit
 from bot.rules.replay import Kind
 from bot.rules.sheets.star_frontiers import SfSheet
@@ -510,6 +511,10 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
         chances = sf.odds(attack, variants)
         what = "melee attack" if kind is replay.SF_MELEE else "shot"
         secret = hides(target.named)
+        creature = target.named.creature if target.named is not None else None
+        # A combatant whose Stamina the fight hides: the odds leave it out (and the stun's chance that follows
+        # from it) for whoever may not see it, and go to the asker alone when they show what the channel may not.
+        stamina_hidden = creature is not None and not sees_hit_points(reading.viewer, creature)
         return Plan(
             kind,
             inputs,
@@ -525,9 +530,10 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
                     title=f"Odds: {name}'s {what} with {attack.weapon.name}",
                     variants=variants,
                     target=attack.defender,
+                    stamina_hidden=stamina_hidden,
                 ),
             ),
-            odds_private=secret,
+            odds_private=creature is not None and not public_hit_points(creature),
             character_id=character_id,
             hurts=Hurts(target.record.id, target.record.name, _dealt, secret) if target.record else None,
             strikes=Strikes(target.fighting, _hit) if target.fighting is not None else None,

@@ -14,10 +14,11 @@ from bot.client import DiceBot
 from bot.db.characters import CharacterRepository
 from bot.db.rolls import LUCK_ROLLS, RollRepository, luck_tallies
 from bot.rules import luck
+from bot.rules.audience import Viewer, reader
 from bot.rules.sheets import RULESETS
 from bot.ui.chart import luck_chart
 from bot.ui.embeds import ROLL_COLOUR, clip
-from cogs._shared import Interaction, any_character_choices, find, guild_of
+from cogs._shared import Interaction, any_character_choices, find, guild_of, viewer
 
 CHART = "luck.png"
 
@@ -41,9 +42,9 @@ def verdicts(rows: list[luck.Row]) -> str:
     return "\n".join(out)
 
 
-def luck_report(title: str, stored: list[bytes]) -> tuple[int, list[luck.Row], bytes]:
-    """How many rolls kept a tally (`stored` as `RollRepository.luck` read them), its rows, and their chart."""
-    tallies = luck_tallies(stored)
+def luck_report(title: str, stored: list[bytes], shown_to: Viewer) -> tuple[int, list[luck.Row], bytes]:
+    """How many rolls `shown_to` may see kept a tally (`stored` as `RollRepository.luck` read them), rows, chart."""
+    tallies = luck_tallies(stored, shown_to)
     rows = luck.rows(tallies)
     return len(tallies), rows, luck_chart(title, rows) if rows else b""
 
@@ -78,14 +79,20 @@ class Stats(commands.Cog):
         """
         guild_id = guild_of(interaction)
         # Your private rolls count only in a private answer about yourself; hidden rolls never count (only the GM
-        # channel saw them, and the tallies are their outcomes).
+        # channel saw them, and the tallies are their outcomes). Rolls against a secret count only for a reader who
+        # may see its numbers: a private answer to a game master or the secret's owner.
         about_yourself = user is not None and user.id == interaction.user.id
+        shown_to = reader(await viewer(self.bot, interaction), private=private)
         record = None
         whose = user.display_name if user else "this server"
         async with self.bot.database.read() as session:
             if character is not None:
                 record = await find(
-                    CharacterRepository(session), interaction, character, owner_id=user.id if user else None
+                    CharacterRepository(session),
+                    interaction,
+                    character,
+                    owner_id=user.id if user else None,
+                    shown_to=shown_to,
                 )
                 whose = record.name
             stored = await RollRepository(session).luck(
@@ -100,7 +107,7 @@ class Stats(commands.Cog):
         # Decoding and summing 20,000 tallies and drawing the chart take up to a second of CPU: in the worker
         # process, so that the event loop, which every server shares, stays free meanwhile (a thread would hold
         # the GIL, and the loop with it).
-        counted, rows, png = await offload.in_process(luck_report, title, stored)
+        counted, rows, png = await offload.in_process(luck_report, title, stored, shown_to)
         if not rows:
             embed = discord.Embed(
                 title=title,

@@ -39,6 +39,8 @@ async def test_a_member_of_the_gm_role_sees_a_secret_and_others_do_not(connected
     member = await local.command("character show", {"character": ogre}, actor=local.as_user(PLAYER))
     assert "15 / 30" not in text(member)
     refused = await local.command("dnd odds", {"attack_bonus": 4, "damage": "1d8", "target": ogre})
+    assert refused.embed["title"] == "No such character"  # its number names nothing (tests/test_leaks.py)
+    refused = await local.command("dnd odds", {"attack_bonus": 4, "damage": "1d8", "target": "Ogre"})
     assert refused.embed["title"] == "A secret"
 
 

@@ -99,6 +99,15 @@ class CharacterSummary:
     name: str
     secret: bool = False
 
+    @property
+    def creature(self) -> Creature:
+        """What the audience policy needs to know of it, as `CharacterRecord.creature`."""
+        return Creature(self.owner_id, secret=self.secret)
+
+    def may_see(self, viewer: Viewer) -> bool:
+        """Whether `viewer` may see it, its name included (a secret is named only to who may see its numbers)."""
+        return sees_numbers(viewer, self.creature)
+
 
 async def lock_user(session: AsyncSession, purpose: str, *, guild_id: int, user_id: int) -> None:
     """Hold a per-(purpose, server, user) lock until the transaction ends: count-then-insert is then atomic.
@@ -265,12 +274,26 @@ class CharacterRepository:
         return [_record(row) for row in await self.session.scalars(query)]
 
     async def summaries(
-        self, *, guild_id: int, owner_id: int | None, text: str = "", rules: str | None = None, limit: int = 25
+        self,
+        *,
+        guild_id: int,
+        owner_id: int | None,
+        text: str = "",
+        rules: str | None = None,
+        limit: int = 25,
+        shown_to: Viewer | None = None,
     ) -> list[CharacterSummary]:
-        """Characters whose name contains `text`, a user's or the whole server's, for lists and autocomplete."""
+        """Characters whose name contains `text`, a user's or the whole server's, for lists and autocomplete.
+
+        `shown_to`: only those it may see (`CharacterSummary.may_see`), a secret one not even by name.
+        """
         query = select(Character.id, Character.owner_id, Character.ruleset, Character.name, Character.secret).where(
             Character.guild_id == guild_id
         )
+        if shown_to is not None and not sees_numbers(shown_to, Creature(None, secret=True)):
+            # The audience policy in SQL, for a viewer who sees nobody's secret but their own (not a game master),
+            # so that the limit counts only what they may see: tests/test_leaks.py checks it agrees with `may_see`.
+            query = query.where((Character.secret.is_(False)) | (Character.owner_id == shown_to.user_id))
         if owner_id is not None:
             query = query.where(Character.owner_id == owner_id)
         if rules is not None:

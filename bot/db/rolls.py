@@ -17,6 +17,7 @@ from bot.db.characters import CharacterRecord
 from bot.db.codec import decode
 from bot.db.engine import Writers
 from bot.db.models import Base, FairRollTaken, FairSession, RollLog
+from bot.rules.audience import ANYONE, Creature, Viewer, sees_numbers
 from bot.rules.luck import Luck, Tally
 
 log = logging.getLogger(__name__)
@@ -49,7 +50,9 @@ class RollRecord:
 
     A roll of a fair session also carries its session, roll number and every draw, for `/fair verify`; `luck`
     is what /stats sums, `details` the full answer behind a compact one, `proof` a fair roll's kind, inputs and
-    outcome (`bot.rules.replay`). A `hidden` roll is private too.
+    outcome (`bot.rules.replay`). A `hidden` roll is private too. `secret_of`: the owner of the secret creature
+    the roll was against, if it was (a game master's secret character): its luck tally follows from that
+    creature's numbers (a hit chance from its AC), so it is stored with the tally (`encode_luck`), not as a column.
     """
 
     interaction_id: int
@@ -72,12 +75,13 @@ class RollRecord:
     details: dict[str, Any] | None = None
     proof: dict[str, Any] | None = None
     hidden: bool = False
+    secret_of: int | None = None
 
     def row(self) -> dict[str, Any]:
         """The record as the roll log table's column values (shallow: `asdict` would copy every result)."""
-        row = {field.name: getattr(self, field.name) for field in fields(self)}
+        row = {field.name: getattr(self, field.name) for field in fields(self) if field.name != "secret_of"}
         if self.luck is not None:
-            row["luck"] = encode_luck(self.luck)
+            row["luck"] = encode_luck(self.luck, secret_of=self.secret_of)
         return row
 
 
@@ -201,7 +205,8 @@ class RollRepository:
 
         Hidden rolls never count: only the GM channel saw them, and a tally is a window onto their outcomes.
         Private rolls count only for `include_private_of`, the user asking about themselves, to be answered
-        privately (the caller's promise: a private roll's luck is that user's business alone).
+        privately (the caller's promise: a private roll's luck is that user's business alone). Rolls against a
+        secret are read too: `luck_tallies` leaves out those its reader may not see.
         """
         query = select(RollLog.luck).where(
             RollLog.guild_id == guild_id, RollLog.luck.is_not(None), RollLog.hidden.is_(False)
@@ -233,14 +238,38 @@ def _made_with(character: CharacterRecord) -> tuple[Any, ...]:
     return RollLog.character_id == character.id, RollLog.created_at >= character.created_at
 
 
-def encode_luck(luck: Luck) -> dict[str, list[float]]:
-    """A roll's luck as the log stores it: outcome -> [observed, expected, variance]."""
-    return {key: list(tally) for key, tally in luck.items()}
+# The luck blob's one key that is not an outcome: [owner id] of the secret creature the roll was against.
+SECRET_OF = "secret_of"
 
 
-def luck_tallies(stored: Iterable[bytes]) -> list[Luck]:
-    """The tallies `RollRepository.luck` read, decoded (a roll without one is skipped)."""
-    return [{key: Tally(*values) for key, values in tally.items()} for data in stored if (tally := decode(data))]
+def encode_luck(luck: Luck, *, secret_of: int | None = None) -> dict[str, list[float]]:
+    """A roll's luck as the log stores it: outcome -> [observed, expected, variance], and whose secret it was against.
+
+    The secret's owner rides in the tally itself (`SECRET_OF`), so that no statistic can read the tally without
+    knowing that it gives a secret away.
+    """
+    stored = {key: list(tally) for key, tally in luck.items()}
+    if secret_of is not None:
+        stored[SECRET_OF] = [secret_of]
+    return stored
+
+
+def luck_tallies(stored: Iterable[bytes], reader: Viewer = ANYONE) -> list[Luck]:
+    """The tallies `RollRepository.luck` read, decoded, that `reader` may see (a roll without one is skipped).
+
+    A tally of a roll against a secret creature tells its numbers (the expected hits, its AC; the damage, its
+    damage reduction): it counts only for a reader who may see them (`bot.rules.audience.sees_numbers`).
+    """
+    tallies = []
+    for data in stored:
+        tally = decode(data)
+        if not tally:
+            continue
+        secret = tally.pop(SECRET_OF, None)
+        if secret is not None and not sees_numbers(reader, Creature(secret[0], secret=True)):
+            continue
+        tallies.append({key: Tally(*values) for key, values in tally.items()})
+    return tallies
 
 
 class RollLogWriter:

@@ -12,6 +12,10 @@ statistic) cannot leak what each feature keeps on its own. Three things decide:
   role), or anyone. Starting a fight makes its starter the one who runs it (turns, quick creatures), not a game
   master: it opens nobody else's secrets.
 
+Who reads an answer is its `reader`: the asker when it is private, else the channel (`ANYONE`). A secret creature
+is not even named to a reader who may not see its numbers (lists, suggestions, /stats, /history find nothing), and
+what follows from its numbers (the odds of a roll against it, a statistic of such rolls) is its numbers too.
+
 Pure: the callers say who is looking and at what; nothing here reads Discord or the database.
 """
 
@@ -91,6 +95,11 @@ def sees_all(viewer: Viewer, creatures: Iterable[Creature]) -> bool:
     the roll sealed (`bot.rules.fair_log`); `sees_all(ANYONE, ...)` says whether it needs sealing at all.
     """
     return all(sees_numbers(viewer, c) and sees_hit_points(viewer, c) for c in creatures)
+
+
+def reader(viewer: Viewer, *, private: bool) -> Viewer:
+    """Who reads an answer `viewer` asked for: they alone when it is private, else anyone in the channel."""
+    return viewer if private else ANYONE
 
 
 def sees_roll(viewer: Viewer, roller_id: int, visibility: Visibility) -> bool:

@@ -38,20 +38,6 @@ def sheet_embed(record: CharacterRecord, *, active: bool = False) -> discord.Emb
     return embed
 
 
-def secret_sheet_embed(record: CharacterRecord) -> discord.Embed:
-    """A game master's secret character as the players see it: its name, whose it is, and how hurt it looks."""
-    embed = discord.Embed(
-        title=clip(record.name, TITLE_LIMIT),
-        description=f"of <@{record.owner_id}>, who keeps its numbers secret",
-        colour=SHEET_COLOUR,
-    )
-    embed.set_author(name=f"{record.ruleset.title} character")
-    if (word := record.sheet.health_word()) is not None:
-        embed.add_field(name="Health", value=word)
-    embed.set_footer(text=f"#{record.id}")
-    return embed
-
-
 def list_embed(summaries: Sequence[CharacterSummary], *, owner_id: int, active: Sequence[int]) -> discord.Embed:
     """A user's characters in this server, by ruleset."""
     embed = discord.Embed(title="Characters", description=f"of <@{owner_id}> in this server", colour=ROLL_COLOUR)

@@ -10,6 +10,8 @@ from fractions import Fraction
 
 import discord
 
+from bot.rules.audience import Creature
+
 # Discord's documented embed limits.
 TITLE_LIMIT = 256
 DESCRIPTION_LIMIT = 4096
@@ -64,6 +66,12 @@ class Defender:
     name: str
     secret: bool = False
     owner_id: int | None = None
+    hidden_hp: bool = False  # a combatant whose hit points the game master keeps (players see a health word)
+
+    @property
+    def creature(self) -> Creature:
+        """What the audience policy needs to know of it (`bot.rules.audience`)."""
+        return Creature(self.owner_id, secret=self.secret, hidden_hp=self.hidden_hp)
 
 
 def hides(defender: Defender | None) -> bool:

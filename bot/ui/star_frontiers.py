@@ -13,6 +13,7 @@ from __future__ import annotations
 import discord
 
 from bot.rules import star_frontiers as sf
+from bot.rules.audience import public_hit_points
 from bot.ui.embeds import (
     DEFAULT_FOOTER,
     DEFAULT_MARK,
@@ -41,21 +42,26 @@ def hidden_odds_line(odds: sf.Odds) -> str:
     return f"hit {percent(odds.hit)} · the rest is the GM's secret (it follows from the target's suits and Stamina)"
 
 
-def odds_line(odds: sf.Odds) -> str:
-    """The exact odds of the attack before it was rolled."""
+def odds_line(odds: sf.Odds, *, stamina_hidden: bool = False) -> str:
+    """The exact odds of the attack before it was rolled (`stamina_hidden`: without a stun's, see `odds_embed`)."""
     if odds.stopped is not None:
         return f"hit {percent(odds.hit)}, but the {odds.stopped} stops every hit: nothing happens"
     line = f"hit {percent(odds.hit)} · knock-out {percent(odds.knockout)} · "
-    if odds.stun:
+    if odds.stun and not stamina_hidden:
         line += f"stunned {percent(odds.stun)} · "
     return line + f"expected damage {fixed(odds.expected_damage, 2)}"
 
 
-def defender_text(defender: sf.Defender) -> str | None:
-    """The target as the damage step saw it (§11), or None when nothing about it was given."""
+def defender_text(defender: sf.Defender, *, stamina_hidden: bool = False) -> str | None:
+    """The target as the damage step saw it (§11), or None when nothing about it was given.
+
+    `stamina_hidden`: its Stamina is the game master's (a fight's hidden hit points): said to be, not shown.
+    """
     if not defender.defenses and defender.stamina is None and not defender.name:
         return None
     text = defender.described
+    if stamina_hidden:
+        return text + "; its Stamina is the game master's, and so is a stun's chance (it follows from it)"
     return text + (f"; current Stamina {defender.stamina}" if defender.stamina is not None else "")
 
 
@@ -90,12 +96,14 @@ def attack_answer(result: sf.AttackResult, odds: sf.Odds, *, attacker: str, defe
     """The answer to /sf shoot and /sf melee in its forms; `defender` is the target's character, if any.
 
     Against a secret defender the forms everyone sees keep its numbers out (see the module's docstring), and
-    `secret` is the full answer with them, for its owner and the GM channel.
+    `secret` is the full answer with them, for its owner and the GM channel. Against a combatant whose fight hides
+    its hit points from the channel, they keep out its Stamina: its stun roll and the odds of a stun.
     """
     secret = hides(defender)
+    stamina_hidden = defender is not None and not public_hit_points(defender.creature)
     return Answer(
-        full=attack_embed(result, odds, attacker=attacker, secret=secret),
-        compact=attack_compact(result, odds, attacker=attacker, secret=secret),
+        full=attack_embed(result, odds, attacker=attacker, secret=secret, stamina_hidden=stamina_hidden),
+        compact=attack_compact(result, odds, attacker=attacker, secret=secret, stamina_hidden=stamina_hidden),
         history=history_text(attack_history(result, secret=secret)),
         secret=attack_embed(result, odds, attacker=attacker) if secret else None,
         secret_owner=defender.owner_id if secret and defender else None,
@@ -126,10 +134,13 @@ def attack_history(result: sf.AttackResult, *, secret: bool = False) -> str:
     return text
 
 
-def _outcome_lines(result: sf.AttackResult, *, marks: bool = True, secret: bool = False) -> list[str]:
+def _outcome_lines(
+    result: sf.AttackResult, *, marks: bool = True, secret: bool = False, stamina_hidden: bool = False
+) -> list[str]:
     """The outcome, and the damage when it hit (`marks=False`: without the † of defaults, for the short answer).
 
     `secret`: against a secret target, the damage as rolled, and neither its defenses nor its stun roll.
+    `stamina_hidden`: against a combatant whose fight hides its hit points, not its stun roll (it tells them).
     """
 
     def b(text: object) -> str:
@@ -181,6 +192,9 @@ def _outcome_lines(result: sf.AttackResult, *, marks: bool = True, secret: bool 
         stun = result.stun
         if stun.immune is not None:
             lines.append(f"{b('Stun: immune')}: {stun.reason}")
+        elif stamina_hidden:
+            said = f"Stunned for {stun.turns} turns" if stun.stunned else "Stun avoided"
+            lines.append(f"{b(said)}: its d100 against its Stamina is the GM's")
         elif stun.stunned:
             lines.append(f"{b(f'Stunned for {stun.turns} turns')}: {stun.reason}")
         else:
@@ -199,29 +213,37 @@ def _attack_head(result: sf.AttackResult, *, attacker: str) -> discord.Embed:
     return discord.Embed(title=clip(f"{attacker} {verb}", TITLE_LIMIT), colour=colour)
 
 
-def attack_compact(result: sf.AttackResult, odds: sf.Odds, *, attacker: str, secret: bool = False) -> discord.Embed:
+def attack_compact(
+    result: sf.AttackResult, odds: sf.Odds, *, attacker: str, secret: bool = False, stamina_hidden: bool = False
+) -> discord.Embed:
     """The short answer to /sf shoot and /sf melee: the outcome (the d100 against the chance), damage, odds.
 
-    The † of defaults and the note that explains it wait behind Details. `secret`: see `attack_answer`.
+    The † of defaults and the note that explains it wait behind Details. `secret`, `stamina_hidden`: see
+    `attack_answer`.
     """
     embed = _attack_head(result, attacker=attacker)
-    odds_text = hidden_odds_line(odds) if secret else odds_line(odds)
-    embed.description = "\n".join([*_outcome_lines(result, marks=False, secret=secret), f"Odds: {odds_text}"])
+    odds_text = hidden_odds_line(odds) if secret else odds_line(odds, stamina_hidden=stamina_hidden)
+    lines = _outcome_lines(result, marks=False, secret=secret, stamina_hidden=stamina_hidden)
+    embed.description = "\n".join([*lines, f"Odds: {odds_text}"])
     return embed
 
 
-def attack_embed(result: sf.AttackResult, odds: sf.Odds, *, attacker: str, secret: bool = False) -> discord.Embed:
+def attack_embed(
+    result: sf.AttackResult, odds: sf.Odds, *, attacker: str, secret: bool = False, stamina_hidden: bool = False
+) -> discord.Embed:
     """The full answer to /sf shoot and /sf melee: the outcome and the damage, then every step.
 
-    `secret`: see `attack_answer`.
+    `secret`, `stamina_hidden`: see `attack_answer`.
     """
     embed = _attack_head(result, attacker=attacker)
-    embed.description = "\n".join(_outcome_lines(result, secret=secret))
+    embed.description = "\n".join(_outcome_lines(result, secret=secret, stamina_hidden=stamina_hidden))
     # The d100 first: on a phone the steps to the chance are the part that may wait for a second page.
     roll = f"d100 **{sf.face_text(result.roll)}** → {result.decision.value}: {result.reason}"
     embed.add_field(name="The roll", value=f"{roll}\n{variants_text(result.variants)}", inline=False)
     embed.add_field(
-        name="Odds before the roll", value=hidden_odds_line(odds) if secret else odds_line(odds), inline=False
+        name="Odds before the roll",
+        value=hidden_odds_line(odds) if secret else odds_line(odds, stamina_hidden=stamina_hidden),
+        inline=False,
     )
     embed.add_field(
         name="Chance to hit", value=clip(steps_text(result.steps, result.chance), FIELD_VALUE_LIMIT), inline=False
@@ -230,7 +252,10 @@ def attack_embed(result: sf.AttackResult, odds: sf.Odds, *, attacker: str, secre
     if isinstance(attack, sf.MeleeAttack) and attack.situation.distance is not None:
         reach = f"{attack.situation.distance:g} m apart: within the {sf.MELEE_REACH_M} m melee needs (§5)"
         embed.add_field(name="Reach", value=reach, inline=False)
-    target = f"{attack.defender.name or 'the target'}: {SECRET_TARGET}" if secret else defender_text(attack.defender)
+    if secret:
+        target: str | None = f"{attack.defender.name or 'the target'}: {SECRET_TARGET}"
+    else:
+        target = defender_text(attack.defender, stamina_hidden=stamina_hidden)
     if target is not None:
         embed.add_field(name="Target", value=clip(target, FIELD_VALUE_LIMIT), inline=False)
     if _uses_defaults(result, secret=secret):
@@ -245,8 +270,13 @@ def odds_embed(
     title: str,
     variants: sf.Variants,
     target: sf.Defender | None = None,
+    stamina_hidden: bool = False,
 ) -> discord.Embed:
-    """The answer to /sf odds; `target` (the attack's defender) adds what the damage step saw of it."""
+    """The answer to /sf odds; `target` (the attack's defender) adds what the damage step saw of it.
+
+    `stamina_hidden`: the target's Stamina is not the asker's to see; nor is the chance of a stun, which follows
+    from it.
+    """
     embed = discord.Embed(title=clip(title, TITLE_LIMIT), colour=discord.Colour.blurple())
     plan = odds.damage
     if odds.stopped is not None:
@@ -255,7 +285,7 @@ def odds_embed(
             "no damage, knock-out or stun (§11 item 3)"
         )
     else:
-        stun = f", stunned **{percent(odds.stun)}**" if odds.stun else ""
+        stun = f", stunned **{percent(odds.stun)}**" if odds.stun and not stamina_hidden else ""
         if plan is None:
             dice = "no damage"
         else:
@@ -266,7 +296,7 @@ def odds_embed(
             f"({fixed(odds.expected_damage_on_hit, 2)} on a hit, {dice})"
         )
     embed.add_field(name="Chance to hit", value=clip(steps_text(steps, odds.chance), FIELD_VALUE_LIMIT), inline=False)
-    if target is not None and (text := defender_text(target)) is not None:
+    if target is not None and (text := defender_text(target, stamina_hidden=stamina_hidden)) is not None:
         embed.add_field(name="Target", value=clip(text, FIELD_VALUE_LIMIT), inline=False)
     embed.add_field(name="Rules", value=variants_text(variants), inline=False)
     if any(s.default for s in steps) or (plan is not None and plan.default):

@@ -13,6 +13,7 @@ from bot.rules.audience import (
     changes_public,
     public_hit_points,
     public_numbers,
+    reader,
     sees_all,
     sees_hit_points,
     sees_numbers,
@@ -72,3 +73,12 @@ def test_a_waiting_hit_is_applied_by_a_private_roll_s_roller_or_a_game_master_an
         expected = shown is Visibility.PUBLIC or gm or (shown is Visibility.PRIVATE and user == OWNER)
         assert applies_hit(viewer, OWNER, shown) == expected, (shown, user, gm)
         assert changes_public(shown) == (shown is Visibility.PUBLIC)
+
+
+def test_a_private_answer_is_read_by_its_asker_and_any_other_by_the_channel() -> None:
+    for user, gm in itertools.product((OWNER, OTHER), (False, True)):
+        asker = Viewer(user, game_master=gm)
+        assert reader(asker, private=True) == asker
+        assert reader(asker, private=False) == ANYONE
+    # What the channel reads shows no secret, whoever asked for it.
+    assert not sees_numbers(reader(Viewer(OWNER, game_master=True), private=False), Creature(OWNER, secret=True))
