@@ -168,7 +168,8 @@ async def test_character_show_of_a_secret_is_no_such_character(local: LocalDisco
     own = await local.command("character show", {"character": ogre}, actor=local.as_user(GM))
     assert own.ephemeral and own.embed["title"].startswith("Ogre")
     # A forged page button names nothing either.
-    forged = await local.click(local.original(own), f"sheet:{ogre.lstrip('#')}:2", actor=local.as_user(PLAYER))
+    [page] = [c["custom_id"] for row in own.messages[0]["components"] for c in row["components"]]
+    forged = await local.click(local.original(own), page, actor=local.as_user(PLAYER))
     assert forged.embed["description"] == "This character was deleted." and "Ogre" not in text(forged)
 
 
