@@ -232,11 +232,11 @@ class Characters(commands.GroupCog, group_name="character", group_description="Y
     @app_commands.command(name="secret")
     @app_commands.autocomplete(character=own_characters)
     async def secret(self, interaction: Interaction, character: str, secret: bool = True) -> None:
-        """Keep a character's numbers to yourself (a game master's monster): others see how hurt it looks.
+        """Keep a character to yourself and the game masters (a monster the table sees only in a fight).
 
         Args:
             character: One of your characters
-            secret: true keeps its numbers yours (and Manage Server's); false shows them to everyone again
+            secret: true keeps it yours and the game masters'; false shows it to everyone again
         """
         async with self.bot.database.write.begin() as session:
             repository = CharacterRepository(session)
@@ -244,8 +244,9 @@ class Characters(commands.GroupCog, group_name="character", group_description="Y
             record = await repository.set_secret(record, secret, now=self.bot.clock())
         if secret:
             message = (
-                f"**{record.name}**'s numbers are now yours: others see how hurt it looks, and attacks against it "
-                "leave them out (`vs AC ?`, `Defense: the GM's secret`); the GM channel and you see them in full."
+                f"**{record.name}** is now yours and the game masters': others do not find it in lists, sheets or "
+                "suggestions, a fight shows them how hurt it looks, and attacks against it leave its numbers out "
+                "(`vs AC ?`, `Defense: the GM's secret`); the GM channel and you see them in full."
             )
         else:
             message = f"**{record.name}**'s numbers are shown to everyone again."

@@ -149,7 +149,8 @@ async def test_a_sheet_made_secret_after_it_was_shown_turns_no_page_for_the_tabl
     await local.command("character secret", {"character": ogre}, actor=gm)
     peek = await local.click(local.original(shown), page_2)
     # A secret is not named to a player any more (tests/test_leaks.py): for them it is gone.
-    assert peek.ephemeral and peek.embed["description"] == "This character was deleted." and "Health" not in str(peek.embed)
+    assert peek.ephemeral and peek.embed["description"] == "This character was deleted."
+    assert "Health" not in str(peek.embed)
     own = await local.click(local.original(shown), page_2, actor=gm)
     assert own.ephemeral and own.embed["title"].endswith("· 2/2")  # privately: the message is the channel's
     assert local.original(shown)["embeds"][0]["title"].endswith("· 1/2")

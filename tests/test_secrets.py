@@ -41,7 +41,7 @@ async def secret_ogre(local: LocalDiscord) -> str:
     assert saved.embed["title"] == "Saved", saved.embed
     await local.command("character weapon add", {"character": ogre, "name": "Greatclub"}, actor=gm)
     marked = await local.command("character secret", {"character": ogre}, actor=gm)
-    assert marked.ephemeral and "numbers are now yours" in marked.embed["description"]
+    assert marked.ephemeral and "is now yours and the game masters'" in marked.embed["description"]
     return ogre
 
 

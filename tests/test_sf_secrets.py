@@ -86,7 +86,7 @@ async def secret_sathar(local: LocalDiscord) -> str:
         saved = await local.command("character set", {"character": sathar, "field": field, "value": value}, actor=gm)
         assert saved.embed["title"] == "Saved", saved.embed
     marked = await local.command("character secret", {"character": sathar}, actor=gm)
-    assert marked.ephemeral and "numbers are now yours" in marked.embed["description"]
+    assert marked.ephemeral and "is now yours and the game masters'" in marked.embed["description"]
     return sathar
 
 
