@@ -430,7 +430,8 @@ def test_the_docs_example_log_and_transcript_check_out() -> None:
 
 def test_the_tool_is_short_and_standard_library_only() -> None:
     source = tool_source()
-    assert len(source.splitlines()) <= 50
+    # Short enough to read whole before trusting it: the faces, the roll numbers and an opened copy's seals (#25).
+    assert len(source.splitlines()) <= 55
     imported = set()
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
