@@ -11,6 +11,8 @@ Running a fight is not seeing its secrets: what each viewer sees asks the audien
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import dataclasses
 import io
 import logging
@@ -175,9 +177,21 @@ class TurnGuard:
     """
 
     PASSING: Final = 1 << 64  # above every snowflake: a pass not yet shown
+    LOCKS_KEPT: Final = 1024  # channels whose lock is kept between passes (an idle one is made again when needed)
 
     def __init__(self) -> None:
         self._shown: dict[int, int] = {}  # channel -> the snowflake of the message that showed its last pass
+        self._locks: dict[int, asyncio.Lock] = {}
+
+    def lock(self, channel_id: int) -> asyncio.Lock:
+        """The channel's passes, one at a time in the order they arrived in this process.
+
+        The database's row lock alone lets whichever connection is ready first win, so of two presses at once
+        the later could pass the turn and the earlier be told that someone already had.
+        """
+        if len(self._locks) >= self.LOCKS_KEPT:
+            self._locks = {c: held for c, held in self._locks.items() if held.locked()}
+        return self._locks.setdefault(channel_id, asyncio.Lock())
 
     def blind(self, channel_id: int, interaction_id: int) -> bool:
         """Whether a Next command made as `interaction_id` was made before the channel's last pass was shown."""
@@ -232,11 +246,11 @@ async def pass_turn(
     """
     bot = interaction.client
     guild_id, channel_id = guild_of(interaction), channel_of(interaction)
-    asker = await viewer(bot, interaction)
     guard = turn_guard(bot)
     held = None
     try:
-        async with bot.database.write.begin() as session:
+        one_at_a_time = guard.lock(channel_id) if guard is not None else contextlib.nullcontext()
+        async with one_at_a_time, bot.database.write.begin() as session:
             repository = EncounterRepository(session)
             record = await repository.current(guild_id=guild_id, channel_id=channel_id, for_update=True)
             before = record.encounter
@@ -246,6 +260,8 @@ async def pass_turn(
                 return before, False
             if seen_step is None and guard is not None and guard.blind(channel_id, interaction.id):
                 return before, False
+            # Asked under the lock: awaited before it, a settings read let a later press overtake an earlier one.
+            asker = await viewer(bot, interaction)
             current = before.current
             if current is None:
                 require_runner(asker, before, "roll initiative and start the fight")
