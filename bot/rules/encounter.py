@@ -683,19 +683,7 @@ def apply_hit(encounter: Encounter, number: int, hit: Hit) -> tuple[Encounter, C
                 conditions = _with_condition(conditions, standing)
             added.append(standing)
     changed = dataclasses.replace(target, hp=after, conditions=conditions)
-    change = Change(
-        number=target.number,
-        name=target.name,
-        before=target.hp,
-        after=after,
-        max_hp=target.max_hp,
-        health_before=health(encounter.ruleset, target.hp),
-        health_after=health(encounter.ruleset, after),
-        conditions=tuple(added),
-        flat_footed=flat_footed(encounter, target),
-    )
-    combatants = (*encounter.combatants[:index], changed, *encounter.combatants[index + 1 :])
-    return dataclasses.replace(encounter, combatants=combatants), change
+    return _replace_at(encounter, index, changed), _change(encounter, target, changed, tuple(added))
 
 
 @dataclass(frozen=True, slots=True)
@@ -781,17 +769,24 @@ def change_health(encounter: Encounter, number: int, change: HealthChange) -> tu
     if not 1 <= top <= MAX_HP or not -MAX_HP <= after <= MAX_HP:
         raise EncounterError(f"Hit points go from -{MAX_HP} to {MAX_HP}, and the most at least 1.")
     changed = dataclasses.replace(target, hp=after, max_hp=top)
-    result = Change(
+    return _replace_at(encounter, index, changed), _change(encounter, target, changed)
+
+
+def _change(
+    encounter: Encounter, target: Combatant, changed: Combatant, conditions: tuple[Condition, ...] = ()
+) -> Change:
+    """What a change of hit points did to `target`, now `changed`, and the conditions it put on."""
+    return Change(
         number=target.number,
         name=target.name,
         before=target.hp,
-        after=after,
-        max_hp=top,
+        after=changed.hp,
+        max_hp=changed.max_hp,
         health_before=health(encounter.ruleset, target.hp),
-        health_after=health(encounter.ruleset, after),
+        health_after=health(encounter.ruleset, changed.hp),
+        conditions=conditions,
         flat_footed=flat_footed(encounter, target),
     )
-    return _replace_at(encounter, index, changed), result
 
 
 def _index(encounter: Encounter, number: int) -> int:
