@@ -33,8 +33,9 @@ from bot.rules.settings import ServerSettings
 from bot.rules.sheets.base import Sheet, name_key
 from bot.ui.embeds import Answer, Defender
 from bot.ui.encounter import change_embed, change_line
+from cogs._audience import is_game_master
 from cogs._options import Hidden, Shown
-from cogs._shared import Drawn, Hurt, Interaction, Rolled, Waiting, answer_roll, draw, find, is_game_master
+from cogs._shared import Drawn, Hurt, Interaction, Rolled, Waiting, answer_roll, draw, find
 from cogs.encounter import ApplyHits, apply_label, dump_hits, refresh_tracker
 
 I = TypeVar("I")  # noqa: E741 - a roll's rules inputs

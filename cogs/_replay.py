@@ -24,6 +24,7 @@ from bot.errors import UserError
 from bot.rules.audience import Creature, Viewer, sees_numbers
 from bot.tree import report
 from bot.ui.embeds import paged
+from cogs._audience import viewer
 
 # discord.py declares the interaction of an item's own methods (`from_custom_id`, `interaction_check`, `callback`)
 # generic over the client, so an override cannot narrow it to the bot: those take any client's.
@@ -277,10 +278,9 @@ class ApplyDamage(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"hur
                 # migration 0020 gave the deleted one's id.
                 if record is None or stamp(record.created_at) > stamp(roll.created_at):
                     raise CharacterDeleted(hurt["name"])
-                if record.owner_id != interaction.user.id and not interaction.permissions.manage_guild:
+                if record.owner_id != interaction.user.id and not (await viewer(bot, interaction)).game_master:
                     raise UserError(
-                        f"Only **{record.name}**'s owner, <@{record.owner_id}>, or the game master (Manage Server) "
-                        "applies damage to it.",
+                        f"Only **{record.name}**'s owner, <@{record.owner_id}>, or a game master applies damage to it.",
                         title="Not your character",
                     )
                 before = record.sheet
@@ -352,7 +352,6 @@ async def show_page(interaction: discord.Interaction[Any], roll: LoggedRoll, pag
     it was shown that way; if not, the roller's message is theirs to switch.
     """
     # Here, not at the top: cogs._shared imports this module for the buttons it puts under every roll.
-    from cogs._shared import viewer
 
     assert roll.details is not None
     secret = secret_form(roll.details, await viewer(interaction.client, interaction))

@@ -23,9 +23,9 @@ from bot.rules.audience import Creature, Viewer, sees_numbers
 from bot.rules.dice import DiceSource
 from bot.rules.luck import Luck
 from bot.rules.replay import Kind, Proof
-from bot.rules.settings import ServerSettings
 from bot.tree import command_name, given_options
 from bot.ui.embeds import Answer, Defender, clip, fit, stamp_fair
+from cogs._audience import viewer
 from cogs._replay import hurt_label, roll_view, stored_details
 
 Interaction = discord.Interaction[DiceBot]
@@ -49,28 +49,6 @@ def guild_of(interaction: Interaction) -> int:
     if interaction.guild_id is None:
         raise UserError("Characters live in a server: use this command in one.", title="Servers only")
     return interaction.guild_id
-
-
-def can_moderate(interaction: Interaction) -> bool:
-    permissions = interaction.permissions
-    return permissions.manage_guild
-
-
-def is_game_master(interaction: Interaction, settings: ServerSettings) -> bool:
-    """One of the server's game masters: Manage Server, or a member of its game master role (`/settings gm-role`).
-
-    The role is read from the guild cache, as discord.py's own `has_role` check reads it.
-    """
-    if can_moderate(interaction):
-        return True
-    role, user = settings.gm_role, interaction.user
-    return role is not None and isinstance(user, discord.Member) and user.get_role(role) is not None
-
-
-async def viewer(bot: DiceBot, interaction: Interaction) -> Viewer:
-    """Who is asking, as the audience policy (`bot.rules.audience`) sees them."""
-    settings = await bot.server_settings(interaction.guild_id)
-    return Viewer(interaction.user.id, game_master=is_game_master(interaction, settings))
 
 
 def secret_to_you(asker: Viewer, defender: Defender | None, odds: discord.Embed) -> discord.Embed:

@@ -32,7 +32,8 @@ from bot.tree import report
 from bot.ui.characters import done_embed, list_embed, sheet_embed
 from bot.ui.embeds import clip, error_embed, paged
 from bot.ui.views import Confirm
-from cogs._shared import Interaction, NotYours, can_moderate, find, find_own, guild_of, viewer
+from cogs._audience import viewer
+from cogs._shared import Interaction, NotYours, find, find_own, guild_of
 
 EDIT_TIMEOUT = 15 * 60.0  # as long as Discord lets the bot answer the interaction that opened the form
 RULESET_CHOICES = [app_commands.Choice(name=r.title, value=r.key) for r in RULESETS.values()]
@@ -310,10 +311,10 @@ class Characters(commands.GroupCog, group_name="character", group_description="Y
         async with self.bot.database.write.begin() as session:
             repository = CharacterRepository(session)
             record = await find(repository, interaction, character, for_update=True, shown_to=asker)
-            if record.owner_id != interaction.user.id and not can_moderate(interaction):
+            if record.owner_id != interaction.user.id and not asker.game_master:
                 raise NotYours(
-                    f"**{record.name}** belongs to <@{record.owner_id}>; only they or someone with Manage Server "
-                    "can change its hit points."
+                    f"**{record.name}** belongs to <@{record.owner_id}>; only they or a game master can change its "
+                    "hit points."
                 )
             before = record.sheet
             sheet = record.ruleset.change_health(before, told, told_maximum)
@@ -426,9 +427,9 @@ class Characters(commands.GroupCog, group_name="character", group_description="Y
         asker = await viewer(self.bot, interaction)  # someone else's secret is not even named to them
         async with self.bot.database.read() as session:
             record = await find(CharacterRepository(session), interaction, character, owner_id=owner.id, shown_to=asker)
-        if record.owner_id != interaction.user.id and not can_moderate(interaction):
+        if record.owner_id != interaction.user.id and not asker.game_master:
             raise NotYours(
-                f"**{record.name}** belongs to <@{record.owner_id}>; only they (or a moderator) can delete it."
+                f"**{record.name}** belongs to <@{record.owner_id}>; only they (or a game master) can delete it."
             )
 
         async def delete_it(click: Interaction) -> discord.Embed:

@@ -40,8 +40,9 @@ from bot.tree import report
 from bot.ui import encounter as ui
 from bot.ui import map as map_ui
 from bot.ui.embeds import clip, history_text
+from cogs._audience import is_game_master, viewer
 from cogs._replay import NOT_FOUND, _without
-from cogs._shared import STRIKE, Interaction, character_choices, find, guild_of, is_game_master, viewer
+from cogs._shared import STRIKE, Interaction, character_choices, find, guild_of
 
 log = logging.getLogger(__name__)
 

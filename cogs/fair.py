@@ -15,7 +15,8 @@ from bot.db.fair import FairRepository, FairSessionError, RawLog, Session, decod
 from bot.rules import fair, fair_log
 from bot.rules.audience import ANYONE, Viewer
 from bot.ui.embeds import clip
-from cogs._shared import Interaction, can_moderate, viewer
+from cogs._audience import can_moderate, viewer
+from cogs._shared import Interaction
 
 FAIR_COLOUR = discord.Colour.teal()
 

@@ -10,7 +10,8 @@ from bot.client import DiceBot
 from bot.db.characters import CharacterRepository
 from bot.db.rolls import LoggedRoll, RollRepository
 from bot.ui.embeds import DESCRIPTION_LIMIT, ROLL_COLOUR, clip
-from cogs._shared import Interaction, any_character_choices, find, viewer
+from cogs._audience import viewer
+from cogs._shared import Interaction, any_character_choices, find
 
 
 def line(roll: LoggedRoll, guild_id: int | None) -> str:

@@ -17,7 +17,8 @@ from bot.rules.settings import SETTINGS
 from bot.tree import report
 from bot.ui.characters import done_embed
 from bot.ui.embeds import ROLL_COLOUR, clip, paged
-from cogs._shared import Interaction, can_moderate, guild_of
+from cogs._audience import can_moderate
+from cogs._shared import Interaction, guild_of
 
 # Where the bot can post a message: text and announcement channels and their threads. Not categories, forums
 # or media channels (posts there are threads), nor voice and stage channels.

@@ -18,7 +18,8 @@ from bot.rules.audience import Viewer, reader
 from bot.rules.sheets import RULESETS
 from bot.ui.chart import luck_chart
 from bot.ui.embeds import ROLL_COLOUR, clip
-from cogs._shared import Interaction, any_character_choices, find, guild_of, viewer
+from cogs._audience import viewer
+from cogs._shared import Interaction, any_character_choices, find, guild_of
 
 CHART = "luck.png"
 

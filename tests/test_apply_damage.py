@@ -50,7 +50,7 @@ async def test_a_hit_on_a_character_applies_its_damage_once(local: LocalDiscord,
 
     stranger = await local.click(message, f"hurt:{attack.payload['id']}", actor=local.as_user(OTHER))
     assert stranger.ephemeral and stranger.embed["color"] == RED
-    assert stranger.embed["description"].startswith(f"Only **Ogre**'s owner, <@{GM}>, or the game master")
+    assert stranger.embed["description"].startswith(f"Only **Ogre**'s owner, <@{GM}>, or a game master")
     assert await hit_points(database, number, int(gm.guild_id or 0)) == 30
 
     applied = await local.click(message, f"hurt:{attack.payload['id']}", actor=gm)

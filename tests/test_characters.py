@@ -308,7 +308,7 @@ async def test_hp_hurts_heals_and_sets_for_the_owner_or_the_game_master(local: L
     )
     assert "`change` is `+5` (add 5), `-13` (lose 13)" in await hp({"change": "thirteen"})
     stranger = await hp({"change": "-1"}, actor=bob(local))
-    assert "only they or someone with Manage Server" in stranger
+    assert "only they or a game master" in stranger
     moderator = local.as_user(MOD, permissions=MANAGER_PERMISSIONS)
     assert (await hp({"change": "-4"}, actor=moderator)).startswith("**Lira**: Hit points 30 → **26** of 34")
     marine = await create(local, "Riker", ruleset="sf")

@@ -10,6 +10,7 @@ from tests.test_secrets import GM, secret_ogre, text
 
 PLAYER = "200000000000000020"
 MODERATOR = "200000000000000011"
+GM_MEMBER = "200000000000000030"  # a member of the game master role, without Manage Server
 
 
 def role_option(role_id: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
@@ -61,3 +62,19 @@ async def test_only_manage_server_names_the_role_and_never_everyone(local: Local
     assert refused.ephemeral and refused.embed["title"] == "Not allowed"
     everyone = await name_gm_role(local, local.actor.guild_id or "")
     assert everyone["title"] == "Not that role"
+
+
+async def test_a_member_of_the_gm_role_changes_and_deletes_another_members_character(connected: LocalDiscord) -> None:
+    """A game master is one in every check of who may change another's character, not only in who sees secrets."""
+    local = connected
+    await name_gm_role(local)
+    player = local.as_user(PLAYER)
+    created = await local.command("character create", {"ruleset": "dnd35", "name": "Aria"}, actor=player)
+    aria = "#" + created.embed["footer"]["text"].split()[0].lstrip("#")
+    stranger = await local.command("character hp", {"character": aria, "change": "-3"}, actor=local.as_user(GM))
+    assert stranger.embed["title"] == "Not your character", stranger.embed
+    game_master = local.as_user(GM_MEMBER, roles=(GM_ROLE,))
+    hurt = await local.command("character hp", {"character": aria, "change": "-3"}, actor=game_master)
+    assert hurt.embed.get("color") != 0xE74C3C and "7" in text(hurt), hurt.embed
+    asked = await local.command("character delete", {"character": aria}, actor=game_master)
+    assert asked.embed["title"] != "Not your character", asked.embed
