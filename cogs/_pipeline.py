@@ -58,18 +58,42 @@ class Reading:
     session: AsyncSession
     settings: ServerSettings
     learned: dict[tuple[int, datetime], Remembered] = field(default_factory=dict)  # habits this roll changed
-    fights: dict[str, Encounter | None] = field(default_factory=dict)  # this channel's fight, once read
+    # This channel's fight of a ruleset, once read: its stored id and the fight.
+    fights: dict[str, tuple[int, Encounter] | None] = field(default_factory=dict)
 
     async def fight(self, ruleset: str) -> Encounter | None:
         """This channel's encounter of `ruleset`, if one runs (read once per roll)."""
+        found = await self._fight(ruleset)
+        return found[1] if found is not None else None
+
+    async def _fight(self, ruleset: str) -> tuple[int, Encounter] | None:
         guild_id, channel_id = self.interaction.guild_id, self.interaction.channel_id
         if guild_id is None or channel_id is None:
             return None
         if ruleset not in self.fights:
             record = await EncounterRepository(self.session).get(guild_id=guild_id, channel_id=channel_id)
-            running = record.encounter if record is not None else None
-            self.fights[ruleset] = running if running is not None and running.ruleset == ruleset else None
+            running = record is not None and record.encounter.ruleset == ruleset
+            self.fights[ruleset] = (record.id, record.encounter) if record is not None and running else None
         return self.fights[ruleset]
+
+    async def held(
+        self, ruleset: str, hits: Sequence[tuple[str, Hit]], *, private: bool, hidden: bool = False
+    ) -> Waiting | None:
+        """The Apply button of hits that may not change what the channel sees at once (`audience.changes_public`).
+
+        The tracker would tell the table what a private or hidden roll keeps from it: such a roll's hits wait for
+        a hand (`audience.applies_hit`). They are kept by the fight's id and each combatant's number, never
+        reused, so a later press cannot land on another fight, nor on a newcomer who took a removed one's name.
+        None: a public roll's hits, which `strike` applies at once.
+        """
+        if not hits or changes_public(visibility(private=private, hidden=hidden)):
+            return None
+        found = await self._fight(ruleset)
+        kept, fight = list(hits), None
+        if found is not None:
+            fight, encounter = found
+            kept = [(f"#{encounter_rules.find(encounter, target).number}", hit) for target, hit in hits]
+        return Waiting(dump_hits(kept, fight=fight), ApplyHits(self.interaction.id, apply_label(hits)))
 
     async def combatant(self, text: str, ruleset: str) -> tuple[Encounter, Combatant] | None:
         """The combatant `text` names in this channel's encounter of `ruleset`, if one runs and has it."""
@@ -304,9 +328,9 @@ async def roll(bot: DiceBot, interaction: Interaction, options: O, planner: Plan
         plan, reading = await _plan(bot, interaction, options, planner, session)
         drawn = await draw(bot, interaction, plan.kind, plan.inputs, session)
         hidden_hp = await _hidden_hp(reading, plan)
-    hidden = isinstance(options, Hidden) and options.hidden
-    hits = plan.strikes.of(drawn.result) if plan.strikes is not None else []
-    waiting = held(interaction, hits, private=options.private, hidden=hidden)
+        hidden = isinstance(options, Hidden) and options.hidden
+        hits = plan.strikes.of(drawn.result) if plan.strikes is not None else []
+        waiting = await reading.held(plan.ruleset, hits, private=options.private, hidden=hidden)
     await answer_roll(
         bot,
         interaction,
@@ -339,19 +363,6 @@ async def _hidden_hp(reading: Reading, plan: Plan[Any, Any]) -> list[Audience]:
     if fought is None or not fought[1].hidden:
         return []
     return [Audience(fought[1].owner_id, hidden_hp=True)]
-
-
-def held(
-    interaction: Interaction, hits: Sequence[tuple[str, Hit]], *, private: bool, hidden: bool = False
-) -> Waiting | None:
-    """The Apply button of hits that may not change what the channel sees at once (`audience.changes_public`).
-
-    The tracker would tell the table what a private or hidden roll keeps from it: such a roll's hits wait for a
-    hand (`audience.applies_hit`). None: a public roll's hits, which `strike` applies at once.
-    """
-    if not hits or changes_public(visibility(private=private, hidden=hidden)):
-        return None
-    return Waiting(dump_hits(hits), ApplyHits(interaction.id, apply_label(hits)))
 
 
 async def strike(bot: DiceBot, interaction: Interaction, hits: Sequence[tuple[str, Hit]], *, private: bool) -> None:

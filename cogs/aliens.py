@@ -253,16 +253,17 @@ class Aliens(commands.GroupCog, group_name="aliens", group_description="AliensRL
     async def melee(self, interaction: Interaction, options: MeleeOptions) -> None:
         """A melee attack: it always hits; shows the damage (and takes it off a combatant named as target)."""
         result = rules.melee(options.attacker, options.damage)
-        target = None
+        hits: list[tuple[str, Hit]] = []
+        waiting = None
         if options.target is not None:
             async with self.bot.database.read() as session:
                 settings = await self.bot.server_settings(interaction.guild_id, session)
-                _, bitten = await _fight(Reading(self.bot, interaction, session, settings), options)
-            target = bitten.name
+                reading = Reading(self.bot, interaction, session, settings)
+                _, bitten = await _fight(reading, options)
+                hits = [(bitten.name, Hit(result.damage))] if result.damage else []
+                waiting = await reading.held(RULESET, hits, private=options.private)
         outcome = {"attacker": options.attacker, "damage": result.damage}
         answer = melee_answer(result)
-        hits = [(target, Hit(result.damage))] if target is not None and result.damage else []
-        waiting = pipeline.held(interaction, hits, private=options.private)
         await answer_roll(
             self.bot,
             interaction,

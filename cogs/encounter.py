@@ -341,17 +341,18 @@ class NextTurn(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"encoun
             await report(interaction, error)
 
 
-def dump_hits(hits: Sequence[tuple[str, Hit]]) -> list[dict[str, Any]]:
-    """What the roll log keeps of hits waiting for a hand: each combatant as the roll named it, and its hit."""
-    return [{"target": target, **dataclasses.asdict(hit)} for target, hit in hits]
+def dump_hits(hits: Sequence[tuple[str, Hit]], *, fight: int | None) -> list[dict[str, Any]]:
+    """What the roll log keeps of hits waiting for a hand: the fight's id, each combatant (`#3`), and its hit."""
+    return [{"fight": fight, "target": target, **dataclasses.asdict(hit)} for target, hit in hits]
 
 
-def load_hits(raw: Sequence[dict[str, Any]]) -> list[tuple[str, Hit]]:
-    """The hits `dump_hits` kept."""
-    return [
+def load_hits(raw: Sequence[dict[str, Any]]) -> tuple[int | None, list[tuple[str, Hit]]]:
+    """The fight and the hits `dump_hits` kept."""
+    hits = [
         (h["target"], Hit(damage=h["damage"], knockout_turns=h.get("knockout_turns"), stun_turns=h.get("stun_turns")))
         for h in raw
     ]
+    return (raw[0].get("fight") if raw else None), hits
 
 
 def apply_label(hits: Sequence[tuple[str, Hit]]) -> str:
@@ -404,8 +405,9 @@ class ApplyHits(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"strik
             async with bot.database.write.begin() as session:
                 if not await RollRepository(session).claim(self.interaction_id, STRIKE):
                     raise UserError("This roll's hit was applied already.", title="Applied already")
+                fight, hits = load_hits(raw)
                 record, changes = await EncounterRepository(session).apply_hits(
-                    guild_id=roll.guild_id, channel_id=roll.channel_id, hits=load_hits(raw), now=bot.clock()
+                    guild_id=roll.guild_id, channel_id=roll.channel_id, hits=hits, now=bot.clock(), fight=fight
                 )
             await interaction.response.edit_message(view=_without(interaction, f"strike:{self.interaction_id}"))
             lines = "\n".join(ui.change_line(record.encounter, change, asker) for change in changes)

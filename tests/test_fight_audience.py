@@ -220,3 +220,26 @@ async def test_a_private_aliensrl_bite_waits_too(local: LocalDiscord, database: 
     applied = await local.click(answer, buttons(answer)["Apply the hit to Hicks"])
     assert "Hicks: 10 → 5 hp" in text(applied.messages[-1]), applied.messages
     assert state(await stored(database)) == [("Hicks", 5)] and "5/10 hp" in described(tracker)
+
+
+async def test_a_waiting_hit_lands_on_nobody_after_its_combatant_or_its_fight_is_gone(
+    local: LocalDiscord, database: Database
+) -> None:
+    """A waiting hit keeps its fight and its combatant's number: a newcomer who took the name is not hit."""
+    await goblin_fight(local)
+    local.bot.dice = ScriptedDice([15, 8, 15, 8])
+    roller = local.as_user(PLAYER)
+    first = local.original(await local.command("dnd attack", {**ATTACK, "private": True}, actor=roller))
+    # The goblin leaves and another takes its name: the hit was not on it.
+    ok(await local.command("encounter remove", {"combatant": "Goblin"}))
+    ok(await local.command("encounter add", {"name": "Goblin", "hp": 30, "ac": 10}))
+    missed = await local.click(first, buttons(first)["Apply the hit to Goblin"], actor=roller)
+    assert missed.ephemeral and "no combatant **#1**" in text(missed), missed.messages
+    assert state(await stored(database)) == [("Goblin", 30)]
+    # A hit rolled in a fight that has ended waits in vain: the next fight here is another.
+    second = local.original(await local.command("dnd attack", {**ATTACK, "private": True}, actor=roller))
+    ok(await local.command("encounter end"))
+    await goblin_fight(local)
+    refused = await local.click(second, buttons(second)["Apply the hit to Goblin"], actor=roller)
+    assert refused.ephemeral and "has ended" in text(refused), refused.messages
+    assert state(await stored(database)) == [("Goblin", 30)]

@@ -250,14 +250,27 @@ class EncounterRepository:
         return record, changes[0]
 
     async def apply_hits(
-        self, *, guild_id: int, channel_id: int, hits: Sequence[tuple[str, Hit]], now: datetime
+        self,
+        *,
+        guild_id: int,
+        channel_id: int,
+        hits: Sequence[tuple[str, Hit]],
+        now: datetime,
+        fight: int | None = None,
     ) -> tuple[EncounterRecord, list[Change]]:
         """Apply a resolved attack's hits (an AliensRL burst may hit several) to the combatants they name.
 
         One write in the caller's transaction, undone as one change. The row is locked where the database can
         (PostgreSQL), and the write is still version-checked, so a hit is never lost to a concurrent change.
+        `fight`: the id of the fight the hits were rolled in (a waiting hit's); another fight here is refused.
         """
         record = await self.current(guild_id=guild_id, channel_id=channel_id, for_update=True)
+        if fight is not None and record.id != fight:
+            raise EncounterError(
+                "The fight this roll was made in has ended: its hit is not for this one. `/encounter hp` changes "
+                "hit points by hand.",
+                title="Another fight",
+            )
         encounter, changes = record.encounter, []
         for target, hit in hits:
             encounter, change = rules.apply_hit(encounter, rules.find(encounter, target).number, hit)
