@@ -59,6 +59,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     verify = commands.add_parser("verify", help="check a fair session's exported log offline, no database or token")
     verify.add_argument("file", help="the log /fair reveal or /fair log attached; - reads standard input")
     verify.add_argument("--roll", type=int, help="check only this roll number")
+    verify.add_argument(
+        "--commitment", metavar="HEX", help="the commitment /fair start posted in the channel: the file's must be it"
+    )
     args = parser.parse_args(argv)
     if not 0 < getattr(args, "timeout", 1) <= 900:
         # Discord's own limit: an interaction's token lasts 15 minutes.
@@ -201,18 +204,20 @@ def run_verify(args: argparse.Namespace) -> int:
     """Check a fair session's log by replaying every roll (`bot.rules.fair_log.check_log`).
 
     Exits 0 when every roll number is accounted for and every roll replays to its logged draws and outcome, 1
-    when anything does not (each finding names its roll), 2 for an unreadable file.
+    when anything does not (each finding names its roll) or the file is not a log it can read, 2 when the file
+    cannot be opened.
     """
     try:
         raw = sys.stdin.buffer.read() if args.file == "-" else Path(args.file).read_bytes()
-        checked = check_log(parse_log(raw), roll=args.roll)
+        checked = check_log(parse_log(raw), roll=args.roll, commitment=args.commitment)
     except OSError as error:
         print(f"Can't read {args.file}: {error.strerror or error}.", file=sys.stderr)
         return 2
     except FairLogError as error:
+        # Not a log this bot can read is not a proof either: the same exit as any other mismatch.
         name = "standard input" if args.file == "-" else args.file
         print(f"{name}: {error.title}: {error.message}", file=sys.stderr)
-        return 2
+        return 1
     print("\n".join(checked.lines))
     return 0 if checked.ok else 1
 

@@ -236,9 +236,13 @@ class DiceBot(commands.Bot):
             return self.dice
         async with self.database.write.begin() as session:
             taken = await FairRepository(session).take_roll(
-                fair_channel, command=command_name(interaction), user_id=interaction.user.id, now=self.clock()
+                fair_channel,
+                interaction_id=interaction.id,
+                command=command_name(interaction),
+                user_id=interaction.user.id,
+                now=self.clock(),
             )
-        return self.dice if taken is None else SessionDice(*taken)
+        return self.dice if taken is None else SessionDice(*taken, interaction.id)
 
     def fair_session_started(self, channel_id: int) -> None:
         """A fair session was committed in a channel: its next roll must read it (called before answering)."""

@@ -487,6 +487,9 @@ def _record(
     """
     fair = dice if isinstance(dice, SessionDice) else None
     logged = proof.to_log() if fair and proof else None
+    if fair is not None and fair.session.bound and private:
+        # A private or hidden roll of a version 4 session is sealed too: its roller and the game masters open it.
+        read = [*read, Creature(interaction.user.id, secret=True)]
     # The salt is as secret and as random as a session's seed, and drawn the same way (the seeded console's too).
     if logged is not None and (sealed := sealing(read, bot.fair_seeds().hex())) is not None:
         logged["seal"] = sealed

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import io
 import string
+import time
 
 import discord
 from discord import app_commands
@@ -11,8 +13,8 @@ from discord.ext import commands
 
 from bot import offload
 from bot.client import DiceBot
-from bot.db.fair import FairRepository, FairSessionError, RawLog, Session, decode_log
-from bot.rules import fair, fair_log
+from bot.db.fair import FairRepository, FairSessionError, RawLog, Session, decode_log, log_digest
+from bot.rules import fair, fair_log, signing
 from bot.rules.audience import ANYONE, Viewer
 from bot.ui.embeds import clip
 from cogs._audience import can_moderate, viewer
@@ -45,28 +47,43 @@ class Fair(commands.GroupCog, group_name="fair", group_description="Provably fai
             raise FairSessionError(
                 "On this server only members with Manage Server start fair sessions (`/settings` `fair.who`)."
             )
-        seed = self.bot.fair_seeds()
+        seed, secret = self.bot.fair_seeds(), self.bot.fair_seeds()
+        key = signing.public_key(secret)
         async with self.bot.database.write.begin() as session:
             started = await FairRepository(session).start(
                 guild_id=interaction.guild_id,
                 channel_id=channel_id,
                 seed=seed.hex(),
-                commitment=fair.commitment(seed),
+                signing_secret=secret.hex(),
+                signing_key=key,
+                commitment=fair.commitment(seed, key),
                 user_id=interaction.user.id,
                 now=self.bot.clock(),
             )
-        self.bot.fair_session_started(channel_id)
         embed = discord.Embed(
             title="Fair dice: session started",
             description=(
-                f"Commitment (SHA-256 of the secret seed):\n`{started.commitment}`\n"
-                "Every die rolled in this channel now comes from that seed and the roll's number. "
+                f"Commitment (SHA-256 of the secret seed and the key that will sign the log):\n`{started.commitment}`\n"
+                "Every die rolled in this channel from now on comes from that seed and the command that rolls it. "
                 "`/fair reveal` shows the seed; then anyone can check any roll with `/fair verify` or the "
                 "script in docs/fair.md."
             ),
             colour=FAIR_COLOUR,
         )
-        await interaction.response.send_message(embed=embed)
+        try:
+            sent = await interaction.response.send_message(embed=embed)
+        except BaseException:
+            # Nobody saw the commitment, so nothing may roll from it.
+            async with self.bot.database.write.begin() as session:
+                await FairRepository(session).discard(started.id)
+            raise
+        # Rolls draw from the session only once the commitment is out, and only for commands made after it: the
+        # bot drew the seed before any of them existed, so it could not have chosen a seed that suits them.
+        # (Were Discord not to say which message it made, the moment after sending stands in for its id.)
+        posted = sent.message_id or discord.utils.time_snowflake(discord.utils.utcnow(), high=True)
+        async with self.bot.database.write.begin() as session:
+            await FairRepository(session).posted(started.id, posted)
+        self.bot.fair_session_started(channel_id)
 
     @app_commands.command(name="reveal")
     async def reveal(self, interaction: Interaction) -> None:
@@ -94,14 +111,14 @@ class Fair(commands.GroupCog, group_name="fair", group_description="Provably fai
         embed = discord.Embed(
             title="Fair dice: seed revealed",
             description=(
-                f"Seed: `{revealed.seed}`\nCommitment: `{revealed.commitment}`\n"
+                f"Seed: `{revealed.seed}`\n{_key_line(revealed)}Commitment: `{revealed.commitment}`\n"
                 f"{rolls} roll{'s' if rolls != 1 else ''} were made. `/fair verify roll:N` checks any of them; "
                 "this seed is never used again. The log of every roll follows."
             ),
             colour=FAIR_COLOUR,
         )
         await interaction.response.send_message(embed=embed)
-        await self._send_log(interaction, revealed, ephemeral=False, reader=ANYONE)
+        await self._send_log(interaction, await self._close(revealed), ephemeral=False, reader=ANYONE)
 
     @app_commands.command(name="log")
     async def download_log(
@@ -128,13 +145,42 @@ class Fair(commands.GroupCog, group_name="fair", group_description="Provably fai
         embed = discord.Embed(
             title="Fair dice: session log",
             description=(
-                f"Commitment: `{revealed.commitment}`\nSeed: `{revealed.seed}`\n"
+                f"Commitment: `{revealed.commitment}`\nSeed: `{revealed.seed}`\n{_key_line(revealed)}"
                 f"{rolls} roll{'s' if rolls != 1 else ''} were made. The log of every roll follows."
             ),
             colour=FAIR_COLOUR,
         )
         await interaction.response.send_message(embed=embed, ephemeral=True)
-        await self._send_log(interaction, revealed, ephemeral=True, reader=await viewer(self.bot, interaction))
+        reader = await viewer(self.bot, interaction)
+        await self._send_log(interaction, await self._close(revealed), ephemeral=True, reader=reader)
+
+    async def _close(self, revealed: Session) -> Session:
+        """A revealed session with its log final and signed (version 4): what every copy of its log carries.
+
+        The rolls that took a number before the reveal and are still being answered get SETTLE_SECONDS to be
+        logged; then the log is closed (a roll that comes later is refused, so the log lists exactly what the
+        channel saw) and signed, once, with the key the commitment covers, whose secret is then forgotten.
+        """
+        if not revealed.bound or revealed.signature is not None:
+            return revealed
+        if revealed.closed_at is None:
+            deadline = time.monotonic() + SETTLE_SECONDS
+            while time.monotonic() < deadline:
+                async with self.bot.database.read() as db:
+                    if not await FairRepository(db).unsettled(revealed.id):
+                        break
+                await asyncio.sleep(SETTLE_POLL)
+            async with self.bot.database.write.begin() as db:
+                revealed = await FairRepository(db).close(revealed.id, now=self.bot.clock())
+        if revealed.signature is None and revealed.signing_secret is not None:
+            async with self.bot.database.read() as db:
+                raw = await FairRepository(db).raw_log(revealed)
+            digest = await offload.in_process(log_digest, raw)
+            signature = signing.sign(bytes.fromhex(revealed.signing_secret), digest)
+            async with self.bot.database.write.begin() as db:
+                await FairRepository(db).signed(revealed.id, signature)
+        async with self.bot.database.read() as db:
+            return await FairRepository(db).get(revealed.id) or revealed
 
     async def _send_log(self, interaction: Interaction, revealed: Session, *, ephemeral: bool, reader: Viewer) -> None:
         """Follow the answer with the session's log as `reader` may have it: built in the worker process, in parts.
@@ -172,7 +218,14 @@ class Fair(commands.GroupCog, group_name="fair", group_description="Provably fai
         if logged is None:
             raise FairSessionError(f"The session has no roll #{roll}; it made {latest.next_roll - 1}.")
         draws = [(a, b, face) for a, b, face in logged.draws]
-        result = fair.verify(latest.seed, latest.commitment, roll, draws)
+        result = fair.verify(
+            latest.seed,
+            latest.commitment,
+            roll,
+            draws,
+            interaction_id=logged.interaction_id if latest.bound else None,
+            signing_key=latest.signing_key,
+        )
         faces = ", ".join(str(d[2]) for d in draws) or "none"
         embed = discord.Embed(
             title=f"Fair roll #{roll}: {'verified' if result.ok else 'does NOT match'}",
@@ -186,6 +239,9 @@ class Fair(commands.GroupCog, group_name="fair", group_description="Provably fai
         await interaction.response.send_message(embed=embed)
 
 
+SETTLE_SECONDS = 10.0  # how long a reveal waits for the rolls in flight before it closes the log without them
+SETTLE_POLL = 0.05
+
 MAX_PARTS = 10  # a log larger than this many attachments is not posted: a channel flooded helps nobody
 
 
@@ -198,15 +254,7 @@ def log_file(raw: RawLog, limit: int, reader: Viewer = ANYONE) -> tuple[list[tup
     log = decode_log(raw, reader)
     data = fair_log.dump_log(log)
     whole = fair_log.filename(log.commitment)
-    rolls = sum(isinstance(r, fair_log.LogRoll) for r in log.rolls)
-    logged = f"{rolls} logged roll{'s' if rolls != 1 else ''}"
-    if unanswered := len(log.rolls) - rolls:
-        logged += f", {unanswered} number{'s' if unanswered != 1 else ''} never answered"
-    sealed = [r for r in log.rolls if isinstance(r, fair_log.LogRoll) and r.sealed is not None]
-    if opened := sum(r.sealed is not None and r.sealed.opened for r in sealed):
-        logged += f", {opened} against a secret opened for you (keep this copy to yourself)"
-    elif sealed:
-        logged += f", {len(sealed)} against a secret sealed"
+    logged = counts(log)
     pieces = fair_log.split(data, limit)
     if len(pieces) > MAX_PARTS:
         return [], (
@@ -225,6 +273,31 @@ def log_file(raw: RawLog, limit: int, reader: Viewer = ANYONE) -> tuple[list[tup
         f"(`cat {whole}.part* > {whole}`), then `python -m bot verify {whole}` checks every roll offline. "
         f"This is part 1 of {len(pieces)}."
     )
+
+
+def _key_line(session: Session) -> str:
+    """The signing key's line of a reveal: with the seed, what the commitment is the hash of (version 4)."""
+    return f"Signing key: `{session.signing_key}`\n" if session.signing_key else ""
+
+
+def counts(log: fair_log.FairLog) -> str:
+    """What a log holds, as the channel is told at the reveal: a copy that says otherwise is not this log."""
+    rolls = [r for r in log.rolls if isinstance(r, fair_log.LogRoll)]
+    logged = f"{len(rolls)} logged roll{'s' if len(rolls) != 1 else ''}"
+    kinds = [
+        (sum(r.private and not r.hidden for r in rolls), "private"),
+        (sum(r.hidden for r in rolls), "hidden"),
+        (sum(not r.private and r.sealed is not None for r in rolls), "against a secret"),
+    ]
+    if shown := [f"{count} {what}" for count, what in kinds if count]:
+        logged += f" ({', '.join(shown)})"
+    if unanswered := len(log.rolls) - len(rolls):
+        logged += f", {unanswered} number{'s' if unanswered != 1 else ''} never answered"
+    if opened := sum(r.sealed is not None and r.sealed.opened for r in rolls):
+        logged += f"; {opened} sealed roll{'s' if opened != 1 else ''} opened for you (keep this copy to yourself)"
+    elif any(r.sealed is not None for r in rolls):
+        logged += "; the sealed rolls' inputs and outcomes are left out"
+    return logged
 
 
 def _log_embed(text: str) -> discord.Embed:

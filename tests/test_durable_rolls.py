@@ -16,7 +16,7 @@ from typing import Any
 from sqlalchemy import select
 
 from bot.db.engine import open_database
-from bot.db.fair import NEVER_ANSWERED, FairRepository, decode_log
+from bot.db.fair import STILL_RUNNING, FairRepository, decode_log
 from bot.db.models import RollLog
 from bot.db.settings import GM_CHANNEL, SettingsRepository
 from bot.local.double import Captured, DiscordDouble
@@ -73,6 +73,8 @@ async def revealed_log(database_url: str) -> tuple[LogCheck, FairLog]:
     try:
         async with database.write.begin() as session:
             revealed = await FairRepository(session).reveal(int(GUILDS[0][1]), now=datetime.now(UTC))
+        async with database.write.begin() as session:  # the bot is gone: nothing is in flight any more
+            revealed = await FairRepository(session).close(revealed.id, now=datetime.now(UTC))
         async with database.read() as session:
             exported = decode_log(await FairRepository(session).raw_log(revealed))
     finally:
@@ -130,7 +132,7 @@ async def test_kill_9_during_fair_rolls_loses_no_answered_roll(bot_database: str
         checked, fair_log = await revealed_log(url)
         assert checked.ok, checked.lines
         cut_off = [r for r in fair_log.rolls if isinstance(r, Unanswered)]
-        assert all(r.reason == NEVER_ANSWERED for r in cut_off) and not {r.roll for r in cut_off} & seen
+        assert all(r.reason == STILL_RUNNING for r in cut_off) and not {r.roll for r in cut_off} & seen
         # And the log holds the faces the public answers showed (the expression's dice, in order).
         for request in double.requests:
             number = answered_number(request)

@@ -26,13 +26,13 @@ BOB = "200000000000000002"
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def independent_faces(seed_hex: str, roll_number: int, sides: list[int]) -> list[int]:
-    """docs/fair.md's derivation, written again here without the bot's code."""
+def independent_faces(seed_hex: str, interaction: str, sides: list[int]) -> list[int]:
+    """docs/fair.md's derivation, written again here without the bot's code: by the roll's interaction id."""
     seed, faces = bytes.fromhex(seed_hex), []
     for k, n in enumerate(sides):
         attempt = 0
         while True:
-            digest = hmac.new(seed, f"{roll_number}:{k}:{attempt}".encode(), hashlib.sha256).digest()
+            digest = hmac.new(seed, f"{interaction}:{k}:{attempt}".encode(), hashlib.sha256).digest()
             x = int.from_bytes(digest, "big")
             if x < 2**256 - 2**256 % n:
                 break
@@ -57,13 +57,15 @@ async def test_a_session_commits_rolls_reveals_and_verifies(local: LocalDiscord,
     assert second.embed["footer"]["text"].startswith("Fair roll #2 ·")
 
     revealed = await local.command("fair reveal")
-    seed = revealed.embed["description"].split("`")[1]
-    assert hashlib.sha256(bytes.fromhex(seed)).hexdigest() == commitment
+    seed, key = revealed.embed["description"].split("`")[1:4:2]
+    domain = b"rules-dice-bot/fair-session/4\n"
+    assert hashlib.sha256(domain + bytes.fromhex(seed) + bytes.fromhex(key)).hexdigest() == commitment
     assert "2 rolls were made" in revealed.embed["description"]
 
-    # The faces shown are exactly what the seed gives, by an implementation that shares no code with the bot.
+    # The faces shown are exactly what the seed gives for the command that rolled them, by an implementation
+    # that shares no code with the bot.
     shown = [int(f) for f in first.embed["description"].split("(")[1].split(")")[0].split(", ")]
-    assert shown == independent_faces(seed, 1, [6, 6, 6])
+    assert shown == independent_faces(seed, first.payload["id"], [6, 6, 6])
     checked = await local.command("fair verify", {"roll": 2})
     assert checked.embed["title"] == "Fair roll #2: verified"
     assert f"`/roll` by <@{BOB}>: 1 dice" in checked.embed["description"]
@@ -174,7 +176,7 @@ async def test_reveal_attaches_a_log_that_verifies_offline(
     seed_message, log_message = revealed.messages
     assert seed_message["embeds"][0]["title"] == "Fair dice: seed revealed"
     note = log_message["embeds"][0]["description"]
-    assert f"The attached `{name}` logs every roll (3 logged rolls, 1 number never answered)" in note
+    assert f"The attached `{name}` logs every roll (3 logged rolls (1 private), 1 number never answered;" in note
     log = parse_log(revealed.files[name])
     assert (log.commitment, log.last_roll, [r.roll for r in log.rolls]) == (commitment, 4, [1, 2, 3, 4])
     strength, attack, mistyped, private = log.rolls
@@ -194,23 +196,25 @@ async def test_reveal_attaches_a_log_that_verifies_offline(
     # The mistyped roll used up its number, and the log says why.
     assert isinstance(mistyped, Unanswered) and mistyped.command == "roll"
     assert mistyped.reason.startswith("the command failed before it answered: Unexpected end of expression")
-    # A private roll's draws are published, to be checked; what it was for stays private.
+    # A private roll's draws are published, to be checked; what it was for is sealed, for its roller to open.
     assert private.private and private.options is None and private.summary is None and len(private.draws) == 1
-    assert private.kind is None and private.inputs is None and private.outcome is None
+    assert private.kind == "dice" and private.inputs is None and private.outcome is None
+    assert private.sealed is not None and not private.sealed.opened
     assert check_log(log).ok
 
     path = tmp_path / name
     path.write_bytes(revealed.files[name])
     code, lines, _ = verify(capsys, path)
     assert code == 0, lines
-    assert lines[1] == "commitment: ok, the seed's SHA-256 is the commitment"
+    assert lines[1] == "commitment: ok, it is the SHA-256 of the seed and the log's signing key"
+    assert lines[2] == "signature: ok, the bot signed this log at the reveal with the key the commitment covers"
     assert f"roll 1: ok, /roll replayed: 3 dice: {faces}; same ranges, faces and outcome" in lines
-    assert lines[4].startswith("roll 3: not answered (/roll by 200000000000000001): the command failed")
-    assert lines[5].startswith("roll 4: faces ok, 1 die: ") and "private" in lines[5]
+    assert lines[5].startswith("roll 3: not answered (/roll by 200000000000000001): the command failed")
+    assert lines[6].startswith("roll 4: private: faces ok, 1 die: ") and "its roller's log" in lines[6]
     assert lines[-1] == (
         "summary: ok: every roll number from 1 to 4 is accounted for; 2 rolls replayed through the rules core "
-        "with the committed seed's dice; 1 roll checked for faces only (private): 4; 1 roll never answered, "
-        "for the reasons above: 3."
+        "with the committed seed's dice; 1 roll sealed, checked only in part (faces only; the log its roller or "
+        "the game master downloads replays them): 4; 1 roll never answered, for the reasons above: 3."
     )
 
     document = json.loads(path.read_bytes())
@@ -223,34 +227,35 @@ async def test_reveal_attaches_a_log_that_verifies_offline(
         f"roll 2: MISMATCH draw 1: the replay draws 1..20 and gets {face}, the log says 1..20 and {face % b + 1}"
         in lines
     )
-    assert lines[-1] == "summary: MISMATCH: 1 problem found; the log does not prove its rolls."
+    assert lines[2].startswith("signature: MISMATCH: the log is not the one the bot signed at the reveal")
+    assert lines[-1] == "summary: MISMATCH: 2 problems found; the log does not prove its rolls."
 
     document["rolls"][1]["draws"][0][2] = face
     document["session"]["seed"] = "00" * 32
     path.write_text(json.dumps(document))
     code, lines, _ = verify(capsys, path)
     assert code == 1
-    assert lines[1].startswith("commitment: MISMATCH: the seed's SHA-256 is ")
+    assert lines[1].startswith("commitment: MISMATCH: the SHA-256 of the seed and the signing key is ")
     assert lines[-1].startswith("summary: MISMATCH: the seed is not the one committed to")
 
 
 @pytest.mark.parametrize(
-    ("content", "message"),
+    ("content", "message", "exit_code"),
     [
-        (b'{"format": "rules-dice-bot/fair-session", "vers', "Can't read that log: That file is not JSON"),
-        (b"\x00\x01garbage", "Can't read that log: That file is not JSON"),
-        (b"{}", "Can't read that log: That JSON is not a fair-session log"),
-        (None, "Can't read "),
+        (b'{"format": "rules-dice-bot/fair-session", "vers', "Can't read that log: That file is not JSON", 1),
+        (b"\x00\x01garbage", "Can't read that log: That file is not JSON", 1),
+        (b"{}", "Can't read that log: That JSON is not a fair-session log", 1),
+        (None, "Can't read ", 2),
     ],
 )
-def test_an_unreadable_file_exits_2_with_a_message(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: bytes | None, message: str
+def test_a_file_that_is_no_log_exits_1_and_an_unreadable_one_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: bytes | None, message: str, exit_code: int
 ) -> None:
     path = tmp_path / "log.json"
     if content is not None:
         path.write_bytes(content)
     code, lines, err = verify(capsys, path)
-    assert (code, lines) == (2, [])
+    assert (code, lines) == (exit_code, [])
     assert message in err and "Traceback" not in err
 
 
@@ -269,7 +274,7 @@ async def test_verify_runs_as_a_process_without_database_or_token(local: LocalDi
     assert ok.returncode == 0, ok.stderr
     assert ok.stdout.decode().splitlines()[-2].startswith("roll 2: ok, ")
     cut = run("-", stdin=data[: len(data) // 2])
-    assert cut.returncode == 2
+    assert cut.returncode == 1
     assert cut.stderr.decode().strip() == (
         "standard input: Can't read that log: That file is not JSON (cut short, or not a log at all)."
     )
@@ -313,20 +318,20 @@ def reveal_payload(local: LocalDiscord, limit: int) -> dict[str, object]:
 
 async def test_a_log_larger_than_discord_takes_comes_in_parts_that_join(local: LocalDiscord) -> None:
     commitment = await start(local)
-    for _ in range(6):
+    for _ in range(24):
         await local.command("roll", {"expression": "20d6"})
-    revealed = await local.send(reveal_payload(local, 1024))
+    revealed = await local.send(reveal_payload(local, 5000))
     assert revealed.embed["title"] == "Fair dice: seed revealed" and revealed.rejected == []
     parts = revealed.files
     name = filename(commitment)
     assert len(parts) > 1 and list(parts) == sorted(parts) == [f"{name}.part{n}" for n in range(1, len(parts) + 1)]
-    assert all(len(data) <= 1024 for data in parts.values())
+    assert all(len(data) <= 5000 for data in parts.values())
     # One part per message, the first saying how to join them.
     assert len(revealed.messages) == 1 + len(parts)
     first = revealed.messages[1]["embeds"][0]["description"]
     assert f"comes in {len(parts)} parts, one per message" in first and f"cat {name}.part* > {name}" in first
     joined = parse_log(b"".join(parts.values()))
-    assert [r.roll for r in joined.rolls] == list(range(1, 7)) and check_log(joined).ok
+    assert [r.roll for r in joined.rolls] == list(range(1, 25)) and check_log(joined).ok
     assert all(data.endswith(b"\n") for data in parts.values())  # cut after whole rolls
 
 

@@ -68,8 +68,9 @@ async def copy_for(local: LocalDiscord, actor: Any) -> bytes:
     data = attached(asked)
     note = asked.messages[-1]["embeds"][0]["description"]
     opened = any(r.sealed.opened for r in parse_log(data).rolls if isinstance(r, LogRoll) and r.sealed)
-    assert ("3 against a secret opened for you (keep this copy to yourself)" in note) is opened, note
-    assert ("3 against a secret sealed" in note) is not opened, note
+    assert "(3 against a secret)" in note, note
+    assert ("3 sealed rolls opened for you (keep this copy to yourself)" in note) is opened, note
+    assert ("the sealed rolls' inputs and outcomes are left out" in note) is not opened, note
     return data
 
 
@@ -120,17 +121,18 @@ async def test_the_public_log_verifies_what_it_can_and_names_the_rolls_it_checks
     revealed, numbers = await secret_session(local)
     code, lines = verify(capsys, tmp_path / "public.json", attached(revealed))
     assert code == 0, lines
-    assert lines[0].endswith("log version 3, 4 rolls logged")
-    assert lines[1] == "commitment: ok, the seed's SHA-256 is the commitment"
-    assert lines[2].startswith("roll 1: ok, /roll replayed: 2 dice: ")
+    assert lines[0].endswith("log version 4, 4 rolls logged")
+    assert lines[1] == "commitment: ok, it is the SHA-256 of the seed and the log's signing key"
+    assert lines[2] == "signature: ok, the bot signed this log at the reveal with the key the commitment covers"
+    assert lines[3].startswith("roll 1: ok, /roll replayed: 2 dice: ")
     for name in ("ogre", "sathar", "slith"):
         line = next(x for x in lines if x.startswith(f"roll {numbers[name]}: "))
         assert line.startswith(f"roll {numbers[name]}: against a secret: faces ok, "), line
         assert line.endswith("so its outcome can be checked with the game master's log"), line
     assert lines[-1] == (
         "summary: ok: every roll number from 1 to 4 is accounted for; 1 roll replayed through the rules core with "
-        "the committed seed's dice; 3 rolls checked only in part, against a secret (faces only; the game master's "
-        "log replays them): 2, 3, 4."
+        "the committed seed's dice; 3 rolls sealed, checked only in part (faces only; the log its roller or the "
+        "game master downloads replays them): 2, 3, 4."
     )
     # A face changed in a sealed roll is still caught: the faces never depended on the secret.
     document = json.loads(attached(revealed))
@@ -167,10 +169,14 @@ async def test_the_game_masters_log_opens_every_seal_and_verifies_in_full(
         "summary: ok: every roll number from 1 to 4 is accounted for; 4 rolls replayed through the rules core "
         "with the committed seed's dice."
     )
-    # Both copies print the same digest of the seals: the opened copy is the one the channel committed to.
+    # Both copies carry the one signature, which covers every seal: the opened copy is the session's.
     _, public_lines = verify(capsys, tmp_path / "public.json", public)
-    digest = [x for x in lines if x.startswith("seals: digest ")]
-    assert len(digest) == 1 and digest == [x for x in public_lines if x.startswith("seals: digest ")]
+    assert parse_log(opened).signature == parse_log(public).signature
+    assert (
+        lines[2]
+        == public_lines[2]
+        == ("signature: ok, the bot signed this log at the reveal with the key the commitment covers")
+    )
     # The standalone script checks the faces of both copies, and the opened seals of the game master's.
     assert script(tmp_path / "gm.json", opened) == 0 and script(tmp_path / "public.json", public) == 0
 
@@ -205,7 +211,7 @@ async def test_a_forged_opening_is_rejected(
     public = json.loads(attached(revealed))
     public["rolls"][index]["input"] = document["rolls"][index]["input"]
     code, lines = verify(capsys, tmp_path / "forged.json", json.dumps(public).encode())
-    assert code == 2
+    assert code == 1  # not a log this bot reads: refused outright
 
 
 async def test_a_member_of_the_gm_role_gets_the_opened_copy_and_a_player_the_sealed_one(

@@ -51,13 +51,13 @@ def said(exchange: Exchange) -> str:
     return "\n".join(parts)
 
 
-def faces(seed_hex: str, roll_number: int, sides: list[int]) -> list[int]:
-    """docs/fair.md's derivation, independently of the bot's code."""
+def faces(seed_hex: str, interaction: str, sides: list[int]) -> list[int]:
+    """docs/fair.md's derivation, independently of the bot's code: by the roll's interaction id."""
     seed, out = bytes.fromhex(seed_hex), []
     for k, n in enumerate(sides):
         attempt = 0
         while True:
-            x = int.from_bytes(hmac.new(seed, f"{roll_number}:{k}:{attempt}".encode(), hashlib.sha256).digest(), "big")
+            x = int.from_bytes(hmac.new(seed, f"{interaction}:{k}:{attempt}".encode(), hashlib.sha256).digest(), "big")
             if x < 2**256 - 2**256 % n:
                 break
             attempt += 1
@@ -187,11 +187,12 @@ async def test_hidden_rolls_stay_provable_through_the_gm_channels_own_session(lo
     assert nothing.embed["description"] == "This channel has had no fair session."
     # The GM reveals when they choose, in the GM channel; the roll then checks against the commitment.
     revealed = await local.command("fair reveal", actor=gm(local))
-    seed = revealed.embed["description"].split("`")[1]
-    assert hashlib.sha256(bytes.fromhex(seed)).hexdigest() == commitment
+    seed, key = revealed.embed["description"].split("`")[1:4:2]
+    domain = b"rules-dice-bot/fair-session/4\n"
+    assert hashlib.sha256(domain + bytes.fromhex(seed) + bytes.fromhex(key)).hexdigest() == commitment
     [entry] = parse_log(next(iter(revealed.files.values()))).rolls
     assert entry.roll == 1 and entry.private and entry.options is None
-    d20 = faces(seed, 1, [20])[0]
+    d20 = faces(seed, hidden.payload["id"], [20])[0]
     assert entry.draws[0] == (1, 20, d20)
     checked = await local.command("fair verify", {"roll": 1}, actor=gm(local))
     assert checked.embed["title"] == "Fair roll #1: verified"

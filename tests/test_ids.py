@@ -221,7 +221,10 @@ async def test_an_existing_database_keeps_its_rows_and_ids_and_never_reissues_a_
     database = open_database(f"sqlite+aiosqlite:///{path}")
     await upgrade(database)
     assert await current_revision(database) == head_revision()
-    assert _dump(path) == before  # every row of every table, ids and all: no cascade emptied the characters' rows
+    # Every row of every table, ids and all: no cascade emptied the characters' rows (columns added since aside).
+    assert {
+        table: [row[: len(rows[0])] for row in _dump(path)[table]] if rows else [] for table, rows in before.items()
+    } == before
     async with database.read() as session:  # off for the migration only: no connection kept that way
         assert (await session.execute(text("PRAGMA foreign_keys"))).scalar() == 1
     async with database.write.begin() as session:

@@ -5,7 +5,19 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, BigInteger, DateTime, ForeignKey, Index, Integer, MetaData, String, UniqueConstraint, false
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Text,
+    UniqueConstraint,
+    false,
+)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 from bot.db.codec import CompactJSON
@@ -160,6 +172,16 @@ class FairSession(Base):
     started_by: Mapped[int] = mapped_column(BigInteger)
     started_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     revealed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    # Layout 4 (bot.rules.fair_log): the commitment also covers `signing_key`, the key that signs the log once at
+    # the reveal; its secret is forgotten once it has signed. Rolls draw from the session only once the message
+    # that posted the commitment exists (`commitment_message`, its Discord id), and only for later interactions.
+    # `closed_at`: the log is final (rolls in flight settled): nothing more is logged in it, and it is signed.
+    layout: Mapped[int] = mapped_column(Integer, server_default="3")
+    signing_key: Mapped[str | None] = mapped_column(String(64))
+    signing_secret: Mapped[str | None] = mapped_column(String(64))
+    commitment_message: Mapped[int | None] = mapped_column(BigInteger)
+    closed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    signature: Mapped[str | None] = mapped_column(Text)
 
 
 class FairRollTaken(Base):
@@ -170,6 +192,7 @@ class FairRollTaken(Base):
     """
 
     __tablename__ = "fair_rolls_taken"
+    __table_args__ = (UniqueConstraint("fair_session_id", "interaction_id"),)
 
     fair_session_id: Mapped[int] = mapped_column(ForeignKey("fair_sessions.id"), primary_key=True)
     roll_number: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
@@ -177,6 +200,8 @@ class FairRollTaken(Base):
     user_id: Mapped[int] = mapped_column(BigInteger)
     taken_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     reason: Mapped[str] = mapped_column(String(300))
+    # The interaction that took the number (layout 4; null in older sessions): one number per interaction.
+    interaction_id: Mapped[int | None] = mapped_column(BigInteger)
 
 
 class Macro(Base):

@@ -17,6 +17,7 @@ from bot.db.characters import CharacterRecord
 from bot.db.codec import decode
 from bot.db.engine import Writers
 from bot.db.models import Base, FairRollTaken, FairSession, RollLog
+from bot.errors import UserError
 from bot.rules.audience import ANYONE, Creature, Viewer, sees_numbers
 from bot.rules.luck import Luck, Tally
 
@@ -347,7 +348,11 @@ class RollLogWriter:
         rolls = [record.row() for record, _ in batch]
         pairs = [pair for pair, _ in messages]
 
+        fair = {row["fair_session_id"] for row in rolls if row.get("fair_session_id") is not None}
+
         def write(connection: Connection) -> None:
+            if fair:
+                _refuse_closed(connection, fair)
             if rolls:
                 connection.execute(insert(ROLL_LOG), rolls)
             if pairs:
@@ -359,6 +364,26 @@ class RollLogWriter:
             _settle(future)
         for _, future in messages:
             _settle(future)
+
+
+class SessionClosed(UserError):
+    """A fair roll whose session's log was closed at a reveal before the roll could be logged in it."""
+
+    title = "Fair dice"
+
+
+def _refuse_closed(connection: Connection, sessions: set[int]) -> None:
+    """Refuse to log rolls in a fair session whose log is closed (`FairRepository.close`): it is final, signed.
+
+    The session rows are locked for sharing (PostgreSQL), so a reveal's close waits for this write, or this
+    write sees the close. On SQLite writers take turns anyway.
+    """
+    query = select(FairSession.id).where(FairSession.id.in_(sessions), FairSession.closed_at.is_not(None))
+    if connection.execute(query.with_for_update(read=True)).first() is not None:
+        raise SessionClosed(
+            "The fair session here was revealed before this roll could be logged in it, so it is not answered: "
+            "its number is listed as unanswered in the session's log. Roll again: it uses the bot's own dice now."
+        )
 
 
 def _settle(future: asyncio.Future[None], *, error: BaseException | None = None) -> None:

@@ -71,9 +71,20 @@ def new_seed() -> bytes:
     return secrets.token_bytes(SEED_BYTES)
 
 
-def commitment(seed: bytes) -> str:
-    """Step 1: the commitment to a seed, the lowercase hex SHA-256 of its raw bytes."""
-    return hashlib.sha256(seed).hexdigest()
+COMMITMENT_DOMAIN: Final = b"rules-dice-bot/fair-session/4\n"
+
+
+def commitment(seed: bytes, signing_key: str | None = None) -> str:
+    """Step 1: the commitment to a session, in lowercase hex.
+
+    A session of layout 4 commits to its seed and to the key that will sign its log (`bot.rules.signing`):
+    SHA-256 of the domain line, the 32 seed bytes and the key's 32 bytes. A legacy session (no key) committed
+    to the seed alone, SHA-256 of its raw bytes; a checker tells the two apart by which formula gives the
+    commitment, so no field of a log file decides which checks it gets.
+    """
+    if signing_key is None:
+        return hashlib.sha256(seed).hexdigest()
+    return hashlib.sha256(COMMITMENT_DOMAIN + seed + bytes.fromhex(signing_key)).hexdigest()
 
 
 def seed_from_hex(seed_hex: str) -> bytes:
@@ -87,9 +98,12 @@ def seed_from_hex(seed_hex: str) -> bytes:
     return seed
 
 
-def digest_value(seed: bytes, roll_number: int, draw: int, attempt: int) -> int:
-    """The derivation's x: HMAC-SHA256(seed, b"roll:draw:attempt") as a big-endian integer below 2**256."""
-    message = f"{roll_number}:{draw}:{attempt}".encode("ascii")
+def digest_value(seed: bytes, label: int, draw: int, attempt: int) -> int:
+    """The derivation's x: HMAC-SHA256(seed, b"label:draw:attempt") as a big-endian integer below 2**256.
+
+    The label is the Discord id of the interaction the roll answers (layout 4), or the roll's number (legacy).
+    """
+    message = f"{label}:{draw}:{attempt}".encode("ascii")
     return int.from_bytes(hmac.digest(seed, message, "sha256"), "big")
 
 
@@ -111,21 +125,30 @@ def _range_problem(a: int, b: int) -> str | None:
 
 
 class FairDice:
-    """The dice source for one roll of a fair session: the k-th `randint` call is draw k of `roll_number`.
+    """The dice source for one roll of a fair session: the k-th `randint` call is draw k of the roll.
+
+    In a session of layout 4 the dice follow from the seed and the interaction the roll answers, an id Discord
+    gives after the commitment is posted: the bot can neither grind a seed for rolls it cannot foresee nor get
+    other dice for an interaction by giving it another roll number. A legacy session's follow from the number.
 
     Attributes:
         roll_number: The roll's number in its session.
+        interaction_id: The interaction whose dice these are (layout 4), or None (legacy: by roll number).
     """
 
-    __slots__ = ("_draws", "_seed", "roll_number")
+    __slots__ = ("_draws", "_label", "_seed", "interaction_id", "roll_number")
 
-    def __init__(self, seed: bytes, roll_number: int) -> None:
+    def __init__(self, seed: bytes, roll_number: int, *, interaction_id: int | None = None) -> None:
         if len(seed) != SEED_BYTES:
             raise ValueError(f"a fair seed is {SEED_BYTES} bytes, not {len(seed)}")
         if roll_number < 0:
             raise ValueError(f"roll numbers are not negative: {roll_number}")
+        if interaction_id is not None and interaction_id < 0:
+            raise ValueError(f"interaction ids are not negative: {interaction_id}")
         self._seed = bytes(seed)
         self.roll_number = roll_number
+        self.interaction_id = interaction_id
+        self._label = roll_number if interaction_id is None else interaction_id
         self._draws: list[tuple[int, int, int]] = []
 
     @property
@@ -144,7 +167,7 @@ class FairDice:
             raise ValueError(problem)
         draw = len(self._draws)
         attempt = 0
-        while (face := face_from_digest(digest_value(self._seed, self.roll_number, draw, attempt), a, b)) is None:
+        while (face := face_from_digest(digest_value(self._seed, self._label, draw, attempt), a, b)) is None:
             attempt += 1
         self._draws.append((a, b, face))
         return face
@@ -165,7 +188,15 @@ class Verification:
     expected: tuple[int, ...]
 
 
-def verify(seed_hex: str, commitment_hex: str, roll_number: int, draws: Sequence[tuple[int, int, int]]) -> Verification:
+def verify(
+    seed_hex: str,
+    commitment_hex: str,
+    roll_number: int,
+    draws: Sequence[tuple[int, int, int]],
+    *,
+    interaction_id: int | None = None,
+    signing_key: str | None = None,
+) -> Verification:
     """Step 4: check the commitment, then replay the logged ranges in order and compare the faces.
 
     Args:
@@ -173,6 +204,8 @@ def verify(seed_hex: str, commitment_hex: str, roll_number: int, draws: Sequence
         commitment_hex: The commitment posted at the start of the session (case does not matter).
         roll_number: The roll's number in the session.
         draws: The roll's log, (a, b, face) per draw.
+        interaction_id: The interaction the roll answered (layout 4: its dice follow from it); None: legacy.
+        signing_key: The key the session's log is signed with (layout 4, covered by the commitment); None: legacy.
 
     Raises:
         FairError: The seed is not 64 hex digits, or the roll number is negative.
@@ -180,7 +213,7 @@ def verify(seed_hex: str, commitment_hex: str, roll_number: int, draws: Sequence
     seed = seed_from_hex(seed_hex)
     if roll_number < 0:
         raise FairError(f"Roll numbers start at 0; {roll_number} is not one.")
-    replay = FairDice(seed, roll_number)
+    replay = FairDice(seed, roll_number, interaction_id=interaction_id)
     expected: list[int] = []
     unusable = None
     for index, (a, b, _face) in enumerate(draws, start=1):
@@ -191,7 +224,7 @@ def verify(seed_hex: str, commitment_hex: str, roll_number: int, draws: Sequence
         expected.append(replay.randint(a, b))
     faces = tuple(expected)
 
-    actual = commitment(seed)
+    actual = commitment(seed, signing_key)
     posted = commitment_hex.strip().lower()
     if actual != posted:
         reason = f"The seed does not match the commitment: its SHA-256 is {actual}, the commitment is {posted}."

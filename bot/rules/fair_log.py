@@ -67,17 +67,23 @@ from datetime import UTC, datetime
 from typing import Any, Final
 
 from bot.errors import UserError
-from bot.rules import fair, replay
+from bot.rules import fair, replay, signing
 
 FORMAT: Final = "rules-dice-bot/fair-session"
-FORMAT_VERSION: Final = 3
-READS: Final = (1, 2, 3)
+FORMAT_VERSION: Final = 4
+LEGACY: Final = 3  # the layout of sessions started before version 4, exported as they always were
+READS: Final = (1, 2, 3, 4)
 REPLAYED: Final = 2  # the first version whose rolls carry their inputs and outcomes, so are replayed
+BOUND: Final = 4  # the first version whose dice follow from each roll's interaction and whose log is signed
 _SESSION_KEYS: Final = {"commitment", "seed", "channel_id", "started_at", "revealed_at", "last_roll"}
+_SESSION_KEYS_V4: Final = _SESSION_KEYS | {"signing_key", "commitment_message", "signature"}
 _ROLL_KEYS_V1: Final = {"roll", "command", "options", "user_id", "private", "draws", "summary"}
 _ROLL_KEYS: Final = _ROLL_KEYS_V1 | {"kind", "input", "outcome"}
 _ROLL_KEYS_V3: Final = _ROLL_KEYS | {"sealed"}
+_ROLL_KEYS_V4: Final = _ROLL_KEYS_V3 | {"interaction_id", "hidden"}
 _UNANSWERED_KEYS: Final = {"roll", "unanswered", "command", "user_id"}
+_UNANSWERED_KEYS_V4: Final = _UNANSWERED_KEYS | {"interaction_id"}
+LOG_DOMAIN: Final = "rules-dice-bot/fair-log/4"
 
 
 class FairLogError(UserError):
@@ -110,13 +116,21 @@ class LogRoll:
     private: bool
     draws: tuple[tuple[int, int, int], ...]
     summary: str | None
-    kind: str | None = None  # None: a private roll, or one of a version 1 log
+    kind: str | None = None  # None: a private roll of versions 2-3, or one of a version 1 log
     inputs: Any = None
     outcome: Any = None
     sealed: Seal | None = None  # a roll against a secret: its input and outcome are committed to (version 3)
+    interaction_id: int | None = None  # the interaction its dice follow from (version 4)
+    hidden: bool = False  # made with hidden:true, so private too (version 4 says which)
 
 
 SEAL_DOMAIN: Final = "rules-dice-bot/sealed-roll"
+SEAL_DOMAIN_V4: Final = "rules-dice-bot/sealed-roll/4"
+
+
+def canonical(value: Any) -> bytes:
+    """JSON as every hash of a fair log reads it: sorted keys, no spaces, ASCII only (escapes for the rest)."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode("ascii")
 
 
 def seal_text(session: str, roll: int, kind: str, inputs: Any, outcome: Any, salt: str) -> bytes:
@@ -138,8 +152,29 @@ def seal_text(session: str, roll: int, kind: str, inputs: Any, outcome: Any, sal
 
 
 def seal(session: str, roll: int, kind: str, inputs: Any, outcome: Any, salt: str) -> str:
-    """The commitment to a sealed roll: the SHA-256 of `seal_text`, in hex."""
+    """The commitment to a sealed roll of a version 3 log: the SHA-256 of `seal_text`, in hex."""
     return hashlib.sha256(seal_text(session, roll, kind, inputs, outcome, salt)).hexdigest()
+
+
+def seal_v4(session: str, entry: LogRoll, salt: str) -> str:
+    """The commitment to a sealed roll of version 4: everything its public copy leaves out, and where it sits.
+
+    The session, the roll number and its interaction bind it to its place; options and summary are in it too,
+    as a private roll's public copy has neither.
+    """
+    body = {
+        "domain": SEAL_DOMAIN_V4,
+        "session": session,
+        "roll": entry.roll,
+        "interaction_id": str(entry.interaction_id),
+        "kind": entry.kind,
+        "options": entry.options,
+        "input": entry.inputs,
+        "outcome": entry.outcome,
+        "summary": entry.summary,
+        "salt": salt,
+    }
+    return hashlib.sha256(canonical(body)).hexdigest()
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,11 +185,16 @@ class Unanswered:
     command: str
     user_id: int
     reason: str
+    interaction_id: int | None = None  # the interaction that took the number (version 4)
 
 
 @dataclass(frozen=True, slots=True)
 class FairLog:
-    """A fair session and its rolls (in file order); `seed` is None until the session is revealed."""
+    """A fair session and its rolls (in file order); `seed` is None until the session is revealed.
+
+    A version 4 log also has the key its commitment covers, the message that posted the commitment and the
+    signature; `source` is the file's JSON as read, which the signature is checked on (None: built by the bot).
+    """
 
     commitment: str
     seed: str | None
@@ -163,7 +203,11 @@ class FairLog:
     revealed_at: datetime | None
     last_roll: int
     rolls: tuple[LogRoll | Unanswered, ...]
-    version: int = FORMAT_VERSION
+    version: int = LEGACY
+    signing_key: str | None = None
+    commitment_message: int | None = None
+    signature: str | None = None
+    source: Any = None
 
 
 def filename(commitment: str) -> str:
@@ -206,9 +250,8 @@ def _stamp(moment: datetime | None) -> str | None:
     return (moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)).isoformat()
 
 
-def dump_log(log: FairLog) -> bytes:
-    """The file's bytes: the session indented, then one roll per line, so that a log of many rolls stays small."""
-    session = {
+def _session_json(log: FairLog) -> dict[str, Any]:
+    session: dict[str, Any] = {
         "commitment": log.commitment,
         "seed": log.seed,
         "channel_id": str(log.channel_id),
@@ -216,22 +259,45 @@ def dump_log(log: FairLog) -> bytes:
         "revealed_at": _stamp(log.revealed_at),
         "last_roll": log.last_roll,
     }
-    rolls = [json.dumps(_entry(r), ensure_ascii=False) for r in log.rolls]
-    head = json.dumps({"format": FORMAT, "version": FORMAT_VERSION, "session": session}, indent=2)
+    if log.version >= BOUND:
+        session["signing_key"] = log.signing_key
+        session["commitment_message"] = None if log.commitment_message is None else str(log.commitment_message)
+        session["signature"] = log.signature
+    return session
+
+
+def log_json(log: FairLog) -> dict[str, Any]:
+    """The log as the file's JSON: what `dump_log` writes (with one roll per line) and a signature covers."""
+    if log.source is not None:
+        return dict(log.source)
+    rolls = [_entry(r, log.version) for r in log.rolls]
+    return {"format": FORMAT, "version": log.version, "session": _session_json(log), "rolls": rolls}
+
+
+def dump_log(log: FairLog) -> bytes:
+    """The file's bytes: the session indented, then one roll per line, so that a log of many rolls stays small."""
+    document = log_json(log)
+    rolls = [json.dumps(r, ensure_ascii=False) for r in document["rolls"]]
+    head = json.dumps({k: v for k, v in document.items() if k != "rolls"}, indent=2)
     body = ",\n".join(f"    {line}" for line in rolls)
     listed = f"[\n{body}\n  ]" if rolls else "[]"
     return f'{head[:-2]},\n  "rolls": {listed}\n}}\n'.encode()
 
 
-def _entry(roll: LogRoll | Unanswered) -> dict[str, Any]:
+def _entry(roll: LogRoll | Unanswered, version: int) -> dict[str, Any]:
+    bound = version >= BOUND
     if isinstance(roll, Unanswered):
-        return {"roll": roll.roll, "unanswered": roll.reason, "command": roll.command, "user_id": str(roll.user_id)}
-    return {
-        "roll": roll.roll,
-        "command": roll.command,
-        "options": roll.options,
-        "user_id": str(roll.user_id),
-        "private": roll.private,
+        entry: dict[str, Any] = {"roll": roll.roll}
+        if bound:
+            entry["interaction_id"] = str(roll.interaction_id)
+        return entry | {"unanswered": roll.reason, "command": roll.command, "user_id": str(roll.user_id)}
+    entry = {"roll": roll.roll}
+    if bound:
+        entry["interaction_id"] = str(roll.interaction_id)
+    entry |= {"command": roll.command, "options": roll.options, "user_id": str(roll.user_id), "private": roll.private}
+    if bound:
+        entry["hidden"] = roll.hidden
+    return entry | {
         "kind": roll.kind,
         "input": roll.inputs,
         "draws": [list(d) for d in roll.draws],
@@ -239,6 +305,27 @@ def _entry(roll: LogRoll | Unanswered) -> dict[str, Any]:
         "summary": roll.summary,
         "sealed": _sealed(roll.sealed),
     }
+
+
+def public_form(entry: dict[str, Any]) -> dict[str, Any]:
+    """A version 4 entry as the copy anyone gets has it: an opened seal closed again (every copy signs the same)."""
+    sealed = entry.get("sealed")
+    if not isinstance(sealed, dict) or "salt" not in sealed:
+        return entry
+    closed = {**entry, "sealed": {k: v for k, v in sealed.items() if k != "salt"}, "input": None, "outcome": None}
+    if entry.get("private"):
+        closed |= {"options": None, "summary": None}
+    return closed
+
+
+def signed_digest(document: dict[str, Any]) -> bytes:
+    """What a version 4 log's signature signs: the SHA-256 of its canonical JSON, every roll in its public form.
+
+    `document` is the file's JSON (`log_json`); the signature itself is left out of what it signs.
+    """
+    session = {k: v for k, v in document["session"].items() if k != "signature"}
+    rolls = [public_form(r) for r in document["rolls"]]
+    return hashlib.sha256(canonical({"domain": LOG_DOMAIN, "session": session, "rolls": rolls})).digest()
 
 
 def _sealed(sealed: Seal | None) -> dict[str, str] | None:
@@ -249,18 +336,50 @@ def _sealed(sealed: Seal | None) -> dict[str, str] | None:
     return {"commitment": sealed.commitment, "salt": sealed.salt}
 
 
+class _Twice(dict[str, Any]):
+    """A JSON object that named a key twice (`parse_log` refuses it, saying where)."""
+
+    twice: str = ""
+
+
+def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object, marked if it names a key twice: JSON readers disagree on which value such a file means."""
+    found = dict(pairs)
+    if len(found) == len(pairs):
+        return found
+    seen: set[str] = set()
+    marked = _Twice(found)
+    marked.twice = next(key for key, _ in pairs if key in seen or seen.add(key))  # type: ignore[func-returns-value]
+    return marked
+
+
+def _twice(value: Any) -> str | None:
+    """A key named twice in one object anywhere inside `value`, or None."""
+    if isinstance(value, _Twice):
+        return value.twice
+    inner = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+    return next((key for key in map(_twice, inner) if key is not None), None)
+
+
 def parse_log(raw: bytes) -> FairLog:
     """A log file, validated as a whole; refuses it at the first problem, saying where.
+
+    Strict JSON (a key named twice in an object is refused); a byte-order mark before it is fine.
 
     Raises:
         FairLogError: Not JSON, not a fair-session log, a version this bot does not read, or a bad field.
     """
     try:
-        document = json.loads(raw.decode("utf-8"))
+        document = json.loads(raw.decode("utf-8-sig"), object_pairs_hook=_unique)
     except (UnicodeDecodeError, ValueError, RecursionError):
         raise FairLogError("That file is not JSON (cut short, or not a log at all).") from None
     if not isinstance(document, dict) or document.get("format") != FORMAT:
         raise FairLogError(f"That JSON is not a fair-session log (its `format` is not {FORMAT!r}).")
+    twice = (
+        document.twice if isinstance(document, _Twice) else _twice({k: v for k, v in document.items() if k != "rolls"})
+    )
+    if twice is not None:
+        raise FairLogError(f"The file names the key {twice[:40]!r} twice in one object: a log never does.")
     version = document.get("version")
     if version not in READS or isinstance(version, bool):
         raise FairLogError(f"This bot reads log versions 1 to {FORMAT_VERSION}, not {version!r}.")
@@ -268,9 +387,10 @@ def parse_log(raw: bytes) -> FairLog:
     session = document["session"]
     if not isinstance(session, dict):
         raise FairLogError("`session` must be an object.")
-    _keys(session, _SESSION_KEYS, "`session`")
+    bound = version >= BOUND
+    _keys(session, _SESSION_KEYS_V4 if bound else _SESSION_KEYS, "`session`")
     commitment = session["commitment"]
-    if not (isinstance(commitment, str) and len(commitment) == 64 and set(commitment) <= set(string.hexdigits)):
+    if not _hex64(commitment):
         raise FairLogError("`session.commitment` must be 64 hex digits.")
     seed = session["seed"]
     if seed is not None:
@@ -285,6 +405,15 @@ def parse_log(raw: bytes) -> FairLog:
     if (seed is None) != (revealed_at is None):
         raise FairLogError("`session.seed` and `session.revealed_at` are both set after the reveal, both null before.")
     last_roll = _number(session["last_roll"], "session.last_roll", low=0)
+    signing_key = signature = None
+    posted = None
+    if bound:
+        signing_key, signature = session["signing_key"], session["signature"]
+        if not _hex64(signing_key):
+            raise FairLogError("`session.signing_key` must be 64 hex digits.")
+        if signature is not None and not (isinstance(signature, str) and set(signature) <= set(string.hexdigits)):
+            raise FairLogError("`session.signature` must be hex digits, or null before the reveal.")
+        posted = _snowflake(session["commitment_message"], "session.commitment_message")
     rolls = document["rolls"]
     if not isinstance(rolls, list):
         raise FairLogError("`rolls` must be a list.")
@@ -292,13 +421,17 @@ def parse_log(raw: bytes) -> FairLog:
     parsed = tuple(_roll(index, entry, version) for index, entry in enumerate(rolls, start=1))
     return FairLog(
         commitment=commitment.lower(),
-        seed=seed,
+        seed=seed.lower() if seed is not None else None,
         channel_id=_snowflake(session["channel_id"], "session.channel_id"),
         started_at=_moment(session["started_at"], "session.started_at"),
         revealed_at=revealed_at,
         last_roll=last_roll,
         rolls=parsed,
         version=version,
+        signing_key=signing_key.lower() if signing_key is not None else None,
+        commitment_message=posted,
+        signature=signature.lower() if signature is not None else None,
+        source=document if bound else None,
     )
 
 
@@ -317,7 +450,7 @@ def _number(value: Any, where: str, *, low: int) -> int:
 
 
 def _snowflake(value: Any, where: str) -> int:
-    if not isinstance(value, str) or not value.isdigit() or not value.isascii():
+    if not isinstance(value, str) or not value.isdigit() or not value.isascii() or str(int(value)) != value:
         raise FairLogError(f"`{where}` must be a Discord id, a string of digits.")
     return int(value)
 
@@ -336,14 +469,22 @@ def _roll(index: int, entry: Any, version: int) -> LogRoll | Unanswered:
     where = f"Entry {index} of `rolls`"
     if not isinstance(entry, dict):
         raise FairLogError(f"{where} must be an object.")
+    if (twice := _twice(entry)) is not None:
+        named = f"Roll {entry['roll']}" if isinstance(entry.get("roll"), int) else where
+        raise FairLogError(f"{named} names the key {twice[:40]!r} twice in one object: a log never does.")
+    bound = version >= BOUND
+    if isinstance(entry.get("roll"), int) and not isinstance(entry.get("roll"), bool):
+        where = f"Roll {entry['roll']} (entry {index} of `rolls`)"
     if version >= REPLAYED and "unanswered" in entry:
-        _keys(entry, _UNANSWERED_KEYS, where)
+        _keys(entry, _UNANSWERED_KEYS_V4 if bound else _UNANSWERED_KEYS, where)
         number = _number(entry["roll"], f"rolls[{index - 1}].roll", low=1)
         if not isinstance(entry["unanswered"], str) or not isinstance(entry["command"], str):
             raise FairLogError(f"Roll {number}: `unanswered` and `command` must be text.")
         user = _snowflake(entry["user_id"], f"rolls[{index - 1}].user_id")
-        return Unanswered(number, entry["command"], user, entry["unanswered"])
-    _keys(entry, _ROLL_KEYS_V3 if version >= 3 else _ROLL_KEYS if version >= REPLAYED else _ROLL_KEYS_V1, where)
+        interaction = _snowflake(entry["interaction_id"], f"rolls[{index - 1}].interaction_id") if bound else None
+        return Unanswered(number, entry["command"], user, entry["unanswered"], interaction)
+    keys = _ROLL_KEYS_V4 if bound else _ROLL_KEYS_V3 if version >= 3 else _ROLL_KEYS
+    _keys(entry, keys if version >= REPLAYED else _ROLL_KEYS_V1, where)
     number = _number(entry["roll"], f"rolls[{index - 1}].roll", low=1)
     where = f"Roll {number}"
     draws = entry["draws"]
@@ -364,7 +505,12 @@ def _roll(index: int, entry: Any, version: int) -> LogRoll | Unanswered:
     if kind is not None and not isinstance(kind, str):
         raise FairLogError(f"{where}: `kind` must be text, or null for a private roll.")
     sealed = _seal(entry.get("sealed"), where)
-    if sealed is not None and (kind is None or entry["private"]):
+    hidden = entry.get("hidden", False)
+    if not isinstance(hidden, bool):
+        raise FairLogError(f"{where}: `hidden` must be true or false.")
+    if bound:
+        interaction = _snowflake(entry["interaction_id"], f"rolls[{index - 1}].interaction_id")
+    elif sealed is not None and (kind is None or entry["private"]):
         raise FairLogError(f"{where}: only a public roll with its `kind` is sealed.")
     if sealed is not None and not sealed.opened:
         if entry["input"] is not None or entry["outcome"] is not None:
@@ -383,6 +529,8 @@ def _roll(index: int, entry: Any, version: int) -> LogRoll | Unanswered:
         inputs=entry.get("input"),
         outcome=entry.get("outcome"),
         sealed=sealed,
+        interaction_id=interaction if bound else None,
+        hidden=hidden,
     )
 
 
@@ -414,16 +562,27 @@ def _dice(faces: tuple[int, ...]) -> str:
     return f"{len(faces)} {'die' if len(faces) == 1 else 'dice'}: {', '.join(map(str, faces))}"
 
 
-def check_log(log: FairLog, *, roll: int | None = None) -> LogCheck:
+def check_log(log: FairLog, *, roll: int | None = None, commitment: str | None = None) -> LogCheck:
     """Step 4 of `bot.rules.fair` for a whole log: the commitment once, every roll number, then every roll.
 
-    A version 2 log is replayed (`bot.rules.replay`); a version 1 log only has its faces checked against the
-    seed and the logged ranges (`bot.rules.fair.verify`). `roll` limits the per-roll checks to one number;
-    the accounting of every number (order, duplicates, gaps) is always done. The module docstring says what
-    this proves and what it cannot.
+    Which checks a log gets follows from its commitment, never from a field of the file: one that covers a
+    signing key is a version 4 session's, whose log must carry that key's signature over all of it, whose
+    dice follow from each roll's interaction, and whose private, hidden and secret rolls are sealed (and
+    replayed in full in a copy that opens them). A legacy session (the commitment covers the seed alone) is
+    checked as its version says: version 2-3 rolls are replayed (`bot.rules.replay`); a version 1 log only has
+    its faces checked against the seed and the logged ranges. `roll` limits the per-roll checks to one number;
+    the accounting of every number (order, duplicates, gaps) is always done. `commitment`, the one the channel
+    saw, must be the file's. The module docstring says what this proves and what it cannot.
     """
     logged = sum(isinstance(r, LogRoll) for r in log.rolls)
     lines = [f"session {log.commitment[:16]}…: log version {log.version}, {_count(logged)} logged"]
+    if commitment is not None and commitment.strip().lower() != log.commitment:
+        lines.append(
+            f"commitment: MISMATCH: the file's commitment is {log.commitment}, the channel's is "
+            f"{commitment.strip().lower()}"
+        )
+        lines.append("summary: MISMATCH: this file is not the log of the session the channel saw.")
+        return LogCheck(False, tuple(lines))
     if log.version < REPLAYED:
         lines.append(
             f"version {log.version}: this log holds no inputs or outcomes, so only each face is checked against "
@@ -434,13 +593,25 @@ def check_log(log: FairLog, *, roll: int | None = None) -> LogCheck:
         lines.append("summary: NOT CHECKED: the session is not revealed yet, so its seed is still secret.")
         return LogCheck(False, tuple(lines))
     seed = fair.seed_from_hex(log.seed)
-    actual = fair.commitment(seed)
-    if actual != log.commitment:
-        lines.append(f"commitment: MISMATCH: the seed's SHA-256 is {actual}, the log's commitment is {log.commitment}")
+    layout = _layout(log, seed)
+    if layout is None:
+        actual = fair.commitment(seed, log.signing_key) if log.signing_key else fair.commitment(seed)
+        what = "the SHA-256 of the seed and the signing key" if log.signing_key else "the seed's SHA-256"
+        lines.append(f"commitment: MISMATCH: {what} is {actual}, the log's commitment is {log.commitment}")
         lines.append("summary: MISMATCH: the seed is not the one committed to, so no roll of this log can be trusted.")
         return LogCheck(False, tuple(lines))
-    lines.append("commitment: ok, the seed's SHA-256 is the commitment")
-    bad = _account(log, lines)
+    bad = 0
+    if layout >= BOUND:
+        lines.append("commitment: ok, it is the SHA-256 of the seed and the log's signing key")
+        bad += _check_signature(log, lines)
+    else:
+        lines.append("commitment: ok, the seed's SHA-256 is the commitment")
+    if log.revealed_at is not None and log.revealed_at < log.started_at:
+        bad += 1
+        lines.append("times: MISMATCH: the session is revealed before it started")
+    bad += _account(log, lines)
+    if layout >= BOUND:
+        bad += _interactions(log, lines)
     chosen = [r for r in log.rolls if roll is None or r.roll == roll]
     if roll is not None and not chosen:
         lines.append(f"roll {roll}: NOT IN THE LOG (the log lists {_numbers([r.roll for r in log.rolls])})")
@@ -452,16 +623,14 @@ def check_log(log: FairLog, *, roll: int | None = None) -> LogCheck:
             unanswered.append(entry.roll)
             lines.append(f"roll {entry.roll}: not answered (/{entry.command} by {entry.user_id}): {entry.reason}")
             continue
-        problem: str | None
-        if entry.sealed is not None and not entry.sealed.opened:
+        problem: str | None = _rule(entry) if layout >= BOUND else None
+        if problem is not None:
+            pass
+        elif entry.sealed is not None and not entry.sealed.opened:
             problem = _faces(log, entry)
             if problem is None:
                 partly.append(entry.roll)
-                lines.append(
-                    f"roll {entry.roll}: against a secret: faces ok, {_dice(tuple(d[2] for d in entry.draws))}; "
-                    f"its input and outcome are sealed ({entry.sealed.commitment[:16]}…), so its outcome can be "
-                    "checked with the game master's log"
-                )
+                lines.append(f"roll {entry.roll}: {_partly(entry)}")
                 continue
         elif entry.kind is None and not entry.private and log.version >= REPLAYED:
             problem = "a public roll without its input: it cannot be replayed, so the log does not prove it"
@@ -496,16 +665,98 @@ def check_log(log: FairLog, *, roll: int | None = None) -> LogCheck:
     if faces_only:
         parts.append(f"{_count(len(faces_only))} {what}: {_numbers(faces_only)}")
     if partly:
-        parts.append(
-            f"{_count(len(partly))} checked only in part, against a secret (faces only; the game master's log "
-            f"replays them): {_numbers(partly)}"
-        )
+        what = "sealed, checked only in part (faces only; the log its roller or the game master downloads"
+        if layout < BOUND:
+            what = "checked only in part, against a secret (faces only; the game master's log"
+        parts.append(f"{_count(len(partly))} {what} replays them): {_numbers(partly)}")
     if unanswered:
         parts.append(f"{_count(len(unanswered))} never answered, for the reasons above: {_numbers(unanswered)}")
     scope = f"every roll number from 1 to {log.last_roll} is accounted for" if roll is None else f"roll {roll}"
-    lines.extend(_seals(log))
+    if layout < BOUND:
+        lines.extend(_seals(log))
+        lines.append(
+            "legacy: a session started before version 4: its dice follow from the roll numbers and its log is not "
+            "signed, so this proves less (the bot could have chosen its seed, and an edited copy may pass)"
+        )
     lines.append(f"summary: ok: {scope}; {'; '.join(parts)}.")
     return LogCheck(True, tuple(lines))
+
+
+def _layout(log: FairLog, seed: bytes) -> int | None:
+    """The session's layout, from what its commitment covers (None: the seed is not the one committed to).
+
+    A file cannot choose its checks: a commitment to a seed and a signing key is a version 4 session's whatever
+    the file's `version` says, and a legacy commitment cannot be made to cover a key after the fact.
+    """
+    if log.signing_key is not None and fair.commitment(seed, log.signing_key) == log.commitment:
+        return BOUND
+    if log.signing_key is None and fair.commitment(seed) == log.commitment:
+        return min(log.version, LEGACY)
+    return None
+
+
+def _check_signature(log: FairLog, lines: list[str]) -> int:
+    """The signature over the whole log (every copy's public form), by the key the commitment covers."""
+    assert log.signing_key is not None
+    if log.signature is None:
+        lines.append("signature: MISMATCH: the log is not signed, and every revealed log is")
+        return 1
+    if not signing.verify(log.signing_key, signed_digest(log_json(log)), log.signature):
+        lines.append(
+            "signature: MISMATCH: the log is not the one the bot signed at the reveal (with the key its commitment "
+            "covers): something in it was changed, added or removed since"
+        )
+        return 1
+    lines.append("signature: ok, the bot signed this log at the reveal with the key the commitment covers")
+    return 0
+
+
+def _interactions(log: FairLog, lines: list[str]) -> int:
+    """Each interaction takes one number, and each was made after the message that posted the commitment."""
+    bad = 0
+    first: dict[int, int] = {}
+    posted = log.commitment_message or 0
+    for entry in log.rolls:
+        interaction = entry.interaction_id
+        assert interaction is not None
+        problem = None
+        if interaction in first:
+            problem = f"interaction {interaction} already took roll {first[interaction]}: an interaction rolls once"
+        elif interaction <= posted:
+            problem = (
+                f"interaction {interaction} was made before the message that posted the commitment ({posted}), "
+                "so the seed could have been chosen knowing it"
+            )
+        first.setdefault(interaction, entry.roll)
+        if problem is not None:
+            bad += 1
+            lines.append(f"roll {entry.roll}: MISMATCH {problem}")
+    return bad
+
+
+def _rule(entry: LogRoll) -> str | None:
+    """Why a version 4 roll breaks the layout's rules (what must be sealed, what must be there), or None."""
+    if entry.hidden and not entry.private:
+        return "a hidden roll is private too"
+    if entry.kind is None:
+        return "every roll of a version 4 log has its kind"
+    if entry.private and entry.sealed is None:
+        return "a private or hidden roll is sealed in a version 4 log, and this one is not"
+    if not entry.private and (entry.options is None or entry.summary is None):
+        return "a public roll shows its options and summary, and this one does not"
+    if entry.sealed is None and (entry.inputs is None or entry.outcome is None):
+        return "an unsealed roll has its input and outcome"
+    return None
+
+
+def _partly(entry: LogRoll) -> str:
+    assert entry.sealed is not None
+    what = "hidden" if entry.hidden else "private" if entry.private else "against a secret"
+    whose = "the game master's log" if not entry.private or entry.hidden else "its roller's log"
+    return (
+        f"{what}: faces ok, {_dice(tuple(d[2] for d in entry.draws))}; its input and outcome are sealed "
+        f"({entry.sealed.commitment[:16]}…), so its outcome can be checked with {whose}"
+    )
 
 
 def seals_digest(log: FairLog) -> str | None:
@@ -531,7 +782,10 @@ def _unsealed(log: FairLog, entry: LogRoll) -> str | None:
     if entry.sealed is None:
         return None
     assert entry.sealed.salt is not None and entry.kind is not None
-    again = seal(log.commitment, entry.roll, entry.kind, entry.inputs, entry.outcome, entry.sealed.salt)
+    if log.version >= BOUND:
+        again = seal_v4(log.commitment, entry, entry.sealed.salt)
+    else:
+        again = seal(log.commitment, entry.roll, entry.kind, entry.inputs, entry.outcome, entry.sealed.salt)
     if again != entry.sealed.commitment:
         return (
             "the opened input and outcome do not match their seal: with its salt they hash to "
@@ -575,7 +829,14 @@ def _account(log: FairLog, lines: list[str]) -> int:
 
 def _faces(log: FairLog, entry: LogRoll) -> str | None:
     assert log.seed is not None
-    result = fair.verify(log.seed, log.commitment, entry.roll, entry.draws)
+    result = fair.verify(
+        log.seed,
+        log.commitment,
+        entry.roll,
+        entry.draws,
+        interaction_id=entry.interaction_id,
+        signing_key=log.signing_key,
+    )
     return None if result.ok else result.reason.removesuffix(".")
 
 
@@ -593,7 +854,7 @@ def _replay(seed: bytes, entry: LogRoll) -> str | None:
     if kind.command != entry.command:
         return f"command /{entry.command} does not make a {kind.name} roll (/{kind.command} does)"
     try:
-        again = replay.replay(kind.name, entry.inputs, seed, entry.roll)
+        again = replay.replay(kind.name, entry.inputs, seed, entry.roll, interaction_id=entry.interaction_id)
         disagreement = replay.disagreement(kind.name, entry.inputs, entry.options)
     except replay.InputError as error:
         return f"input: {error}"

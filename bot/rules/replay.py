@@ -394,8 +394,12 @@ class Replayed:
     outcome: JSON
 
 
-def replay(kind_name: str, inputs: JSON, seed: bytes, roll_number: int) -> Replayed:
+def replay(
+    kind_name: str, inputs: JSON, seed: bytes, roll_number: int, *, interaction_id: int | None = None
+) -> Replayed:
     """Roll `roll_number` of a fair session again from its logged kind and inputs, with dice from the seed.
+
+    In a version 4 session the dice follow from the roll's interaction (`interaction_id`), not its number.
 
     Raises:
         InputError: An unknown kind, inputs that do not decode, or inputs the rules core refuses.
@@ -404,7 +408,7 @@ def replay(kind_name: str, inputs: JSON, seed: bytes, roll_number: int) -> Repla
     if kind is None:
         raise InputError(f"unknown kind of roll {kind_name!r}")
     decoded = decode(kind.inputs, inputs)
-    source = FairDice(seed, roll_number)
+    source = FairDice(seed, roll_number, interaction_id=interaction_id)
     try:
         result = kind.run(decoded, source)
     except Exception as error:  # the rules core refused it, so no answer was ever shown for it

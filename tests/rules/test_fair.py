@@ -424,8 +424,9 @@ def test_the_docs_example_log_and_transcript_check_out() -> None:
     text = FAIR_DOC.read_text(encoding="utf-8")
     transcript = text[text.index("> /fair start") :]
     seed = transcript.split("Seed: `", 1)[1].split("`", 1)[0]
-    posted = transcript.split("Commitment (SHA-256 of the secret seed):\n`", 1)[1].split("`", 1)[0]
-    assert commitment(bytes.fromhex(seed)) == posted
+    key = transcript.split("Signing key: `", 1)[1].split("`", 1)[0]
+    posted = transcript.split("the key that will sign the log):\n`", 1)[1].split("`", 1)[0]
+    assert commitment(bytes.fromhex(seed), key) == posted
 
 
 def test_the_tool_is_short_and_standard_library_only() -> None:

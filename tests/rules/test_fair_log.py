@@ -164,7 +164,7 @@ def edit(change: Any) -> bytes:
         (b"\xff\xfe garbage", "not JSON"),
         (b"[1, 2]", "not a fair-session log"),
         (b'{"format": "rules-dice-bot/characters", "version": 1}', "not a fair-session log"),
-        (edit(lambda d: d.update(version=4)), "reads log versions 1 to 3, not 4"),
+        (edit(lambda d: d.update(version=5)), "reads log versions 1 to 4, not 5"),
         (edit(lambda d: d.update(extra=1)), "The file has unknown keys extra."),
         (edit(lambda d: d["session"].pop("last_roll")), "`session` lacks last_roll."),
         (edit(lambda d: d["session"].update(commitment="xyz")), "`session.commitment` must be 64 hex digits."),
@@ -177,11 +177,11 @@ def edit(change: Any) -> bytes:
         (edit(lambda d: d["session"].update(last_roll=True)), "`session.last_roll` must be a whole number"),
         (edit(lambda d: d.update(rolls={})), "`rolls` must be a list."),
         (edit(lambda d: d["rolls"].append(7)), "Entry 4 of `rolls` must be an object."),
-        (edit(lambda d: d["rolls"][0].pop("draws")), "Entry 1 of `rolls` lacks draws."),
+        (edit(lambda d: d["rolls"][0].pop("draws")), "Roll 1 (entry 1 of `rolls`) lacks draws."),
         (edit(lambda d: d["rolls"][0].update(roll=0)), "`rolls[0].roll` must be a whole number from 1 up."),
         (edit(lambda d: d["rolls"][0].update(kind=5)), "`kind` must be text"),
         (edit(lambda d: d["rolls"][0].update(outcome=None)), "`outcome` must be an object"),
-        (edit(lambda d: d["rolls"][0].pop("input")), "Entry 1 of `rolls` lacks input."),
+        (edit(lambda d: d["rolls"][0].pop("input")), "Roll 1 (entry 1 of `rolls`) lacks input."),
         (edit(lambda d: d["rolls"].append({"roll": 4, "unanswered": 1, "command": "roll", "user_id": "1"})), "text"),
         (edit(lambda d: d["rolls"][0]["draws"].append([1, 20])), "`draws` must be a list of [a, b, face]"),
         (edit(lambda d: d["rolls"][0]["draws"].append([1, 20, "6"])), "`draws` must be a list of [a, b, face]"),
@@ -191,7 +191,7 @@ def edit(change: Any) -> bytes:
         (edit(lambda d: d["rolls"][0].update(private="no")), "`private` must be true or false"),
         (edit(lambda d: d["rolls"][0].update(command=None)), "`command` must be text"),
         (edit(lambda d: d["rolls"][0].update(user_id="@me")), "`rolls[0].user_id` must be a Discord id"),
-        (edit(lambda d: d["rolls"][0].pop("sealed")), "Entry 1 of `rolls` lacks sealed."),
+        (edit(lambda d: d["rolls"][0].pop("sealed")), "Roll 1 (entry 1 of `rolls`) lacks sealed."),
         (edit(lambda d: d["rolls"][0].update(sealed="ab" * 32)), "`sealed` must be null, or an object"),
         (edit(lambda d: d["rolls"][0].update(sealed={"commitment": "ab"})), "64 hex digits each"),
         (edit(lambda d: d["rolls"][0].update(sealed={"commitment": "ab" * 32, "salt": 1})), "64 hex digits each"),
@@ -209,6 +209,12 @@ def test_a_bad_file_is_refused_saying_where(data: bytes, message: str) -> None:
 # The check.
 
 
+LEGACY_LINE = (
+    "legacy: a session started before version 4: its dice follow from the roll numbers and its log is not signed, "
+    "so this proves less (the bot could have chosen its seed, and an edited copy may pass)"
+)
+
+
 def test_a_true_log_checks_out_roll_by_roll() -> None:
     checked = check_log(LOG)
     assert checked.ok
@@ -220,6 +226,7 @@ def test_a_true_log_checks_out_roll_by_roll() -> None:
         f"roll 2: faces ok, 2 dice: {second} (private: its command, input and outcome are withheld, so only its "
         "faces are checked)",
         "roll 3: ok, /roll replayed: no dice; same ranges, faces and outcome",
+        LEGACY_LINE,
         "summary: ok: every roll number from 1 to 3 is accounted for; 2 rolls replayed through the rules core "
         "with the committed seed's dice; 1 roll checked for faces only (private): 2.",
     )
@@ -252,6 +259,7 @@ def test_one_roll_can_be_checked_alone() -> None:
     assert checked.ok
     assert checked.lines[2:] == (
         "roll 1: ok, /roll replayed: 3 dice: 6, 17, 2; same ranges, faces and outcome",
+        LEGACY_LINE,
         "summary: ok: roll 1; 1 roll replayed through the rules core with the committed seed's dice.",
     )
     missing = check_log(LOG, roll=9)
