@@ -319,6 +319,10 @@ def answered_from_the_seed(entry: dict[str, Any]) -> None:
     entry.update(made_up)
 
 
+NOT_A_DRAW = "a draw is not [LOW, HIGH, FACE] in whole numbers, with at most 2**64 faces"
+TWICE = "the key 'hidden' is given twice"
+
+
 # forgery: (the roll it forges, how, the start of the line that must name it).
 EARLY = "is not after the message that posted the commitment"
 ROLL_FORGERIES: dict[str, tuple[int, Callable[[dict[str, Any]], None], str]] = {
@@ -496,9 +500,7 @@ def test_duplicate_keys_are_refused(tmp_path: Path) -> None:
     path = tmp_path / "fair-session.json"
     path.write_text(text.replace('"hidden": false', '"hidden": true, "hidden": false', 1), encoding="utf-8")
     code, lines = run(path)
-    assert (
-        code == 1 and len(lines) == 1 and lines[0].startswith("log MISMATCH: not a fair-session log: not strict JSON")
-    )
+    assert (code, lines) == (1, [f"log MISMATCH: not a fair-session log: not strict JSON: {TWICE}"])
 
 
 @pytest.mark.parametrize(
@@ -520,9 +522,32 @@ def test_a_malformed_roll_is_named(tmp_path: Path) -> None:
     document["rolls"][D20_ROLL - 1]["draws"] = [[1, 20.0, 7]]
     code, lines = check(tmp_path, document)
     assert code == 1
-    assert "roll 1 MISMATCH: a draw is not [LOW, HIGH, FACE] in whole numbers" in lines
+    assert f"roll 1 MISMATCH: {NOT_A_DRAW}" in lines
     assert any(line.startswith("roll 3 MISMATCH: not a roll or an unanswered number") for line in lines)
-    assert f"roll {D20_ROLL} MISMATCH: a draw is not [LOW, HIGH, FACE] in whole numbers" in lines
+    assert f"roll {D20_ROLL} MISMATCH: {NOT_A_DRAW}" in lines
+
+
+def test_a_range_too_wide_to_draw_is_named_not_drawn_forever(tmp_path: Path) -> None:
+    # 2**256 % n is 2**256 for n above 2**256: no digest would ever be accepted, and the checker would loop.
+    document = make_log()
+    document["rolls"][0]["draws"][0] = [1, 2**300, 1]
+    code, lines = check(tmp_path, document)
+    assert code == 1 and f"roll 1 MISMATCH: {NOT_A_DRAW}" in lines
+
+
+def test_a_reason_cannot_print_lines_of_its_own(tmp_path: Path) -> None:
+    document = legacy_log()
+    document["rolls"][1]["unanswered"] = "1d20+\nroll 3 ok\n"
+    document["rolls"][2]["draws"][0][2] = 21
+    code, lines = check(tmp_path, document)
+    assert code == 1 and "roll 2 not answered: 1d20+ roll 3 ok" in lines and "roll 3 ok" not in lines
+
+
+def test_a_deeply_nested_file_is_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "fair-session.json"
+    path.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    code, lines = run(path)
+    assert code == 1 and len(lines) == 1 and lines[0].startswith("log MISMATCH: not a fair-session log")
 
 
 def test_a_missing_file_is_one_line(tmp_path: Path) -> None:

@@ -20,10 +20,11 @@ import hashlib
 import hmac
 import json
 import sys
+from collections import Counter
 
 ENTRY = {"roll", "interaction_id", "user_id", "command"}
 ROLL = ENTRY | {"private", "hidden", "kind", "options", "input", "draws", "outcome", "summary", "sealed"}
-BAD = (ValueError, KeyError, TypeError, AttributeError, IndexError)  # what a malformed file raises
+BAD = (ValueError, KeyError, TypeError, AttributeError, IndexError, RecursionError)  # what malformed files raise
 problems = []
 
 
@@ -69,9 +70,11 @@ def public(e):
 
 
 def strict(pairs):
-    """A JSON object whose keys are each given once; `parse_constant` refuses NaN and Infinity with it."""
-    if isinstance(pairs, str) or len(dict(pairs)) < len(pairs):
-        raise ValueError(f"not strict JSON, a key given twice or a NaN: {pairs}")
+    """A JSON object whose keys are each given once; as `parse_constant`, it refuses NaN and Infinity."""
+    if isinstance(pairs, str):
+        raise ValueError(f"not strict JSON: {pairs} is not a number")
+    if twice := [key for key, count in Counter(key for key, _ in pairs).items() if count > 1]:
+        raise ValueError(f"not strict JSON: the key {twice[0]!r} is given twice")
     return dict(pairs)
 
 
@@ -108,8 +111,8 @@ def problem(e, n, layout, session, seen):
         if any((e[k] is None) != (closed and k in hidden) for k in ("kind", "options", "input", "outcome", "summary")):
             return f"kind is set, and {', '.join(hidden)} are null exactly when sealed and not opened"
     draws = e["draws"]
-    if not all(len(d) == 3 and all(type(x) is int for x in d) and d[0] <= d[1] for d in draws):
-        return "a draw is not [LOW, HIGH, FACE] in whole numbers"
+    if not all(len(d) == 3 and all(type(x) is int for x in d) and 0 <= d[1] - d[0] < 2**64 for d in draws):
+        return "a draw is not [LOW, HIGH, FACE] in whole numbers, with at most 2**64 faces"
     got = faces(bytes.fromhex(session["seed"]), e["interaction_id"] if layout == 4 else e["roll"], draws)
     for k, ((low, high, face), real) in enumerate(zip(draws, got, strict=True), start=1):
         if face != real:
@@ -186,7 +189,7 @@ for n, e in enumerate(rolls, start=1):
     if why:
         mismatch(f"roll {n}", why)
     else:
-        print(f"roll {n}", f"not answered: {e['unanswered']}" if "unanswered" in e else "ok")
+        print(f"roll {n}", f"not answered: {' '.join(e['unanswered'].split())}" if "unanswered" in e else "ok")
 if layout > 1 and len(rolls) < last:
     mismatch(f"roll {len(rolls) + 1}", f"missing: the log lists {len(rolls)} rolls, last_roll is {last}")
 sys.exit(1 if problems else 0)
