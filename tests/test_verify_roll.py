@@ -200,8 +200,8 @@ def run(*args: str | Path) -> tuple[int, list[str]]:
     return result.returncode, result.stdout.splitlines()
 
 
-def check(tmp_path: Path, document: Any, *args: str, name: str = "fair-session.json") -> tuple[int, list[str]]:
-    path = tmp_path / name
+def check(tmp_path: Path, document: Any, *args: str) -> tuple[int, list[str]]:
+    path = tmp_path / "fair-session.json"
     path.write_text(json.dumps(document, indent=1), encoding="utf-8")
     return run(path, *args)
 

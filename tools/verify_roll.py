@@ -11,7 +11,7 @@ is listed once, in order, each interaction once and after the commitment was pos
 what no seed decides: an edited summary, outcome or options, a rewritten unanswered reason, a roll made up for an
 unanswered number, a public roll relabelled private. It does not replay the rules (that the ranges, draws and
 outcome are what the command asked for): `python -m bot verify` does. A legacy log (versions 1-3, commitment =
-SHA-256 of the seed) proves less: nothing signs it, so only its faces and opened seals are checked.
+SHA-256 of the seed) proves less: nothing signs it, so only its faces, numbers and opened seals are checked.
 """
 
 import datetime
@@ -128,7 +128,7 @@ def problem(e, n, layout, session, seen):
 
 args = sys.argv[1:]
 flags = {flag: args.pop(args.index(flag) + 1) for flag in ("--commitment", "--interaction") if flag in args[:-1]}
-args = [arg for arg in args if arg not in flags]
+args = [arg for arg in args if arg not in flags] or sys.exit(__doc__)
 if len(args) > 1:  # one roll's faces, to check it by hand
     seed, ranges = bytes.fromhex(args[0]), [s.split("..") if ".." in s else (1, s) for s in args[2:]]
     if "--interaction" not in flags:  # a legacy session's commitment; layout 4's needs the signing key too
