@@ -86,7 +86,7 @@ async def prepare_database(settings: Settings, *, migrate: bool | None = None) -
     A database that cannot be reached, opened or written is refused with DatabaseUnavailable, before any
     command could be answered and then fail to be logged.
     """
-    database = open_database(settings.database_url)
+    database = open_database(settings.database_url, synchronous=settings.sqlite_synchronous)
     if migrate is None:
         migrate = database.engine.dialect.name == "sqlite" and not settings.sharded
     try:
