@@ -30,7 +30,7 @@ from bot.config import Settings, SettingsError
 from bot.db.engine import Database, DatabaseUnavailable, check_writable, open_database, unavailable
 from bot.db.migrate import SchemaMismatch, check_schema, upgrade
 from bot.discord_api import point_discord_at
-from bot.rules.fair_log import FairLogError, check_log, parse_log
+from bot.rules.fair_log import FairLogError, check_log, parse_log, unpack
 
 log = logging.getLogger("bot")
 
@@ -205,7 +205,8 @@ def run_verify(args: argparse.Namespace) -> int:
     """
     try:
         raw = sys.stdin.buffer.read() if args.file == "-" else Path(args.file).read_bytes()
-        checked = check_log(parse_log(raw), roll=args.roll)
+        # A long session's log comes gzipped (`.json.gz`, its parts joined): read as it is, whatever its name.
+        checked = check_log(parse_log(unpack(raw)), roll=args.roll)
     except OSError as error:
         print(f"Can't read {args.file}: {error.strerror or error}.", file=sys.stderr)
         return 2
