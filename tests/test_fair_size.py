@@ -37,6 +37,8 @@ from bot.rules.fair_log import (
 )
 from tests.dice_sources import NoDice
 from tests.test_dnd_commands import character
+from tests.test_fair_secrets import copy_for, secret_session
+from tests.test_secrets import GM
 
 ROOT = Path(__file__).resolve().parents[1]
 BIG = "1000d10000"
@@ -161,7 +163,8 @@ async def test_the_heaviest_rolls_stay_within_the_caps_worst_case(local: LocalDi
     label = "".join(chr(0x4E00 + i) for i in range(100))  # 3 bytes each in UTF-8, 6 as \\u escapes
     for expression in (BIG, "1000d10000rr<10000", "1000dF", "1000d6!"):
         await local.command("roll", {"expression": expression, "label": label})
-    await local.command("roll", {"expression": f"1d20 [{'a' * 40}] + " * 9 + "1d20", "label": label})
+    longest = f"1d20 [{'a' * 40}] + " * 3 + f"1d20 [{'a' * 40}]"  # 196 characters, of dice.MAX_EXPRESSION_LENGTH
+    await local.command("roll", {"expression": longest, "label": label})
     full = {"character": "Max", "weapon": "Longsword", "off_hand_weapon": "Short sword", "target_ac": 10}
     for _ in range(3):
         await local.command("dnd full-attack", full)
@@ -171,13 +174,31 @@ async def test_the_heaviest_rolls_stay_within_the_caps_worst_case(local: LocalDi
     log = parse_log(data)
     assert check_log(log).ok
     draws = draws_of(log)
+    assert all(isinstance(r, LogRoll) for r in log.rolls[:-1])
     assert draws[1] == 2000  # 1000 dice, each rerolled until the budget of 1000 rerolls ran out
     assert max(draws) <= MAX_DRAWS_PER_ROLL and max(draws[-4:-1]) > 2000
+    assert within_bounds(data) == 9
+
+
+def within_bounds(data: bytes) -> int:
+    """Check every entry of a log against the cap's worst cases; the number of entries checked."""
+    log = parse_log(data)
+    draws = draws_of(log)
     lines = data.splitlines()[-len(log.rolls) - 2 : -2]
     for entry, line, count in zip(log.rolls, lines, draws, strict=True):
-        assert json.loads(line.rstrip(b",")) is not None
+        assert json.loads(line.rstrip(b",")).get("roll") == entry.roll
         assert len(line) + 2 <= ROLL_BYTES + count * DRAW_BYTES, (entry.roll, len(line), count)
     assert len(data) <= log_bound(len(log.rolls), sum(draws))
+    return len(log.rolls)
+
+
+async def test_the_copy_that_opens_a_secret_stays_within_the_caps_worst_case(local: LocalDiscord) -> None:
+    # The game master's copy is the largest of a session's copies: it adds each sealed roll's input and salt.
+    revealed, _ = await secret_session(local)
+    [public] = revealed.files.values()
+    opened = await copy_for(local, local.as_user(GM))
+    assert len(opened) > len(public)
+    assert within_bounds(public) == within_bounds(opened) == 4
 
 
 def test_the_cap_keeps_the_worst_case_within_the_smallest_attachments() -> None:
