@@ -213,14 +213,14 @@ def log_file(raw: RawLog, limit: int, reader: Viewer = ANYONE) -> tuple[list[tup
         )
     packed = fair_log.pack(data)
     gz = fair_log.filename(log.commitment, compressed=True)
-    pieces = fair_log.split(packed, limit, at_lines=False)
+    pieces = fair_log.split(packed, limit)
     size = f"{_size(len(data))}, {_size(len(packed))} gzipped"
     if len(pieces) > fair_log.MAX_PARTS:
         return [], (
             f"The log ({logged}) is {size}, more than the {fair_log.MAX_PARTS} attachments of {_size(limit)} "
             "Discord lets me post here, so it is not attached; `/fair verify roll:N` still checks any roll."
         )
-    names = fair_log.part_names(log.commitment, len(pieces), compressed=True)
+    names = fair_log.part_names(log.commitment, len(pieces))
     if len(pieces) == 1:
         return list(zip(names, pieces, strict=True)), (
             f"The attached `{gz}` logs every roll ({logged}). The log is {size}: more than the {_size(limit)} "

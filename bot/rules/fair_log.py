@@ -176,33 +176,23 @@ def filename(commitment: str, *, compressed: bool = False) -> str:
     return f"fair-session-{commitment[:16]}.json{'.gz' if compressed else ''}"
 
 
-def part_names(commitment: str, count: int, *, compressed: bool = False) -> list[str]:
-    """The names of a log split into `count` attachments; in name order they join into the whole file."""
-    whole = filename(commitment, compressed=compressed)
+def part_names(commitment: str, count: int) -> list[str]:
+    """The names of a gzipped log cut into `count` attachments; in name order they join into the `.json.gz`."""
+    whole = filename(commitment, compressed=True)
     if count == 1:
         return [whole]
     width = len(str(count))
     return [f"{whole}.part{n:0{width}d}" for n in range(1, count + 1)]
 
 
-def split(data: bytes, limit: int, *, at_lines: bool = True) -> list[bytes]:
-    """A file cut into pieces of at most `limit` bytes that join back into it, at line ends where it can be.
+def split(data: bytes, limit: int) -> list[bytes]:
+    """A file cut into pieces of `limit` bytes (the last one shorter) that join back into it.
 
-    A log holds one roll per line, so each piece but the last ends after a whole roll unless one line alone
-    is longer than `limit`. `at_lines=False` cuts every `limit` bytes (a gzipped log has no lines to keep).
+    Only a gzipped log is ever cut (`pack`): the JSON is posted whole when it fits one attachment.
     """
     if limit < 1:
         raise ValueError("limit must be positive")
-    pieces: list[bytes] = []
-    start = 0
-    while len(data) - start > limit:
-        cut = data.rfind(b"\n", start, start + limit) + 1 if at_lines else start + limit
-        if cut <= start:
-            cut = start + limit
-        pieces.append(data[start:cut])
-        start = cut
-    pieces.append(data[start:])
-    return pieces
+    return [data[start : start + limit] for start in range(0, len(data), limit)] or [b""]
 
 
 def _stamp(moment: datetime | None) -> str | None:
