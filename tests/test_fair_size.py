@@ -115,7 +115,7 @@ async def test_a_session_at_its_cap_is_posted_gzipped_and_verifies_as_it_is(
     # A part missing, or the file cut short, is said so, not read as another log.
     path.write_bytes(packed[: len(packed) // 2])
     code, lines, err = verify(capsys, path)
-    assert (code, lines) == (2, [])
+    assert code != 0 and lines == []  # refused as a file it cannot read (exit 2 today; 1 once #26's verify lands)
     assert "gzipped but cut short or damaged: if it came in parts, join every part, in order." in err
 
 
@@ -139,7 +139,7 @@ async def test_a_gzipped_log_still_too_large_comes_in_parts_that_join_into_the_g
     for broken in (b"".join(list(files.values())[1:]), b"".join(list(files.values())[:-1])):
         path.write_bytes(broken)
         code, lines, err = verify(capsys, path)
-        assert (code, lines) == (2, []) and "Can't read that log" in err
+        assert code != 0 and lines == [] and "Can't read that log" in err
 
 
 # ---------------------------------------------------------------------------------------------------------
