@@ -30,7 +30,7 @@ from bot.config import Settings, SettingsError
 from bot.db.engine import Database, DatabaseUnavailable, check_writable, open_database, unavailable
 from bot.db.migrate import SchemaMismatch, check_schema, upgrade
 from bot.discord_api import point_discord_at
-from bot.rules.fair_log import FairLogError, check_log, parse_log
+from bot.rules.fair_log import FairLogError, check_log, parse_log, unpack
 
 log = logging.getLogger("bot")
 
@@ -89,7 +89,7 @@ async def prepare_database(settings: Settings, *, migrate: bool | None = None) -
     A database that cannot be reached, opened or written is refused with DatabaseUnavailable, before any
     command could be answered and then fail to be logged.
     """
-    database = open_database(settings.database_url)
+    database = open_database(settings.database_url, synchronous=settings.sqlite_synchronous)
     if migrate is None:
         migrate = database.engine.dialect.name == "sqlite" and not settings.sharded
     try:
@@ -209,7 +209,8 @@ def run_verify(args: argparse.Namespace) -> int:
     """
     try:
         raw = sys.stdin.buffer.read() if args.file == "-" else Path(args.file).read_bytes()
-        checked = check_log(parse_log(raw), roll=args.roll, commitment=args.commitment)
+        # A long session's log comes gzipped (`.json.gz`, its parts joined): read as it is, whatever its name.
+        checked = check_log(parse_log(unpack(raw)), roll=args.roll, commitment=args.commitment)
     except OSError as error:
         print(f"Can't read {args.file}: {error.strerror or error}.", file=sys.stderr)
         return 2

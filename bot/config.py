@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
+from bot.db.engine import SYNCHRONOUS, Synchronous
 from bot.errors import UserError
 
 DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///data/bot.db"
@@ -73,6 +74,8 @@ class Settings:
     identify_interval: float = IDENTIFY_INTERVAL
     # None: keep every roll. Bot-wide, not per server: the operator's disk is what it bounds.
     roll_log_keep_days: int | None = None
+    # SQLite's PRAGMA synchronous: "full" keeps every committed roll through a power loss (docs/deploy.md).
+    sqlite_synchronous: Synchronous = "full"
 
     @property
     def sharded(self) -> bool:
@@ -105,6 +108,12 @@ class Settings:
                 f"ROLL_LOG_KEEP_DAYS must be a number of days up to {MAX_ROLL_LOG_KEEP_DAYS} (default "
                 f"{DEFAULT_ROLL_LOG_KEEP_DAYS}), or 0 to keep every roll, not {keep!r}."
             )
+        synchronous = (get("SQLITE_SYNCHRONOUS") or "full").lower()
+        if synchronous not in SYNCHRONOUS:
+            raise SettingsError(
+                f"SQLITE_SYNCHRONOUS must be full (the default: a committed roll survives a power loss) or normal "
+                f"(faster commits; the last ones can be lost in a power loss or an OS crash), not {synchronous!r}."
+            )
         return cls(
             token=get("DISCORD_TOKEN"),
             database_url=_database_url(get("DATABASE_URL") or DEFAULT_DATABASE_URL),
@@ -117,6 +126,7 @@ class Settings:
             shard_ids=shard_ids,
             identify_interval=float(interval),
             roll_log_keep_days=int(keep) or None,
+            sqlite_synchronous="full" if synchronous == "full" else "normal",
         )
 
 

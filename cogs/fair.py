@@ -242,35 +242,44 @@ class Fair(commands.GroupCog, group_name="fair", group_description="Provably fai
 SETTLE_SECONDS = 10.0  # how long a reveal waits for the rolls in flight before it closes the log without them
 SETTLE_POLL = 0.05
 
-MAX_PARTS = 10  # a log larger than this many attachments is not posted: a channel flooded helps nobody
-
 
 def log_file(raw: RawLog, limit: int, reader: Viewer = ANYONE) -> tuple[list[tuple[str, bytes]], str]:
     """A session's log as `reader` may have it, as attachments of at most `limit` bytes each, and a line about them.
 
-    Several attachments when one would be larger than Discord takes; none, and why, when even those would
-    be too many. Seconds of work for a long session: `Fair._send_log` runs it in the worker process.
+    The JSON as it is when it fits one attachment; gzipped (`fair_log.pack`) when it does not, in parts when even
+    that is larger than one; none, and why, when those would be more than `fair_log.MAX_PARTS` (a session the
+    cap `fair_log.session_full` bounds always fits). Seconds of work for a long session: `Fair._send_log` runs it
+    in the worker process.
     """
     log = decode_log(raw, reader)
     data = fair_log.dump_log(log)
     whole = fair_log.filename(log.commitment)
     logged = counts(log)
-    pieces = fair_log.split(data, limit)
-    if len(pieces) > MAX_PARTS:
+    if len(data) <= limit:
+        return [(whole, data)], (
+            f"The attached `{whole}` logs every roll ({logged}): `python -m bot verify {whole}`, or the script in "
+            "docs/fair.md, checks them all offline."
+        )
+    packed = fair_log.pack(data)
+    gz = fair_log.filename(log.commitment, compressed=True)
+    pieces = fair_log.split(packed, limit)
+    size = f"{_size(len(data))}, {_size(len(packed))} gzipped"
+    if len(pieces) > fair_log.MAX_PARTS:
         return [], (
-            f"The log ({logged}) is {_size(len(data))}, more than the {MAX_PARTS} attachments of {_size(limit)} "
+            f"The log ({logged}) is {size}, more than the {fair_log.MAX_PARTS} attachments of {_size(limit)} "
             "Discord lets me post here, so it is not attached; `/fair verify roll:N` still checks any roll."
         )
     names = fair_log.part_names(log.commitment, len(pieces))
     if len(pieces) == 1:
         return list(zip(names, pieces, strict=True)), (
-            f"The attached `{whole}` logs every roll ({logged}): `python -m bot verify {whole}`, or the script in "
-            "docs/fair.md, checks them all offline."
+            f"The attached `{gz}` logs every roll ({logged}). The log is {size}: more than the {_size(limit)} "
+            f"Discord lets me attach, so it comes gzipped. `python -m bot verify {gz}` checks every roll offline "
+            f"as it is; `gunzip {gz}` gives the JSON, for the script in docs/fair.md."
         )
     return list(zip(names, pieces, strict=True)), (
-        f"The log ({logged}) is {_size(len(data))}, more than the {_size(limit)} Discord lets me attach at once, "
-        f"so it comes in {len(pieces)} parts, one per message. Join them in order into `{whole}` "
-        f"(`cat {whole}.part* > {whole}`), then `python -m bot verify {whole}` checks every roll offline. "
+        f"The log ({logged}) is {size}: more than the {_size(limit)} Discord lets me attach at once, so it comes "
+        f"gzipped, in {len(pieces)} parts, one per message. Join them in order into `{gz}` "
+        f"(`cat {gz}.part* > {gz}`), then `python -m bot verify {gz}` checks every roll offline. "
         f"This is part 1 of {len(pieces)}."
     )
 

@@ -19,7 +19,7 @@ from bot.db.models import RollLog
 from bot.local import payloads
 from bot.local.driver import Exchange, LocalDiscord
 from bot.local.payloads import MANAGER_PERMISSIONS, Actor
-from bot.rules.fair_log import LogRoll, Unanswered, check_log, filename, parse_log
+from bot.rules.fair_log import LogRoll, Unanswered, check_log, filename, parse_log, unpack
 from tests.dice_sources import NoDice, ScriptedDice
 
 BOB = "200000000000000002"
@@ -318,31 +318,30 @@ def reveal_payload(local: LocalDiscord, limit: int) -> dict[str, object]:
 
 async def test_a_log_larger_than_discord_takes_comes_in_parts_that_join(local: LocalDiscord) -> None:
     commitment = await start(local)
-    for _ in range(24):
-        await local.command("roll", {"expression": "20d6"})
-    revealed = await local.send(reveal_payload(local, 5000))
+    for _ in range(6):
+        await local.command("roll", {"expression": "100d6"})
+    revealed = await local.send(reveal_payload(local, 1024))
     assert revealed.embed["title"] == "Fair dice: seed revealed" and revealed.rejected == []
     parts = revealed.files
-    name = filename(commitment)
+    name = filename(commitment, compressed=True)
     assert len(parts) > 1 and list(parts) == sorted(parts) == [f"{name}.part{n}" for n in range(1, len(parts) + 1)]
-    assert all(len(data) <= 5000 for data in parts.values())
+    assert all(len(data) <= 1024 for data in parts.values())
     # One part per message, the first saying how to join them.
     assert len(revealed.messages) == 1 + len(parts)
     first = revealed.messages[1]["embeds"][0]["description"]
-    assert f"comes in {len(parts)} parts, one per message" in first and f"cat {name}.part* > {name}" in first
-    joined = parse_log(b"".join(parts.values()))
-    assert [r.roll for r in joined.rolls] == list(range(1, 25)) and check_log(joined).ok
-    assert all(data.endswith(b"\n") for data in parts.values())  # cut after whole rolls
+    assert f"gzipped, in {len(parts)} parts, one per message" in first and f"cat {name}.part* > {name}" in first
+    joined = parse_log(unpack(b"".join(parts.values())))
+    assert [r.roll for r in joined.rolls] == list(range(1, 7)) and check_log(joined).ok
 
 
 async def test_a_log_too_large_even_in_parts_is_said_so(local: LocalDiscord) -> None:
     await start(local)
-    await local.command("roll", {"expression": "100d6"})
+    await local.command("roll", {"expression": "1000d6"})
     revealed = await local.send(reveal_payload(local, 100))
     assert revealed.files == {}
     assert revealed.embed["title"] == "Fair dice: seed revealed"
     note = revealed.messages[1]["embeds"][0]["description"]
-    assert "KB, more than the 10 attachments of 1 KB Discord lets me post here, so it is not attached" in note
+    assert "KB gzipped, more than the 10 attachments of 1 KB Discord lets me post here, so it is not attached" in note
 
 
 async def test_a_hidden_roll_takes_no_number_from_the_play_channels_session(local: LocalDiscord) -> None:

@@ -10,7 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Final, Literal, TypeVar
 
 from sqlalchemy import Connection, CursorResult, Engine, Result, create_engine, event, exc, text
 from sqlalchemy.engine import URL, make_url
@@ -22,6 +22,11 @@ log = logging.getLogger(__name__)
 
 # How long a writer waits for another writer's lock before SQLite gives up with "database is locked".
 BUSY_TIMEOUT_MS = 5000
+# How SQLite syncs a commit to the disk (`SQLITE_SYNCHRONOUS`; docs/deploy.md, "What survives a crash"). In WAL
+# mode "full" syncs the write-ahead log at every commit, so a commit that returned survives a power loss or an
+# OS crash; "normal" syncs it only at checkpoints, so the last commits before one can be lost (never a kill -9).
+Synchronous = Literal["full", "normal"]
+SYNCHRONOUS: Final[tuple[Synchronous, ...]] = ("full", "normal")
 # SQLSTATEs of a PostgreSQL that will not take writes (a standby, default_transaction_read_only, no grant).
 READ_ONLY_SQLSTATES = {"25006", "42501"}
 # SQLSTATEs of a PostgreSQL that refused who the bot logs in as, or the database it names.
@@ -203,19 +208,24 @@ async def check_writable(database: Database) -> None:
         await session.rollback()
 
 
-def open_database(url: str) -> Database:
-    """Build the engine for `url`. Nothing connects until the first session is used."""
+def open_database(url: str, *, synchronous: Synchronous = "full") -> Database:
+    """Build the engine for `url`. Nothing connects until the first session is used.
+
+    `synchronous` is SQLite's `PRAGMA synchronous` on every connection (PostgreSQL's durability is the server's).
+    """
     ensure_sqlite_directory(url)
+    if synchronous not in SYNCHRONOUS:
+        raise ValueError(f"synchronous is one of {SYNCHRONOUS}, not {synchronous!r}")
     engine = create_async_engine(url, pool_pre_ping=not url.startswith("sqlite"))
     sqlite = engine.dialect.name == "sqlite"
     if sqlite:
-        _configure_sqlite(engine)
+        _configure_sqlite(engine, synchronous)
     writers = async_sessionmaker(engine.execution_options(immediate=True), expire_on_commit=False)
     threaded = None
     if sqlite and make_url(url).database not in (None, "", ":memory:"):
         # The stdlib driver on the same file: a memory database would be another database in each engine.
         blocking = create_engine(make_url(url).set(drivername="sqlite"))
-        _configure_sqlite(blocking)
+        _configure_sqlite(blocking, synchronous)
         threaded = blocking.execution_options(immediate=True)
     return Database(
         engine=engine,
@@ -224,7 +234,7 @@ def open_database(url: str) -> Database:
     )
 
 
-def _configure_sqlite(engine: AsyncEngine | Engine) -> None:
+def _configure_sqlite(engine: AsyncEngine | Engine, synchronous: Synchronous) -> None:
     # The stdlib driver's legacy transaction handling reads outside the write transaction, which loses
     # updates; let SQLAlchemy emit BEGIN itself, and make writers BEGIN IMMEDIATE so two writers queue on
     # busy_timeout instead of deadlocking on a lock upgrade (SQLAlchemy's SQLite docs, "aiosqlite").
@@ -234,7 +244,8 @@ def _configure_sqlite(engine: AsyncEngine | Engine) -> None:
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
-        for pragma in ("journal_mode=WAL", "synchronous=NORMAL", f"busy_timeout={BUSY_TIMEOUT_MS}", "foreign_keys=ON"):
+        pragmas = ("journal_mode=WAL", f"synchronous={synchronous.upper()}", f"busy_timeout={BUSY_TIMEOUT_MS}")
+        for pragma in (*pragmas, "foreign_keys=ON"):
             cursor.execute("PRAGMA " + pragma)
         cursor.close()
 

@@ -19,13 +19,16 @@ from bot.rules.fair import FairDice, seed_from_hex
 from bot.rules.fair_log import (
     FORMAT_VERSION,
     LEGACY,
+    MAX_DRAWS_PER_ROLL,
     FairLog,
     LogRoll,
     Seal,
+    SessionFull,
     Unanswered,
     log_json,
     seal,
     seal_v4,
+    session_full,
     signed_digest,
 )
 
@@ -204,8 +207,11 @@ class FairRepository:
             )
             if (taken := await self.session.scalar(query)) is not None:
                 raise FairSessionError(f"This command already took fair roll #{taken}; it rolls once.")
+        if session_full(row.next_roll - 1, row.draws):
+            raise SessionFull(row.next_roll - 1, row.draws)
         number = row.next_roll
         row.next_roll = number + 1
+        row.draws += MAX_DRAWS_PER_ROLL  # at its most until the roll is logged (`bot.db.rolls`) or given up
         self.session.add(
             FairRollTaken(
                 fair_session_id=row.id,
@@ -229,6 +235,14 @@ class FairRepository:
         if await self.session.scalar(closed) is not None:
             return
         taken = await self.session.get(FairRollTaken, (session_id, roll_number))
+        logged = select(RollLog.id).where(RollLog.fair_session_id == session_id, RollLog.fair_roll == roll_number)
+        if taken is not None and taken.reason == NEVER_ANSWERED and await self.session.scalar(logged) is None:
+            # Given up before it was logged: its draws, counted at their most, are not in the log.
+            await self.session.execute(
+                update(FairSession)
+                .where(FairSession.id == session_id)
+                .values(draws=FairSession.draws - MAX_DRAWS_PER_ROLL)
+            )
         if taken is not None:
             taken.reason = reason[:300]
             await self.session.flush()

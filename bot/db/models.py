@@ -182,6 +182,8 @@ class FairSession(Base):
     commitment_message: Mapped[int | None] = mapped_column(BigInteger)
     closed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     signature: Mapped[str | None] = mapped_column(Text)
+    # The draws its log holds, a roll in flight counted at its most (bot.rules.fair_log.session_full caps it).
+    draws: Mapped[int] = mapped_column(BigInteger, server_default="0")
 
 
 class FairRollTaken(Base):

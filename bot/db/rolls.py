@@ -19,6 +19,7 @@ from bot.db.engine import Writers
 from bot.db.models import Base, FairRollTaken, FairSession, RollLog
 from bot.errors import UserError
 from bot.rules.audience import ANYONE, Creature, Viewer, sees_numbers
+from bot.rules.fair_log import MAX_DRAWS_PER_ROLL
 from bot.rules.luck import Luck, Tally
 
 log = logging.getLogger(__name__)
@@ -350,11 +351,19 @@ class RollLogWriter:
 
         fair = {row["fair_session_id"] for row in rolls if row.get("fair_session_id") is not None}
 
+        counted = [
+            {"of": row["fair_session_id"], "drawn": len(row.get("draws") or ()) - MAX_DRAWS_PER_ROLL}
+            for row in rolls
+            if row.get("fair_session_id") is not None
+        ]
+
         def write(connection: Connection) -> None:
             if fair:
                 _refuse_closed(connection, fair)
             if rolls:
                 connection.execute(insert(ROLL_LOG), rolls)
+            if counted:  # a fair roll's draws, counted at their most when its number was taken, as they are
+                connection.execute(COUNT_DRAWS, counted)
             if pairs:
                 connection.execute(SET_MESSAGE, [{"of": of, "message": message} for of, message in pairs])
 
@@ -364,6 +373,14 @@ class RollLogWriter:
             _settle(future)
         for _, future in messages:
             _settle(future)
+
+
+FAIR_SESSIONS = Base.metadata.tables[FairSession.__tablename__]
+COUNT_DRAWS = (
+    update(FAIR_SESSIONS)
+    .where(FAIR_SESSIONS.c.id == bindparam("of"))
+    .values(draws=FAIR_SESSIONS.c.draws + bindparam("drawn"))
+)
 
 
 class SessionClosed(UserError):

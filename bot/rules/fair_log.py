@@ -59,9 +59,11 @@ each face against the seed and its logged range only, which proves much less.
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 import string
+import zlib
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Final
@@ -210,37 +212,31 @@ class FairLog:
     source: Any = None
 
 
-def filename(commitment: str) -> str:
-    """The attachment's name: the session's commitment prefix, as footers and `/fair log` show it."""
-    return f"fair-session-{commitment[:16]}.json"
+def filename(commitment: str, *, compressed: bool = False) -> str:
+    """The attachment's name: the session's commitment prefix, as footers and `/fair log` show it.
+
+    `compressed`: the name of the log gzipped (`pack`), as a log too large for one attachment comes.
+    """
+    return f"fair-session-{commitment[:16]}.json{'.gz' if compressed else ''}"
 
 
 def part_names(commitment: str, count: int) -> list[str]:
-    """The names of a log split into `count` attachments; in name order they join into the whole file."""
+    """The names of a gzipped log cut into `count` attachments; in name order they join into the `.json.gz`."""
+    whole = filename(commitment, compressed=True)
     if count == 1:
-        return [filename(commitment)]
+        return [whole]
     width = len(str(count))
-    return [f"{filename(commitment)}.part{n:0{width}d}" for n in range(1, count + 1)]
+    return [f"{whole}.part{n:0{width}d}" for n in range(1, count + 1)]
 
 
 def split(data: bytes, limit: int) -> list[bytes]:
-    """A file cut into pieces of at most `limit` bytes that join back into it, at line ends where it can be.
+    """A file cut into pieces of `limit` bytes (the last one shorter) that join back into it.
 
-    A log holds one roll per line, so each piece but the last ends after a whole roll unless one line alone
-    is longer than `limit`.
+    Only a gzipped log is ever cut (`pack`): the JSON is posted whole when it fits one attachment.
     """
     if limit < 1:
         raise ValueError("limit must be positive")
-    pieces: list[bytes] = []
-    start = 0
-    while len(data) - start > limit:
-        cut = data.rfind(b"\n", start, start + limit) + 1
-        if cut <= start:
-            cut = start + limit
-        pieces.append(data[start:cut])
-        start = cut
-    pieces.append(data[start:])
-    return pieces
+    return [data[start : start + limit] for start in range(0, len(data), limit)] or [b""]
 
 
 def _stamp(moment: datetime | None) -> str | None:
@@ -885,3 +881,77 @@ def _numbers(numbers: list[int]) -> str:
         return "none"
     shown = ", ".join(map(str, numbers[:20]))
     return shown + (f" and {len(numbers) - 20} more" if len(numbers) > 20 else "")
+
+
+# ---------------------------------------------------------------------------------------------------------
+# A long session's log (#26 item 5): how it is packed, and how long a session may grow so that it always fits.
+
+# discord.py's DEFAULT_FILE_SIZE_LIMIT_BYTES: the attachment limit of a server without boosts, the least
+# `Interaction.filesize_limit` (Discord's `attachment_size_limit`) ever announces.
+MIN_ATTACHMENT_BYTES: Final = 10 * 1024 * 1024
+# A log larger than this many attachments is not posted: a channel flooded helps nobody.
+MAX_PARTS: Final = 10
+# The most bytes of log one reveal can post anywhere, uncompressed: so a log within it fits, gzipped or not.
+LOG_CAPACITY: Final = MIN_ATTACHMENT_BYTES * MAX_PARTS
+# Worst cases of the log's JSON, as `dump_log` writes it, in any copy (the public one, or one opened for a game
+# master), measured with margin by tests/test_fair_size.py on the heaviest rolls the commands make:
+HEADER_BYTES: Final = 8 * 1024  # the file's head and `session`, with a signature of 4,288 hex digits
+ROLL_BYTES: Final = 16 * 1024  # one entry without its draws: ids, options, input (a character's), summary, seal
+DRAW_BYTES: Final = 32  # one draw: `[1, 10000, 10000], ` and a face an outcome repeats (a D&D attack's damage)
+# The most draws one roll makes: /roll at most dice.MAX_DICE dice and dice.MAX_EXTRA_ROLLS rerolls (2,000); a D&D
+# full attack at most 8 attacks of two d20 (hit, confirmation) and dice.MAX_DICE damage dice each (8,016).
+MAX_DRAWS_PER_ROLL: Final = 10_000
+# gzip's level: 6 (zlib's default) shrinks a log of `1000d10000` rolls 7.1 times (2.6 bytes a draw, from 18.2),
+# level 9 7.3 times at seven times the CPU (tests/test_fair_size.py measures the ratio on a real session).
+GZIP_LEVEL: Final = 6
+_GZIP_MAGIC: Final = b"\x1f\x8b"
+
+
+def log_bound(rolls: int, draws: int) -> int:
+    """The most bytes the log of a session can take with `rolls` roll numbers holding `draws` draws in all."""
+    return HEADER_BYTES + rolls * ROLL_BYTES + draws * DRAW_BYTES
+
+
+def session_full(rolls: int, draws: int) -> bool:
+    """Whether a session must refuse another roll number, so that its log always fits the attachments of a reveal.
+
+    `rolls`: the roll numbers given out so far. `draws`: the draws those numbers hold, counting each number not
+    logged yet (a roll in flight) as `MAX_DRAWS_PER_ROLL`. True when one more roll of the most draws could take
+    the log past `LOG_CAPACITY`: the log, uncompressed, then never needs more than `MAX_PARTS` attachments of
+    the smallest limit Discord gives, and gzipped (`pack`) far fewer.
+    """
+    return log_bound(rolls + 1, draws + MAX_DRAWS_PER_ROLL) > LOG_CAPACITY
+
+
+class SessionFull(UserError):
+    """A fair session whose log is as long as one log can be: one more roll might not fit the reveal's files."""
+
+    title = "Fair session full"
+
+    def __init__(self, rolls: int, draws: int) -> None:
+        super().__init__(
+            f"This fair session holds {draws:,} dice in {rolls:,} rolls, the most one log can carry (its log must "
+            f"fit {MAX_PARTS} files of {MIN_ATTACHMENT_BYTES // 1024 // 1024} MB): `/fair reveal` it and start "
+            "another."
+        )
+
+
+def pack(data: bytes) -> bytes:
+    """A log gzipped, as a log too large for one attachment is posted: the same bytes for the same log."""
+    return gzip.compress(data, compresslevel=GZIP_LEVEL, mtime=0)
+
+
+def unpack(raw: bytes) -> bytes:
+    """A log file's JSON: a gzipped log (`.json.gz`, its parts joined) unpacked, anything else as it is.
+
+    Raises:
+        FairLogError: gzip that is cut short or damaged (a part missing, or the parts joined out of order).
+    """
+    if not raw.startswith(_GZIP_MAGIC):
+        return raw
+    try:
+        return gzip.decompress(raw)
+    except (OSError, EOFError, zlib.error):
+        raise FairLogError(
+            "That file is gzipped but cut short or damaged: if it came in parts, join every part, in order."
+        ) from None

@@ -6,7 +6,9 @@ log. A session now commits to a signing key too (`layout` 4, `signing_key`, its 
 each roll's dice from the seed and the Discord id of the interaction (kept with each number taken, once per
 session), rolls only for interactions made after the message that posted the commitment
 (`commitment_message`), and signs its log once, when the rolls in flight at the reveal are settled
-(`closed_at`, `signature`). Sessions from before keep layout 3 and are checked as before.
+(`closed_at`, `signature`). Sessions from before keep layout 3 and are checked as before. `draws` counts the
+draws a session's log holds, so that a session stops taking rolls before its log outgrows what a reveal can
+post (bot.rules.fair_log.session_full).
 
 Revision ID: 0021
 Revises: 0020
@@ -32,6 +34,7 @@ def upgrade() -> None:
         batch.add_column(sa.Column("commitment_message", sa.BigInteger(), nullable=True))
         batch.add_column(sa.Column("closed_at", sa.DateTime(timezone=True), nullable=True))
         batch.add_column(sa.Column("signature", sa.Text(), nullable=True))
+        batch.add_column(sa.Column("draws", sa.BigInteger(), nullable=False, server_default="0"))
     with op.batch_alter_table("fair_rolls_taken") as batch:
         batch.add_column(sa.Column("interaction_id", sa.BigInteger(), nullable=True))
         batch.create_unique_constraint("uq_fair_rolls_taken_fair_session_id", ["fair_session_id", "interaction_id"])
@@ -42,5 +45,13 @@ def downgrade() -> None:
         batch.drop_constraint("uq_fair_rolls_taken_fair_session_id", type_="unique")
         batch.drop_column("interaction_id")
     with op.batch_alter_table("fair_sessions") as batch:
-        for column in ("signature", "closed_at", "commitment_message", "signing_secret", "signing_key", "layout"):
+        for column in (
+            "draws",
+            "signature",
+            "closed_at",
+            "commitment_message",
+            "signing_secret",
+            "signing_key",
+            "layout",
+        ):
             batch.drop_column(column)
