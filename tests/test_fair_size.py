@@ -87,6 +87,10 @@ async def test_a_session_at_its_cap_is_posted_gzipped_and_verifies_as_it_is(
         assert answered.embed["footer"]["text"].startswith(f"Fair roll #{rolls + 1} ")
         rolls, draws = rolls + 1, draws + 1000
     assert rolls == 7  # 8 KiB + 8 x 16 KiB + 18,000 draws x 32 B > 640 KiB
+    # The session itself refuses the roll that might not fit, saying what to do, and gives it no number.
+    refused = await local.command("roll", {"expression": BIG})
+    assert refused.ephemeral and refused.embed["title"] == "Fair session full", refused.embed
+    assert refused.embed["description"].endswith("`/fair reveal` it and start another.")
 
     files, notes = await reveal(local, smallest)
     gz = filename(commitment, compressed=True)
