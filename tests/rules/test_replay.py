@@ -142,8 +142,21 @@ def test_typed_options_must_agree_with_the_inputs() -> None:
         "option `expression` is '4d6', but the roll was made with '3d6'"
     )
     attack = replay.encode(replay.DndAttackRoll(dnd.quick_attack(5, "1d8", 15), dnd.Variants()))
-    assert replay.disagreement("dnd.attack", attack, {"target_ac": 15}) is None
-    assert replay.disagreement("dnd.attack", attack, {"target_ac": 16}) is not None
+    typed = {"attack_bonus": 5, "damage": "1d8", "target_ac": 15}
+    assert replay.disagreement("dnd.attack", attack, typed) is None
+    assert replay.disagreement("dnd.attack", attack, {**typed, "target_ac": 16}) == (
+        "option `target_ac` is 16, but the roll was made with 15"
+    )
+    # An option not typed is its default: a roll made with another value was made with other options.
+    assert replay.disagreement("dnd.attack", attack, {**typed, "crit": "19-20/x2"}) == (
+        "option `crit` is '19-20/x2', but the roll was made with '20/x2'"
+    )
+    assert replay.disagreement("dnd.attack", attack, {"damage": "1d8", "target_ac": 15}) == (
+        "option `attack_bonus` was not given (so none), but the roll was made with 5"
+    )
+    assert replay.disagreement("dnd.attack", attack, {**typed, "damage": "1d8+"}) == (
+        "option `damage` is '1d8+', which the command does not read"
+    )
 
 
 @given(st.text(alphabet="0123456789d+-*()khl!r% ", min_size=1, max_size=40))
