@@ -13,8 +13,10 @@ and the outcome it showed. So each kind of roll is registered once, as a `Kind`:
 copy, so the logged inputs are by construction what was rolled. `replay` is what `python -m bot verify` calls:
 the same decode and run, with `bot.rules.fair.FairDice(seed, roll_number)` as the dice, and the draws and the
 outcome compared with the log's (`fair_log.check_log`). Options that only shape the answer (a label, private,
-hidden) are not inputs and are not replayed; `agrees` checks the options as typed that the inputs must
-reflect (the expression of /roll, the AC given to /dnd attack, ...).
+hidden) are not inputs and are not replayed (`UNREFLECTED` lists them, with why); `disagreement` checks every
+other option as typed against the inputs (`Kind.typed`: the expression of /roll, a quick attack's bonus, damage
+and critical, a shot's score, skill and range, ...), and one not typed against what the command does without it.
+`Replayed.result` is the rules core's result, from which `bot.ui.summaries` derives the roll's summary again.
 """
 
 from __future__ import annotations
@@ -387,7 +389,7 @@ def disagreement(kind_name: str, inputs: JSON, typed: Mapping[str, Any] | None) 
             return f"option `{option}` was not given (so {_shown(wanted)}), but the roll was made with {_shown(rolled)}"
         try:
             wanted = reading.parse(typed[option])
-        except (ValueError, TypeError, UserError):
+        except Exception:  # any text a forger wrote: the command's own reader refused it, so it never rolled
             return f"option `{option}` is {typed[option]!r}, which the command does not read"
         if not reading.agrees(wanted, rolled):
             return f"option `{option}` is {typed[option]!r}, but the roll was made with {_shown(rolled)}"
