@@ -293,3 +293,49 @@ async def test_a_shot_at_a_secret_logs_the_summary_the_channel_saw(local: LocalD
 
 def test_every_kind_has_a_summary() -> None:
     assert set(SUMMARIES) == set(replay.KINDS)
+
+
+async def test_rolls_at_a_fight_rolled_again_saved_or_private_agree_with_their_options(
+    local: LocalDiscord, database: Database
+) -> None:
+    """The fight decides numbers the options do not (a first turn's flat-footed AC, the map's aim): never a mismatch."""
+    await local.command("fair start")
+    ok = [await local.command("encounter start", {"ruleset": "dnd35", "name": "Cave"})]
+    ok.append(await local.command("encounter add", {"name": "Goblin", "count": 2, "hp": 60, "ac": 15, "initiative": 1}))
+    first = await local.command("dnd attack", {"target": "Goblin 1", "attack_bonus": 5, "damage": "1d8+3"})
+    ok.append(first)
+    ok.append(
+        await local.command("dnd attack", {"target": "goblin 2", "attack_bonus": 2, "damage": "1d4", "dr": "2/-"})
+    )
+    ok.append(await local.command("dnd full-attack", {"target": "Goblin 1", "attack_bonus": "+6/+1", "damage": "1d6"}))
+    ok.append(await local.click(local.original(first), f"again:{first.payload['id']}"))
+    ok.append(await local.command("encounter end"))
+    ok.append(await local.command("encounter start", {"ruleset": "sf", "name": "Port Loren"}))
+    ok.append(await local.command("encounter add", {"name": "Sathar", "hp": 30, "rs": 40}))
+    ok.append(
+        await local.command(
+            "sf shoot", {"score": 40, "skill": 1, "damage": "1d10", "distance": "short", "target": "Sathar"}
+        )
+    )
+    ok.append(await local.command("sf melee", {"score": 40, "skill": 1, "damage": "1d10", "target": "Sathar"}))
+    ok.append(await local.command("encounter end"))
+    await aliens_characters(local)
+    ok.append(await local.command("encounter start", {"ruleset": "aliensrl", "name": "Hadley's Hope"}))
+    ok.append(await local.command("encounter join"))
+    ok.append(await local.command("encounter add", {"name": "Alien", "hp": 20, "rank": 1}))
+    for who, x in (("Vasquez", 0), ("Alien", 6)):
+        ok.append(await local.command("encounter place", {"combatant": who, "x": x, "y": 0}))
+    ok.append(await local.command("aliens fire", {"target": "Alien"}))
+    ok.append(await local.command("macro save", {"name": "burst", "command": "/roll expression:3d6 private:true"}))
+    ok.append(await local.command("macro run", {"name": "burst"}))
+    ok.append(await local.command("roll", {"expression": "1d20+4", "private": True}))
+    for exchange in ok:
+        assert exchange.embed.get("color") != RED, exchange.embed
+    rows = [row for row in await logged(database) if row.fair_roll is not None]
+    assert len(rows) == 9
+    for row in rows:
+        assert replay.disagreement(row.proof["kind"], row.proof["input"], row.inputs) is None, row.inputs
+    # Dropped, the target would say the attack was at a given AC, which it was not.
+    attack = rows[0]
+    without = {k: v for k, v in attack.inputs.items() if k != "target"}
+    assert replay.disagreement("dnd.attack", attack.proof["input"], without) is not None
