@@ -15,7 +15,7 @@ import pytest
 from bot.db.engine import Database
 from bot.local.driver import LocalDiscord
 from bot.rules import replay
-from bot.ui.summaries import SUMMARIES, summary
+from bot.ui.summaries import SUMMARIES, accepted, summary
 from tests.helpers import logged
 from tests.test_sf_secrets import LASER, secret_sathar
 
@@ -264,6 +264,7 @@ async def test_a_logged_summary_is_the_summary_of_the_replayed_result(
         again = replay.replay(kind, row.proof["input"], seed, row.fair_roll)
         assert again.outcome == row.proof["outcome"]
         assert row.summary == summary(kind, again.result, secret=False)
+        assert accepted(kind, again.result, sealed=False) == {row.summary}
         # A summary that says another outcome than the replay's ("Critical hit!" over a miss) is not it.
         for forged in ("Critical hit! 40 damage", "Miss", "Totals: 1, 2", row.summary + " "):
             if forged != row.summary:
@@ -284,6 +285,8 @@ async def test_a_shot_at_a_secret_logs_the_summary_the_channel_saw(local: LocalD
     for row in rows:
         again = replay.replay("sf.shoot", row.proof["input"], seed, row.fair_roll)
         assert row.summary == summary("sf.shoot", again.result, secret=True)
+        assert row.summary in accepted("sf.shoot", again.result, sealed=True)
+        assert row.summary not in accepted("sf.shoot", again.result, sealed=False) or not again.result.hit
         if again.result.hit and again.result.damage is not None:
             hits += 1
             assert row.summary != summary("sf.shoot", again.result, secret=False)  # its defenses are the GM's

@@ -61,3 +61,14 @@ def summary(kind_name: str, result: Any, *, secret: bool) -> str:
         KeyError: A kind with no summary (every kind of `KINDS` has one; a test checks it).
     """
     return history_text(SUMMARIES[kind_name](result, secret))
+
+
+def accepted(kind_name: str, result: Any, *, sealed: bool) -> frozenset[str]:
+    """The summaries a log may give a roll of this kind and result: what a checker compares the log's with.
+
+    A roll against a game master's secret is always sealed (its input holds the secret's numbers), so an unsealed
+    roll's summary is `summary(..., secret=False)`. A sealed one may have been against a secret or only against
+    a creature that hides its hit points, which the log does not tell apart: either line is a true account of
+    the same result (the secret one says less), so either is accepted, and nothing else.
+    """
+    return frozenset(summary(kind_name, result, secret=secret) for secret in ((False, True) if sealed else (False,)))
