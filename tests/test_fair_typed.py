@@ -8,6 +8,7 @@ with why the input cannot reflect it (`replay.UNREFLECTED`), so a new option can
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 import pytest
@@ -247,6 +248,13 @@ async def test_every_option_of_a_roll_command_is_read_or_said_why_not(local: Loc
 # -- summaries ------------------------------------------------------------------------------------------------
 
 
+def replayed(kind: str, row: Any, seed: bytes) -> replay.Replayed:
+    """A logged roll run again from the seed; where dice follow the roll's interaction (layout 4), from it."""
+    by_interaction = "interaction_id" in inspect.signature(replay.replay).parameters
+    extra = {"interaction_id": row.interaction_id} if by_interaction else {}
+    return replay.replay(kind, row.proof["input"], seed, row.fair_roll, **extra)
+
+
 async def reveal(local: LocalDiscord) -> bytes:
     revealed = await local.command("fair reveal")
     return bytes.fromhex(revealed.embed["description"].split("`")[1])
@@ -261,7 +269,7 @@ async def test_a_logged_summary_is_the_summary_of_the_replayed_result(
     rows = [row for row in await logged(database) if row.fair_roll is not None]
     assert rows
     for row in rows:
-        again = replay.replay(kind, row.proof["input"], seed, row.fair_roll)
+        again = replayed(kind, row, seed)
         assert again.outcome == row.proof["outcome"]
         assert row.summary == summary(kind, again.result, secret=False)
         assert accepted(kind, again.result, sealed=False) == {row.summary}
@@ -283,7 +291,7 @@ async def test_a_shot_at_a_secret_logs_the_summary_the_channel_saw(local: LocalD
     assert len(rows) == 6
     hits = 0
     for row in rows:
-        again = replay.replay("sf.shoot", row.proof["input"], seed, row.fair_roll)
+        again = replayed("sf.shoot", row, seed)
         assert row.summary == summary("sf.shoot", again.result, secret=True)
         assert row.summary in accepted("sf.shoot", again.result, sealed=True)
         assert row.summary not in accepted("sf.shoot", again.result, sealed=False) or not again.result.hit
