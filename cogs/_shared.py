@@ -25,6 +25,7 @@ from bot.rules.luck import Luck
 from bot.rules.replay import Kind, Proof
 from bot.tree import command_name, given_options
 from bot.ui.embeds import Answer, Defender, clip, fit, stamp_fair
+from bot.ui.summaries import summary
 from cogs._audience import viewer
 from cogs._replay import hurt_label, roll_view, stored_details
 
@@ -402,11 +403,14 @@ async def _log_and_answer(
     )
     if waiting is not None:
         details = {**(details or {}), STRIKE: waiting.hits}
+    # A replayed kind's line is its summary of the result, as the verifier derives it again from the replay.
+    line = answer.history if proof is None else summary(proof.kind, proof.result, secret=secret is not None)
+    assert line is not None, "an answer without a proof brings its own /history line"
     record = _record(
         bot,
         interaction,
         result=result,
-        summary=answer.history,
+        summary=line,
         dice=dice,
         command=command,
         rolled=rolled,

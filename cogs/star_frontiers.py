@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any, Literal, NamedTuple, TypeVar, get_args
@@ -52,16 +51,7 @@ HELPLESS = [
 ]
 
 
-def _damage(text: str) -> tuple[sf.Dice, sf.DamageKind | None]:
-    """Quick-mode damage dice and, after them, what the hit is to a suit or screen: `2d10 laser`."""
-    words = " ".join(text.split())
-    for kind in sorted(sf.DamageKind, key=lambda k: -len(k.value)):
-        if words.casefold().endswith(" " + kind.value):
-            return sf.parse_dice(words[: -len(kind.value)].strip()), kind
-    return sf.parse_dice(words), None
-
-
-Damage = notation("damage", _damage, longest=40)
+Damage = notation("damage", replay.sf_damage, longest=40)
 
 
 class Hands(StrEnum):
@@ -114,28 +104,6 @@ HANDS = {
 }
 
 
-def current_shot_options(given: Mapping[str, Any]) -> dict[str, Any]:
-    """A shot's options as typed before `range`, `aim`, `seu` and the hand flags were folded into others.
-
-    `range` joined `distance`, the hand flags became `hands`, aim a way of standing, `seu` the `setting`.
-    A roll logged then is rolled again with the same meaning (migration 0016 did the same to saved rolls).
-    """
-    options = dict(given)
-    if (
-        options.pop("aim", False) in (True, "true", "True")
-        and options.get("attacker_movement", "standing") == "standing"
-    ):
-        options["attacker_movement"] = Moving.AIMING.value  # the old command refused aim on the move
-    if "range" in options and "distance" not in options:
-        options["distance"] = options.pop("range")
-    if "seu" in options and "setting" not in options:
-        options["setting"] = str(options.pop("seu"))
-    wrong, two = (options.pop(flag, False) in (True, "true", "True") for flag in ("wrong_hand", "two_weapons"))
-    if (wrong or two) and "hands" not in options:
-        options["hands"] = (Hands.BOTH if wrong and two else Hands.WRONG_HAND if wrong else Hands.TWO_WEAPONS).value
-    return options
-
-
 class Target(NamedTuple):
     """What an attack is against, as the planners found it.
 
@@ -160,11 +128,12 @@ class Dial(app_commands.Transformer):
     # Any client's interaction: discord.py's Transformer methods take any, so an override cannot narrow it.
     async def transform(self, interaction: Any, value: Any, /) -> int | sf.Setting:
         """The SEU or the setting typed."""
-        text = str(value).strip().casefold().removesuffix("seu").strip()
-        if text in (sf.Setting.STUN.value, sf.Setting.DAMAGE.value):
-            return sf.Setting(text)
-        if text.isdecimal() and 1 <= int(text) <= MAX_SEU:
-            return int(text)
+        try:
+            found = replay.sf_setting(str(value))
+        except ValueError:
+            found = 0
+        if isinstance(found, sf.Setting) or 1 <= found <= MAX_SEU:
+            return found
         raise UserError(
             f"`setting`: `{clip(str(value), 20)}` is neither a laser's SEU per shot (1 to {MAX_SEU}) nor `stun`.",
             title="Which setting?",
@@ -189,19 +158,16 @@ class Distance(app_commands.Transformer):
     # Any client's interaction: discord.py's Transformer methods take any, so an override cannot narrow it.
     async def transform(self, interaction: Any, value: Any, /) -> float | sf.Band:
         """The metres or the band typed."""
-        text = str(value).strip().casefold()
-        for band in sf.Band:
-            if text in (band.value, band.label):
-                return band
-        text = text.removesuffix("m").strip()  # "30 m"
         try:
-            metres = float(text)
+            metres = replay.sf_distance(str(value))  # "30", "30 m", or a band: "short", "point blank"
         except ValueError:
             bands = ", ".join(b.label for b in sf.Band)
             raise UserError(
                 f"`distance`: `{clip(str(value), 20)}` is neither metres (like 30) nor a range band ({bands}).",
                 title="Where is the target?",
             ) from None
+        if isinstance(metres, sf.Band):
+            return metres
         if not 0 <= metres <= MAX_DISTANCE_M:
             raise UserError(
                 f"`distance`: give 0 to {MAX_DISTANCE_M:,} metres, not {value}.", title="Where is the target?"
@@ -564,7 +530,7 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
 
     # -- commands ----------------------------------------------------------------------------------------
     @app_commands.autocomplete(weapon=weapons, character=characters, target=targets)
-    @slash("shoot", ShootOptions, extras={**ROLLS, RENAMED: current_shot_options})
+    @slash("shoot", ShootOptions, extras={**ROLLS, RENAMED: replay.current_shot_options})
     async def shoot(self, interaction: Interaction, options: ShootOptions) -> None:
         """Shoot: the 12-step ranged procedure, the d100, knock-out and damage, step by step."""
         await pipeline.roll(self.bot, interaction, options, self.plan_shot)

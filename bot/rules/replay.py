@@ -13,8 +13,10 @@ and the outcome it showed. So each kind of roll is registered once, as a `Kind`:
 copy, so the logged inputs are by construction what was rolled. `replay` is what `python -m bot verify` calls:
 the same decode and run, with `bot.rules.fair.FairDice(seed, roll_number)` as the dice, and the draws and the
 outcome compared with the log's (`fair_log.check_log`). Options that only shape the answer (a label, private,
-hidden) are not inputs and are not replayed; `agrees` checks the options as typed that the inputs must
-reflect (the expression of /roll, the AC given to /dnd attack, ...).
+hidden) are not inputs and are not replayed (`UNREFLECTED` lists them, with why); `disagreement` checks every
+other option as typed against the inputs (`Kind.typed`: the expression of /roll, a quick attack's bonus, damage
+and critical, a shot's score, skill and range, ...), and one not typed against what the command does without it.
+`Replayed.result` is the rules core's result, from which `bot.ui.summaries` derives the roll's summary again.
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ from bot.rules import star_frontiers as sf
 from bot.rules.collector import uncollected
 from bot.rules.dice import DiceSource
 from bot.rules.fair import FairDice
+from bot.rules.sheets.base import name_key
+from bot.rules.sheets.star_frontiers import HEAVY_UNTRAINED, SKILL_STEP
 
 I = TypeVar("I")  # noqa: E741 - the inputs of a kind
 R = TypeVar("R")  # the rules core's result
@@ -205,9 +209,12 @@ class Kind(Generic[I, R]):
         run: The rules core: inputs and a dice source to a result.
         outcome: The result's structured outcome, as logged and compared.
         typed: Options as typed (their display names) that the inputs must reflect, each with how to read its
-            value from the inputs; a typed option that disagrees is a forged or damaged log.
+            value from the inputs (`Typed`; a bare function is `Typed(function)`); a typed option that disagrees
+            is a forged or damaged log. Every option of the command is here or in `UNREFLECTED`.
         hit_points: Its inputs hold its target's hit points (a Star Frontiers defender's Stamina), so a roll at
             a creature whose hit points are hidden is sealed in a fair log (`bot.rules.fair_log`).
+        renamed: The command's options as typed before some were renamed, as the command reads them today
+            (a roll logged then is checked with today's meaning).
     """
 
     name: str
@@ -215,8 +222,9 @@ class Kind(Generic[I, R]):
     inputs: type[I]
     run: Callable[[I, DiceSource], R]
     outcome: Callable[[R], dict[str, Any]]
-    typed: Mapping[str, Callable[[I], object]] = dataclasses.field(default_factory=dict)
+    typed: Mapping[str, Typed[I] | Callable[[I], object]] = dataclasses.field(default_factory=dict)
     hit_points: bool = False
+    renamed: Callable[[Mapping[str, Any]], dict[str, Any]] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -287,13 +295,586 @@ class AliensShot:
     field: aliensrl.Field | None = None  # the fight's map: the squares give the aim and the beings in the way
 
 
+# ----------------------------------------------------------------------------------------- options as typed
+
+
+class _Unknown:
+    """What a roll's inputs say of an option that a character's sheet or the fight decided too: nothing."""
+
+    def __repr__(self) -> str:
+        return "UNKNOWN"
+
+
+UNKNOWN: Final = _Unknown()
+
+
+def _as_typed(value: Any) -> object:
+    return value
+
+
+def _unknown(inputs: Any) -> object:
+    return UNKNOWN
+
+
+def same(a: Any, b: Any) -> bool:
+    """Two values as the log writes them are the same, strictly: a bool is not a number, a list keeps its order."""
+    if isinstance(a, _Varies) or isinstance(b, _Varies):
+        return False
+    return _strictly_equal(normal(encode(a)), normal(encode(b)))
+
+
+def _strictly_equal(a: JSON, b: JSON) -> bool:
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_strictly_equal(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_strictly_equal(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, int | float) and isinstance(b, int | float):
+        return a == b  # Discord sends a whole number of metres as 30, the rules hold 30.0
+    return type(a) is type(b) and a == b
+
+
+@dataclass(frozen=True, slots=True)
+class Typed(Generic[I]):
+    """How one option as typed shows in a kind's inputs.
+
+    Attributes:
+        read: The option's value as the roll was made with it, in the form `parse` gives (UNKNOWN: the inputs
+            cannot say, e.g. a character's sheet decided it too).
+        parse: The typed value in that form: a notation read by the reader the command reads it with.
+        absent: What `read` must give when the option was not typed (UNKNOWN: anything; it may depend on the
+            inputs, e.g. a quick-mode default that a character's roll does not have).
+        agrees: Whether the parsed typed value and the value read agree (default: `same`).
+    """
+
+    read: Callable[[I], object]
+    parse: Callable[[Any], object] = _as_typed
+    absent: Callable[[I], object] = _unknown
+    agrees: Callable[[Any, Any], bool] = same
+
+
+def _shown(value: object) -> str:
+    if isinstance(value, _Varies):
+        return repr(value)
+    if value is None:
+        return "none"
+    if dataclasses.is_dataclass(value) and type(value).__str__ is not object.__str__:
+        return repr(str(value))  # as the rules write it: 19-20/x2, 1d8+4, 5/magic
+    if dataclasses.is_dataclass(value) or isinstance(value, tuple):
+        return json.dumps(normal(encode(value)))
+    return repr(normal(encode(value)))
+
+
+def disagreement(kind_name: str, inputs: JSON, typed: Mapping[str, Any] | None) -> str | None:
+    """How the options as typed contradict the logged inputs (the first such option, as a sentence), or None.
+
+    An option not typed must agree with what the command does without it (its default), where the inputs say.
+    """
+    kind = KINDS.get(kind_name)
+    if kind is None or typed is None:
+        return None
+    decoded = decode(kind.inputs, inputs)
+    if kind.renamed is not None:
+        typed = kind.renamed(typed)
+    for option, spec in kind.typed.items():
+        reading = spec if isinstance(spec, Typed) else Typed(spec)
+        rolled = reading.read(decoded)
+        if rolled is UNKNOWN:
+            continue
+        if option not in typed:
+            wanted = reading.absent(decoded)
+            if wanted is UNKNOWN or reading.agrees(wanted, rolled):
+                continue
+            return f"option `{option}` was not given (so {_shown(wanted)}), but the roll was made with {_shown(rolled)}"
+        try:
+            wanted = reading.parse(typed[option])
+        except Exception:  # any text a forger wrote: the command's own reader refused it, so it never rolled
+            return f"option `{option}` is {typed[option]!r}, which the command does not read"
+        if not reading.agrees(wanted, rolled):
+            return f"option `{option}` is {typed[option]!r}, but the roll was made with {_shown(rolled)}"
+    return None
+
+
+# Options that no roll's inputs can reflect, by command, each with why. Every option of a roll command is in its
+# kind's `typed` or here (tests/rules/test_replay.py checks it against the command tree).
+ANSWER_ONLY: Final = {
+    "private": "who sees the answer, not what was rolled (the log's `private`)",
+    "hidden": "where the answer goes, not what was rolled (the log's `hidden`)",
+}
+UNREFLECTED: Final[dict[str, dict[str, str]]] = {
+    "roll": {
+        **ANSWER_ONLY,
+        "label": "the answer's title",
+        "target": "the chance shown under the answer, from the expression alone; nothing is rolled for it",
+    },
+    "dnd attack": {
+        **ANSWER_ONLY,
+        "name": "quick mode's attacker as the answer names them; the rules read no name",
+        "two_hands": "1½x Str shows in the Str term only for a weapon that is not light, in melee; a light "
+        "weapon in two hands, a ranged one or a two-handed one leave the same terms as without it",
+    },
+    "dnd full-attack": {
+        **ANSWER_ONLY,
+        "name": "quick mode's attacker as the answer names them; the rules read no name",
+        "two_hands": "as for /dnd attack",
+    },
+    "sf shoot": {
+        **ANSWER_ONLY,
+        "name": "quick mode's attacker as the answer names them; the rules read no name",
+    },
+    "sf melee": {
+        **ANSWER_ONLY,
+        "name": "quick mode's attacker as the answer names them; the rules read no name",
+    },
+    "aliens fire": {
+        **ANSWER_ONLY,
+        "name": "quick mode's shooter as the answer names them; in a fight it picks the square the shot comes "
+        "from, which the inputs hold (`field.origin`) but not the name",
+    },
+}
+
+
+def _present(text: Any) -> object:
+    """An option whose value the inputs hold only as a consequence (a name resolved): that it was typed."""
+    return True
+
+
+def _no(inputs: Any) -> object:
+    return False
+
+
+def _zero(inputs: Any) -> object:
+    return 0
+
+
+def _none(inputs: Any) -> object:
+    return None
+
+
+def _string(value: Any) -> str:
+    if not isinstance(value, str):
+        raise TypeError("text expected")
+    return value
+
+
+# -- D&D 3.5 ---------------------------------------------------------------------------------------------------
+
+
+def _dnd_quick(attack: dnd.Attack) -> bool:
+    """Made from quick-mode numbers: its attack bonus is one given term (a character's has BAB and the rest)."""
+    return any(t.name == "attack bonus" and t.source == "given" for t in attack.attack_terms)
+
+
+def _term(terms: tuple[dnd.Term, ...], name: str, source: str | None = None) -> int | None:
+    return next((t.value for t in terms if t.name == name and (source is None or t.source == source)), None)
+
+
+def _weapon_key(name: str) -> str:
+    """A D&D weapon's name as the command finds it: an SRD weapon by its natural name, whichever name was typed."""
+    table = dnd.table_weapon(name)
+    return name_key(table.name if table is not None else " ".join(name.split()))
+
+
+def _is_off_hand(attack: dnd.Attack) -> bool:
+    return any(t.name == "two-weapon fighting" and t.source.endswith("off hand") for t in attack.attack_terms)
+
+
+def _dnd_weapon(attack: dnd.Attack) -> object:
+    return None if _dnd_quick(attack) else _weapon_key(attack.label.removesuffix(" (off-hand end)"))
+
+
+def _given_ac(attack: dnd.Attack) -> object:
+    return attack.target.ac if attack.target.explanation == "given" else None
+
+
+def _flag_unless_decided(attack: dnd.Attack, on: bool) -> object:
+    """A flag the options set, which a character's sheet or the fight may set too: on says nothing unless given."""
+    return on if not on or attack.target.explanation == "given" else UNKNOWN
+
+
+def _attack_number(attack: dnd.Attack) -> object:
+    for term in attack.attack_terms:
+        for prefix in ("attack ", "off-hand attack "):
+            if term.name.startswith(prefix) and term.name[len(prefix) :].isdecimal():
+                return int(term.name[len(prefix) :])
+    return 1
+
+
+def _precision(attack: dnd.Attack) -> object:
+    if attack.target.immune_to_criticals:
+        return UNKNOWN  # §6: the rules dropped every precision die, so the inputs no longer hold them
+    return tuple(r.dice for r in attack.precision if r.label == "precision")
+
+
+def _sneak_attack(attack: dnd.Attack) -> object:
+    if attack.target.immune_to_criticals:
+        return UNKNOWN  # dropped with the other precision dice
+    return any(r.label.startswith("sneak attack") for r in attack.precision)
+
+
+def _range_term(attack: dnd.Attack) -> object:
+    """A character's ranged attack states the distance in its range term (`§2 30 ft: ...`), as `:g` writes it."""
+    source = next((t.source for t in attack.attack_terms if t.name == "range"), None)
+    return None if source is None else source.removeprefix("§2 ").split(" ft:")[0]
+
+
+def _feet(value: Any) -> str:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise TypeError("a number expected")
+    return f"{float(value):g}"
+
+
+def _into_melee(attack: dnd.Attack) -> object:
+    precise = "Precise Shot: no penalty for shooting into melee." in attack.notes
+    return precise or any(t.name == "into melee" for t in attack.attack_terms)
+
+
+def _quick_damage(attack: dnd.Attack) -> object:
+    if not _dnd_quick(attack):
+        return None
+    bonus = _term(attack.damage_terms, "damage bonus") or 0
+    return dnd.WeaponDamage(attack.damage.count, attack.damage.sides, bonus)
+
+
+def _quick_crit(attack: dnd.Attack) -> object:
+    return dnd.Critical(attack.threat, attack.critical_multiplier) if _dnd_quick(attack) else None
+
+
+def _default_crit(attack: dnd.Attack) -> object:
+    return dnd.parse_crit("20/x2") if _dnd_quick(attack) else None  # quick mode's default; a character has its own
+
+
+def _parse_text(parse: Callable[[str], object]) -> Callable[[Any], object]:
+    """A notation option read as its command reads it: the text of whatever Discord sent (`str(value)`)."""
+
+    def read(value: Any) -> object:
+        if not isinstance(value, str | int | float):
+            raise TypeError("text expected")
+        return parse(str(value))
+
+    return read
+
+
+# Options of one attack, read from it: /dnd attack reads them from its attack, /dnd full-attack from every attack.
+_DND_ATTACK: Final[dict[str, Typed[dnd.Attack]]] = {
+    # Given as a number, the AC is the target's; a character or a combatant has its AC computed ("target").
+    "target_ac": Typed(_given_ac, absent=_none),
+    # A character or a combatant named: the name is resolved to its numbers, which the inputs hold, not the name.
+    "target": Typed(lambda a: a.target.explanation != "given", _present, _no),
+    "touch": Typed(lambda a: "touch" in a.target.kind, absent=_no),
+    # A fight makes a combatant flat-footed before its first turn (a note says why): given says nothing then.
+    "flat_footed": Typed(lambda a: _flag_unless_decided(a, "flat-footed" in a.target.kind), absent=_no),
+    "crit_immune": Typed(lambda a: _flag_unless_decided(a, a.target.immune_to_criticals), absent=_no),
+    # The dr typed replaces the target's own (a character's), so it is the target's whenever it was typed.
+    "dr": Typed(
+        lambda a: a.target.dr,
+        _parse_text(dnd.parse_dr),
+        lambda a: None if a.target.explanation == "given" else UNKNOWN,
+    ),
+    "modifier": Typed(lambda a: _term(a.attack_terms, "situational", "given") or 0, absent=_zero),
+    "damage_bonus": Typed(lambda a: _term(a.damage_terms, "situational", "given") or 0, absent=_zero),
+    "multiplier": Typed(
+        lambda a: next((m.value for m in a.multipliers if m.source == "situational"), None), absent=_none
+    ),
+    "precision": Typed(_precision, _parse_text(dnd.parse_dice), lambda a: ()),
+    "flanking": Typed(lambda a: any(t.name == "flanking" for t in a.attack_terms), absent=_no),
+    "sneak_attack": Typed(_sneak_attack, absent=_no),
+    "distance": Typed(_range_term, _feet, _none),
+    "into_melee": Typed(_into_melee, absent=_no),
+    "damage": Typed(_quick_damage, _parse_text(dnd.parse_damage), _none),
+    "crit": Typed(_quick_crit, _parse_text(dnd.parse_crit), _default_crit),
+    # A character is resolved to its numbers: that one was named says the attack is not quick mode.
+    "character": Typed(lambda a: not _dnd_quick(a), _present),
+}
+
+
+def _one(read: Typed[dnd.Attack]) -> Typed[DndAttackRoll]:
+    return Typed(lambda i: read.read(i.attack), read.parse, lambda i: read.absent(i.attack), read.agrees)
+
+
+class _Varies:
+    """Attacks of one full attack that disagree on what one option should have made the same for all."""
+
+    def __init__(self, values: list[object]) -> None:
+        self.values = values
+
+    def __repr__(self) -> str:
+        return f"different values in different attacks ({', '.join(map(_shown, self.values))})"
+
+
+def _every(
+    read: Callable[[dnd.Attack], object], attacks: Callable[[DndFullAttackRoll], tuple[dnd.Attack, ...]]
+) -> Callable[[DndFullAttackRoll], object]:
+    """An option read from each attack of a full attack: their common value, or `_Varies`."""
+
+    def reads(roll: DndFullAttackRoll) -> object:
+        values = [read(a) for a in attacks(roll)]
+        if not values or any(v is UNKNOWN for v in values):
+            return UNKNOWN
+        if all(same(v, values[0]) for v in values):
+            return values[0]
+        return _Varies(values)
+
+    return reads
+
+
+def _all(roll: DndFullAttackRoll) -> tuple[dnd.Attack, ...]:
+    return roll.attacks
+
+
+def _main_hand(roll: DndFullAttackRoll) -> tuple[dnd.Attack, ...]:
+    return tuple(a for a in roll.attacks if not _is_off_hand(a))
+
+
+def _off_hand(roll: DndFullAttackRoll) -> tuple[dnd.Attack, ...]:
+    return tuple(a for a in roll.attacks if _is_off_hand(a))
+
+
+def _full(read: Typed[dnd.Attack]) -> Typed[DndFullAttackRoll]:
+    def agrees(wanted: Any, rolled: Any) -> bool:
+        return not isinstance(rolled, _Varies) and read.agrees(wanted, rolled)
+
+    return Typed(_every(read.read, _all), read.parse, _every(read.absent, _all), agrees)
+
+
+def _full_bonuses(roll: DndFullAttackRoll) -> object:
+    if not roll.attacks or not all(_dnd_quick(a) for a in roll.attacks):
+        return None
+    return tuple(_term(a.attack_terms, "attack bonus", "given") for a in roll.attacks)
+
+
+def _off_hand_weapon(roll: DndFullAttackRoll) -> object:
+    found = _every(_dnd_weapon, _off_hand)(roll)
+    return None if found is UNKNOWN else found  # no off-hand attack: no second weapon
+
+
+DND_ATTACK_TYPED: Final[dict[str, Typed[DndAttackRoll]]] = {
+    **{name: _one(read) for name, read in _DND_ATTACK.items()},
+    "attack_bonus": Typed(lambda i: _term(i.attack.attack_terms, "attack bonus", "given"), absent=_none),
+    "weapon": Typed(lambda i: _dnd_weapon(i.attack), _parse_text(_weapon_key)),
+    "attack_number": Typed(lambda i: _attack_number(i.attack), absent=lambda i: 1),
+    # A character's off-hand attack takes the two-weapon row's off-hand penalty; quick mode's only counts how
+    # many off-hand attacks there may be (§4), which the inputs do not keep.
+    "off_hand": Typed(lambda i: UNKNOWN if _dnd_quick(i.attack) else _is_off_hand(i.attack), absent=_no),
+}
+DND_FULL_ATTACK_TYPED: Final[dict[str, Typed[DndFullAttackRoll]]] = {
+    **{name: _full(read) for name, read in _DND_ATTACK.items()},
+    "attack_bonus": Typed(_full_bonuses, _parse_text(dnd.parse_bonuses), _none),
+    "weapon": Typed(_every(_dnd_weapon, _main_hand), _parse_text(_weapon_key)),
+    "off_hand_weapon": Typed(_off_hand_weapon, _parse_text(_weapon_key), _none),
+}
+
+
+# -- Star Frontiers -----------------------------------------------------------------------------------------------
+
+
+def sf_damage(text: str) -> tuple[sf.Dice, sf.DamageKind | None]:
+    """Quick-mode damage dice and, after them, what the hit is to a suit or screen: `2d10 laser` (§6, §11)."""
+    words = " ".join(text.split())
+    for kind in sorted(sf.DamageKind, key=lambda k: -len(k.value)):
+        if words.casefold().endswith(" " + kind.value):
+            return sf.parse_dice(words[: -len(kind.value)].strip()), kind
+    return sf.parse_dice(words), None
+
+
+def sf_distance(text: str) -> float | sf.Band:
+    """A shot's `distance`: metres (`30`, `30 m`) or a range band by name (`short`, `point blank`).
+
+    Raises:
+        ValueError: Neither; the metres are not checked against the table's reach here.
+    """
+    typed = str(text).strip().casefold()
+    for band in sf.Band:
+        if typed in (band.value, band.label):
+            return band
+    return float(typed.removesuffix("m").strip())
+
+
+def sf_setting(text: str) -> int | sf.Setting:
+    """A weapon's `setting`: a laser's SEU per shot (`5`, `5 seu`), or `stun` / `damage`.
+
+    Raises:
+        ValueError: Neither; the SEU are not checked against the dial's limits here.
+    """
+    typed = str(text).strip().casefold().removesuffix("seu").strip()
+    if typed in (sf.Setting.STUN.value, sf.Setting.DAMAGE.value):
+        return sf.Setting(typed)
+    if typed.isdecimal():
+        return int(typed)
+    raise ValueError(f"{text!r} is no setting")
+
+
+def current_shot_options(given: Mapping[str, Any]) -> dict[str, Any]:
+    """/sf shoot's options as typed before `range`, `aim`, `seu` and the hand flags were folded into others.
+
+    `range` joined `distance`, the hand flags became `hands`, aim a way of standing, `seu` the `setting`.
+    A roll logged then is rolled again, and checked, with the same meaning (migration 0016 did the same to
+    saved rolls).
+    """
+    options = dict(given)
+    if (
+        options.pop("aim", False) in (True, "true", "True")
+        and options.get("attacker_movement", "standing") == "standing"
+    ):
+        options["attacker_movement"] = "aiming"  # the old command refused aim on the move
+    if "range" in options and "distance" not in options:
+        options["distance"] = options.pop("range")
+    if "seu" in options and "setting" not in options:
+        options["setting"] = str(options.pop("seu"))
+    wrong, two = (options.pop(flag, False) in (True, "true", "True") for flag in ("wrong_hand", "two_weapons"))
+    if (wrong or two) and "hands" not in options:
+        options["hands"] = "two_weapons_wrong_hand" if wrong and two else "wrong_hand" if wrong else "two_weapons"
+    return options
+
+
+def _sf_quick(attack: sf.Attack) -> bool:
+    return attack.weapon.name == sf.QUICK_WEAPON
+
+
+def _sf_level(attack: sf.Attack) -> int:
+    """Quick mode's skill level, from the skill step it gave (§2: heavy weapons count one level lower)."""
+    value = attack.attacker.skill.value
+    if attack.weapon.heavy:
+        return 0 if value == HEAVY_UNTRAINED else value // SKILL_STEP + 1
+    return value // SKILL_STEP
+
+
+def _quick(read: Callable[[Any], object]) -> Callable[[Any], object]:
+    """Read in quick mode; a character's roll has none of it (a quick-mode option typed with it is refused)."""
+    return lambda i: read(i.attack) if _sf_quick(i.attack) else None
+
+
+def _quick_only(read: Callable[[Any], object]) -> Callable[[Any], object]:
+    """Read in quick mode; a character's sheet decides it otherwise (the option typed with a character is unread)."""
+    return lambda i: read(i.attack) if _sf_quick(i.attack) else UNKNOWN
+
+
+def _quick_default(value: object) -> Callable[[Any], object]:
+    return lambda i: value if _sf_quick(i.attack) else UNKNOWN
+
+
+def _sf_setting_agrees(wanted: Any, rolled: Any) -> bool:
+    # `setting:damage` (or none) leaves a character's laser at the dial it was set to last.
+    if wanted == sf.Setting.DAMAGE.value or wanted is sf.Setting.DAMAGE:
+        return rolled is None or isinstance(rolled, int) or same(rolled, sf.Setting.DAMAGE)
+    return same(wanted, rolled)
+
+
+def _sf_shot_setting(i: SfShot) -> object:
+    situation = i.attack.situation
+    return sf.Setting.STUN if situation.setting is sf.Setting.STUN else situation.seu
+
+
+def _hands(i: SfShot) -> object:
+    wrong, two = i.attack.situation.wrong_hand, i.attack.situation.two_weapons
+    return "two_weapons_wrong_hand" if wrong and two else "wrong_hand" if wrong else "two_weapons" if two else "one"
+
+
+def _helpless(i: SfMelee) -> object:
+    situation = i.attack.situation
+    return "unaware" if situation.unaware else "stunned" if situation.stunned else "none"
+
+
+def _sf_common() -> dict[str, Typed[Any]]:
+    """Options of a shot and of a melee attack, read alike from either."""
+    return {
+        "score": Typed(_quick(lambda a: a.attacker.base.value), absent=_none),
+        "skill": Typed(_quick(_sf_level), absent=_none),
+        "damage": Typed(_quick(lambda a: (a.weapon.damage, a.weapon.kind)), _parse_text(sf_damage), _none),
+        "race": Typed(_quick_only(lambda a: a.attacker.race), absent=_quick_default(None)),
+        "wounded": Typed(_quick_only(lambda a: a.attacker.wounded), absent=_quick_default(False)),
+        # A character or a creature named is resolved to its numbers: that one was named, the inputs show.
+        "character": Typed(lambda i: not _sf_quick(i.attack), _present),
+        # The name key the weapon is found by (§ the character's own, else the table's).
+        "weapon": Typed(
+            lambda i: None if _sf_quick(i.attack) else name_key(i.attack.weapon.name), _parse_text(name_key)
+        ),
+        "target": Typed(lambda i: i.attack.defender != sf.NO_DEFENDER, _present, _no),
+        "modifier": Typed(lambda i: i.attack.situation.modifier, absent=_zero),
+    }
+
+
+SF_SHOT_TYPED: Final[dict[str, Typed[SfShot]]] = {
+    **_sf_common(),
+    "heavy": Typed(_quick_only(lambda a: a.weapon.heavy), absent=_quick_default(False)),
+    # Quick mode's band by name, or a character's metres, which its weapon's bands turned into a band.
+    "distance": Typed(
+        lambda i: i.attack.band.band if i.attack.band.distance is None else i.attack.band.distance,
+        _parse_text(sf_distance),
+    ),
+    "target_movement": Typed(lambda i: i.attack.situation.target, absent=lambda i: sf.TargetMovement.WALKING),
+    "attacker_movement": Typed(
+        lambda i: "aiming" if i.attack.situation.aim else i.attack.situation.attacker,
+        absent=lambda i: sf.AttackerMovement.STANDING,
+    ),
+    "burst": Typed(lambda i: i.attack.situation.burst, absent=_no),
+    "targets": Typed(lambda i: i.attack.situation.targets, absent=lambda i: 1),
+    "setting": Typed(_sf_shot_setting, _parse_text(sf_setting), lambda i: sf.Setting.DAMAGE, _sf_setting_agrees),
+    "cover": Typed(lambda i: i.attack.situation.cover, absent=lambda i: sf.Cover.NONE),
+    "target_size": Typed(lambda i: i.attack.situation.size, absent=lambda i: sf.Size.MEDIUM),
+    "prone": Typed(lambda i: i.attack.situation.prone, absent=_no),
+    "hands": Typed(_hands, absent=lambda i: "one"),
+    "telescopic_sight": Typed(lambda i: i.attack.situation.sight, absent=_no),
+}
+SF_MELEE_TYPED: Final[dict[str, Typed[SfMelee]]] = {
+    **_sf_common(),
+    "weapon_modifier": Typed(_quick_only(lambda a: a.weapon.modifier), absent=_quick_default(0)),
+    # A martial arts attack is blunt whatever `blunt` says.
+    "blunt": Typed(
+        _quick_only(lambda a: UNKNOWN if a.weapon.skill == "martial_arts" else a.weapon.blunt),
+        absent=_quick_default(False),
+    ),
+    "martial_arts": Typed(_quick_only(lambda a: a.weapon.skill == "martial_arts"), absent=_quick_default(False)),
+    # A character defending brings its own load (§5 step 6): the option counts only against a quick target.
+    "target_encumbered": Typed(
+        lambda i: UNKNOWN if i.attack.defender.name else i.attack.situation.target_encumbered, absent=_no
+    ),
+    "helpless": Typed(_helpless, absent=lambda i: "none"),
+    "battle_rage": Typed(lambda i: i.attack.situation.battle_rage, absent=_no),
+    "target_defending": Typed(lambda i: i.attack.situation.defending, absent=_no),
+    "distance": Typed(lambda i: i.attack.situation.distance, absent=_none),
+    "setting": Typed(lambda i: i.attack.situation.setting, absent=lambda i: sf.Setting.DAMAGE),
+}
+
+
+# -- AliensRL ------------------------------------------------------------------------------------------------------
+
+
+def _aliens_quick(i: AliensShot) -> bool:
+    return i.shooter.weapon == ""  # a character's shot names its weapon
+
+
+def _aliens_quick_reads(read: Callable[[aliensrl.Shooter], object]) -> Callable[[AliensShot], object]:
+    return lambda i: read(i.shooter) if _aliens_quick(i) else None
+
+
+ALIENS_SHOT_TYPED: Final[dict[str, Typed[AliensShot]]] = {
+    "dx": Typed(lambda i: i.dx, absent=_none),
+    "dy": Typed(lambda i: i.dy, absent=_none),
+    "distance": Typed(lambda i: i.distance, absent=_none),
+    "intervening": Typed(lambda i: i.intervening, absent=_no),
+    "crowded": Typed(lambda i: i.crowded, absent=_no),
+    # The pain typed, else quick mode's none or the character's own.
+    "pain": Typed(lambda i: i.shooter.pain, absent=lambda i: 0 if _aliens_quick(i) else UNKNOWN),
+    # A combatant named: the fight's map gives the aim, which the inputs hold (`field`), not the name.
+    "target": Typed(lambda i: i.field is not None, _present, _no),
+    # In a fight, quick mode's skill rank defaults to the named combatant's own.
+    "skill_rank": Typed(_aliens_quick_reads(lambda s: s.rank)),
+    "accuracy": Typed(_aliens_quick_reads(lambda s: s.accuracy), absent=lambda i: 0 if _aliens_quick(i) else None),
+    "ammo_damage": Typed(
+        _aliens_quick_reads(lambda s: s.ammo_damage),
+        absent=lambda i: aliensrl.DEFAULT_AMMO_DAMAGE if _aliens_quick(i) else None,
+    ),
+    "character": Typed(lambda i: not _aliens_quick(i), _present),
+    "weapon": Typed(
+        lambda i: None if _aliens_quick(i) else i.shooter.weapon.casefold(), lambda v: _string(v).casefold()
+    ),
+}
+
+
 def _full_outcome(result: dnd.FullAttackResult) -> dict[str, Any]:
     return {"attacks": [r.to_dict() for r in result.results], "total": result.total_damage}
-
-
-def _given_ac(roll: DndAttackRoll | DndFullAttackRoll) -> object:
-    attack = roll.attack if isinstance(roll, DndAttackRoll) else (roll.attacks[0] if roll.attacks else None)
-    return None if attack is None or attack.target.explanation != "given" else attack.target.ac
 
 
 DICE: Final[Kind[DiceRoll, dice.RollResult]] = Kind(
@@ -303,7 +884,7 @@ DICE: Final[Kind[DiceRoll, dice.RollResult]] = Kind(
     lambda i, rng: dice.roll(i.expression, rng),
     # The total and the expression as read; which die was kept or exploded follows from the replayed faces.
     lambda r: {"expression": r.expression_text, "total": r.total, "capped": r.capped},
-    {"expression": lambda i: i.expression},
+    {"expression": Typed(lambda i: i.expression)},
 )
 DND_ATTACK: Final[Kind[DndAttackRoll, dnd.AttackResult]] = Kind(
     "dnd.attack",
@@ -311,7 +892,7 @@ DND_ATTACK: Final[Kind[DndAttackRoll, dnd.AttackResult]] = Kind(
     DndAttackRoll,
     lambda i, rng: dnd.resolve(i.attack, rng, variants=i.variants),
     lambda r: dict(r.to_dict()),
-    {"target_ac": _given_ac},
+    DND_ATTACK_TYPED,
 )
 DND_FULL_ATTACK: Final[Kind[DndFullAttackRoll, dnd.FullAttackResult]] = Kind(
     "dnd.full-attack",
@@ -319,7 +900,7 @@ DND_FULL_ATTACK: Final[Kind[DndFullAttackRoll, dnd.FullAttackResult]] = Kind(
     DndFullAttackRoll,
     lambda i, rng: dnd.resolve_all(i.attacks, rng, variants=i.variants),
     _full_outcome,
-    {"target_ac": _given_ac},
+    DND_FULL_ATTACK_TYPED,
 )
 SF_SHOT: Final[Kind[SfShot, sf.AttackResult]] = Kind(
     "sf.shoot",
@@ -327,8 +908,9 @@ SF_SHOT: Final[Kind[SfShot, sf.AttackResult]] = Kind(
     SfShot,
     lambda i, rng: sf.shoot(i.attack, rng, i.variants),
     lambda r: dict(r.to_dict()),
-    {"modifier": lambda i: i.attack.situation.modifier, "burst": lambda i: i.attack.situation.burst},
+    SF_SHOT_TYPED,
     hit_points=True,
+    renamed=current_shot_options,
 )
 SF_MELEE: Final[Kind[SfMelee, sf.AttackResult]] = Kind(
     "sf.melee",
@@ -336,7 +918,7 @@ SF_MELEE: Final[Kind[SfMelee, sf.AttackResult]] = Kind(
     SfMelee,
     lambda i, rng: sf.melee(i.attack, rng, i.variants),
     lambda r: dict(r.to_dict()),
-    {"modifier": lambda i: i.attack.situation.modifier},
+    SF_MELEE_TYPED,
     hit_points=True,
 )
 ALIENS_SHOT: Final[Kind[AliensShot, aliensrl.Shot]] = Kind(
@@ -356,12 +938,7 @@ ALIENS_SHOT: Final[Kind[AliensShot, aliensrl.Shot]] = Kind(
         field=i.field,
     ),
     lambda r: dict(r.to_dict()),
-    {
-        "dx": lambda i: i.dx,
-        "dy": lambda i: i.dy,
-        "distance": lambda i: i.distance,
-        "intervening": lambda i: i.intervening,
-    },
+    ALIENS_SHOT_TYPED,
 )
 
 KINDS: Final[dict[str, Kind[Any, Any]]] = {
@@ -388,10 +965,14 @@ def roll(kind: Kind[I, R], inputs: I, rng: DiceSource) -> Proof[R]:
 
 @dataclass(frozen=True, slots=True)
 class Replayed:
-    """A logged roll run again: the draws it made, (a, b, face) each, and its outcome."""
+    """A logged roll run again: the draws it made, (a, b, face) each, its outcome, and the rules core's result.
+
+    `result` is what the roll's summary is derived from again (`bot.ui.summaries.summary(kind, result, ...)`).
+    """
 
     draws: tuple[tuple[int, int, int], ...]
     outcome: JSON
+    result: Any = None
 
 
 def replay(
@@ -413,22 +994,7 @@ def replay(
         result = kind.run(decoded, source)
     except Exception as error:  # the rules core refused it, so no answer was ever shown for it
         raise InputError(f"the rules core refuses these inputs: {error}") from None
-    return Replayed(source.draws, normal(kind.outcome(result)))
-
-
-def disagreement(kind_name: str, inputs: JSON, typed: Mapping[str, Any] | None) -> str | None:
-    """How the options as typed contradict the logged inputs (the first such option), or None."""
-    kind = KINDS.get(kind_name)
-    if kind is None or typed is None:
-        return None
-    decoded = decode(kind.inputs, inputs)
-    for option, read in kind.typed.items():
-        if option not in typed:
-            continue
-        rolled = read(decoded)
-        if rolled is not None and normal(rolled) != typed[option]:
-            return f"option `{option}` is {typed[option]!r}, but the roll was made with {rolled!r}"
-    return None
+    return Replayed(source.draws, normal(kind.outcome(result)), result)
 
 
 def first_difference(replayed: JSON, logged: JSON, where: str = "outcome") -> str | None:

@@ -189,7 +189,6 @@ def shot_answer(shot: Shot, *, shooter: str, weapon: str) -> Answer:
     return Answer(
         full=shot_embed(shot, shooter=shooter, weapon=weapon),
         compact=shot_compact(shot, shooter=shooter, weapon=weapon),
-        history=history_text(shot_history(shot)),
     )
 
 

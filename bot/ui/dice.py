@@ -232,7 +232,7 @@ def roll_answer(result: RollResult, *, roller: str, typed: str, label: str | Non
         compact = roll_embed(result, roller=roller, typed=typed, label=label, odds=odds)
         totals = _totals(result.tree)
         compact.description = clip(totals if odds is None else f"{totals}\n{odds}", DESCRIPTION_LIMIT)
-    return Answer(full=full, compact=compact, history=roll_history(result))
+    return Answer(full=full, compact=compact)  # its /history line: `bot.ui.summaries`
 
 
 def roll_history(result: RollResult) -> str:

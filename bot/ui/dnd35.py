@@ -21,7 +21,6 @@ from bot.ui.embeds import (
     fit,
     fixed,
     hides,
-    history_text,
     percent,
     signed,
 )
@@ -210,7 +209,6 @@ def attack_answer(
     return Answer(
         full=attack_embed(result, odds, attacker=attacker, secret=secret),
         compact=attack_compact(result, odds, attacker=attacker, defender=defender),
-        history=history_text(headline(result, bold=False)),
         secret=attack_embed(result, odds, attacker=attacker) if secret else None,
         secret_owner=defender.owner_id if secret and defender else None,
     )
@@ -306,7 +304,6 @@ def full_attack_answer(
     return Answer(
         full=full_attack_embed(full, expected, attacker=attacker, weapon=weapon, exact=exact, secret=secret),
         compact=full_attack_compact(full, expected, attacker=attacker, weapon=weapon, exact=exact, defender=defender),
-        history=history_text(full_attack_total(full, bold=False)),
         secret=full_attack_embed(full, expected, attacker=attacker, weapon=weapon, exact=exact) if secret else None,
         secret_owner=defender.owner_id if secret and defender else None,
     )

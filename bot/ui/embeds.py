@@ -43,14 +43,15 @@ class Answer:
     Attributes:
         full: Every step, behind Details (and what a server that prefers full answers, or the GM channel, sees).
         compact: The short form a phone shows first; None when the full answer is that short already.
-        history: The roll's line in /history, plain text.
+        history: The roll's line in /history, plain text; None for a roll of a replayed kind, whose line is its
+            kind's summary of the result (`bot.ui.summaries`, which `answer_roll` logs).
         secret: The full answer with a secret defender's numbers, which the others leave out: for the
             defender's owner (`secret_owner`) and the GM channel only; None when nothing was left out.
     """
 
     full: discord.Embed
     compact: discord.Embed | None
-    history: str
+    history: str | None = None
     secret: discord.Embed | None = None
     secret_owner: int | None = None
 

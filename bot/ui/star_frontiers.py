@@ -25,7 +25,6 @@ from bot.ui.embeds import (
     fit,
     fixed,
     hides,
-    history_text,
     percent,
     signed,
 )
@@ -104,7 +103,6 @@ def attack_answer(result: sf.AttackResult, odds: sf.Odds, *, attacker: str, defe
     return Answer(
         full=attack_embed(result, odds, attacker=attacker, secret=secret, stamina_hidden=stamina_hidden),
         compact=attack_compact(result, odds, attacker=attacker, secret=secret, stamina_hidden=stamina_hidden),
-        history=history_text(attack_history(result, secret=secret)),
         secret=attack_embed(result, odds, attacker=attacker) if secret else None,
         secret_owner=defender.owner_id if secret and defender else None,
     )

@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot.rules import aliensrl, replay
@@ -142,8 +142,21 @@ def test_typed_options_must_agree_with_the_inputs() -> None:
         "option `expression` is '4d6', but the roll was made with '3d6'"
     )
     attack = replay.encode(replay.DndAttackRoll(dnd.quick_attack(5, "1d8", 15), dnd.Variants()))
-    assert replay.disagreement("dnd.attack", attack, {"target_ac": 15}) is None
-    assert replay.disagreement("dnd.attack", attack, {"target_ac": 16}) is not None
+    typed = {"attack_bonus": 5, "damage": "1d8", "target_ac": 15}
+    assert replay.disagreement("dnd.attack", attack, typed) is None
+    assert replay.disagreement("dnd.attack", attack, {**typed, "target_ac": 16}) == (
+        "option `target_ac` is 16, but the roll was made with 15"
+    )
+    # An option not typed is its default: a roll made with another value was made with other options.
+    assert replay.disagreement("dnd.attack", attack, {**typed, "crit": "19-20/x2"}) == (
+        "option `crit` is '19-20/x2', but the roll was made with '20/x2'"
+    )
+    assert replay.disagreement("dnd.attack", attack, {"damage": "1d8", "target_ac": 15}) == (
+        "option `attack_bonus` was not given (so none), but the roll was made with 5"
+    )
+    assert replay.disagreement("dnd.attack", attack, {**typed, "damage": "1d8+"}) == (
+        "option `damage` is '1d8+', which the command does not read"
+    )
 
 
 @given(st.text(alphabet="0123456789d+-*()khl!r% ", min_size=1, max_size=40))
@@ -155,3 +168,55 @@ def test_any_expression_that_rolls_replays(expression: str) -> None:
         return
     again = replay.replay("dice", proof.inputs, SEED, 7)
     assert again.outcome == proof.outcome
+
+
+def test_the_star_frontiers_notations_read_as_the_command_reads_them() -> None:
+    assert replay.sf_distance(" 30 m") == 30.0 and replay.sf_distance("Point Blank") is sf.Band.POINT_BLANK
+    assert replay.sf_distance("point_blank") is sf.Band.POINT_BLANK and replay.sf_distance("12.5") == 12.5
+    with pytest.raises(ValueError):
+        replay.sf_distance("near")
+    assert replay.sf_setting("5 SEU") == 5 and replay.sf_setting("stun") is sf.Setting.STUN
+    with pytest.raises(ValueError):
+        replay.sf_setting("max")
+    assert replay.sf_damage("2d10  laser") == (sf.Dice(2, 10), sf.DamageKind.LASER)
+    assert replay.sf_damage("1d10 sonic knife") == (sf.Dice(1, 10), sf.DamageKind.SONIC_KNIFE)
+    assert replay.sf_damage("3d6") == (sf.Dice(3, 6), None)
+
+
+def test_a_typed_flag_is_not_a_number_and_a_full_attack_agrees_with_itself() -> None:
+    attack = replay.encode(replay.DndAttackRoll(dnd.quick_attack(5, "1d8", 15), dnd.Variants()))
+    typed = {"attack_bonus": 5, "damage": "1d8", "target_ac": 15}
+    assert replay.disagreement("dnd.attack", attack, {**typed, "touch": False}) is None
+    assert replay.disagreement("dnd.attack", attack, {**typed, "touch": 0}) == (
+        "option `touch` is 0, but the roll was made with False"
+    )
+    situation = dnd.Situation(modifier=2)
+    full = replay.encode(
+        replay.DndFullAttackRoll(dnd.quick_full_attack((11, 6), "1d8+4", 18, situation), dnd.Variants())
+    )
+    typed = {"attack_bonus": "+11/+6", "damage": "1d8+4", "target_ac": 18, "modifier": 2}
+    assert replay.disagreement("dnd.full-attack", full, typed) is None
+    full["attacks"][1]["attack_terms"] = full["attacks"][1]["attack_terms"][:1]  # the second without its +2
+    assert replay.disagreement("dnd.full-attack", full, typed) == (
+        "option `modifier` is 2, but the roll was made with different values in different attacks (2, 0)"
+    )
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=12),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3),
+    max_leaves=6,
+)
+
+
+@pytest.mark.parametrize(("kind", "value"), inputs(), ids=lambda v: getattr(v, "name", ""))
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_any_typed_value_is_a_sentence_or_none_never_a_crash(
+    kind: replay.Kind[Any, Any], value: Any, data: Any
+) -> None:
+    logged = json.loads(json.dumps(replay.encode(value)))
+    options = data.draw(st.lists(st.sampled_from(sorted(kind.typed)), max_size=4, unique=True))
+    typed = {option: data.draw(JSON_VALUES) for option in options}
+    found = replay.disagreement(kind.name, logged, typed)
+    assert found is None or (isinstance(found, str) and found.startswith("option `"))

@@ -1,0 +1,74 @@
+"""A roll's one-line summary, from the rules core's result: its /history line and its fair log's `summary`.
+
+One function per kind of roll (`bot.rules.replay.KINDS`), and one entry point, `summary`, which `answer_roll`
+(cogs/_shared.py) logs for every roll it is given the proof of, and which the verifier calls on the replayed
+result: what the log says a roll showed and what its outcome gives cannot drift apart.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Final
+
+from bot.rules import aliensrl, dice, dnd35, star_frontiers
+from bot.ui.aliensrl import shot_history
+from bot.ui.dice import roll_history
+from bot.ui.dnd35 import full_attack_total, headline
+from bot.ui.embeds import history_text
+from bot.ui.star_frontiers import attack_history
+
+
+def _dice(result: dice.RollResult, secret: bool) -> str:
+    return roll_history(result)
+
+
+def _dnd_attack(result: dnd35.AttackResult, secret: bool) -> str:
+    return headline(result, bold=False)  # a secret defender's AC is not in it
+
+
+def _dnd_full_attack(result: dnd35.FullAttackResult, secret: bool) -> str:
+    return full_attack_total(result, bold=False)
+
+
+def _sf_attack(result: star_frontiers.AttackResult, secret: bool) -> str:
+    return attack_history(result, secret=secret)
+
+
+def _aliens_shot(result: aliensrl.Shot, secret: bool) -> str:
+    return shot_history(result)
+
+
+SUMMARIES: Final[dict[str, Callable[[Any, bool], str]]] = {
+    "dice": _dice,
+    "dnd.attack": _dnd_attack,
+    "dnd.full-attack": _dnd_full_attack,
+    "sf.shoot": _sf_attack,
+    "sf.melee": _sf_attack,
+    "aliens.fire": _aliens_shot,
+}
+
+
+def summary(kind_name: str, result: Any, *, secret: bool) -> str:
+    """The line the bot logs (and /history shows) for a roll of kind `kind_name` whose rules core gave `result`.
+
+    Args:
+        kind_name: The roll's kind, as the log names it (`bot.rules.replay.KINDS`).
+        result: The rules core's result (`Proof.result`; `Replayed.result` for a replayed roll).
+        secret: The roll was against a game master's secret defender, so the channel's answer left its numbers
+            out (`Answer.secret` was made): a Star Frontiers hit then says the damage before its defenses.
+
+    Raises:
+        KeyError: A kind with no summary (every kind of `KINDS` has one; a test checks it).
+    """
+    return history_text(SUMMARIES[kind_name](result, secret))
+
+
+def accepted(kind_name: str, result: Any, *, sealed: bool) -> frozenset[str]:
+    """The summaries a log may give a roll of this kind and result: what a checker compares the log's with.
+
+    A roll against a game master's secret is always sealed (its input holds the secret's numbers), so an unsealed
+    roll's summary is `summary(..., secret=False)`. A sealed one may have been against a secret or only against
+    a creature that hides its hit points, which the log does not tell apart: either line is a true account of
+    the same result (the secret one says less), so either is accepted, and nothing else.
+    """
+    return frozenset(summary(kind_name, result, secret=secret) for secret in ((False, True) if sealed else (False,)))
