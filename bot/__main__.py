@@ -31,6 +31,7 @@ from bot.db.engine import Database, DatabaseUnavailable, check_writable, open_da
 from bot.db.migrate import SchemaMismatch, check_schema, upgrade
 from bot.discord_api import point_discord_at
 from bot.rules.fair_log import FairLogError, check_log, parse_log, unpack
+from bot.ui import summaries
 
 log = logging.getLogger("bot")
 
@@ -210,7 +211,9 @@ def run_verify(args: argparse.Namespace) -> int:
     try:
         raw = sys.stdin.buffer.read() if args.file == "-" else Path(args.file).read_bytes()
         # A long session's log comes gzipped (`.json.gz`, its parts joined): read as it is, whatever its name.
-        checked = check_log(parse_log(unpack(raw)), roll=args.roll, commitment=args.commitment)
+        checked = check_log(
+            parse_log(unpack(raw)), roll=args.roll, commitment=args.commitment, summaries=summaries.accepted_by_kind
+        )
     except OSError as error:
         print(f"Can't read {args.file}: {error.strerror or error}.", file=sys.stderr)
         return 2

@@ -64,6 +64,7 @@ import hashlib
 import json
 import string
 import zlib
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Final
@@ -558,7 +559,12 @@ def _dice(faces: tuple[int, ...]) -> str:
     return f"{len(faces)} {'die' if len(faces) == 1 else 'dice'}: {', '.join(map(str, faces))}"
 
 
-def check_log(log: FairLog, *, roll: int | None = None, commitment: str | None = None) -> LogCheck:
+Summaries = Callable[[str, Any, bool], Collection[str]]  # kind, result, sealed: the summaries it may have
+
+
+def check_log(
+    log: FairLog, *, roll: int | None = None, commitment: str | None = None, summaries: Summaries | None = None
+) -> LogCheck:
     """Step 4 of `bot.rules.fair` for a whole log: the commitment once, every roll number, then every roll.
 
     Which checks a log gets follows from its commitment, never from a field of the file: one that covers a
@@ -568,7 +574,9 @@ def check_log(log: FairLog, *, roll: int | None = None, commitment: str | None =
     checked as its version says: version 2-3 rolls are replayed (`bot.rules.replay`); a version 1 log only has
     its faces checked against the seed and the logged ranges. `roll` limits the per-roll checks to one number;
     the accounting of every number (order, duplicates, gaps) is always done. `commitment`, the one the channel
-    saw, must be the file's. The module docstring says what this proves and what it cannot.
+    saw, must be the file's. `summaries` gives the lines a roll's summary may be, from its replayed result
+    (`bot.ui.summaries.accepted`: the presenters live above the rules), so that a summary cannot say what the
+    roll did not do. The module docstring says what this proves and what it cannot.
     """
     logged = sum(isinstance(r, LogRoll) for r in log.rolls)
     lines = [f"session {log.commitment[:16]}…: log version {log.version}, {_count(logged)} logged"]
@@ -638,7 +646,7 @@ def check_log(log: FairLog, *, roll: int | None = None, commitment: str | None =
                 lines.append(f"roll {entry.roll}: faces ok, {faces}{_why_faces(entry)}")
                 continue
         else:
-            problem = _unsealed(log, entry) or _replay(seed, entry)
+            problem = _unsealed(log, entry) or _replay(seed, entry, summaries)
             if problem is None:
                 opened = "; its secret opens its seal" if entry.sealed is not None else ""
                 lines.append(
@@ -842,7 +850,7 @@ def _why_faces(entry: LogRoll) -> str:
     return ""
 
 
-def _replay(seed: bytes, entry: LogRoll) -> str | None:
+def _replay(seed: bytes, entry: LogRoll, summaries: Summaries | None = None) -> str | None:
     """Why a version 2 roll does not replay to what the log says, or None when it does."""
     kind = replay.KINDS.get(entry.kind or "")
     if kind is None:
@@ -865,7 +873,13 @@ def _replay(seed: bytes, entry: LogRoll) -> str | None:
     difference = replay.first_difference(again.outcome, entry.outcome)
     if difference is not None:
         return difference
-    return disagreement
+    if disagreement is not None:
+        return disagreement
+    if summaries is not None and entry.summary is not None and again.result is not None:
+        allowed = summaries(kind.name, again.result, entry.sealed is not None)
+        if entry.summary not in allowed:
+            return f"summary {entry.summary[:80]!r} is not what the roll did: {sorted(allowed)[0][:80]!r}"
+    return None
 
 
 def _draws(count: int) -> str:

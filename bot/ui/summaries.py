@@ -72,3 +72,8 @@ def accepted(kind_name: str, result: Any, *, sealed: bool) -> frozenset[str]:
     the same result (the secret one says less), so either is accepted, and nothing else.
     """
     return frozenset(summary(kind_name, result, secret=secret) for secret in ((False, True) if sealed else (False,)))
+
+
+def accepted_by_kind(kind_name: str, result: Any, sealed: bool) -> frozenset[str]:
+    """`accepted`, as `bot.rules.fair_log.check_log` calls it: the summaries a logged roll may have."""
+    return accepted(kind_name, result, sealed=sealed)
