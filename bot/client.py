@@ -26,7 +26,7 @@ from bot.db.identify import claim_identify
 from bot.db.memory import Remembered
 from bot.db.rolls import RollLogPruner, RollLogWriter, RollRecord
 from bot.db.settings import PreferencesRepository, SettingsRepository
-from bot.errors import UserError
+from bot.errors import FAIR_ROLL_NOTE, UserError
 from bot.rules.dice import DiceSource
 from bot.rules.dice_odds import SAMPLE_SEED
 from bot.rules.fair import new_seed
@@ -256,6 +256,8 @@ class DiceBot(commands.Bot):
         """
         if not isinstance(dice, SessionDice):
             return
+        # Its author is told at once which number went unanswered (`bot.tree.report`), as the log will say.
+        setattr(error, FAIR_ROLL_NOTE, dice.roll_number)
         reason = f"the command failed before it answered: {_why(error)}"
         try:
             async with self.database.write.begin() as session:

@@ -18,3 +18,6 @@ class UserError(Exception):
         self.message = message
         if title is not None:
             self.title = title
+
+
+FAIR_ROLL_NOTE = "fair_roll_unanswered"  # the attribute of an error that left a fair roll number unanswered

@@ -15,7 +15,7 @@ from sqlalchemy import exc as sa_exc
 
 from bot.config import RateLimit
 from bot.deadline import ALREADY_ACKNOWLEDGED, DEFER_AFTER, UNKNOWN_INTERACTION, Admission, PatientResponse
-from bot.errors import UserError
+from bot.errors import FAIR_ROLL_NOTE, UserError
 from bot.ui.embeds import error_embed
 
 if TYPE_CHECKING:  # bot.client imports this module: the bot type only for the checker
@@ -128,6 +128,9 @@ async def report(interaction: discord.Interaction[DiceBot], error: BaseException
             await interaction.response.autocomplete([])
         return
     title, message = known or ("Sorry", APOLOGY)
+    if (number := getattr(cause, FAIR_ROLL_NOTE, None)) is not None:
+        # A fair roll is never re-drawn out of sight: its author learns now what the session's log will say.
+        message += f"\n\nFair roll #{number} went to this command; the session's log lists it as not answered."
     embed = error_embed(title, message)
     try:
         # A 40060 means Discord has the first response even though discord.py does not know it.

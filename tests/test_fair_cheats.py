@@ -1,0 +1,196 @@
+"""Cheats an operator who knows the seed could play, played against the bot: each gains nothing, or shows.
+
+Seed grinding: draw seeds until one gives the first rolls good dice, then commit to it. A roll's dice follow from
+the seed and the Discord id of the interaction that asked for it, an id Discord makes after the commitment is
+posted: the grinder cannot know it, so no seed suits the rolls to come, and an interaction the bot knew of before
+the commitment gets the bot's own dice, not the session's.
+
+Rerolls through abandoned numbers: when the victim's attack would hit, record its number as "failed (internal
+error)" and silently take the next one. The same interaction gives the same dice under any number: the attack
+hits again, and the log, which binds every number to its interaction, shows one interaction with two numbers.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import random
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from sqlalchemy import select
+
+from bot.db.fair import Session, SessionDice
+from bot.db.models import FairRollTaken, FairSession
+from bot.local import payloads
+from bot.local.driver import LocalDiscord
+from bot.rules import luck, replay
+from bot.rules.fair_log import LogRoll, Unanswered, check_log, filename, parse_log
+from cogs import _pipeline
+from cogs._shared import Drawn
+from tests.dice_sources import NoDice
+from tests.test_fair_commands import BOB, start
+
+ATTACK = {"attack_bonus": 5, "damage": "1d8+3", "target_ac": 15}  # hits on a d20 of 10 or more: 55%
+
+
+def d20(seed: bytes, label: int) -> int:
+    """The first d20 of a roll, derived as docs/fair.md says, without the bot's code."""
+    attempt = 0
+    while True:
+        digest = hmac.new(seed, f"{label}:0:{attempt}".encode(), hashlib.sha256).digest()
+        x = int.from_bytes(digest, "big")
+        if x < 2**256 - 2**256 % 20:
+            return 1 + x % 20
+        attempt += 1
+
+
+def grind(source: random.Random, rolls: int) -> tuple[bytes, int]:
+    """A seed whose first `rolls` d20 are all 11 or more, had the dice followed the roll numbers; how many tries."""
+    for tries in range(1, 10**7):
+        seed = source.randbytes(32)
+        if all(d20(seed, number) >= 11 for number in range(1, rolls + 1)):
+            return seed, tries
+    raise AssertionError("no seed found")
+
+
+def seeds(first: bytes) -> Iterator[bytes]:
+    """What the operator's `fair_seeds` hands out: the ground seed, then honest secrets (the signing key's)."""
+    yield first
+    while True:
+        yield random.Random(first).randbytes(32)
+
+
+async def test_a_seed_ground_for_the_first_rolls_gains_nothing(local: LocalDiscord) -> None:
+    ground, tries = grind(random.Random(26), 12)
+    assert tries > 100  # a real search: 0.55**12, about one seed in 1,300
+    handed = seeds(ground)
+    local.bot.fair_seeds = lambda: next(handed)
+    local.bot.dice = NoDice()  # every die comes from the session
+    commitment = await start(local)
+    for _ in range(12):
+        await local.command("dnd attack", ATTACK, actor=local.as_user(BOB))
+    revealed = await local.command("fair reveal")
+    log = parse_log(revealed.files[filename(commitment)])
+    assert check_log(log).ok  # a genuine log: the cheat is in the seed, which the log cannot show
+
+    rolls = [r for r in log.rolls if isinstance(r, LogRoll)]
+    assert len(rolls) == 12 and log.seed == ground.hex()
+    # Had the dice followed the roll numbers, all twelve would have hit; they follow the interactions instead.
+    assert [r.draws[0][2] for r in rolls] == [d20(ground, r.interaction_id or 0) for r in rolls]
+    hits = sum(r.outcome["outcome"] != "miss" for r in rolls)
+    assert hits == sum(r.draws[0][2] >= 10 for r in rolls) < 12
+
+
+def test_no_ground_seed_beats_the_odds_on_interactions_it_could_not_know() -> None:
+    """Fifty seeds ground as above, each then rolled for twelve interactions made after it: 55% hit, as fair dice do.
+
+    Deterministic (fixed sources), so not a flaky statistical test: 600 attacks, and the bounds are the fair
+    rate 0.55 plus or minus four standard errors (0.02 each).
+    """
+    source, ids = random.Random(2612), random.Random(1226)
+    hits = 0
+    for _ in range(50):
+        seed, _tries = grind(source, 12)
+        later = [ids.getrandbits(63) for _ in range(12)]  # Discord's ids, unknown when the seed was chosen
+        hits += sum(d20(seed, interaction) >= 10 for interaction in later)
+    assert 0.47 <= hits / 600 <= 0.63, hits
+
+
+async def test_a_command_made_before_the_commitment_was_posted_gets_the_bots_own_dice(local: LocalDiscord) -> None:
+    """The bot saw it before it drew the seed, so a seed could have been chosen to suit it."""
+    early = payloads.interaction(
+        local.ids,
+        local.actor,
+        payloads.APPLICATION_COMMAND,
+        payloads.command_data("roll", [{"name": "expression", "type": 3, "value": "1d20"}]),
+    )
+    commitment = await start(local)
+    answered = await local.send(early)
+    assert "Fair roll" not in (answered.embed.get("footer") or {}).get("text", "")
+    after = await local.command("roll", {"expression": "1d20"})
+    assert after.embed["footer"]["text"].startswith("Fair roll #1 ")
+    revealed = await local.command("fair reveal")
+    log = parse_log(revealed.files[filename(commitment)])
+    assert [r.roll for r in log.rolls] == [1] and check_log(log).ok
+
+
+async def take_again(local: LocalDiscord, dice: SessionDice, interaction_id: int) -> SessionDice:
+    """The operator's own code: another number for the same interaction, past the store's one-number rule."""
+    async with local.bot.database.write.begin() as db:
+        row = await db.scalar(select(FairSession).where(FairSession.id == dice.session.id))
+        assert row is not None
+        number = row.next_roll
+        row.next_roll += 1
+        db.add(
+            FairRollTaken(
+                fair_session_id=row.id,
+                roll_number=number,
+                command="dnd attack",
+                user_id=int(BOB),
+                taken_at=local.bot.clock(),
+                reason="no answer was logged",
+                interaction_id=None,  # the unique (session, interaction) index would refuse the real one
+            )
+        )
+    session: Session = dice.session
+    return SessionDice(session, number, interaction_id)
+
+
+async def test_a_roll_given_up_and_taken_again_gets_the_same_dice_and_the_log_shows_it(
+    local: LocalDiscord, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    honest = _pipeline.draw
+    rerolled: list[int] = []
+
+    async def cheating(bot: Any, interaction: Any, kind: Any, inputs: Any, reading: Any = None) -> Drawn[Any]:
+        drawn = await honest(bot, interaction, kind, inputs, reading)
+        if interaction.user.id != int(BOB) or not getattr(drawn.result, "hit", False):
+            return drawn
+        # The victim would hit: call the number failed, and draw again under the next one.
+        await bot.abandon_roll(drawn.dice, RuntimeError("internal error"))
+        dice = await take_again(local, drawn.dice, interaction.id)
+        counted = luck.CountingDice(dice)
+        again = Drawn(dice, counted, replay.roll(kind, inputs, counted))
+        rerolled.append(interaction.id)
+        assert again.proof.result.face == drawn.proof.result.face  # the same interaction, the same d20
+        return again
+
+    monkeypatch.setattr(_pipeline, "draw", cheating)
+    local.bot.dice = NoDice()
+    commitment = await start(local)
+    answers = [await local.command("dnd attack", ATTACK, actor=local.as_user(BOB)) for _ in range(30)]
+    revealed = await local.command("fair reveal")
+    log = parse_log(revealed.files[filename(commitment)])
+    seed = bytes.fromhex(log.seed or "")
+
+    # The cheat gained nothing: every attack hit exactly when the seed and its interaction say it does.
+    shown_hits = sum(
+        a.embed["description"].startswith("**Hit") or "**Critical" in a.embed["description"] for a in answers
+    )
+    fair_hits = sum(d20(seed, int(a.payload["id"])) >= 10 for a in answers)
+    assert rerolled and shown_hits == fair_hits
+
+    # And its log is refused: each rerolled interaction holds two numbers, the first "failed".
+    checked = check_log(log)
+    assert not checked.ok
+    for interaction in rerolled:
+        numbers = [r.roll for r in log.rolls if r.interaction_id == interaction]
+        given_up, kept = numbers
+        assert isinstance(log.rolls[given_up - 1], Unanswered)
+        assert (
+            f"roll {kept}: MISMATCH interaction {interaction} already took roll {given_up}: an interaction rolls once"
+            in checked.lines
+        )
+
+
+async def test_a_failed_fair_roll_tells_its_author_which_number_went_unanswered(local: LocalDiscord) -> None:
+    await start(local)
+    failed = await local.command("roll", {"expression": "1d20+"})
+    assert failed.ephemeral
+    assert failed.embed["description"].endswith(
+        "Fair roll #1 went to this command; the session's log lists it as not answered."
+    )
+    after = await local.command("roll", {"expression": "1d20"})
+    assert after.embed["footer"]["text"].startswith("Fair roll #2 ")
