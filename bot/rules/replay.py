@@ -32,6 +32,7 @@ from typing import Any, Final, Generic, TypeVar
 from bot.errors import UserError
 from bot.rules import aliensrl, dice
 from bot.rules import dnd35 as dnd
+from bot.rules import encounter as fight
 from bot.rules import star_frontiers as sf
 from bot.rules.collector import uncollected
 from bot.rules.dice import DiceSource
@@ -364,9 +365,24 @@ ALIENS_SHOT: Final[Kind[AliensShot, aliensrl.Shot]] = Kind(
     },
 )
 
+
+def _initiative(command: str) -> Kind[fight.InitiativeInput, fight.Initiative]:
+    """The encounter tracker's initiative, rolled by `command` ("encounter next" is kind "encounter.next")."""
+    return Kind(
+        command.replace(" ", "."), command, fight.InitiativeInput, fight.roll_initiative, fight.Initiative.to_dict
+    )
+
+
+# The tracker's initiative: a round's by Next (by a removal that ends a Star Frontiers round too), a newcomer's
+# by join and add in a fight under way. One kind per command, as a fair log names each roll's command.
+INITIATIVE: Final[dict[str, Kind[fight.InitiativeInput, fight.Initiative]]] = {
+    command: _initiative(command)
+    for command in ("encounter next", "encounter join", "encounter add", "encounter remove")
+}
+
 KINDS: Final[dict[str, Kind[Any, Any]]] = {
     kind.name: kind for kind in (DICE, DND_ATTACK, DND_FULL_ATTACK, SF_SHOT, SF_MELEE, ALIENS_SHOT)
-}
+} | {kind.name: kind for kind in INITIATIVE.values()}
 
 
 def roll(kind: Kind[I, R], inputs: I, rng: DiceSource) -> Proof[R]:
