@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -10,13 +11,17 @@ import pytest
 from sqlalchemy import select
 
 from bot.__main__ import main
-from bot.db.encounters import EncounterRepository
+from bot.db.encounters import EncounterRecord, EncounterRepository
 from bot.db.engine import Database
 from bot.db.models import RollLog
 from bot.local.driver import DEFAULT_CHANNEL, DEFAULT_GUILD, Exchange, LocalDiscord
-from bot.rules.fair_log import LogRoll, check_log, filename, parse_log
+from bot.rules import encounter as rules
+from bot.rules.fair_log import LogRoll, Unanswered, check_log, filename, parse_log
+from bot.tree import command_name
+from cogs.encounter import CHANGED_MEANWHILE, NOT_NEEDED
 from tests.dice_sources import NoDice, ScriptedDice
 
+GM = "200000000000000001"  # the driver's default user starts every fight here
 PLAYER = "200000000000000002"
 
 
@@ -39,6 +44,27 @@ def next_button(message: dict[str, Any]) -> str:
 async def start(local: LocalDiscord) -> str:
     started = await local.command("fair start")
     return str(started.embed["description"].split("`")[1])
+
+
+def meanwhile(local: LocalDiscord, command: str, change: Callable[[EncounterRecord, EncounterRepository], Any]) -> None:
+    """While `command` takes its dice (after it asked for its initiative roll), the channel's fight is changed.
+
+    Through the store every command writes with (a command run from inside another would wait for it to end).
+    """
+    real = local.bot.dice_for
+    pending = [change]
+
+    async def taking(interaction: Any, reading: Any = None) -> Any:
+        if command_name(interaction) == command and pending:
+            async with local.bot.database.write.begin() as session:
+                repository = EncounterRepository(session)
+                record = await repository.current(
+                    guild_id=int(DEFAULT_GUILD), channel_id=int(DEFAULT_CHANNEL), for_update=True
+                )
+                await pending.pop()(record, repository)
+        return await real(interaction, reading)
+
+    local.bot.dice_for = taking  # type: ignore[method-assign]
 
 
 async def revealed_log(local: LocalDiscord, commitment: str) -> tuple[bytes, list[LogRoll]]:
@@ -163,6 +189,60 @@ async def test_hiding_hit_points_is_not_a_hidden_roll(local: LocalDiscord) -> No
     _, (_, ghost) = await revealed_log(local, commitment)
     # The log keeps the options as typed.
     assert ghost.options is not None and ghost.options["hidden"] is True and not ghost.private
+
+
+async def test_a_fight_that_changed_while_initiative_was_drawn_refuses_and_its_number_says_why(
+    local: LocalDiscord, database: Database
+) -> None:
+    local.bot.dice = NoDice()  # type: ignore[attr-defined]
+    commitment = await start(local)
+    ok(await local.command("encounter start", {"ruleset": "dnd35", "name": "Cave"}))
+    ok(await local.command("encounter add", {"name": "Goblin", "hp": 6}))
+    ok(await local.command("encounter next"))  # fair roll 1
+
+    # The Orc's check is asked for round 1; before it is drawn, the Goblin's turn ends and round 2 begins.
+    async def next_round(record: EncounterRecord, repository: EncounterRepository) -> None:
+        await repository.save(record, rules.advance(record.encounter, NoDice()), now=local.bot.clock())
+
+    meanwhile(local, "encounter add", next_round)
+    late = await local.command("encounter add", {"name": "Orc", "hp": 6})
+    assert late.ephemeral and late.embed["description"] == CHANGED_MEANWHILE
+    async with database.read() as session:
+        fight = (
+            await EncounterRepository(session).current(guild_id=int(DEFAULT_GUILD), channel_id=int(DEFAULT_CHANNEL))
+        ).encounter
+    assert fight.round == 2 and [c.name for c in fight.combatants] == ["Goblin"]
+
+    revealed = await local.command("fair reveal")
+    log = parse_log(revealed.files[filename(commitment)])
+    first, orc = log.rolls
+    assert isinstance(first, LogRoll) and isinstance(orc, Unanswered)
+    assert orc.command == "encounter add" and CHANGED_MEANWHILE in orc.reason
+    assert check_log(log).ok
+
+
+async def test_a_roll_drawn_for_a_change_that_no_longer_needs_it_is_left_unanswered(local: LocalDiscord) -> None:
+    local.bot.dice = NoDice()  # type: ignore[attr-defined]
+    commitment = await start(local)
+    ok(await local.command("encounter start", {"ruleset": "dnd35", "name": "Cave"}))
+    ok(await local.command("encounter add", {"name": "Goblin", "hp": 6}))
+    ok(await local.command("encounter next"))
+
+    # While the Orc's check is drawn the fight ends and a new one starts: nobody rolls before it begins.
+    async def new_fight(record: EncounterRecord, repository: EncounterRepository) -> None:
+        await repository.end(record)
+        hall = rules.new_encounter(rules.DND, "Hall", int(GM))
+        await repository.start(
+            guild_id=int(DEFAULT_GUILD), channel_id=int(DEFAULT_CHANNEL), encounter=hall, now=local.bot.clock()
+        )
+
+    meanwhile(local, "encounter add", new_fight)
+    late = ok(await local.command("encounter add", {"name": "Orc", "hp": 6}))
+    assert late["description"] == "Orc joined the fight." and "Fair roll" not in stamp_of(late)
+    revealed = await local.command("fair reveal")
+    log = parse_log(revealed.files[filename(commitment)])
+    assert isinstance(log.rolls[1], Unanswered) and NOT_NEEDED in log.rolls[1].reason
+    assert check_log(log).ok
 
 
 async def test_a_refused_next_takes_no_fair_number(local: LocalDiscord) -> None:
