@@ -795,7 +795,9 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
         """A quick creature by the numbers its ruleset needs; owner and side are set by the caller."""
         if ruleset == rules.DND:
             modifiers = rules.dnd_modifiers(initiative, improved_initiative=improved)
-            modifiers = tuple(rules.Modifier(m.value, "initiative") if m.source == "Dex" else m for m in modifiers)
+            modifiers = tuple(
+                rules.Modifier(m.value, rules.QUICK_INITIATIVE) if m.source == "Dex" else m for m in modifiers
+            )
             return rules.combatant(
                 ruleset, name, owner_id=0, side=Side.FOES, hp=hp, max_hp=hp, modifiers=modifiers, stats={"ac": ac or 10}
             )

@@ -136,6 +136,12 @@ async def test_dnd_initiative_in_a_fair_session_is_a_roll_the_log_replays(
     assert main(["verify", str(path)]) == 1
     assert "roll 1: MISMATCH" in capsys.readouterr().out
 
+    # The options as typed must agree with the input: the Ogre was added with initiative -1, not +4.
+    document = json.loads(data)
+    document["rolls"][1]["options"]["initiative"] = 4
+    forged = check_log(parse_log(json.dumps(document).encode()))
+    assert not forged.ok and any(line.startswith("roll 2: MISMATCH option `initiative`") for line in forged.lines)
+
 
 async def test_every_star_frontiers_round_rolls_from_the_session_by_button_and_by_removal(
     local: LocalDiscord, database: Database

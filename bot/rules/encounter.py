@@ -74,6 +74,11 @@ MAX_MODIFIERS: Final = 8  # added to one initiative check (D&D adds at most thre
 MAX_ROUND: Final = 1_000_000
 
 IMPROVED_INITIATIVE: Final = 4  # the feat's bonus (SRD)
+# Where a D&D initiative modifier comes from, as its check shows it: the feat, any other modifier given with a
+# character, a quick creature's whole modifier.
+IMPROVED: Final = "Improved Initiative"
+OTHER: Final = "other"
+QUICK_INITIATIVE: Final = "initiative"
 DND_DIE: Final = 20
 SF_DIE: Final = 10
 DND_DEAD: Final = -10  # dead at -10 hit points (SRD, Injury and Death)
@@ -326,9 +331,9 @@ def dnd_modifiers(dex_modifier: int, *, improved_initiative: bool = False, misc:
     """A D&D initiative check's modifiers: Dex, Improved Initiative (+4), anything else (SRD, Initiative)."""
     modifiers = [Modifier(dex_modifier, "Dex")]
     if improved_initiative:
-        modifiers.append(Modifier(IMPROVED_INITIATIVE, "Improved Initiative"))
+        modifiers.append(Modifier(IMPROVED_INITIATIVE, IMPROVED))
     if misc:
-        modifiers.append(Modifier(misc, "other"))
+        modifiers.append(Modifier(misc, OTHER))
     return tuple(modifiers)
 
 

@@ -366,18 +366,60 @@ ALIENS_SHOT: Final[Kind[AliensShot, aliensrl.Shot]] = Kind(
 )
 
 
-def _initiative(command: str) -> Kind[fight.InitiativeInput, fight.Initiative]:
+def _dnd_initiative(*sources: str, feat: bool = False) -> Callable[[fight.InitiativeInput], object]:
+    """A D&D newcomer's typed initiative option as its checks reflect it; None for Star Frontiers (it ignores them).
+
+    The sum of the modifiers from `sources`, or with `feat` whether they carry Improved Initiative. Every newcomer
+    of one command took the same option: if their checks disagree, no typed value matches.
+    """
+
+    def read(asked: fight.InitiativeInput) -> object:
+        if asked.ruleset != fight.DND:
+            return None
+        found = {
+            any(m.source == fight.IMPROVED for m in r.modifiers)
+            if feat
+            else sum(m.value for m in r.modifiers if m.source in sources)
+            for r in asked.rollers
+        }
+        return found.pop() if len(found) == 1 else f"several values: {sorted(found)}"
+
+    return read
+
+
+def _initiative(
+    command: str, typed: Mapping[str, Callable[[fight.InitiativeInput], object]] | None = None
+) -> Kind[fight.InitiativeInput, fight.Initiative]:
     """The encounter tracker's initiative, rolled by `command` ("encounter next" is kind "encounter.next")."""
     return Kind(
-        command.replace(" ", "."), command, fight.InitiativeInput, fight.roll_initiative, fight.Initiative.to_dict
+        command.replace(" ", "."),
+        command,
+        fight.InitiativeInput,
+        fight.roll_initiative,
+        fight.Initiative.to_dict,
+        dict(typed or {}),
     )
 
 
 # The tracker's initiative: a round's by Next (by a removal that ends a Star Frontiers round too), a newcomer's
 # by join and add in a fight under way. One kind per command, as a fair log names each roll's command.
+# Typed options their input reflects: a quick creature's `initiative` is its own source, a character's the
+# "other" modifier (left out when 0); Star Frontiers reads neither (its RS may be a character's, so it is not
+# compared), and a round's roll has no such options.
 INITIATIVE: Final[dict[str, Kind[fight.InitiativeInput, fight.Initiative]]] = {
-    command: _initiative(command)
-    for command in ("encounter next", "encounter join", "encounter add", "encounter remove")
+    "encounter next": _initiative("encounter next"),
+    "encounter join": _initiative(
+        "encounter join",
+        {"initiative_bonus": _dnd_initiative(fight.OTHER), "improved_initiative": _dnd_initiative(feat=True)},
+    ),
+    "encounter add": _initiative(
+        "encounter add",
+        {
+            "initiative": _dnd_initiative(fight.OTHER, fight.QUICK_INITIATIVE),
+            "improved_initiative": _dnd_initiative(feat=True),
+        },
+    ),
+    "encounter remove": _initiative("encounter remove"),
 }
 
 KINDS: Final[dict[str, Kind[Any, Any]]] = {

@@ -190,3 +190,82 @@ def test_every_change_takes_the_roll_it_asked_for_as_if_it_rolled_it(
             except enc.Unrolled as needed:
                 b = step(b, enc.Prerolled(enc.roll_initiative(needed.asked, prerolled)))
             assert a == b
+
+
+def newcomers(*entries: enc.Combatant, ruleset: str = enc.DND) -> enc.InitiativeInput:
+    """The roll newcomers to a fight under way ask for."""
+    fight = dnd_fight(0) if ruleset == enc.DND else sf_fight(by_side=False)
+    started = enc.advance(fight, random.Random(1))
+    return asked_by(started, functools.partial(lambda f, d, entries: enc.add(f, entries, d), entries=list(entries)))
+
+
+def quick_dnd(name: str, initiative: int, *, improved: bool = False) -> enc.Combatant:
+    """A quick creature as `/encounter add` makes it: its whole modifier is its own source."""
+    modifiers = tuple(
+        enc.Modifier(m.value, enc.QUICK_INITIATIVE) if m.source == "Dex" else m
+        for m in enc.dnd_modifiers(initiative, improved_initiative=improved)
+    )
+    return enc.combatant(enc.DND, name, owner_id=1, side=enc.Side.FOES, hp=5, max_hp=5, modifiers=modifiers)
+
+
+def character_dnd(dex: int, misc: int, *, improved: bool = False) -> enc.Combatant:
+    """A character as `/encounter join` makes it: Dex, the feat, any other modifier."""
+    modifiers = enc.dnd_modifiers(dex, improved_initiative=improved, misc=misc)
+    return enc.combatant(enc.DND, "Aria", owner_id=2, side=enc.Side.PARTY, hp=9, max_hp=9, modifiers=modifiers)
+
+
+@pytest.mark.parametrize(
+    ("command", "asked", "typed", "forged"),
+    [
+        (
+            "encounter add",
+            newcomers(quick_dnd("Orc 1", 3), quick_dnd("Orc 2", 3)),
+            {"initiative": 3},
+            {"initiative": 5},
+        ),
+        (
+            "encounter add",
+            newcomers(quick_dnd("Orc", -2, improved=True)),
+            {"improved_initiative": True},
+            {"improved_initiative": False},
+        ),
+        ("encounter add", newcomers(character_dnd(3, 2)), {"initiative": 2}, {"initiative": 5}),
+        ("encounter add", newcomers(character_dnd(3, 0)), {"initiative": 0}, {"initiative": 3}),
+        (
+            "encounter join",
+            newcomers(character_dnd(1, -1, improved=True)),
+            {"initiative_bonus": -1, "improved_initiative": True},
+            {"initiative_bonus": 4},
+        ),
+        (
+            "encounter join",
+            newcomers(character_dnd(1, 0)),
+            {"improved_initiative": False},
+            {"improved_initiative": True},
+        ),
+    ],
+)
+def test_typed_initiative_options_must_agree_with_the_newcomers_checks(
+    command: str, asked: enc.InitiativeInput, typed: dict[str, Any], forged: dict[str, Any]
+) -> None:
+    kind = replay.INITIATIVE[command]
+    logged = json.loads(json.dumps(replay.encode(asked)))
+    assert replay.disagreement(kind.name, logged, typed) is None
+    said = replay.disagreement(kind.name, logged, {**typed, **forged})
+    assert said is not None and said.startswith(f"option `{next(iter(forged))}` is ")
+
+
+def test_star_frontiers_newcomers_ignore_the_d_and_d_options() -> None:
+    kel = enc.combatant(
+        enc.SF,
+        "Dralasite",
+        owner_id=1,
+        side=enc.Side.PARTY,
+        hp=30,
+        max_hp=30,
+        modifiers=enc.sf_modifiers(50),
+        stats={"rs": 50},
+    )
+    logged = json.loads(json.dumps(replay.encode(newcomers(kel, ruleset=enc.SF))))
+    typed = {"initiative": 7, "improved_initiative": True}
+    assert replay.disagreement("encounter.add", logged, typed) is None
