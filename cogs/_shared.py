@@ -449,6 +449,41 @@ async def _log_and_answer(
         await _secret_to_gm(bot, interaction, secret)
 
 
+async def log_drawn(
+    bot: DiceBot,
+    interaction: Interaction,
+    drawn: Drawn[Any],
+    *,
+    result: dict[str, Any],
+    summary: str,
+    rolled: Rolled = Rolled(),
+) -> None:
+    """Log a public roll that `draw` made and its command answers its own way (the encounter tracker's initiative).
+
+    The record `answer_roll` writes (`_record`), its fair proof included, logged before the answer is shown, as
+    there; the caller stamps its answer (`stamp`). If the log fails, the fair roll number keeps the reason.
+    """
+    record = _record(
+        bot,
+        interaction,
+        result=result,
+        summary=summary,
+        dice=drawn.dice,
+        command=None,
+        rolled=rolled,
+        details=None,
+        proof=drawn.proof,
+        read=(),
+        private=False,
+        hidden=False,
+    )
+    try:
+        await bot.log_roll(record)
+    except Exception as error:
+        await bot.abandon_roll(drawn.dice, error)
+        raise
+
+
 async def _secret_to_gm(bot: DiceBot, interaction: Interaction, embed: discord.Embed) -> None:
     """Post the answer with a secret defender's numbers to the GM channel, if the server has one.
 

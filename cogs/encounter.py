@@ -17,7 +17,7 @@ import dataclasses
 import io
 import logging
 import re
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from typing import Any, Final, TypeVar
 
 import discord
@@ -29,31 +29,36 @@ from bot import offload
 from bot.client import DiceBot
 from bot.db.characters import CharacterError, CharacterRecord, CharacterRepository
 from bot.db.encounters import EncounterRecord, EncounterRepository
-from bot.db.rolls import RollRecord, RollRepository
+from bot.db.rolls import RollRepository
 from bot.errors import UserError
 from bot.rules import encounter as rules
 from bot.rules import health as health_input
+from bot.rules import replay
 from bot.rules.audience import ANYONE, Viewer, Visibility, applies_hit
 from bot.rules.encounter import Combatant, Encounter, EncounterError, Hit, Side
 from bot.rules.names import name_key
-from bot.tree import report
+from bot.tree import given_options, report
 from bot.ui import encounter as ui
 from bot.ui import map as map_ui
-from bot.ui.embeds import clip, history_text
+from bot.ui.embeds import clip, fit, history_text
 from cogs._audience import is_game_master, viewer
 from cogs._replay import NOT_FOUND, _without
-from cogs._shared import STRIKE, Interaction, character_choices, find, guild_of
+from cogs._shared import STRIKE, Drawn, Interaction, Rolled, character_choices, draw, find, guild_of, log_drawn, stamp
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 Step = Callable[[EncounterRecord, AsyncSession], Awaitable[tuple[Encounter, T]]]
+# A change that may roll initiative: given where its initiative comes from (`with_initiative`).
+RollingStep = Callable[[EncounterRecord, AsyncSession, rules.Prerolled], Awaitable[tuple[Encounter, T]]]
 
 RULESET_CHOICES = [app_commands.Choice(name=title, value=key) for key, title in ui.RULESET_TITLES.items()]
 SIDE_CHOICES = [app_commands.Choice(name=s.value, value=s.value) for s in Side]
 # Star Frontiers: an NPC ability the stat line leaves out is the average score, 45 (Alpha Dawn, Beta 4.2).
 SF_DEFAULT_RS = 45
 MOVED_ON = "Someone already moved the fight on: this is where it stands."
+CHANGED_MEANWHILE = "The fight changed while its initiative was being rolled: please try again."
+NOT_NEEDED = "The fight changed while its initiative was being rolled, and the change no longer needed it."
 
 
 class NotAllowed(EncounterError):
@@ -142,29 +147,84 @@ async def refresh_tracker(bot: DiceBot, guild_id: int, channel_id: int) -> None:
         log.info("Could not edit the tracker %s in channel %s: %s", record.tracker_id, channel_id, error)
 
 
-def rolled_initiative(before: Encounter, after: Encounter) -> bool:
-    """Whether passing from `before` to `after` rolled initiative (the first round, and every SF round)."""
-    if after.ruleset == rules.ALIENS or not after.begun:
-        return False
-    return not before.begun or (after.ruleset == rules.SF and after.round != before.round)
+def initiative_summary(rolled: rules.Initiative) -> str:
+    """An initiative roll's /history line, from the roll alone (as a fair log's checker can make it again)."""
+    asked = rolled.asked
+    parts = ", ".join(f"{roller.name} {check.total}" for roller, check in rolled.in_order())
+    if asked.entering:
+        return history_text(f"Initiative on entering {asked.encounter}, round {asked.round}: {parts}")
+    return history_text(f"Initiative, {asked.encounter} round {asked.round}: {parts}")
 
 
-def initiative_result(encounter: Encounter) -> dict[str, Any]:
-    """What the roll log keeps of an initiative roll: every check, or every side's."""
-    if encounter.sides:
-        checks = [{"side": s.side.value, "leader": s.leader, **rules.dump_roll(s.roll)} for s in encounter.sides]
-    else:
-        checks = [{"name": c.name, **rules.dump_roll(c.initiative)} for c in encounter.combatants if c.initiative]
-    return {"encounter": encounter.name, "round": encounter.round, "initiative": checks}
+@contextlib.contextmanager
+def _no_hidden_roll(interaction: Interaction) -> Iterator[None]:
+    """While the dice are taken: `/encounter add`'s `hidden` hides hit points, it does not make a hidden roll.
+
+    `DiceBot.dice_for` reads an option `hidden: true` as a hidden roll, drawn from the GM channel's session; the
+    tracker's initiative is the channel's, so the option is out of sight while the dice are taken (the log still
+    keeps every option as typed).
+    """
+    given = given_options(interaction)
+    if given.get("hidden") is not True:
+        yield
+        return
+    before = interaction.extras.get("options")
+    interaction.extras["options"] = {name: value for name, value in given.items() if name != "hidden"}
+    try:
+        yield
+    finally:
+        if before is None:
+            del interaction.extras["options"]
+        else:
+            interaction.extras["options"] = before
 
 
-def initiative_summary(encounter: Encounter) -> str:
-    """The initiative roll's /history line."""
-    if encounter.sides:
-        parts = [f"{s.side.value} {s.roll.total if s.roll else 'last (nobody able to act)'}" for s in encounter.sides]
-    else:
-        parts = [f"{c.name} {c.initiative.total}" for c in encounter.combatants if c.initiative]
-    return history_text(f"Initiative, {encounter.name} round {encounter.round}: {', '.join(parts)}")
+async def with_initiative(
+    interaction: Interaction, command: str, attempt: Callable[[rules.Prerolled], Awaitable[T]]
+) -> tuple[T, Drawn[rules.Initiative] | None]:
+    """Make a change that may roll initiative, its roll drawn as every roll is (a fair session's dice, if one runs).
+
+    `attempt` runs the change in one write transaction. It runs first with no roll made; a change that needs
+    initiative raises `rules.Unrolled` there, so nothing was written. The roll it asked for is then drawn through
+    `draw` (under the replay kind of `command`, outside any write transaction, as taking a fair number needs),
+    and the change runs again with it. A fight that changed in between so that it needs another roll is refused,
+    and a roll the change did not use (a Next that found the turn passed) is not answered: either way the fair
+    number says why. Returns the roll when the change used it: the caller logs it (`log_initiative`) and stamps
+    its answer.
+    """
+    bot = interaction.client
+    try:
+        return await attempt(rules.Prerolled()), None
+    except rules.Unrolled as needed:
+        asked = needed.asked
+    with _no_hidden_roll(interaction):
+        drawn = await draw(bot, interaction, replay.INITIATIVE[command], asked)
+    made = rules.Prerolled(drawn.result)
+    try:
+        done = await attempt(made)
+    except rules.Unrolled:
+        changed = EncounterError(CHANGED_MEANWHILE)
+        await bot.abandon_roll(drawn.dice, changed)
+        raise changed from None
+    except Exception as error:
+        await bot.abandon_roll(drawn.dice, error)
+        raise
+    if not made.used:  # a Next that found the turn passed meanwhile, say
+        await bot.abandon_roll(drawn.dice, EncounterError(NOT_NEEDED))
+        return done, None
+    return done, drawn
+
+
+async def log_initiative(interaction: Interaction, drawn: Drawn[rules.Initiative]) -> None:
+    """Log an initiative roll like any roll, proof included (after the fight it belongs to is committed)."""
+    await log_drawn(
+        interaction.client,
+        interaction,
+        drawn,
+        result=drawn.proof.outcome,
+        summary=initiative_summary(drawn.result),
+        rolled=Rolled(ruleset=drawn.result.asked.ruleset),
+    )
 
 
 class TurnGuard:
@@ -215,43 +275,25 @@ def turn_guard(bot: DiceBot) -> TurnGuard | None:
     return cog.turns if isinstance(cog, Encounters) else None
 
 
-async def _log_initiative(interaction: Interaction, after: Encounter) -> None:
-    """Log an initiative roll like any roll (after the state it belongs to is committed), so /history shows it."""
-    bot = interaction.client
-    await bot.log_roll(
-        RollRecord(
-            interaction_id=interaction.id,
-            guild_id=interaction.guild_id,
-            channel_id=interaction.channel_id,
-            user_id=interaction.user.id,
-            command="encounter next",
-            inputs={},
-            result=initiative_result(after),
-            private=False,
-            created_at=bot.clock(),
-            summary=initiative_summary(after),
-            ruleset=after.ruleset,
-        )
-    )
-
-
 async def pass_turn(
     interaction: Interaction, *, seen_step: int | None, tracker: int | None = None
-) -> tuple[Encounter, bool]:
-    """End the current turn (the first call rolls initiative); whether it passed.
+) -> tuple[Encounter, bool, Drawn[rules.Initiative] | None]:
+    """End the current turn (the first call rolls initiative); whether it passed, and the initiative it rolled.
 
     A button names the step it was shown at (`seen_step`): when the encounter has moved on since, nothing passes
     and the caller shows the current state, so two presses at once pass one turn. A typed command (no
     `seen_step`) is held to the same by the `TurnGuard`: the caller tells it, once the pass is shown, by which
-    message. `tracker`: the message the button is on, which shows the fight from now on.
+    message. `tracker`: the message the button is on, which shows the fight from now on. Initiative is drawn
+    as every roll is and logged before the caller shows it (`with_initiative`); the caller stamps its answer.
     """
     bot = interaction.client
     guild_id, channel_id = guild_of(interaction), channel_of(interaction)
     guard = turn_guard(bot)
     held = None
-    try:
-        one_at_a_time = guard.lock(channel_id) if guard is not None else contextlib.nullcontext()
-        async with one_at_a_time, bot.database.write.begin() as session:
+
+    async def attempt(dice: rules.Prerolled) -> tuple[Encounter, bool]:
+        nonlocal held
+        async with bot.database.write.begin() as session:
             repository = EncounterRepository(session)
             record = await repository.current(guild_id=guild_id, channel_id=channel_id, for_update=True)
             before = record.encounter
@@ -268,22 +310,36 @@ async def pass_turn(
                 require_runner(asker, before, "roll initiative and start the fight")
             else:
                 require_owner(asker, before, current, "end the turn of")
-            after = rules.advance(before, bot.dice)
+            after = rules.advance(before, dice)
             # Under the fight's lock, before it is committed: a Next command waiting for the lock sees it.
             held = guard.passing(channel_id) if guard is not None else None
             await repository.save(record, after, now=bot.clock())
+        return after, True
+
+    try:
+        one_at_a_time = guard.lock(channel_id) if guard is not None else contextlib.nullcontext()
+        async with one_at_a_time:
+            (after, passed), drawn = await with_initiative(interaction, "encounter next", attempt)
     except BaseException:
         if guard is not None and held is not None:
             guard.shown(channel_id, held)
         raise
-    if rolled_initiative(before, after):
+    if drawn is not None:
         try:
-            await _log_initiative(interaction, after)
+            await log_initiative(interaction, drawn)
         except BaseException:
             if guard is not None:  # the turn passed: a failed log must not hold every later Next command back
                 guard.shown(channel_id, interaction.id)
             raise
-    return after, True
+    return after, passed, drawn
+
+
+def tracker_answer(
+    encounter: Encounter, drawn: Drawn[rules.Initiative] | None, note: str | None = None
+) -> discord.Embed:
+    """The tracker as the answer to a pass: stamped with the fair roll of the initiative it rolled, if any."""
+    embed = ui.tracker_embed(encounter, note=note)
+    return fit(stamp(embed, drawn.dice)) if drawn is not None else embed
 
 
 async def combatant_choices(bot: DiceBot, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
@@ -327,12 +383,14 @@ class NextTurn(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"encoun
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         """Pass the turn (unless someone already did from this tracker) and show the tracker as it is now."""
         try:
+            # A press is `/encounter next` made with a button: so the roll log and a fair log name it.
+            interaction.extras["command"] = "encounter next"
             tracker = interaction.message.id if interaction.message is not None else None
-            after, passed = await pass_turn(interaction, seen_step=self.step, tracker=tracker)
+            after, passed, drawn = await pass_turn(interaction, seen_step=self.step, tracker=tracker)
             note = None if passed else MOVED_ON
             try:
                 await interaction.response.edit_message(
-                    embed=ui.tracker_embed(after, note=note), view=tracker_view(after)
+                    embed=tracker_answer(after, drawn, note), view=tracker_view(after)
                 )
             finally:
                 if passed and (guard := turn_guard(interaction.client)) is not None:
@@ -438,6 +496,19 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
             await repository.save(record, after, now=self.bot.clock(), undoable=undoable)
         return after, extra
 
+    async def rolling_change(
+        self, interaction: Interaction, command: str, step: RollingStep[T]
+    ) -> tuple[Encounter, T, Drawn[rules.Initiative] | None]:
+        """`change` for a step that may roll initiative (`with_initiative`): the roll it made, logged, if any."""
+
+        async def attempt(dice: rules.Prerolled) -> tuple[Encounter, T]:
+            return await self.change(interaction, lambda record, session: step(record, session, dice))
+
+        (after, extra), drawn = await with_initiative(interaction, command, attempt)
+        if drawn is not None:
+            await log_initiative(interaction, drawn)
+        return after, extra, drawn
+
     async def read(self, interaction: Interaction) -> EncounterRecord:
         """The channel's encounter, read only."""
         async with self.bot.database.read() as session:
@@ -445,10 +516,18 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
                 guild_id=guild_of(interaction), channel_id=channel_of(interaction)
             )
 
-    async def answer(self, interaction: Interaction, encounter: Encounter, note: str) -> None:
-        """Answer a change with a short public note, then bring the tracker up to date (its Next stays valid)."""
+    async def answer(
+        self, interaction: Interaction, encounter: Encounter, note: str, drawn: Drawn[rules.Initiative] | None = None
+    ) -> None:
+        """Answer a change with a short public note, then bring the tracker up to date (its Next stays valid).
+
+        A change that rolled initiative (`drawn`) carries its fair roll's stamp.
+        """
         title = clip(f"{encounter.name}: {encounter.current.name}'s turn" if encounter.current else encounter.name, 256)
-        await interaction.response.send_message(embed=ui.change_embed(title, note))
+        embed = ui.change_embed(title, note)
+        if drawn is not None:
+            embed = fit(stamp(embed, drawn.dice))
+        await interaction.response.send_message(embed=embed)
         await refresh_tracker(self.bot, guild_of(interaction), channel_of(interaction))
 
     # -- autocomplete -----------------------------------------------------------------------------------
@@ -523,7 +602,7 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
     @app_commands.command(name="next")
     async def next_(self, interaction: Interaction) -> None:
         """End the current turn (the first Next rolls initiative) and post the tracker."""
-        after, passed = await pass_turn(interaction, seen_step=None)
+        after, passed, drawn = await pass_turn(interaction, seen_step=None)
         if not passed:
             # Typed at the same time as another Next that passed this turn: the tracker shows where it stands.
             embed = ui.tracker_embed(after, note=MOVED_ON)
@@ -531,7 +610,7 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
             return
         shown = interaction.id
         try:
-            sent = await interaction.response.send_message(embed=ui.tracker_embed(after), view=tracker_view(after))
+            sent = await interaction.response.send_message(embed=tracker_answer(after, drawn), view=tracker_view(after))
             shown = sent.message_id or shown
         finally:
             self.turns.shown(channel_of(interaction), shown)
@@ -570,7 +649,7 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
         """
         asker = await viewer(self.bot, interaction)
 
-        async def step(record: EncounterRecord, session: AsyncSession) -> tuple[Encounter, str]:
+        async def step(record: EncounterRecord, session: AsyncSession, dice: rules.Prerolled) -> tuple[Encounter, str]:
             encounter = record.encounter
             within_cap(asker, encounter, 1)
             found = await self._own_character(interaction, session, character, encounter.ruleset)
@@ -584,11 +663,11 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
                 improved_initiative=improved_initiative,
                 misc=initiative_bonus,
             )
-            after = rules.add(encounter, [_hidden(entry, found.secret)], self.bot.dice)
+            after = rules.add(encounter, [_hidden(entry, found.secret)], dice)
             return after, self._entered(after, [entry.name])
 
-        after, note = await self.change(interaction, step)
-        await self.answer(interaction, after, note)
+        after, note, drawn = await self.rolling_change(interaction, "encounter join", step)
+        await self.answer(interaction, after, note, drawn)
 
     async def _own_character(
         self, interaction: Interaction, session: AsyncSession, text: str | None, ruleset: str
@@ -658,7 +737,7 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
 
         asker = await viewer(self.bot, interaction)
 
-        async def step(record: EncounterRecord, session: AsyncSession) -> tuple[Encounter, str]:
+        async def step(record: EncounterRecord, session: AsyncSession, dice: rules.Prerolled) -> tuple[Encounter, str]:
             encounter = record.encounter
             require_runner(asker, encounter, "add combatants")
             within_cap(asker, encounter, 1 if character is not None else count)
@@ -694,11 +773,11 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
                     for each in rules.numbered(name, count, taken)
                 ]
                 entries = [_hidden(_owned(e, interaction.user.id, Side(side)), secret) for e in entries]
-            after = rules.add(encounter, entries, self.bot.dice)
+            after = rules.add(encounter, entries, dice)
             return after, self._entered(after, [e.name for e in entries])
 
-        after, note = await self.change(interaction, step)
-        await self.answer(interaction, after, note)
+        after, note, drawn = await self.rolling_change(interaction, "encounter add", step)
+        await self.answer(interaction, after, note, drawn)
 
     @staticmethod
     def _creature(
@@ -716,7 +795,9 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
         """A quick creature by the numbers its ruleset needs; owner and side are set by the caller."""
         if ruleset == rules.DND:
             modifiers = rules.dnd_modifiers(initiative, improved_initiative=improved)
-            modifiers = tuple(rules.Modifier(m.value, "initiative") if m.source == "Dex" else m for m in modifiers)
+            modifiers = tuple(
+                rules.Modifier(m.value, rules.QUICK_INITIATIVE) if m.source == "Dex" else m for m in modifiers
+            )
             return rules.combatant(
                 ruleset, name, owner_id=0, side=Side.FOES, hp=hp, max_hp=hp, modifiers=modifiers, stats={"ac": ac or 10}
             )
@@ -745,13 +826,13 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
         """
         asker = await viewer(self.bot, interaction)
 
-        async def step(record: EncounterRecord, session: AsyncSession) -> tuple[Encounter, str]:
+        async def step(record: EncounterRecord, session: AsyncSession, dice: rules.Prerolled) -> tuple[Encounter, str]:
             target = rules.find(record.encounter, combatant)
             require_owner(asker, record.encounter, target, "remove")
-            return rules.remove(record.encounter, target.number, self.bot.dice), f"{target.name} left the fight."
+            return rules.remove(record.encounter, target.number, dice), f"{target.name} left the fight."
 
-        after, note = await self.change(interaction, step)
-        await self.answer(interaction, after, note)
+        after, note, drawn = await self.rolling_change(interaction, "encounter remove", step)
+        await self.answer(interaction, after, note, drawn)
 
     @app_commands.command(name="hp")
     @app_commands.autocomplete(combatant=combatants)

@@ -1,8 +1,10 @@
 """Encounters: combatants, initiative per ruleset, turns and rounds, conditions and health (docs/encounters.md).
 
 Pure: an `Encounter` is a frozen value, every change a function that returns the next one, and every die comes
-from the `DiceSource` passed in. Each initiative check keeps its steps (the face, each modifier with its source,
-the total, the tie-breaking value and any roll-offs), so the tracker shows how the order came about.
+from the `DiceSource` passed in, or from an initiative roll made before the change (`Prerolled`: the tracker rolls
+it through a fair session's dice, `roll_initiative` from an `InitiativeInput`, so a fair log can replay it).
+Each initiative check keeps its steps (the face, each modifier with its source, the total, the tie-breaking value
+and any roll-offs), so the tracker shows how the order came about.
 
 Initiative by ruleset:
 
@@ -68,8 +70,15 @@ COMBATANT: Final = NameKind(
 ENCOUNTER_NAME: Final = NameKind("An encounter name", 40)
 MAP_SIZE: Final = 60  # AliensRL squares across and down: x and y are 0 to MAP_SIZE - 1
 MAX_ROLLOFFS: Final = 20  # roll-offs in a row before the entry order decides (a stuck die, never fair dice)
+MAX_MODIFIERS: Final = 8  # added to one initiative check (D&D adds at most three: Dex, the feat, any other)
+MAX_ROUND: Final = 1_000_000
 
 IMPROVED_INITIATIVE: Final = 4  # the feat's bonus (SRD)
+# Where a D&D initiative modifier comes from, as its check shows it: the feat, any other modifier given with a
+# character, a quick creature's whole modifier.
+IMPROVED: Final = "Improved Initiative"
+OTHER: Final = "other"
+QUICK_INITIATIVE: Final = "initiative"
 DND_DIE: Final = 20
 SF_DIE: Final = 10
 DND_DEAD: Final = -10  # dead at -10 hit points (SRD, Injury and Death)
@@ -322,9 +331,9 @@ def dnd_modifiers(dex_modifier: int, *, improved_initiative: bool = False, misc:
     """A D&D initiative check's modifiers: Dex, Improved Initiative (+4), anything else (SRD, Initiative)."""
     modifiers = [Modifier(dex_modifier, "Dex")]
     if improved_initiative:
-        modifiers.append(Modifier(IMPROVED_INITIATIVE, "Improved Initiative"))
+        modifiers.append(Modifier(IMPROVED_INITIATIVE, IMPROVED))
     if misc:
-        modifiers.append(Modifier(misc, "other"))
+        modifiers.append(Modifier(misc, OTHER))
     return tuple(modifiers)
 
 
@@ -387,34 +396,39 @@ def numbered(name: str, count: int, taken: Iterable[str]) -> list[str]:
     return names
 
 
-def add(encounter: Encounter, newcomers: Sequence[Combatant], dice: DiceSource) -> Encounter:
+def add(encounter: Encounter, newcomers: Sequence[Combatant], dice: Dice) -> Encounter:
     """Add combatants, numbered in order; in a fight under way each rolls initiative now and slots in.
 
     A newcomer acts after anyone it ties with (a default: the rules give latecomers no tie rule); AliensRL and
-    Star Frontiers by side put it at the end (of its side).
+    Star Frontiers by side put it at the end (of its side). The newcomers' checks are one roll (`entering`).
     """
     if len(encounter.combatants) + len(newcomers) > MAX_COMBATANTS:
         raise EncounterError(f"An encounter holds at most {MAX_COMBATANTS} combatants.", title="Too many")
     taken = {name_key(c.name) for c in encounter.combatants}
-    combatants = list(encounter.combatants)
-    turn = encounter.turn
+    entries: list[Combatant] = []
     number = encounter.next_number
     for newcomer in newcomers:
-        if newcomer.character_id is not None and any(c.character_id == newcomer.character_id for c in combatants):
+        in_already = (*encounter.combatants, *entries)
+        if newcomer.character_id is not None and any(c.character_id == newcomer.character_id for c in in_already):
             raise EncounterError(f"**{newcomer.name}** is in this encounter already.", title="Already in")
         if name_key(newcomer.name) in taken:
             raise EncounterError(f"There is a combatant called **{newcomer.name}** here already.", title="Name taken")
         taken.add(name_key(newcomer.name))
-        entry = dataclasses.replace(newcomer, number=number)
+        entries.append(dataclasses.replace(newcomer, number=number))
         number += 1
+    asked = entering(encounter, entries)
+    if asked is not None:
+        checks = _initiative(dice, asked).checks
+        entries = [dataclasses.replace(e, initiative=check) for e, check in zip(entries, checks, strict=True)]
+    combatants = list(encounter.combatants)
+    turn = encounter.turn
+    for entry in entries:
         if not encounter.begun or encounter.ruleset == ALIENS:
             combatants.append(entry)
             continue
-        if encounter.ruleset == SF and encounter.by_side:
+        if entry.initiative is None:  # Star Frontiers by side: the end of its side
             index = max((i + 1 for i, c in enumerate(combatants) if c.side is entry.side), default=len(combatants))
         else:
-            entry = dataclasses.replace(entry, initiative=_check(encounter.ruleset, entry, dice))
-            assert entry.initiative is not None
             key = entry.initiative.key()[:2]
             index = next(
                 (i for i, c in enumerate(combatants) if c.initiative and c.initiative.key()[:2] > key), len(combatants)
@@ -425,7 +439,7 @@ def add(encounter: Encounter, newcomers: Sequence[Combatant], dice: DiceSource) 
     return dataclasses.replace(encounter, combatants=tuple(combatants), turn=turn, next_number=number)
 
 
-def remove(encounter: Encounter, number: int, dice: DiceSource) -> Encounter:
+def remove(encounter: Encounter, number: int, dice: Dice) -> Encounter:
     """Take a combatant out; whose turn it is stays, or passes on as Next would when it was the one removed."""
     index = _index(encounter, number)
     combatants = encounter.combatants[:index] + encounter.combatants[index + 1 :]
@@ -504,9 +518,121 @@ def find(encounter: Encounter, text: str) -> Combatant:
 # -------------------------------------------------------------------------------------------- initiative
 
 
-def _check(ruleset: str, entry: Combatant, dice: DiceSource) -> InitiativeRoll:
-    die = DND_DIE if ruleset == DND else SF_DIE
-    return InitiativeRoll(die=die, face=dice.randint(1, die), modifiers=entry.modifiers, tiebreak=entry.tiebreak)
+@dataclass(frozen=True, slots=True)
+class Roller:
+    """One initiative check to roll: a combatant's, or a Star Frontiers side's with its leader's modifier."""
+
+    name: str  # the combatant, or the side ("party", "foes")
+    modifiers: tuple[Modifier, ...]
+    tiebreak: int  # compared first on a tie: D&D the total modifier, Star Frontiers the (highest) RS
+    leader: str = ""  # by side: the member whose initiative modifier the side adds
+
+
+@dataclass(frozen=True, slots=True)
+class InitiativeInput:
+    """Everything one initiative roll reads: the rules, who rolls and with what (a fair log's logged input).
+
+    `entering`: combatants entering a fight under way; they roll once and do not roll off (they act after
+    whoever they tie with). Otherwise it is a round's initiative, ties rolled off. `encounter` and `round` only
+    name the fight in the answer and the log.
+    """
+
+    ruleset: str
+    encounter: str
+    round: int
+    rollers: tuple[Roller, ...]
+    by_side: bool = False
+    entering: bool = False
+
+    def __post_init__(self) -> None:
+        if self.ruleset not in (DND, SF):
+            raise EncounterError(f"Only D&D and Star Frontiers fights roll initiative, not `{self.ruleset[:20]}`.")
+        if not 1 <= len(self.rollers) <= MAX_COMBATANTS:
+            raise EncounterError(f"An initiative roll is for 1 to {MAX_COMBATANTS} combatants.")
+        if not 1 <= self.round <= MAX_ROUND:
+            raise EncounterError(f"A fight's round is 1 to {MAX_ROUND}.")
+        if self.by_side and (self.ruleset != SF or self.entering):
+            raise EncounterError("Only a Star Frontiers round's initiative is rolled by side.")
+        if any(len(r.modifiers) > MAX_MODIFIERS for r in self.rollers):
+            raise EncounterError(f"An initiative check adds at most {MAX_MODIFIERS} modifiers.")
+
+    @property
+    def die(self) -> int:
+        """The die every check rolls: a d20 in D&D, a d10 in Star Frontiers."""
+        return DND_DIE if self.ruleset == DND else SF_DIE
+
+
+@dataclass(frozen=True, slots=True)
+class Initiative:
+    """An initiative roll: what it was asked, and each roller's check, in the order of the rollers."""
+
+    asked: InitiativeInput
+    checks: tuple[InitiativeRoll, ...]
+
+    def in_order(self) -> list[tuple[Roller, InitiativeRoll]]:
+        """Each roller with its check, the first to act first (a tie that stands keeps the rollers' order)."""
+        return sorted(zip(self.asked.rollers, self.checks, strict=True), key=lambda pair: pair[1].key())
+
+    def to_dict(self) -> dict[str, Any]:
+        """The roll's outcome: the fight, the round, and every check with its name, the first to act first."""
+        checks = [
+            {"name": roller.name, **({"leader": roller.leader} if self.asked.by_side else {}), **dump_roll(check)}
+            for roller, check in self.in_order()
+        ]
+        return {"encounter": self.asked.encounter, "round": self.asked.round, "initiative": checks}
+
+
+def roll_initiative(asked: InitiativeInput, dice: DiceSource) -> Initiative:
+    """Roll initiative: each roller's die in order, then the ties rolled off (SRD, Initiative; Alpha Dawn).
+
+    D&D: d20 + modifiers; Star Frontiers: d10 + IM. Combatants entering a fight under way do not roll off.
+    """
+    checks = [
+        InitiativeRoll(die=asked.die, face=dice.randint(1, asked.die), modifiers=r.modifiers, tiebreak=r.tiebreak)
+        for r in asked.rollers
+    ]
+    if not asked.entering:
+        checks = rolloffs(checks, dice)
+    return Initiative(asked, tuple(checks))
+
+
+class Unrolled(Exception):
+    """A change needs an initiative roll that `Prerolled` does not hold: `asked` is the roll it needs."""
+
+    def __init__(self, asked: InitiativeInput) -> None:
+        super().__init__(f"this change rolls initiative for {len(asked.rollers)} combatant(s) or side(s)")
+        self.asked = asked
+
+
+class Prerolled:
+    """Initiative rolled before the change that needs it (the tracker draws it through a fair session's dice).
+
+    A change given one takes its roll when it asks for exactly that roll, and raises `Unrolled` with the roll
+    it needs otherwise (none was made yet, or the fight changed since). `used`: whether a change took it.
+    """
+
+    __slots__ = ("made", "used")
+
+    def __init__(self, made: Initiative | None = None) -> None:
+        self.made = made
+        self.used = False
+
+    def take(self, asked: InitiativeInput) -> Initiative:
+        """The roll made, if it is the one `asked`."""
+        if self.made is None or self.made.asked != asked:
+            raise Unrolled(asked)
+        self.used = True
+        return self.made
+
+
+# Where a change's initiative comes from: dice to roll it with, or a roll made before the change.
+Dice = DiceSource | Prerolled
+
+
+def _initiative(dice: Dice, asked: InitiativeInput) -> Initiative:
+    if isinstance(dice, Prerolled):
+        return dice.take(asked)
+    return roll_initiative(asked, dice)
 
 
 def rolloffs(rolls: Sequence[InitiativeRoll], dice: DiceSource) -> list[InitiativeRoll]:
@@ -532,7 +658,15 @@ def rolloffs(rolls: Sequence[InitiativeRoll], dice: DiceSource) -> list[Initiati
     return result
 
 
-def begin(encounter: Encounter, dice: DiceSource) -> Encounter:
+def entering(encounter: Encounter, entries: Sequence[Combatant]) -> InitiativeInput | None:
+    """The initiative roll of combatants entering a fight under way, if they roll one (not AliensRL, not by side)."""
+    if not entries or not encounter.begun or encounter.ruleset == ALIENS or _by_side(encounter):
+        return None
+    rollers = tuple(Roller(e.name, e.modifiers, e.tiebreak) for e in entries)
+    return InitiativeInput(encounter.ruleset, encounter.name, encounter.round, rollers, entering=True)
+
+
+def begin(encounter: Encounter, dice: Dice) -> Encounter:
     """Roll initiative for everyone and start round 1 with the first to act (AliensRL: in entry order)."""
     if not encounter.combatants:
         raise EncounterError("Nobody is in the fight yet: `/encounter join` or `/encounter add` first.")
@@ -540,18 +674,31 @@ def begin(encounter: Encounter, dice: DiceSource) -> Encounter:
     return _to_able(started, 0)
 
 
-def _order(encounter: Encounter, dice: DiceSource) -> Encounter:
+def _order(encounter: Encounter, dice: Dice) -> Encounter:
     """This round's order: individual checks sorted, or Star Frontiers sides; AliensRL keeps its order."""
     if encounter.ruleset == ALIENS:
         return encounter
-    if encounter.ruleset == SF and encounter.by_side:
-        return _side_order(encounter, dice)
-    checked = rolloffs([_check(encounter.ruleset, c, dice) for c in encounter.combatants], dice)
+    by_side = _by_side(encounter)
+    leading = _leading(encounter) if by_side else []
+    if by_side:
+        rollers = tuple(Roller(side.value, leader.modifiers, best_rs, leader.name) for side, leader, best_rs in leading)
+    else:
+        rollers = tuple(Roller(c.name, c.modifiers, c.tiebreak) for c in encounter.combatants)
+    checks: tuple[InitiativeRoll, ...] = ()
+    if rollers:  # a fight with nobody able to act rolls nothing
+        asked = InitiativeInput(encounter.ruleset, encounter.name, encounter.round, rollers, by_side=by_side)
+        checks = _initiative(dice, asked).checks
+    if by_side:
+        return _side_order(encounter, leading, checks)
     ranked = sorted(
-        (dataclasses.replace(c, initiative=roll) for c, roll in zip(encounter.combatants, checked, strict=True)),
+        (dataclasses.replace(c, initiative=roll) for c, roll in zip(encounter.combatants, checks, strict=True)),
         key=lambda c: c.initiative.key() if c.initiative else (),
     )
     return dataclasses.replace(encounter, combatants=tuple(ranked), sides=())
+
+
+def _by_side(encounter: Encounter) -> bool:
+    return encounter.ruleset == SF and encounter.by_side
 
 
 # Conditions that keep a combatant from acting: a knock-out (§3, §6) and a stun (§11 item 5) put it out for turns.
@@ -564,32 +711,30 @@ def can_lead(ruleset: str, combatant: Combatant) -> bool:
     return can_act(ruleset, combatant) and not any(name_key(c.name) in out for c in combatant.conditions)
 
 
-def _side_order(encounter: Encounter, dice: DiceSource) -> Encounter:
+def _leading(encounter: Encounter) -> list[tuple[Side, Combatant, int]]:
+    """Star Frontiers by side: each side with a member able to act, its leader (the best IM) and its best RS."""
+    leading = []
+    for side in Side:
+        able = [c for c in encounter.combatants if c.side is side and can_lead(encounter.ruleset, c)]
+        if able:
+            leader = max(able, key=lambda c: sum(m.value for m in c.modifiers))
+            leading.append((side, leader, max(c.tiebreak for c in able)))
+    return leading
+
+
+def _side_order(
+    encounter: Encounter, leading: list[tuple[Side, Combatant, int]], checks: tuple[InitiativeRoll, ...]
+) -> Encounter:
     """Star Frontiers by side: each side d10 + its best IM; ties by the highest RS, then both roll again.
 
     Only members who can act lend a side their IM and RS: not the dead, not the unconscious, not the stunned
     (a stun leaves its target out for d100 turns, star_frontiers.md §6, §11 item 5). A side with nobody able to
     act rolls nothing and takes its place after every side that rolled (a default: it has no one to act first).
     """
-    rolled: list[SideInitiative] = []
-    idle: list[SideInitiative] = []
-    for side in Side:
-        members = [c for c in encounter.combatants if c.side is side]
-        if not members:
-            continue
-        able = [c for c in members if can_lead(encounter.ruleset, c)]
-        if not able:
-            idle.append(SideInitiative(side, None, ""))
-            continue
-        leader = max(able, key=lambda c: sum(m.value for m in c.modifiers))
-        best_rs = max(c.tiebreak for c in able)
-        roll = InitiativeRoll(die=SF_DIE, face=dice.randint(1, SF_DIE), modifiers=leader.modifiers, tiebreak=best_rs)
-        rolled.append(SideInitiative(side, roll, leader.name))
-    settled = rolloffs([s.roll for s in rolled if s.roll is not None], dice)
-    ranked = sorted(
-        (dataclasses.replace(s, roll=r) for s, r in zip(rolled, settled, strict=True)),
-        key=lambda s: s.roll.key() if s.roll else (),
-    )
+    rolled = [SideInitiative(side, roll, leader.name) for (side, leader, _), roll in zip(leading, checks, strict=True)]
+    ranked = sorted(rolled, key=lambda s: s.roll.key() if s.roll else ())
+    fighting = [side for side in Side if any(c.side is side for c in encounter.combatants)]
+    idle = [SideInitiative(side, None, "") for side in fighting if side not in {s.side for s in rolled}]
     sides = [*ranked, *idle]
     rank = {s.side: i for i, s in enumerate(sides)}
     # Within a side the higher RS acts first, then entry order (a default: the side acts together).
@@ -601,7 +746,7 @@ def _side_order(encounter: Encounter, dice: DiceSource) -> Encounter:
 # -------------------------------------------------------------------------------------------- turns
 
 
-def advance(encounter: Encounter, dice: DiceSource) -> Encounter:
+def advance(encounter: Encounter, dice: Dice) -> Encounter:
     """End the current turn and pass to the next able combatant; after the last, the next round begins.
 
     Before round 1 this rolls initiative instead. The combatant whose turn ends has now acted (D&D: it stopped
@@ -620,7 +765,7 @@ def advance(encounter: Encounter, dice: DiceSource) -> Encounter:
     return _pass(encounter, index + 1, dice)
 
 
-def _pass(encounter: Encounter, start: int, dice: DiceSource) -> Encounter:
+def _pass(encounter: Encounter, start: int, dice: Dice) -> Encounter:
     """The turn to the first able combatant from `start`, else round + 1 from the top (SF rolls again)."""
     following = _next_able(encounter, start)
     if following is not None:

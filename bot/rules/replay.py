@@ -34,6 +34,7 @@ from typing import Any, Final, Generic, TypeVar
 from bot.errors import UserError
 from bot.rules import aliensrl, dice
 from bot.rules import dnd35 as dnd
+from bot.rules import encounter as fight
 from bot.rules import star_frontiers as sf
 from bot.rules.collector import uncollected
 from bot.rules.dice import DiceSource
@@ -941,9 +942,66 @@ ALIENS_SHOT: Final[Kind[AliensShot, aliensrl.Shot]] = Kind(
     ALIENS_SHOT_TYPED,
 )
 
+
+def _dnd_initiative(*sources: str, feat: bool = False) -> Callable[[fight.InitiativeInput], object]:
+    """A D&D newcomer's typed initiative option as its checks reflect it; None for Star Frontiers (it ignores them).
+
+    The sum of the modifiers from `sources`, or with `feat` whether they carry Improved Initiative. Every newcomer
+    of one command took the same option: if their checks disagree, no typed value matches.
+    """
+
+    def read(asked: fight.InitiativeInput) -> object:
+        if asked.ruleset != fight.DND:
+            return None
+        found = {
+            any(m.source == fight.IMPROVED for m in r.modifiers)
+            if feat
+            else sum(m.value for m in r.modifiers if m.source in sources)
+            for r in asked.rollers
+        }
+        return found.pop() if len(found) == 1 else f"several values: {sorted(found)}"
+
+    return read
+
+
+def _initiative(
+    command: str, typed: Mapping[str, Callable[[fight.InitiativeInput], object]] | None = None
+) -> Kind[fight.InitiativeInput, fight.Initiative]:
+    """The encounter tracker's initiative, rolled by `command` ("encounter next" is kind "encounter.next")."""
+    return Kind(
+        command.replace(" ", "."),
+        command,
+        fight.InitiativeInput,
+        fight.roll_initiative,
+        fight.Initiative.to_dict,
+        dict(typed or {}),
+    )
+
+
+# The tracker's initiative: a round's by Next (by a removal that ends a Star Frontiers round too), a newcomer's
+# by join and add in a fight under way. One kind per command, as a fair log names each roll's command.
+# Typed options their input reflects: a quick creature's `initiative` is its own source, a character's the
+# "other" modifier (left out when 0); Star Frontiers reads neither (its RS may be a character's, so it is not
+# compared), and a round's roll has no such options.
+INITIATIVE: Final[dict[str, Kind[fight.InitiativeInput, fight.Initiative]]] = {
+    "encounter next": _initiative("encounter next"),
+    "encounter join": _initiative(
+        "encounter join",
+        {"initiative_bonus": _dnd_initiative(fight.OTHER), "improved_initiative": _dnd_initiative(feat=True)},
+    ),
+    "encounter add": _initiative(
+        "encounter add",
+        {
+            "initiative": _dnd_initiative(fight.OTHER, fight.QUICK_INITIATIVE),
+            "improved_initiative": _dnd_initiative(feat=True),
+        },
+    ),
+    "encounter remove": _initiative("encounter remove"),
+}
+
 KINDS: Final[dict[str, Kind[Any, Any]]] = {
     kind.name: kind for kind in (DICE, DND_ATTACK, DND_FULL_ATTACK, SF_SHOT, SF_MELEE, ALIENS_SHOT)
-}
+} | {kind.name: kind for kind in INITIATIVE.values()}
 
 
 def roll(kind: Kind[I, R], inputs: I, rng: DiceSource) -> Proof[R]:

@@ -85,6 +85,10 @@ def test_the_registry_names_every_kind_once_with_its_command() -> None:
         "dice",
         "dnd.attack",
         "dnd.full-attack",
+        "encounter.add",
+        "encounter.join",
+        "encounter.next",
+        "encounter.remove",
         "sf.melee",
         "sf.shoot",
     ]
@@ -95,6 +99,10 @@ def test_the_registry_names_every_kind_once_with_its_command() -> None:
         "sf shoot",
         "sf melee",
         "aliens fire",
+        "encounter next",
+        "encounter join",
+        "encounter add",
+        "encounter remove",
     }
 
 
