@@ -455,19 +455,19 @@ async def log_drawn(
     drawn: Drawn[Any],
     *,
     result: dict[str, Any],
-    summary: str,
     rolled: Rolled = Rolled(),
 ) -> None:
     """Log a public roll that `draw` made and its command answers its own way (the encounter tracker's initiative).
 
-    The record `answer_roll` writes (`_record`), its fair proof included, logged before the answer is shown, as
-    there; the caller stamps its answer (`stamp`). If the log fails, the fair roll number keeps the reason.
+    The record `answer_roll` writes (`_record`), its fair proof and its kind's summary included, logged before the
+    answer is shown, as there; the caller stamps its answer (`stamp`). If the log fails, the fair roll number
+    keeps the reason.
     """
     record = _record(
         bot,
         interaction,
         result=result,
-        summary=summary,
+        summary=summary(drawn.proof.kind, drawn.proof.result, secret=False),
         dice=drawn.dice,
         command=None,
         rolled=rolled,

@@ -40,7 +40,7 @@ from bot.rules.names import name_key
 from bot.tree import given_options, report
 from bot.ui import encounter as ui
 from bot.ui import map as map_ui
-from bot.ui.embeds import clip, fit, history_text
+from bot.ui.embeds import clip, fit
 from cogs._audience import is_game_master, viewer
 from cogs._replay import NOT_FOUND, _without
 from cogs._shared import STRIKE, Drawn, Interaction, Rolled, character_choices, draw, find, guild_of, log_drawn, stamp
@@ -147,15 +147,6 @@ async def refresh_tracker(bot: DiceBot, guild_id: int, channel_id: int) -> None:
         log.info("Could not edit the tracker %s in channel %s: %s", record.tracker_id, channel_id, error)
 
 
-def initiative_summary(rolled: rules.Initiative) -> str:
-    """An initiative roll's /history line, from the roll alone (as a fair log's checker can make it again)."""
-    asked = rolled.asked
-    parts = ", ".join(f"{roller.name} {check.total}" for roller, check in rolled.in_order())
-    if asked.entering:
-        return history_text(f"Initiative on entering {asked.encounter}, round {asked.round}: {parts}")
-    return history_text(f"Initiative, {asked.encounter} round {asked.round}: {parts}")
-
-
 @contextlib.contextmanager
 def _no_hidden_roll(interaction: Interaction) -> Iterator[None]:
     """While the dice are taken: `/encounter add`'s `hidden` hides hit points, it does not make a hidden roll.
@@ -222,7 +213,6 @@ async def log_initiative(interaction: Interaction, drawn: Drawn[rules.Initiative
         interaction,
         drawn,
         result=drawn.proof.outcome,
-        summary=initiative_summary(drawn.result),
         rolled=Rolled(ruleset=drawn.result.asked.ruleset),
     )
 

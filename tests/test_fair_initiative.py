@@ -212,7 +212,9 @@ async def test_a_fight_that_changed_while_initiative_was_drawn_refuses_and_its_n
 
     meanwhile(local, "encounter add", next_round)
     late = await local.command("encounter add", {"name": "Orc", "hp": 6})
-    assert late.ephemeral and late.embed["description"] == CHANGED_MEANWHILE
+    assert late.ephemeral and late.embed["description"] == (
+        f"{CHANGED_MEANWHILE}\n\nFair roll #2 went to this command; the session's log lists it as not answered."
+    )
     async with database.read() as session:
         fight = (
             await EncounterRepository(session).current(guild_id=int(DEFAULT_GUILD), channel_id=int(DEFAULT_CHANNEL))

@@ -433,6 +433,26 @@ UNREFLECTED: Final[dict[str, dict[str, str]]] = {
         "name": "quick mode's shooter as the answer names them; in a fight it picks the square the shot comes "
         "from, which the inputs hold (`field.origin`) but not the name",
     },
+    # The tracker's initiative (`INITIATIVE`): a round's roll has no options; a newcomer's rollers are named.
+    "encounter next": {},
+    "encounter remove": {"combatant": "who leaves; the roll is the next round's, of those who stay"},
+    "encounter join": {
+        "character": "which character joins: its name is the roller's, its Dex modifier a source of its check",
+        "side": "where it stands in a Star Frontiers fight by side, which rolls no newcomer's initiative",
+    },
+    "encounter add": {
+        "name": "the quick creatures' name, numbered by `count`: the rollers' names hold it as made unique",
+        "character": "which character joins: its name is the roller's, its Dex modifier a source of its check",
+        "count": "how many quick creatures: one roller each, but a character ignores it",
+        "hp": "hit points, which initiative does not read",
+        "ac": "Armor Class, which initiative does not read",
+        "rs": "a quick creature's RS, its IM and tiebreak; a character's RS is its sheet's, so it is not compared",
+        "rw": "a weapon score, which initiative does not read",
+        "mw": "a weapon score, which initiative does not read",
+        "rank": "an AliensRL skill rank; AliensRL rolls no initiative",
+        "side": "which side it fights on, which a newcomer's check does not read",
+        "hidden": "whether its hit points are hidden, which initiative does not read",
+    },
 }
 
 
@@ -944,7 +964,7 @@ ALIENS_SHOT: Final[Kind[AliensShot, aliensrl.Shot]] = Kind(
 
 
 def _dnd_initiative(*sources: str, feat: bool = False) -> Callable[[fight.InitiativeInput], object]:
-    """A D&D newcomer's typed initiative option as its checks reflect it; None for Star Frontiers (it ignores them).
+    """A D&D newcomer's typed initiative option as its checks reflect it; UNKNOWN for Star Frontiers (it ignores them).
 
     The sum of the modifiers from `sources`, or with `feat` whether they carry Improved Initiative. Every newcomer
     of one command took the same option: if their checks disagree, no typed value matches.
@@ -952,14 +972,14 @@ def _dnd_initiative(*sources: str, feat: bool = False) -> Callable[[fight.Initia
 
     def read(asked: fight.InitiativeInput) -> object:
         if asked.ruleset != fight.DND:
-            return None
-        found = {
+            return UNKNOWN
+        found: list[object] = [
             any(m.source == fight.IMPROVED for m in r.modifiers)
             if feat
             else sum(m.value for m in r.modifiers if m.source in sources)
             for r in asked.rollers
-        }
-        return found.pop() if len(found) == 1 else f"several values: {sorted(found)}"
+        ]
+        return found[0] if len(set(found)) == 1 else _Varies(found)
 
     return read
 

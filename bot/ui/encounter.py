@@ -62,6 +62,15 @@ def roll_text(roll: InitiativeRoll) -> str:
     return text
 
 
+def initiative_line(rolled: rules.Initiative) -> str:
+    """An initiative roll in one line, from the roll alone: its /history line and fair log summary (`summaries`)."""
+    asked = rolled.asked
+    parts = ", ".join(f"{roller.name} {check.total}" for roller, check in rolled.in_order())
+    if asked.entering:
+        return f"Initiative on entering {asked.encounter}, round {asked.round}: {parts}"
+    return f"Initiative, {asked.encounter} round {asked.round}: {parts}"
+
+
 def side_text(side: SideInitiative) -> str:
     """A Star Frontiers side's initiative: its roll, whose modifier, and its best RS for ties; or why it has none."""
     if side.roll is None:

@@ -10,11 +10,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Final
 
-from bot.rules import aliensrl, dice, dnd35, star_frontiers
+from bot.rules import aliensrl, dice, dnd35, encounter, star_frontiers
 from bot.ui.aliensrl import shot_history
 from bot.ui.dice import roll_history
 from bot.ui.dnd35 import full_attack_total, headline
 from bot.ui.embeds import history_text
+from bot.ui.encounter import initiative_line
 from bot.ui.star_frontiers import attack_history
 
 
@@ -38,6 +39,10 @@ def _aliens_shot(result: aliensrl.Shot, secret: bool) -> str:
     return shot_history(result)
 
 
+def _initiative(result: encounter.Initiative, secret: bool) -> str:
+    return initiative_line(result)  # the tracker shows every check to the channel: nothing in it is secret
+
+
 SUMMARIES: Final[dict[str, Callable[[Any, bool], str]]] = {
     "dice": _dice,
     "dnd.attack": _dnd_attack,
@@ -45,6 +50,10 @@ SUMMARIES: Final[dict[str, Callable[[Any, bool], str]]] = {
     "sf.shoot": _sf_attack,
     "sf.melee": _sf_attack,
     "aliens.fire": _aliens_shot,
+    "encounter.next": _initiative,
+    "encounter.join": _initiative,
+    "encounter.add": _initiative,
+    "encounter.remove": _initiative,
 }
 
 
