@@ -12,16 +12,18 @@ hits again, and the log, which binds every number to its interaction, shows one 
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
 import random
+import sys
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from sqlalchemy import select
 
-from bot.db.fair import Session, SessionDice
+from bot.db.fair import STILL_RUNNING, FairRepository, Session, SessionDice
 from bot.db.models import FairRollTaken, FairSession
 from bot.local import payloads
 from bot.local.driver import LocalDiscord
@@ -194,3 +196,64 @@ async def test_a_failed_fair_roll_tells_its_author_which_number_went_unanswered(
     )
     after = await local.command("roll", {"expression": "1d20"})
     assert after.embed["footer"]["text"].startswith("Fair roll #2 ")
+
+
+async def test_a_reveal_racing_rolls_in_flight_logs_exactly_what_the_channel_saw(
+    local: LocalDiscord, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Finding: a reveal among rolls in flight listed answered rolls as "never shown" (82 of 224 in one run).
+
+    Twenty rolls take their numbers, then are slow to log (as under load); the reveal comes meanwhile. It waits
+    for them (here 1 s instead of 10): those logged in time are in the log as rolls, and were shown; the one that
+    outlasts the wait is refused, its author told so, and the log lists it as unanswered. Nothing the channel saw
+    is missing, and nothing the log lists as rolled went unseen.
+    """
+    local.bot.dice = NoDice()
+    local.timeout = 60.0  # every exchange waits for the others
+    # The cog as the bot loaded it (an extension is a module of its own, not the one this file imported).
+    monkeypatch.setattr(sys.modules[type(local.bot.get_cog("Fair")).__module__], "SETTLE_SECONDS", 1.0)
+    logging = local.bot.log_roll
+
+    async def slow(record: Any) -> None:
+        await asyncio.sleep(3.0 if record.fair_roll == 7 else 0.3)
+        await logging(record)
+
+    monkeypatch.setattr(local.bot, "log_roll", slow)
+    commitment = await start(local)
+    rolls = [
+        asyncio.create_task(
+            local.command("roll", {"expression": "3d6"}) if n % 2 else local.command("dnd attack", ATTACK)
+        )
+        for n in range(20)
+    ]
+    for _ in range(500):  # until every roll has its number
+        async with local.bot.database.read() as db:
+            running = await FairRepository(db).latest(int(local.actor.channel_id))
+        if running is not None and running.next_roll > 20:
+            break
+        await asyncio.sleep(0.01)
+    revealed = await local.command("fair reveal")
+    answers = await asyncio.gather(*rolls)
+    log = parse_log(revealed.files[filename(commitment)])
+    assert check_log(log).ok
+
+    shown = {}
+    refused = []
+    for answer in answers:
+        footer = (answer.embed.get("footer") or {}).get("text", "")
+        if footer.startswith("Fair roll #"):
+            shown[int(footer.removeprefix("Fair roll #").split()[0])] = answer
+        else:
+            assert answer.ephemeral and "revealed before this roll could be logged" in answer.embed["description"]
+            refused.append(answer)
+    logged = {r.roll: r for r in log.rolls if isinstance(r, LogRoll)}
+    assert len(shown) == 19 and len(refused) == 1 and log.last_roll == 20
+    assert set(logged) == set(shown)  # what the channel saw, exactly
+    assert all(logged[n].interaction_id == int(a.payload["id"]) for n, a in shown.items())
+    [late] = [r for r in log.rolls if isinstance(r, Unanswered)]
+    assert late.roll == 7 and late.reason == STILL_RUNNING and late.interaction_id == int(refused[0].payload["id"])
+    assert (
+        refused[0]
+        .embed["description"]
+        .endswith("Fair roll #7 went to this command; the session's log lists it as not answered.")
+    )
