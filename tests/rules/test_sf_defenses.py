@@ -577,6 +577,7 @@ def test_a_log_from_before_defenses_reads_with_the_defaults() -> None:
 
 def test_the_answer_shows_each_defense_as_a_step() -> None:
     from bot.ui.star_frontiers import attack_answer
+    from bot.ui.summaries import summary
 
     attack = shot("Laser pistol", 30, target("albedo suit", "albedo screen"), LASER_3)
     result = roll(attack, [20, 4, 5, 6])
@@ -587,29 +588,31 @@ def test_the_answer_shows_each_defense_as_a_step() -> None:
     assert lines[3].startswith("Defense 7 → **3**†: albedo screen halves laser damage, the half point dropped")
     fields = {f.name: f.value for f in answer.full.fields}
     assert fields["Target"] == "Kira: albedo suit, albedo screen"
-    assert answer.history.endswith("Hit: 3 damage (after albedo suit, albedo screen)")
+    assert summary("sf.shoot", result, secret=False).endswith("Hit: 3 damage (after albedo suit, albedo screen)")
     assert "†" not in (answer.compact.description or "")
 
 
 def test_the_answer_to_a_stopped_hit_and_a_stun() -> None:
     from bot.ui.star_frontiers import attack_answer, odds_embed
+    from bot.ui.summaries import summary
 
     stopped = shot("Needler pistol", 10, target("skeinsuit"))
     answer = attack_answer(roll(stopped, [1]), sf.odds(stopped), attacker="Ash")
     assert (answer.full.description or "").startswith("**Hit, stopped**: 01 is 01-05: always a hit (§3); the skeinsuit")
-    assert answer.history.endswith("Hit, stopped by the skeinsuit")
+    assert summary("sf.shoot", roll(stopped, [1]), secret=False).endswith("Hit, stopped by the skeinsuit")
     embed = odds_embed(
         sf.odds(stopped), sf.attack_steps(stopped), title="Odds", variants=EXPANDED, target=stopped.defender
     )
     assert "but the skeinsuit stops every hit" in (embed.description or "")
 
     stun = shot("Electrostunner", 3, target(stamina=37), STUN)
-    answer = attack_answer(roll(stun, [20, 41, 77]), sf.odds(stun), attacker="Ash")
+    stunned = roll(stun, [20, 41, 77])
+    answer = attack_answer(stunned, sf.odds(stun), attacker="Ash")
     lines = (answer.full.description or "").split("\n")
     assert lines[1] == (
         "**Stunned for 77 turns**: the target's d100 41 is over its Stamina 37, out for d100 turns (§11 item 5)"
     )
-    assert answer.history.endswith("Hit; stunned 77 turns")
+    assert summary("sf.shoot", stunned, secret=False).endswith("Hit; stunned 77 turns")
     assert "stunned 31.5%" in {f.name: f.value for f in answer.full.fields}["Odds before the roll"]
     embed = odds_embed(sf.odds(stun), sf.attack_steps(stun), title="Odds", variants=EXPANDED, target=stun.defender)
     assert "stunned **31.5%**" in (embed.description or "") and "no damage" in (embed.description or "")
