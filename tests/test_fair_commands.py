@@ -227,7 +227,7 @@ async def test_reveal_attaches_a_log_that_verifies_offline(
         f"roll 2: MISMATCH draw 1: the replay draws 1..20 and gets {face}, the log says 1..20 and {face % b + 1}"
         in lines
     )
-    assert lines[2].startswith("signature: MISMATCH: the log is not the one the bot signed at the reveal")
+    assert lines[3].startswith("roll 2: MISMATCH it is not the entry the bot signed: it hashes to ")
     assert lines[-1] == "summary: MISMATCH: 2 problems found; the log does not prove its rolls."
 
     document["rolls"][1]["draws"][0][2] = face

@@ -3,12 +3,14 @@
 The session is played through the bot (every kind of roll, a character's full attack, a mistyped command, a
 private roll), revealed, and its log then doctored one way at a time: a face, a range, draws inserted or
 removed, an outcome, typed options, inputs (a character's numbers among them), a roll number skipped or
-repeated, rolls reordered or moved to another number.
+repeated, rolls reordered or moved to another number; and what no replay decides (a reason, an author, a seal, a
+public roll relabelled private, a number filled with a private roll), which each entry's digest names.
 """
 
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -181,6 +183,58 @@ def roll_past_the_last(d: Document) -> None:
     d["rolls"].append({**copy.deepcopy(d["rolls"][0]), "roll": 9})
 
 
+# Edits that break no rule of the file and no replay: before each entry carried its digest, only the signature
+# caught them, on a line that named no roll.
+
+
+def rewritten_reason(d: Document) -> None:
+    d["rolls"][2]["unanswered"] = "the command failed (internal error)"
+
+
+def changed_author(d: Document) -> None:
+    """A roll given to another player: the interaction and the dice stay, so no replay can tell."""
+    d["rolls"][1]["user_id"] = "200000000000000009"
+
+
+def relabelled_private(d: Document) -> None:
+    """A public roll made private after the fact, its fields nulled and a seal made up: only its faces are checked."""
+    d["rolls"][0] |= dict.fromkeys(("options", "input", "outcome", "summary"))
+    d["rolls"][0] |= {"private": True, "sealed": {"commitment": "ab" * 32}}
+
+
+def answered_privately(d: Document) -> None:
+    """An unanswered number filled with a private roll whose face does come from the seed and its interaction."""
+    gap = d["rolls"][2]
+    dice = FairDice(seed_from_hex(d["session"]["seed"]), 3, interaction_id=int(gap["interaction_id"]))
+    dice.randint(1, 20)
+    d["rolls"][2] = {
+        "roll": 3,
+        "interaction_id": gap["interaction_id"],
+        "command": "roll",
+        "options": None,
+        "user_id": gap["user_id"],
+        "private": True,
+        "hidden": False,
+        "kind": "dice",
+        "input": None,
+        "draws": [list(draw) for draw in dice.draws],
+        "outcome": None,
+        "summary": None,
+        "sealed": {"commitment": "cd" * 32},
+        "digest": gap["digest"],
+    }
+
+
+def changed_seal(d: Document) -> None:
+    d["rolls"][7]["sealed"]["commitment"] = "ef" * 32
+
+
+def changed_private_kind(d: Document) -> None:
+    d["rolls"][7]["kind"] = "dnd.attack"
+
+
+UNSIGNED = "MISMATCH it is not the entry the bot signed: it hashes to "
+
 FORGERIES: list[tuple[Callable[[Document], None], int, str]] = [
     (changed_face, 1, "draw 1: the replay draws 1..6 and gets"),
     (changed_range, 2, "draw 1: the replay draws 1..20 and gets"),
@@ -201,11 +255,22 @@ FORGERIES: list[tuple[Callable[[Document], None], int, str]] = [
     (removed_roll, 2, "MISSING"),
     (reordered_rolls, 1, "out of order: listed after roll 2"),
     (repeated_roll, 1, "listed twice"),
-    # Each roll's dice follow from its interaction, which moves with it: only the signature sees the swap, and
-    # the swap gains nothing (every roll still replays to its own faces and outcome).
-    (moved_roll, 0, "signature: MISMATCH"),
+    # Each roll's dice follow from its interaction, which moves with it, so the swap gains nothing: every roll
+    # still replays to its own faces and outcome. The roll numbers are in the entries' digests, so both are
+    # named; a forger who rewrote the two digests as well would fail only the signature, as the order the bot
+    # signed the entries in is in the signature alone (and the swap would still gain nothing).
+    (moved_roll, 1, UNSIGNED),
     (roll_past_the_last, 9, "past the session's last roll number, 8"),
+    (rewritten_reason, 3, UNSIGNED),
+    (changed_author, 2, UNSIGNED),
+    (relabelled_private, 1, UNSIGNED),
+    (answered_privately, 3, UNSIGNED),
+    (changed_seal, 8, UNSIGNED),
+    (changed_private_kind, 8, UNSIGNED),
 ]
+# The forgeries that move, drop or repeat whole entries, each as the bot signed it: the list of digests is not
+# the one signed, so the signature fails; the others edit an entry in place, whose digest then names it.
+MOVED = {skipped_number, removed_roll, reordered_rolls, repeated_roll}
 
 
 @pytest.mark.parametrize(("forge", "roll", "says"), FORGERIES, ids=[f.__name__ for f, _, _ in FORGERIES])
@@ -220,13 +285,48 @@ def test_a_forged_log_is_rejected_naming_the_roll(
     forge(exported)
     code, lines = verify(capsys, tmp_path, exported)
     assert code == 1, lines
-    if roll == 0:
-        named = [line for line in lines if line.startswith("signature: ")]
+    named = [line for line in lines if line.startswith(f"roll {roll}: ") and ("MISMATCH" in line or "MISSING" in line)]
+    assert any(says in line for line in named), lines
+    if forge in MOVED:
+        assert "signature: MISMATCH: the log is not the one the bot signed at the reveal" in "\n".join(lines)
     else:
-        named = [
-            line for line in lines if line.startswith(f"roll {roll}: ") and ("MISMATCH" in line or "MISSING" in line)
-        ]
-    assert named and says in named[0], lines
-    assert "signature: MISMATCH: the log is not the one the bot signed at the reveal" in "\n".join(lines)
+        assert f"roll {roll}: {UNSIGNED}" in "\n".join(lines), lines
     assert lines[-1].startswith("summary: MISMATCH"), lines
     assert not any(line.startswith("summary: ok") for line in lines)
+
+
+def test_what_breaks_no_other_rule_is_named_by_its_digest_alone(
+    exported: Document, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Finding: an edit no seed or replay decides failed only the signature, on a line that named no roll."""
+    forgeries = [(rewritten_reason, 3), (changed_author, 2), (relabelled_private, 1), (answered_privately, 3)]
+    forgeries += [(changed_seal, 8), (changed_private_kind, 8)]
+    for forge, roll in forgeries:
+        document = copy.deepcopy(exported)
+        forge(document)
+        code, lines = verify(capsys, tmp_path, document)
+        assert code == 1, lines
+        assert [line.partition(" it hashes")[0] for line in lines[:-1] if "MISMATCH" in line] == [
+            f"roll {roll}: MISMATCH it is not the entry the bot signed:",
+        ], (forge.__name__, lines)
+        signature = next(line for line in lines if line.startswith("signature: "))
+        assert signature.startswith("signature: ok for the entries' digests as the file lists them, but"), lines
+
+
+def test_a_digest_rewritten_to_match_fails_the_signature(
+    exported: Document, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """An editor who also rewrote the entry's digest changed what the bot signed: the signature says so."""
+    for forge, roll in [(rewritten_reason, 3), (changed_author, 2), (relabelled_private, 1), (changed_face, 1)]:
+        document = copy.deepcopy(exported)
+        forge(document)
+        entry = document["rolls"][roll - 1]
+        unsigned = {k: v for k, v in entry.items() if k != "digest"}
+        entry["digest"] = hashlib.sha256(
+            json.dumps(unsigned, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode("ascii")
+        ).hexdigest()
+        code, lines = verify(capsys, tmp_path, document)
+        assert code == 1, lines
+        assert not any(UNSIGNED in line for line in lines), lines
+        assert "signature: MISMATCH: the log is not the one the bot signed at the reveal" in "\n".join(lines)
+        assert lines[-1].startswith("summary: MISMATCH"), lines

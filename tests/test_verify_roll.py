@@ -102,9 +102,21 @@ def public_form(entry: dict[str, Any]) -> dict[str, Any]:
     return closed
 
 
+def entry_digest(entry: dict[str, Any]) -> str:
+    """An entry's `digest`: the SHA-256 of its public form's canonical JSON, without the digest itself."""
+    return sha256(canon({k: v for k, v in public_form(entry).items() if k != "digest"})).hex()
+
+
+def with_digest(entry: dict[str, Any]) -> dict[str, Any]:
+    """The entry with its `digest` (last, as the bot writes it), as an editor who knows the rule would write it."""
+    return {k: v for k, v in entry.items() if k != "digest"} | {"digest": entry_digest(entry)}
+
+
 def log_digest(session: dict[str, Any], rolls: list[dict[str, Any]]) -> bytes:
+    """What the signature signs: the session without its signature, and the entries' digests in order."""
     unsigned = {k: v for k, v in session.items() if k != "signature"}
-    return sha256(canon({"domain": "rules-dice-bot/fair-log/4", "session": unsigned, "rolls": rolls}))
+    digests = [entry["digest"] for entry in rolls]
+    return sha256(canon({"domain": "rules-dice-bot/fair-log/4", "session": unsigned, "rolls": digests}))
 
 
 SEED = bytes.fromhex("5e" * 32)
@@ -159,7 +171,7 @@ def make_log(seed: bytes = SEED, secret: bytes = SECRET, *, opened: bool = False
     """A revealed layout-4 session of 6 numbers, signed: its public copy, or the copy with every seal opened."""
     key = signing_key(secret)
     commitment = session_commitment(seed, key)
-    rolls = [
+    made = [
         roll_entry(seed, commitment, 1, MESSAGE + 11, [(1, 6)] * 3),
         roll_entry(seed, commitment, 2, MESSAGE + 25, [(1, 20), (1, 8)], sealed=True),
         roll_entry(seed, commitment, 3, MESSAGE + 31, [(1, 10)] * 2, private=True),
@@ -167,6 +179,7 @@ def make_log(seed: bytes = SEED, secret: bytes = SECRET, *, opened: bool = False
         roll_entry(seed, commitment, 5, MESSAGE + 52, [(1, 100)], private=True, hidden=True),
         roll_entry(seed, commitment, D20_ROLL, MESSAGE + 60, [(1, 20)]),
     ]
+    rolls = [with_digest(entry) for entry in made]
     session = {
         "commitment": commitment,
         "seed": seed.hex(),
@@ -308,6 +321,10 @@ def edited(key: str, value: Any) -> Callable[[dict[str, Any]], None]:
     return edit
 
 
+def other_seal(entry: dict[str, Any]) -> None:
+    entry["sealed"]["commitment"] = "ab" * 32
+
+
 def extra_key(entry: dict[str, Any]) -> None:
     entry["note"] = "trust me"
 
@@ -315,6 +332,7 @@ def extra_key(entry: dict[str, Any]) -> None:
 def answered_from_the_seed(entry: dict[str, Any]) -> None:
     # An unanswered number filled with a roll whose faces do come from the seed and its interaction.
     made_up = roll_entry(SEED, "", entry["roll"], int(entry["interaction_id"]), [(1, 20)])
+    made_up["digest"] = entry["digest"]
     entry.clear()
     entry.update(made_up)
 
@@ -324,6 +342,7 @@ TWICE = "the key 'hidden' is given twice"
 
 
 # forgery: (the roll it forges, how, the start of the line that must name it).
+UNSIGNED = "it is not the entry the bot signed: it was changed since the reveal (it does not hash to its digest)"
 EARLY = "is not after the message that posted the commitment"
 ROLL_FORGERIES: dict[str, tuple[int, Callable[[dict[str, Any]], None], str]] = {
     "changed face": (1, other_face, "roll 1 MISMATCH: draw 1"),
@@ -331,16 +350,18 @@ ROLL_FORGERIES: dict[str, tuple[int, Callable[[dict[str, Any]], None], str]] = {
     "burnt dummy draw": (D20_ROLL, burnt_draw, f"roll {D20_ROLL} MISMATCH: draw 2: 1..20 gives"),
     "shifted range of a sealed roll": (2, shifted_range, "roll 2 MISMATCH: draw 1: 19..38 gives"),
     "face of a hidden roll": (5, other_face, "roll 5 MISMATCH: draw 1"),
-    "public roll relabelled private": (1, relabelled_private, "signature MISMATCH"),
-    "summary edited": (D20_ROLL, edited("summary", "1d20 = 20 Critical hit!"), "signature MISMATCH"),
-    "outcome edited": (D20_ROLL, edited("outcome", {"total": 20}), "signature MISMATCH"),
-    "options edited": (1, edited("options", {"expression": "3d6+5"}), "signature MISMATCH"),
+    "public roll relabelled private": (1, relabelled_private, f"roll 1 MISMATCH: {UNSIGNED}"),
+    "summary edited": (D20_ROLL, edited("summary", "1d20 = 20 Critical hit!"), f"roll {D20_ROLL} MISMATCH: {UNSIGNED}"),
+    "outcome edited": (D20_ROLL, edited("outcome", {"total": 20}), f"roll {D20_ROLL} MISMATCH: {UNSIGNED}"),
+    "options edited": (1, edited("options", {"expression": "3d6+5"}), f"roll 1 MISMATCH: {UNSIGNED}"),
+    "author changed": (D20_ROLL, edited("user_id", "200000000000000009"), f"roll {D20_ROLL} MISMATCH: {UNSIGNED}"),
+    "seal changed": (2, other_seal, "roll 2 MISMATCH: "),  # the opened copy's seal check names it first
     "unanswered reason rewritten": (
         4,
         edited("unanswered", "the bot stopped before it answered"),
-        "signature MISMATCH",
+        f"roll 4 MISMATCH: {UNSIGNED}",
     ),
-    "unanswered number answered from the seed": (4, answered_from_the_seed, "signature MISMATCH"),
+    "unanswered number answered from the seed": (4, answered_from_the_seed, f"roll 4 MISMATCH: {UNSIGNED}"),
     "interaction id at the commitment": (
         1,
         edited("interaction_id", str(MESSAGE)),
@@ -372,25 +393,64 @@ def test_a_forged_roll_is_named(tmp_path: Path, forgery: str, opened: bool) -> N
     code, lines = check(tmp_path, document)
     assert code == 1, lines
     assert any(printed.startswith(line) for printed in lines), lines
-    # The signature covers every entry's public form, so it catches each of these too.
-    assert "signature MISMATCH: this is not the file the bot signed at the reveal" in lines
+    # Each edits one entry in place: the list of digests the bot signed is intact, so the signature holds, and
+    # it is the entry's own digest (or a rule broken before it is checked) that names the roll.
+    assert "signature ok" in lines
 
 
-def test_only_the_signature_catches_what_no_seed_decides(tmp_path: Path) -> None:
-    """Finding: a rewritten reason, a made-up roll, a relabelled roll, edited outcomes passed; now the signature fails.
+NO_SEED_DECIDES = (
+    "public roll relabelled private",
+    "summary edited",
+    "author changed",
+    "unanswered reason rewritten",
+    "unanswered number answered from the seed",
+)
 
-    The checker cannot tell these from genuine entries by themselves: every roll line says ok, and the one line that
-    fails is the signature's. That is what a signature is for.
+
+@pytest.mark.parametrize("opened", [False, True], ids=["public copy", "opened copy"])
+def test_what_no_seed_decides_is_named_by_its_digest(tmp_path: Path, opened: bool) -> None:
+    """Finding: a rewritten reason, a made-up roll, a relabelled roll, edited outcomes failed only the signature.
+
+    The checker cannot tell these from genuine entries by their rules, faces or seals: what names each is that
+    the entry no longer hashes to the digest the bot signed for it.
     """
-    for forgery in ("public roll relabelled private", "summary edited", "unanswered number answered from the seed"):
+    for forgery in NO_SEED_DECIDES:
         number, forge, _ = ROLL_FORGERIES[forgery]
-        document = make_log()
+        document = make_log(opened=opened)
         forge(document["rolls"][number - 1])
+        code, lines = check(tmp_path, document)
+        assert code == 1
+        assert [line for line in lines if "MISMATCH" in line] == [f"roll {number} MISMATCH: {UNSIGNED}"], forgery
+
+
+@pytest.mark.parametrize("opened", [False, True], ids=["public copy", "opened copy"])
+def test_a_digest_rewritten_to_match_fails_the_signature(tmp_path: Path, opened: bool) -> None:
+    """An editor who also rewrote the entry's digest changed what the bot signed: only the signature can say so."""
+    for forgery in NO_SEED_DECIDES:
+        number, forge, _ = ROLL_FORGERIES[forgery]
+        document = make_log(opened=opened)
+        forge(document["rolls"][number - 1])
+        document["rolls"][number - 1] = with_digest(document["rolls"][number - 1])
         code, lines = check(tmp_path, document)
         assert code == 1
         assert [line for line in lines if "MISMATCH" in line] == [
             "signature MISMATCH: this is not the file the bot signed at the reveal"
         ], forgery
+
+
+def test_a_digest_edited_alone_is_named(tmp_path: Path) -> None:
+    document = make_log()
+    document["rolls"][2]["digest"] = "00" * 32
+    code, lines = check(tmp_path, document)
+    assert code == 1 and f"roll 3 MISMATCH: {UNSIGNED}" in lines
+    assert "signature MISMATCH: this is not the file the bot signed at the reveal" in lines
+
+
+def test_an_upper_case_digest_passes(tmp_path: Path) -> None:
+    document = make_log(opened=True)
+    for entry in document["rolls"]:
+        entry["digest"] = entry["digest"].upper()
+    assert check(tmp_path, document) == (0, ok_lines(document))
 
 
 def test_an_opened_seal_with_another_salt_is_named(tmp_path: Path) -> None:

@@ -5,13 +5,14 @@ python verify_roll.py fair-session-....json [--commitment HEX]  checks the log /
 python verify_roll.py SEED_HEX ROLL_NUMBER SIDES [SIDES ...] [--interaction ID]  prints a roll's faces; SIDES
     is 20 for a d20, or LOW..HIGH, in the log's order; ID is the roll's interaction id (a layout-4 log).
 
-A layout-4 log proves: the file is the one the bot signed at the reveal, with a key committed in the commitment;
-every face follows from the seed and the interaction; every seal the copy opens opens; each number 1..last_roll
-is listed once, in order, each interaction once and after the commitment was posted. Only the signature catches
-what no seed decides: an edited summary, outcome or options, a rewritten unanswered reason, a roll made up for an
-unanswered number, a public roll relabelled private. It does not replay the rules (that the ranges, draws and
-outcome are what the command asked for): `python -m bot verify` does. A legacy log (versions 1-3, commitment =
-SHA-256 of the seed) proves less: nothing signs it, so only its faces, numbers and opened seals are checked.
+A layout-4 log proves: each entry is the one the bot signed at the reveal (the signature, by a key the commitment
+covers, signs the list of the entries' digests: the SHA-256 of each entry's public form); every face follows from
+the seed and the interaction; every seal the copy opens opens; each number 1..last_roll is listed once, in order,
+each interaction once and after the commitment was posted. An entry edited since (a summary, outcome, options, an
+unanswered reason, a public roll relabelled private) fails its digest, or, if that was rewritten too, the signature.
+It does not replay the rules (that the ranges, draws and outcome are what the command asked for): `python -m bot
+verify` does. A legacy log (versions 1-3, commitment = SHA-256 of the seed) proves less: nothing signs it, so only
+its faces, numbers and opened seals are checked.
 """
 
 import datetime
@@ -22,7 +23,7 @@ import json
 import sys
 from collections import Counter
 
-ENTRY = {"roll", "interaction_id", "user_id", "command"}
+ENTRY = {"roll", "interaction_id", "user_id", "command", "digest"}
 ROLL = ENTRY | {"private", "hidden", "kind", "options", "input", "draws", "outcome", "summary", "sealed"}
 BAD = (ValueError, KeyError, TypeError, AttributeError, IndexError, RecursionError)  # what malformed files raise
 problems = []
@@ -61,12 +62,12 @@ def signs(signature, digest, key):
     return len(ends) == 67 and sha(b"rules-dice-bot/wots\n", *ends).hex() == key
 
 
-def public(e):
-    """The entry as the public copy has it, which is what the bot signed: an opened seal closed again."""
-    if "unanswered" in e or "salt" not in (e.get("sealed") or {}):
-        return e
-    hide = ("input", "outcome", "options", "summary")[: 4 if e["private"] else 2]
-    return e | dict.fromkeys(hide) | {"sealed": {"commitment": e["sealed"]["commitment"]}}
+def digest(e):
+    """What the entry's `digest` must be: the SHA-256 of its public form (an opened seal closed again), less it."""
+    if "salt" in (e.get("sealed") or {}):
+        hide = ("input", "outcome", "options", "summary")[: 4 if e["private"] else 2]
+        e = e | dict.fromkeys(hide) | {"sealed": {"commitment": e["sealed"]["commitment"]}}
+    return sha(canon({k: v for k, v in e.items() if k != "digest"})).hex()
 
 
 def strict(pairs):
@@ -169,9 +170,9 @@ try:
 except (OSError, EOFError, *BAD) as error:
     mismatch("log", f"not a fair-session log: {error}")
     sys.exit(1)
-if layout == 4:  # the signed digest: the session without its signature, and each entry's public form
+if layout == 4:  # the signed digest: the session without its signature, and the entries' digests as listed
     try:
-        signed = {"domain": "rules-dice-bot/fair-log/4", "rolls": [public(e) for e in rolls]}
+        signed = {"domain": "rules-dice-bot/fair-log/4", "rolls": [e["digest"].lower() for e in rolls]}
         signed["session"] = {k: v for k, v in session.items() if k != "signature"}
         ok = signs(session["signature"], sha(canon(signed)), session["signing_key"])
     except BAD:
@@ -184,6 +185,8 @@ seen = {}
 for n, e in enumerate(rolls, start=1):
     try:
         why = problem(e, n, layout, session, seen) or (f"beyond last_roll {last}" if layout > 1 and n > last else None)
+        if not why and layout == 4 and digest(e) != e["digest"].lower():
+            why = "it is not the entry the bot signed: it was changed since the reveal (it does not hash to its digest)"
     except BAD as error:
         why = f"not a roll or an unanswered number: {error!r}"
     if why:

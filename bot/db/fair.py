@@ -496,7 +496,10 @@ def decode_log(raw: RawLog, viewer: Viewer = ANYONE) -> FairLog:
 
 
 def log_digest(raw: RawLog) -> bytes:
-    """What a closed version 4 session's signature signs (`bot.rules.fair_log.signed_digest`); off the loop."""
+    """What a closed version 4 session's signature signs (`bot.rules.fair_log.signed_digest`); off the loop.
+
+    The session and each entry's digest, the same for every copy of the log, public or opened.
+    """
     return signed_digest(log_json(decode_log(raw)))
 
 

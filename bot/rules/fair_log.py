@@ -51,6 +51,14 @@ must hash, with its salt, to its commitment, and then it is replayed like any ot
 is the same for every copy of one session: an opened copy whose digest differs from the public copy's is not
 that session's.
 
+A version 4 log (a session whose commitment covers a signing key as well as the seed) adds `signing_key`,
+`commitment_message` and `signature` to `session`, and `interaction_id` (second) and `hidden` (after `private`)
+to its entries; each entry, answered or not, ends with `"digest": "<64 hex digits>"`, the SHA-256 of the
+canonical JSON (`canonical`) of the entry's public form (`public_form`) without its `digest`. The signature, made
+once at the reveal, signs `signed_digest`: the session and the list of those digests, in file order. So every
+copy (public, or opened) carries the same digests and signature; an entry edited since is named by its digest,
+and an edit that rewrote the digest to match fails the signature.
+
 Version 2 files (no `sealed`) are read and checked as they always were.
 
 Version 1 files (no `kind`, `input`, `outcome`, no unanswered entries) are still read and checked as before:
@@ -83,9 +91,9 @@ _SESSION_KEYS_V4: Final = _SESSION_KEYS | {"signing_key", "commitment_message", 
 _ROLL_KEYS_V1: Final = {"roll", "command", "options", "user_id", "private", "draws", "summary"}
 _ROLL_KEYS: Final = _ROLL_KEYS_V1 | {"kind", "input", "outcome"}
 _ROLL_KEYS_V3: Final = _ROLL_KEYS | {"sealed"}
-_ROLL_KEYS_V4: Final = _ROLL_KEYS_V3 | {"interaction_id", "hidden"}
+_ROLL_KEYS_V4: Final = _ROLL_KEYS_V3 | {"interaction_id", "hidden", "digest"}
 _UNANSWERED_KEYS: Final = {"roll", "unanswered", "command", "user_id"}
-_UNANSWERED_KEYS_V4: Final = _UNANSWERED_KEYS | {"interaction_id"}
+_UNANSWERED_KEYS_V4: Final = _UNANSWERED_KEYS | {"interaction_id", "digest"}
 LOG_DOMAIN: Final = "rules-dice-bot/fair-log/4"
 
 
@@ -283,25 +291,27 @@ def dump_log(log: FairLog) -> bytes:
 
 def _entry(roll: LogRoll | Unanswered, version: int) -> dict[str, Any]:
     bound = version >= BOUND
-    if isinstance(roll, Unanswered):
-        entry: dict[str, Any] = {"roll": roll.roll}
-        if bound:
-            entry["interaction_id"] = str(roll.interaction_id)
-        return entry | {"unanswered": roll.reason, "command": roll.command, "user_id": str(roll.user_id)}
-    entry = {"roll": roll.roll}
+    entry: dict[str, Any] = {"roll": roll.roll}
     if bound:
         entry["interaction_id"] = str(roll.interaction_id)
-    entry |= {"command": roll.command, "options": roll.options, "user_id": str(roll.user_id), "private": roll.private}
+    if isinstance(roll, Unanswered):
+        entry |= {"unanswered": roll.reason, "command": roll.command, "user_id": str(roll.user_id)}
+    else:
+        entry |= {"command": roll.command, "options": roll.options, "user_id": str(roll.user_id)}
+        entry["private"] = roll.private
+        if bound:
+            entry["hidden"] = roll.hidden
+        entry |= {
+            "kind": roll.kind,
+            "input": roll.inputs,
+            "draws": [list(d) for d in roll.draws],
+            "outcome": roll.outcome,
+            "summary": roll.summary,
+            "sealed": _sealed(roll.sealed),
+        }
     if bound:
-        entry["hidden"] = roll.hidden
-    return entry | {
-        "kind": roll.kind,
-        "input": roll.inputs,
-        "draws": [list(d) for d in roll.draws],
-        "outcome": roll.outcome,
-        "summary": roll.summary,
-        "sealed": _sealed(roll.sealed),
-    }
+        entry["digest"] = entry_digest(entry)  # last, so that each line reads as the entry, then its digest
+    return entry
 
 
 def public_form(entry: dict[str, Any]) -> dict[str, Any]:
@@ -315,13 +325,25 @@ def public_form(entry: dict[str, Any]) -> dict[str, Any]:
     return closed
 
 
-def signed_digest(document: dict[str, Any]) -> bytes:
-    """What a version 4 log's signature signs: the SHA-256 of its canonical JSON, every roll in its public form.
+def entry_digest(entry: dict[str, Any]) -> str:
+    """What a version 4 entry's `digest` is: the SHA-256 (hex) of the canonical JSON of its public form, less `digest`.
 
-    `document` is the file's JSON (`log_json`); the signature itself is left out of what it signs.
+    An opened copy's entry has its public copy's digest, as the salt and what it opens are left out.
+    """
+    public = {k: v for k, v in public_form(entry).items() if k != "digest"}
+    return hashlib.sha256(canonical(public)).hexdigest()
+
+
+def signed_digest(document: dict[str, Any]) -> bytes:
+    """What a version 4 log's signature signs: the session (less its signature) and every entry's `digest`.
+
+    The SHA-256 of the canonical JSON of {"domain": LOG_DOMAIN, "session": ..., "rolls": [each entry's `digest`,
+    in file order]}. `document` is the file's JSON (`log_json`): the digests are taken as the file gives them, so
+    an entry edited since the reveal is named by its own digest (`check_log`), and one whose digest was rewritten
+    to match fails the signature.
     """
     session = {k: v for k, v in document["session"].items() if k != "signature"}
-    rolls = [public_form(r) for r in document["rolls"]]
+    rolls = [str(r["digest"]).lower() for r in document["rolls"]]
     return hashlib.sha256(canonical({"domain": LOG_DOMAIN, "session": session, "rolls": rolls})).digest()
 
 
@@ -479,6 +501,8 @@ def _roll(index: int, entry: Any, version: int) -> LogRoll | Unanswered:
             raise FairLogError(f"Roll {number}: `unanswered` and `command` must be text.")
         user = _snowflake(entry["user_id"], f"rolls[{index - 1}].user_id")
         interaction = _snowflake(entry["interaction_id"], f"rolls[{index - 1}].interaction_id") if bound else None
+        if bound:
+            _digest(entry, f"Roll {number}")
         return Unanswered(number, entry["command"], user, entry["unanswered"], interaction)
     keys = _ROLL_KEYS_V4 if bound else _ROLL_KEYS_V3 if version >= 3 else _ROLL_KEYS
     _keys(entry, keys if version >= REPLAYED else _ROLL_KEYS_V1, where)
@@ -507,6 +531,7 @@ def _roll(index: int, entry: Any, version: int) -> LogRoll | Unanswered:
         raise FairLogError(f"{where}: `hidden` must be true or false.")
     if bound:
         interaction = _snowflake(entry["interaction_id"], f"rolls[{index - 1}].interaction_id")
+        _digest(entry, where)
     elif sealed is not None and (kind is None or entry["private"]):
         raise FairLogError(f"{where}: only a public roll with its `kind` is sealed.")
     if sealed is not None and not sealed.opened:
@@ -529,6 +554,11 @@ def _roll(index: int, entry: Any, version: int) -> LogRoll | Unanswered:
         interaction_id=interaction if bound else None,
         hidden=hidden,
     )
+
+
+def _digest(entry: dict[str, Any], where: str) -> None:
+    if not _hex64(entry["digest"]):
+        raise FairLogError(f"{where}: `digest` must be 64 hex digits.")
 
 
 def _hex64(value: Any) -> bool:
@@ -700,19 +730,41 @@ def _layout(log: FairLog, seed: bytes) -> int | None:
 
 
 def _check_signature(log: FairLog, lines: list[str]) -> int:
-    """The signature over the whole log (every copy's public form), by the key the commitment covers."""
+    """Each entry against its digest, then the signature over the digests, by the key the commitment covers.
+
+    An entry edited since the reveal no longer hashes to its `digest`: a line names its roll. An editor who
+    rewrote the digest too changed what the signature signs, so the signature fails (it cannot say which entry).
+    """
     assert log.signing_key is not None
+    document = log_json(log)
+    edited = []
+    for entry, listed in zip(log.rolls, document["rolls"], strict=True):
+        again, given = entry_digest(listed), str(listed["digest"]).lower()
+        if again != given:
+            edited.append(
+                f"roll {entry.roll}: MISMATCH it is not the entry the bot signed: it hashes to {again[:16]}…, its "
+                f"digest is {given[:16]}… (something in it was changed since the reveal)"
+            )
     if log.signature is None:
         lines.append("signature: MISMATCH: the log is not signed, and every revealed log is")
-        return 1
-    if not signing.verify(log.signing_key, signed_digest(log_json(log)), log.signature):
+        lines.extend(edited)
+        return 1 + len(edited)
+    if not signing.verify(log.signing_key, signed_digest(document), log.signature):
         lines.append(
             "signature: MISMATCH: the log is not the one the bot signed at the reveal (with the key its commitment "
             "covers): something in it was changed, added or removed since"
         )
-        return 1
-    lines.append("signature: ok, the bot signed this log at the reveal with the key the commitment covers")
-    return 0
+        lines.extend(edited)
+        return 1 + len(edited)
+    if edited:
+        lines.append(
+            "signature: ok for the entries' digests as the file lists them, but the entries named below are not the "
+            "ones those digests are of"
+        )
+    else:
+        lines.append("signature: ok, the bot signed this log at the reveal with the key the commitment covers")
+    lines.extend(edited)
+    return len(edited)
 
 
 def _interactions(log: FairLog, lines: list[str]) -> int:

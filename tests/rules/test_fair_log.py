@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -9,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from bot.rules import replay
+from bot.rules import replay, signing
 from bot.rules.fair import FairDice, commitment
 from bot.rules.fair_log import (
     FORMAT,
@@ -20,9 +21,13 @@ from bot.rules.fair_log import (
     Unanswered,
     check_log,
     dump_log,
+    entry_digest,
     filename,
+    log_json,
     parse_log,
     seal,
+    seal_v4,
+    signed_digest,
 )
 
 SEED = bytes(range(32))
@@ -398,3 +403,149 @@ def test_a_version_2_log_still_checks_as_before() -> None:
     doc["rolls"][0]["sealed"] = None  # a version 2 roll has no seal to give
     with pytest.raises(FairLogError, match="unknown keys sealed"):
         parse_log(raw(doc))
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Version 4: each entry carries the digest of its public form, and the signature signs the list of digests.
+
+SECRET = bytes(range(32, 64))
+KEY = signing.public_key(SECRET)
+MESSAGE = 1_300_000_000_000_000_000  # the id of the message that posted the commitment
+COMMITMENT = commitment(SEED, KEY)
+UNSIGNED = "MISMATCH it is not the entry the bot signed: it hashes to "
+
+
+def bound(number: int, expression: str) -> LogRoll:
+    """Roll `number` of a version 4 session, made for interaction MESSAGE + number, as the bot rolls it."""
+    interaction = MESSAGE + number
+    dice = FairDice(SEED, number, interaction_id=interaction)
+    proof = replay.roll(replay.DICE, replay.DiceRoll(expression), dice)
+    return LogRoll(
+        roll=number,
+        command="roll",
+        options={"expression": expression},
+        user_id=USER,
+        private=False,
+        draws=dice.draws,
+        summary=f"{expression} = {proof.outcome['total']}",
+        kind="dice",
+        inputs=proof.inputs,
+        outcome=proof.outcome,
+        interaction_id=interaction,
+    )
+
+
+def private(number: int, expression: str, *, opened: bool) -> LogRoll:
+    """A private roll: sealed, and opened (its input, outcome, options and summary there) or not."""
+    entry = replace(bound(number, expression), private=True)
+    kept = Seal(seal_v4(COMMITMENT, entry, SALT), SALT)
+    if opened:
+        return replace(entry, sealed=kept)
+    return replace(entry, sealed=Seal(kept.commitment), inputs=None, outcome=None, options=None, summary=None)
+
+
+def signed_log(*, opened: bool = False) -> FairLog:
+    """A revealed version 4 session of three numbers (one never answered), signed as the bot signs it."""
+    reason = "the command failed before it answered: 1d20+"
+    rolls = (bound(1, "3d6"), Unanswered(2, "roll", USER, reason, MESSAGE + 2), private(3, "1d20", opened=opened))
+    log = FairLog(
+        commitment=COMMITMENT,
+        seed=SEED.hex(),
+        channel_id=300000000000000002,
+        started_at=STARTED,
+        revealed_at=REVEALED,
+        last_roll=3,
+        rolls=rolls,
+        version=4,
+        signing_key=KEY,
+        commitment_message=MESSAGE,
+    )
+    return replace(log, signature=signing.sign(SECRET, signed_digest(log_json(log))))
+
+
+def by_hand(entry: dict[str, Any]) -> str:
+    """The SHA-256 of an entry's canonical JSON without its digest, computed here from the specification."""
+    unsigned = {k: v for k, v in entry.items() if k != "digest"}
+    text = json.dumps(unsigned, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(text.encode("ascii")).hexdigest()
+
+
+def test_each_version_4_entry_ends_with_the_digest_of_its_public_form() -> None:
+    public, opened = document(signed_log()), document(signed_log(opened=True))
+    for entry in public["rolls"]:
+        assert list(entry)[-1] == "digest" and entry["digest"] == by_hand(entry)
+    # The opened copy's entries carry the public copy's digests: the salt and what it opens are left out.
+    assert opened["rolls"][2] != public["rolls"][2]
+    assert [e["digest"] for e in opened["rolls"]] == [e["digest"] for e in public["rolls"]]
+    assert opened["session"]["signature"] == public["session"]["signature"]
+    # One roll per line, its digest last, so that each line reads as the entry, then its digest.
+    lines = [line for line in dump_log(signed_log()).decode().splitlines() if line.lstrip().startswith('{"roll"')]
+    assert len(lines) == 3 and all(
+        line.rstrip(",").endswith(f'"digest": "{e["digest"]}"}}')
+        for line, e in zip(lines, public["rolls"], strict=True)
+    )
+
+
+def test_the_signature_signs_the_session_and_the_list_of_digests() -> None:
+    doc = document(signed_log())
+    session = {k: v for k, v in doc["session"].items() if k != "signature"}
+    body = {"domain": "rules-dice-bot/fair-log/4", "session": session, "rolls": [e["digest"] for e in doc["rolls"]]}
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode("ascii")
+    assert signed_digest(doc) == hashlib.sha256(text).digest()
+    for opened in (False, True):
+        checked = check_log(parse_log(dump_log(signed_log(opened=opened))))
+        assert checked.ok, checked.lines
+        assert (
+            "signature: ok, the bot signed this log at the reveal with the key the commitment covers" in checked.lines
+        )
+
+
+def test_an_entry_edited_since_the_reveal_is_named_by_its_digest() -> None:
+    """Finding: an edit that broke no other rule failed only the signature, on a line that named no roll."""
+    for opened in (False, True):
+        doc = document(signed_log(opened=opened))
+        doc["rolls"][0]["summary"] = "3d6 = 18"  # no summaries given to check_log: only the digest sees it
+        doc["rolls"][1]["unanswered"] = "the bot stopped before it answered"
+        doc["rolls"][2]["kind"] = "dnd.attack" if not opened else "dice"
+        doc["rolls"][2]["user_id"] = "200000000000000009"
+        checked = check_log(parse_log(raw(doc)))
+        assert not checked.ok
+        named = [line.partition(" it hashes")[0] for line in checked.lines if UNSIGNED in line]
+        assert named == [f"roll {n}: MISMATCH it is not the entry the bot signed:" for n in (1, 2, 3)], checked.lines
+        assert any(
+            line.startswith("signature: ok for the entries' digests as the file lists them") for line in checked.lines
+        )
+        assert checked.lines[-1] == "summary: MISMATCH: 3 problems found; the log does not prove its rolls."
+
+
+def test_a_digest_rewritten_to_match_fails_the_signature() -> None:
+    doc = document(signed_log())
+    doc["rolls"][1]["unanswered"] = "the bot stopped before it answered"
+    doc["rolls"][1]["digest"] = entry_digest(doc["rolls"][1])
+    checked = check_log(parse_log(raw(doc)))
+    assert not checked.ok and not any(UNSIGNED in line for line in checked.lines)
+    assert checked.lines[2].startswith("signature: MISMATCH: the log is not the one the bot signed at the reveal")
+
+
+def test_a_digest_in_upper_case_is_the_same_digest() -> None:
+    doc = document(signed_log())
+    for entry in doc["rolls"]:
+        entry["digest"] = entry["digest"].upper()
+    assert check_log(parse_log(raw(doc))).ok
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda e: e.pop("digest"), "Roll 1 (entry 1 of `rolls`) lacks digest."),
+        (lambda e: e.update(digest="zz" * 32), "Roll 1: `digest` must be 64 hex digits."),
+        (lambda e: e.update(digest=None), "Roll 1: `digest` must be 64 hex digits."),
+    ],
+    ids=["missing", "not hex", "null"],
+)
+def test_a_version_4_entry_without_a_digest_is_refused(edit: Any, message: str) -> None:
+    doc = document(signed_log())
+    edit(doc["rolls"][0])
+    with pytest.raises(FairLogError) as refused:
+        parse_log(raw(doc))
+    assert refused.value.message == message
