@@ -12,6 +12,8 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -28,6 +30,7 @@ from tests.test_fair_commands import BOB, start
 from tests.test_star_frontiers_commands import QUICK_MELEE, QUICK_SHOT
 
 Document = dict[str, Any]
+ROOT = Path(__file__).resolve().parents[1]
 
 SEED = bytes(range(32))  # the worked example's seed (bot.rules.fair)
 
@@ -235,7 +238,42 @@ def changed_private_kind(d: Document) -> None:
 
 UNSIGNED = "MISMATCH it is not the entry the bot signed: it hashes to "
 
+
+def changed_summary(d: Document) -> None:
+    """The audit's "Critical hit!" over a miss: a summary that says what the roll did not do."""
+    d["rolls"][1]["summary"] = "Critical hit! 30 damage"
+
+
+def typed_attack_bonus(d: Document) -> None:
+    d["rolls"][1]["options"]["attack_bonus"] = 15
+
+
+def null_options(d: Document) -> None:
+    d["rolls"][0]["options"] = None
+
+
+def duplicated_interaction(d: Document) -> None:
+    d["rolls"][1]["interaction_id"] = d["rolls"][0]["interaction_id"]
+
+
+def interaction_before_the_commitment(d: Document) -> None:
+    d["rolls"][0]["interaction_id"] = str(int(d["session"]["commitment_message"]) - 1000)
+
+
+def another_sessions_roll(d: Document) -> None:
+    """A roll of an earlier session appended as this one's: its interaction is older than this commitment."""
+    stranger = {**copy.deepcopy(d["rolls"][2]), "roll": 9, "interaction_id": "1000000000000000000"}
+    d["rolls"].append(stranger)
+    d["session"]["last_roll"] = 9
+
+
 FORGERIES: list[tuple[Callable[[Document], None], int, str]] = [
+    (changed_summary, 2, "summary 'Critical hit! 30 damage' is not what the roll did"),
+    (typed_attack_bonus, 2, "option `attack_bonus` is 15, but the roll was made with 5"),
+    (null_options, 1, "a public roll shows its options and summary"),
+    (duplicated_interaction, 2, "already took roll 1: an interaction rolls once"),
+    (interaction_before_the_commitment, 1, "was made before the message that posted the commitment"),
+    (another_sessions_roll, 9, "was made before the message that posted the commitment"),
     (changed_face, 1, "draw 1: the replay draws 1..6 and gets"),
     (changed_range, 2, "draw 1: the replay draws 1..20 and gets"),
     (critical_hit_from_the_seed, 2, "draw 1: the replay draws 1..20 and gets"),
@@ -270,7 +308,7 @@ FORGERIES: list[tuple[Callable[[Document], None], int, str]] = [
 ]
 # The forgeries that move, drop or repeat whole entries, each as the bot signed it: the list of digests is not
 # the one signed, so the signature fails; the others edit an entry in place, whose digest then names it.
-MOVED = {skipped_number, removed_roll, reordered_rolls, repeated_roll}
+MOVED = {skipped_number, removed_roll, reordered_rolls, repeated_roll, another_sessions_roll}
 
 
 @pytest.mark.parametrize(("forge", "roll", "says"), FORGERIES, ids=[f.__name__ for f, _, _ in FORGERIES])
@@ -330,3 +368,55 @@ def test_a_digest_rewritten_to_match_fails_the_signature(
         assert not any(UNSIGNED in line for line in lines), lines
         assert "signature: MISMATCH: the log is not the one the bot signed at the reveal" in "\n".join(lines)
         assert lines[-1].startswith("summary: MISMATCH"), lines
+
+
+def file_verdict(tmp_path: Path, data: bytes, *extra: str) -> tuple[int, str]:
+    """`python -m bot verify` on raw bytes, as a process: its exit code and everything it printed."""
+    path = tmp_path / "log.json"
+    path.write_bytes(data)
+    command = [sys.executable, "-m", "bot", "verify", str(path), *extra]
+    done = subprocess.run(command, capture_output=True, cwd=ROOT, timeout=120, check=False)
+    return done.returncode, (done.stdout + done.stderr).decode()
+
+
+def test_what_decides_the_checks_is_the_commitment_not_the_file(exported: Document, tmp_path: Path) -> None:
+    """Finding: relabelled `"version": 1`, a log skipped its replay. A layout-4 session is checked as one."""
+    for version in (1, 2, 3):
+        relabelled = {**copy.deepcopy(exported), "version": version}
+        code, said = file_verdict(tmp_path, json.dumps(relabelled).encode())
+        assert code == 1 and "Traceback" not in said, said
+    # Stripped to a version 3 layout as well: the commitment covers a signing key, which the file no longer has.
+    downgraded = copy.deepcopy(exported)
+    downgraded["version"] = 3
+    for key in ("signing_key", "commitment_message", "signature"):
+        del downgraded["session"][key]
+    for entry in downgraded["rolls"]:
+        for key in ("interaction_id", "hidden", "digest"):
+            entry.pop(key, None)
+        if entry.get("private"):
+            entry.update(kind=None, sealed=None)
+    code, said = file_verdict(tmp_path, json.dumps(downgraded).encode())
+    assert code == 1 and "commitment: MISMATCH: the seed's SHA-256 is" in said, said
+
+
+def test_the_file_must_agree_with_itself_and_the_channel(exported: Document, tmp_path: Path) -> None:
+    genuine = json.dumps(exported).encode()
+    # Genuine logs pass however they are spelled: an upper-case commitment, a byte-order mark.
+    shouted = copy.deepcopy(exported)
+    shouted["session"]["commitment"] = shouted["session"]["commitment"].upper()
+    for data in (json.dumps(shouted).encode(), b"\xef\xbb\xbf" + genuine):
+        code, said = file_verdict(tmp_path, data, "--commitment", exported["session"]["commitment"])
+        assert code == 0, said
+    # The commitment the channel saw is another: another session's file.
+    code, said = file_verdict(tmp_path, genuine, "--commitment", "ab" * 32)
+    assert code == 1 and "commitment: MISMATCH: the file's commitment is" in said, said
+    # Revealed before it started.
+    backwards = copy.deepcopy(exported)
+    backwards["session"]["revealed_at"] = "2000-01-01T00:00:00+00:00"
+    code, said = file_verdict(tmp_path, json.dumps(backwards).encode())
+    assert code == 1 and "times: MISMATCH: the session is revealed before it started" in said, said
+    # A key named twice: readers disagree on which value such a file means.
+    first = genuine.index(b'{"roll": 1, ')
+    doubled = genuine[:first] + b'{"roll": 1, "roll": 2, ' + genuine[first + len(b'{"roll": 1, ') :]
+    code, said = file_verdict(tmp_path, doubled)
+    assert code == 1 and "names the key 'roll' twice in one object" in said and "Traceback" not in said, said

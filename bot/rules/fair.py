@@ -1,37 +1,49 @@
 """Provably fair rolls: commit to a secret seed, derive every die from it, reveal it, let anyone check.
 
-A fair session in a channel goes like this:
+A fair session in a channel goes like this (layout 4; `bot.rules.fair_log` is the log, `bot.rules.signing` the
+signature):
 
-1. `/fair start`: the bot draws a secret 32-byte seed from the operating system (`secrets.token_bytes`) and
-   posts its commitment, the lowercase hex SHA-256 of the 32 raw seed bytes (not of their hex spelling).
-2. Each roll (one command's dice) in the channel gets the session's next roll number. Inside a roll the dice
-   are drawn one after another, numbered k = 0, 1, 2, ... in the order the dice engine asks for them (the
-   order is documented in `bot.rules.dice`). The log records every draw as (a, b, face): the range asked for
-   and the face given.
-3. `/fair reveal` publishes the seed in hex; a revealed seed is never used again.
-4. Anyone then recomputes every face from the seed, the roll number and the logged ranges, and checks that
-   SHA-256 of the seed is the commitment posted before the first roll. That alone (`verify` here, and
-   tools/verify_roll.py) proves each face follows from the seed and its *logged* range; it cannot tell whether
-   the range, the number of draws or the outcome are what the command asked for. `python -m bot verify`
-   proves those too, by replaying each logged roll through the rules core (`bot.rules.replay`,
-   `bot.rules.fair_log.check_log`).
+1. `/fair start`: the bot draws a secret 32-byte seed and the 32-byte secret of a one-time signing key from the
+   operating system (`secrets.token_bytes`), and posts the commitment: the lowercase hex SHA-256 of the ASCII
+   line "rules-dice-bot/fair-session/4" and a newline, the 32 raw seed bytes and the 32 bytes of the key's digest
+   (`signing.public_key`). Only commands whose Discord interaction is newer than that message roll from it.
+2. Each roll (one command's dice) in the channel gets the session's next roll number, and is made for one
+   interaction, whose Discord id I it is derived from. Inside a roll the dice are drawn one after another,
+   numbered k = 0, 1, 2, ... in the order the dice engine asks for them (the order is documented in
+   `bot.rules.dice`). The log records every draw as (a, b, face): the range asked for and the face given.
+3. `/fair reveal` publishes the seed and the key; a revealed seed is never used again. Once the rolls in flight
+   are settled the log is signed, once, and the key's secret forgotten.
+4. Anyone then recomputes every face from the seed, each roll's interaction and the logged ranges, checks the
+   commitment, and the signature over the log. That alone (`verify` here, and tools/verify_roll.py) proves each
+   face follows from the seed and its *logged* range, and that the file is the one the bot signed; `python -m
+   bot verify` also proves the ranges, the number of draws and the outcomes are what the command asked for, by
+   replaying each logged roll through the rules core (`bot.rules.replay`, `bot.rules.fair_log.check_log`).
 
-The face of draw k of roll r, for the range a..b (n = b - a + 1 faces, 1 <= n <= 2**64):
+The face of draw k of the roll for interaction I, for the range a..b (n = b - a + 1 faces, 1 <= n <= 2**64):
 
-* message = the ASCII bytes of f"{r}:{k}:{attempt}": decimal, no sign, no padding, no spaces, no newline.
-  attempt starts at 0 for every draw. Draw 0 of roll 1 first tries b"1:0:0".
+* message = the ASCII bytes of f"{I}:{k}:{attempt}": decimal, no sign, no padding, no spaces, no newline.
+  attempt starts at 0 for every draw.
 * x = HMAC-SHA256(key = the 32 seed bytes, msg = message), its 32-byte digest read as one big-endian
   unsigned integer (Python: `int.from_bytes(digest, "big")`), so 0 <= x < 2**256.
 * limit = 2**256 - (2**256 mod n), the largest multiple of n not above 2**256.
 * If x < limit the face is a + (x mod n). Otherwise the draw is rejected (keeping it would favour the low
-  faces) and tried again with attempt + 1, same r and k. Rejection needs x >= limit, a chance below
+  faces) and tried again with attempt + 1, same I and k. Rejection needs x >= limit, a chance below
   n / 2**256 <= 2**-192, so it is never seen in play; an implementation must still loop.
 
-A draw depends only on the seed, r, k and its own range, never on earlier faces, so the ranges in the log
-are all a checker of faces needs.
+A draw depends only on the seed, I, k and its own range, never on earlier faces or the roll number, so the
+ranges and the interaction in the log are all a checker of faces needs; and an interaction gets the same dice
+under any roll number, so taking another number cannot re-draw a roll.
 
-Worked example, to test an implementation against. Seed = the bytes 0, 1, 2, ..., 31
-(hex 000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f), whose commitment is
+A legacy session (log versions 1 to 3, before layout 4) committed to the seed alone (SHA-256 of its 32 bytes)
+and used the roll's number r in place of I: message f"{r}:{k}:{attempt}". Such logs are still checked.
+
+Worked example (layout 4). Seed = the bytes 0, 1, 2, ..., 31, signing secret = the bytes 32, ..., 63: the key is
+fa365168f165d0fb35e4dc206eda593294103e9a1aa8d258d54c5b4ae3a95308, the commitment
+e7511823a2ed0ce8205c8171f6b39270820c220dc6265334afac9e75b67c3256, and three d20 for the interaction
+1456074443980800012 are 11, 6, 16 (docs/fair.md's example log).
+
+Worked example (legacy), to test an implementation's HMAC and rejection step against. Seed = the bytes 0, 1, 2,
+..., 31 (hex 000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f), whose legacy commitment is
 630dcd2966c4336691125448bbb25b4ff412a49c732db2c8abc1b8581bd710dd. Roll 1, three d20 (a = 1, b = 20):
 
     k  message   HMAC-SHA256(seed, message), hex                                    x mod 20  face

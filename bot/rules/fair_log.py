@@ -343,6 +343,8 @@ def signed_digest(document: dict[str, Any]) -> bytes:
     to match fails the signature.
     """
     session = {k: v for k, v in document["session"].items() if k != "signature"}
+    # Hex is hex in either case: a genuine log whose commitment was upper-cased on the way is still the one signed.
+    session |= {k: session[k].lower() for k in ("commitment", "seed", "signing_key") if isinstance(session.get(k), str)}
     rolls = [str(r["digest"]).lower() for r in document["rolls"]]
     return hashlib.sha256(canonical({"domain": LOG_DOMAIN, "session": session, "rolls": rolls})).digest()
 

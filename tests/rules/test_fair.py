@@ -366,10 +366,38 @@ def test_the_tool_agrees_with_fair_dice() -> None:
     assert run_tool(SEED.hex(), 42, *sides) == (commitment(SEED), fair_faces(SEED, 42, ranges))
 
 
+EXAMPLE_SIGNING_SECRET = bytes(range(32, 64))
+EXAMPLE_KEY = "fa365168f165d0fb35e4dc206eda593294103e9a1aa8d258d54c5b4ae3a95308"
+EXAMPLE_COMMITMENT_4 = "e7511823a2ed0ce8205c8171f6b39270820c220dc6265334afac9e75b67c3256"
+EXAMPLE_INTERACTION = 1456074443980800012
+
+
+def test_the_layout_4_example_is_the_documented_one() -> None:
+    """docs/fair.md and the docstring: the key, the commitment and an interaction's d20s, from the example seed."""
+    from bot.rules import signing
+
+    assert signing.public_key(EXAMPLE_SIGNING_SECRET) == EXAMPLE_KEY
+    assert commitment(EXAMPLE_SEED, EXAMPLE_KEY) == EXAMPLE_COMMITMENT_4
+    domain = b"rules-dice-bot/fair-session/4\n"
+    assert hashlib.sha256(domain + EXAMPLE_SEED + bytes.fromhex(EXAMPLE_KEY)).hexdigest() == EXAMPLE_COMMITMENT_4
+    dice = FairDice(EXAMPLE_SEED, 1, interaction_id=EXAMPLE_INTERACTION)
+    assert [dice.randint(1, 20) for _ in range(3)] == [11, 6, 16]
+    assert FairDice(EXAMPLE_SEED, 7, interaction_id=EXAMPLE_INTERACTION).randint(1, 20) == 11  # any roll number
+    for text in ((fair.__doc__ or ""), FAIR_DOC.read_text(encoding="utf-8")):
+        assert EXAMPLE_KEY in text and EXAMPLE_COMMITMENT_4 in text and str(EXAMPLE_INTERACTION) in text
+
+
 def test_the_docs_example_log_and_transcript_check_out() -> None:
+    from bot.ui.summaries import accepted_by_kind
+
     example = parse_log(doc_block("json").encode())
-    assert (example.seed, example.commitment) == (EXAMPLE_SEED_HEX, EXAMPLE_COMMITMENT)
-    assert check_log(example).ok
+    assert (example.seed, example.commitment, example.signing_key) == (
+        EXAMPLE_SEED_HEX,
+        EXAMPLE_COMMITMENT_4,
+        EXAMPLE_KEY,
+    )
+    checked = check_log(example, summaries=accepted_by_kind, commitment=EXAMPLE_COMMITMENT_4)
+    assert checked.ok, checked.lines
     text = FAIR_DOC.read_text(encoding="utf-8")
     transcript = text[text.index("> /fair start") :]
     seed = transcript.split("Seed: `", 1)[1].split("`", 1)[0]
