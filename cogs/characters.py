@@ -513,7 +513,8 @@ class Characters(commands.GroupCog, group_name="character", group_description="Y
 
         question = discord.Embed(
             title="Forget everything about you here?",
-            description="All your characters in this server and your rolls in its log will be deleted for good. "
+            description="All your characters in this server and your rolls in its log will be deleted for good, "
+            "except rolls of fair sessions: those are the channel's proof, kept until the log's retention ends. "
             "`/character export` first keeps a copy of your characters.",
             colour=discord.Colour.orange(),
         )

@@ -23,14 +23,17 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
+from bot.db.engine import Database
 from bot.db.fair import STILL_RUNNING, FairRepository, Session, SessionDice
 from bot.db.models import FairRollTaken, FairSession
+from bot.db.rolls import _refuse_closed
 from bot.local import payloads
 from bot.local.driver import LocalDiscord
 from bot.rules import luck, replay
 from bot.rules.fair_log import LogRoll, Unanswered, check_log, filename, parse_log
 from cogs import _pipeline
 from cogs._shared import Drawn
+from tests.conftest import POSTGRES
 from tests.dice_sources import NoDice
 from tests.test_fair_commands import BOB, start
 
@@ -257,3 +260,49 @@ async def test_a_reveal_racing_rolls_in_flight_logs_exactly_what_the_channel_saw
         .embed["description"]
         .endswith("Fair roll #7 went to this command; the session's log lists it as not answered.")
     )
+
+
+async def test_forget_me_keeps_a_fair_sessions_rolls_which_are_the_channels_proof(local: LocalDiscord) -> None:
+    """Review finding: forget-me deleted a player's fair rolls; the signed log then said "never shown" of rolls
+    the channel saw (both checkers passed it), and a later /fair log of a revealed session failed its signature."""
+    await start(local)
+    before = await local.command("roll", {"expression": "3d6"}, actor=local.as_user(BOB))
+    await local.command("roll", {"expression": "1d6"}, actor=local.as_user(BOB))  # a fair roll too
+    asked = await local.command("character forget-me", actor=local.as_user(BOB))
+    done = await local.click(local.original(asked), "confirm", actor=local.as_user(BOB))
+    assert done.response["data"]["embeds"][0]["description"] == "Deleted 0 characters and 0 logged rolls."
+    revealed = await local.command("fair reveal")
+    [name] = revealed.files
+    log = parse_log(revealed.files[name])
+    assert [type(r).__name__ for r in log.rolls] == ["LogRoll", "LogRoll"] and check_log(log).ok
+    assert log.rolls[0].interaction_id == int(before.payload["id"])
+    # After the reveal too: the log /fair log gives later is still the one the bot signed.
+    asked = await local.command("character forget-me", actor=local.as_user(BOB))
+    await local.click(local.original(asked), "confirm", actor=local.as_user(BOB))
+    again = await local.command("fair log")
+    assert check_log(parse_log(again.files[name])).ok
+
+
+@pytest.mark.skipif(not POSTGRES, reason="SQLite's writers take turns: a roll's write and a close cannot overlap")
+async def test_a_close_waits_for_a_roll_being_logged_on_postgresql(local: LocalDiscord, database: Database) -> None:
+    """Review finding: the check that a session is still open locked only closed rows, so on PostgreSQL a close
+    could commit between the check and the roll's insert, and the signed log said "never shown" of a shown roll."""
+    await start(local)
+    channel = int(local.actor.channel_id)
+    async with database.write.begin() as db:
+        session = await FairRepository(db).open(channel)
+        assert session is not None
+        await FairRepository(db).reveal(channel, now=local.bot.clock())
+    async with database.engine.connect() as writer:
+        await writer.begin()
+        await writer.run_sync(lambda sync: _refuse_closed(sync, {session.id}))  # the roll's write has begun
+
+        async def close() -> None:
+            async with database.write.begin() as db:
+                await FairRepository(db).close(session.id, now=local.bot.clock())
+
+        closing = asyncio.create_task(close())
+        await asyncio.sleep(0.5)
+        assert not closing.done()  # it waits for the roll's write, which still sees the session open
+        await writer.commit()
+    await asyncio.wait_for(closing, 10)

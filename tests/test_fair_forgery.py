@@ -415,6 +415,11 @@ def test_the_file_must_agree_with_itself_and_the_channel(exported: Document, tmp
     backwards["session"]["revealed_at"] = "2000-01-01T00:00:00+00:00"
     code, said = file_verdict(tmp_path, json.dumps(backwards).encode())
     assert code == 1 and "times: MISMATCH: the session is revealed before it started" in said, said
+    # An id of thousands of digits (Python refuses to read such a number): refused in one line, no traceback.
+    huge = copy.deepcopy(exported)
+    huge["rolls"][0]["user_id"] = "9" * 5000
+    code, said = file_verdict(tmp_path, json.dumps(huge).encode())
+    assert code == 1 and "must be a Discord id" in said and "Traceback" not in said, said
     # A key named twice: readers disagree on which value such a file means.
     first = genuine.index(b'{"roll": 1, ')
     doubled = genuine[:first] + b'{"roll": 1, "roll": 2, ' + genuine[first + len(b'{"roll": 1, ') :]

@@ -78,8 +78,9 @@ def secrets_in(data: bytes) -> list[str]:
     """The secrets' numbers a log holds in the clear."""
     text = data.decode()
     found = [key for key in SECRET_KEYS if key in text] + [word for word in SECRET_TEXT if word in text]
-    # Slith's Stamina as the roll's input held it, wherever a number 41 stands alone outside ids and hex.
-    bare = re.sub(r"[0-9a-f]{16,}|\d{12,}", "<id>", text)
+    # Slith's Stamina as the roll's input held it, wherever a number 41 stands alone outside ids, hex and the
+    # dice (a face of 41 on a d100 is the seed's, not the secret: with a fresh seed it came up now and then).
+    bare = re.sub(r'"draws": \[[^"]*\]|[0-9a-f]{16,}|\d{12,}', "<id>", text)
     return found + ([f"Stamina {SLITH_HP}"] if re.search(rf"(?<![\d.]){SLITH_HP}(?![\d.])", bare) else [])
 
 

@@ -341,7 +341,9 @@ class CharacterRepository:
     async def forget(self, *, guild_id: int, user_id: int) -> tuple[int, int]:
         """Delete everything the bot keeps of a user in a server: characters, choices, saved rolls, rolls.
 
-        Returns how many characters and logged rolls went.
+        But for the rolls of fair sessions: they are a proof the whole channel relies on (the session's signed log
+        lists every number, answered or not), so they stay until the retention prunes the session with all its
+        rolls (`bot.db.rolls.prune_batch`). Returns how many characters and logged rolls went.
         """
         ids = select(Character.id).where(Character.guild_id == guild_id, Character.owner_id == user_id)
         await self.session.execute(
@@ -354,7 +356,9 @@ class CharacterRepository:
             delete(Character).where(Character.guild_id == guild_id, Character.owner_id == user_id)
         )
         rolls = await self.session.execute(
-            delete(RollLog).where(RollLog.guild_id == guild_id, RollLog.user_id == user_id)
+            delete(RollLog).where(
+                RollLog.guild_id == guild_id, RollLog.user_id == user_id, RollLog.fair_session_id.is_(None)
+            )
         )
         await self.session.execute(delete(Macro).where(Macro.guild_id == guild_id, Macro.user_id == user_id))
         return changed_rows(characters), changed_rows(rolls)

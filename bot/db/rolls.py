@@ -392,11 +392,12 @@ class SessionClosed(UserError):
 def _refuse_closed(connection: Connection, sessions: set[int]) -> None:
     """Refuse to log rolls in a fair session whose log is closed (`FairRepository.close`): it is final, signed.
 
-    The session rows are locked for sharing (PostgreSQL), so a reveal's close waits for this write, or this
-    write sees the close. On SQLite writers take turns anyway.
+    Each session row is read by its id and locked for sharing (PostgreSQL), whatever its `closed_at`, so a
+    reveal's close waits for this write, or this write sees the close; a lock taken only on rows that are
+    closed would lock nothing while the session runs. On SQLite writers take turns anyway.
     """
-    query = select(FairSession.id).where(FairSession.id.in_(sessions), FairSession.closed_at.is_not(None))
-    if connection.execute(query.with_for_update(read=True)).first() is not None:
+    query = select(FairSession.closed_at).where(FairSession.id.in_(sessions)).with_for_update(read=True)
+    if any(closed is not None for closed in connection.execute(query).scalars()):
         raise SessionClosed(
             "The fair session here was revealed before this roll could be logged in it, so it is not answered: "
             "its number is listed as unanswered in the session's log. Roll again: it uses the bot's own dice now."
