@@ -6,6 +6,7 @@ import asyncio
 import io
 import string
 import time
+from datetime import UTC
 
 import discord
 from discord import app_commands
@@ -155,16 +156,22 @@ class Fair(commands.GroupCog, group_name="fair", group_description="Provably fai
         await self._send_log(interaction, await self._close(revealed), ephemeral=True, reader=reader)
 
     async def _close(self, revealed: Session) -> Session:
-        """A revealed session with its log final and signed (version 4): what every copy of its log carries.
+        """A revealed session with its log final, and signed (version 4): what every copy of its log carries.
 
         The rolls that took a number before the reveal and are still being answered get SETTLE_SECONDS to be
         logged; then the log is closed (a roll that comes later is refused, so the log lists exactly what the
         channel saw) and signed, once, with the key the commitment covers, whose secret is then forgotten.
         """
-        if not revealed.bound or revealed.signature is not None:
+        if revealed.signature is not None:
             return revealed
         if revealed.closed_at is None:
-            deadline = time.monotonic() + SETTLE_SECONDS
+            # A legacy session too: its log is not signed, but it lists what the channel saw all the same. A
+            # session revealed long ago (before this bot closed logs, or by a bot that stopped) has nothing in
+            # flight any more: it closes at once.
+            assert revealed.revealed_at is not None
+            revealed_at = revealed.revealed_at.replace(tzinfo=revealed.revealed_at.tzinfo or UTC)
+            waited = (self.bot.clock() - revealed_at).total_seconds()
+            deadline = time.monotonic() + max(0.0, SETTLE_SECONDS - waited)
             while time.monotonic() < deadline:
                 async with self.bot.database.read() as db:
                     if not await FairRepository(db).unsettled(revealed.id):

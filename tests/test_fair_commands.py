@@ -15,7 +15,7 @@ from sqlalchemy import select, update
 
 from bot.__main__ import main
 from bot.db.engine import Database
-from bot.db.models import RollLog
+from bot.db.models import FairSession, RollLog
 from bot.local import payloads
 from bot.local.driver import Exchange, LocalDiscord
 from bot.local.payloads import MANAGER_PERMISSIONS, Actor
@@ -396,3 +396,29 @@ def test_a_version_1_log_is_still_checked_and_says_it_proves_less(
     path.write_text(json.dumps(document))
     code, lines, _ = verify(capsys, path)
     assert code == 1 and "roll 1: MISMATCH draw 2: the seed gives 17, the log says 18" in lines
+
+
+async def test_a_legacy_session_running_at_the_upgrade_rolls_and_reveals_as_it_always_did(
+    local: LocalDiscord, database: Database
+) -> None:
+    """A session started before layout 4 (migration 0021 gives it layout 3) keeps its dice and its checks."""
+    await start(local)
+    async with database.write.begin() as session:
+        row = (await session.scalars(select(FairSession))).one()
+        seed = bytes.fromhex(row.seed)
+        await session.execute(
+            update(FairSession)
+            .where(FairSession.id == row.id)
+            .values(layout=3, signing_key=None, signing_secret=None, commitment=hashlib.sha256(seed).hexdigest())
+        )
+    local.bot.dice = NoDice()
+    rolled = await local.command("roll", {"expression": "3d6"})
+    shown = [int(f) for f in rolled.embed["description"].split("(")[1].split(")")[0].split(", ")]
+    assert shown == independent_faces(seed.hex(), "1", [6, 6, 6])  # by roll number, as before
+    revealed = await local.command("fair reveal")
+    assert "Signing key" not in revealed.embed["description"]
+    [data] = revealed.files.values()
+    log = parse_log(data)
+    checked = check_log(log)
+    assert log.version == 3 and log.signature is None and checked.ok, checked.lines
+    assert checked.lines[-2].startswith("legacy: a session started before version 4")
