@@ -14,7 +14,7 @@ from discord.ext import commands
 
 from bot import offload
 from bot.client import DiceBot
-from bot.db.fair import FairRepository, FairSessionError, RawLog, Session, decode_log, log_digest
+from bot.db.fair import FairRepository, FairSessionError, RawLog, Session, decode_log, signature_of
 from bot.rules import fair, fair_log, signing
 from bot.rules.audience import ANYONE, Viewer
 from bot.ui.embeds import clip
@@ -182,8 +182,7 @@ class Fair(commands.GroupCog, group_name="fair", group_description="Provably fai
         if revealed.signature is None and revealed.signing_secret is not None:
             async with self.bot.database.read() as db:
                 raw = await FairRepository(db).raw_log(revealed)
-            digest = await offload.in_process(log_digest, raw)
-            signature = signing.sign(bytes.fromhex(revealed.signing_secret), digest)
+            signature = await offload.in_process(signature_of, raw)
             async with self.bot.database.write.begin() as db:
                 await FairRepository(db).signed(revealed.id, signature)
         async with self.bot.database.read() as db:

@@ -849,8 +849,8 @@ class CriticalDice:
         return b if (a, b) == (1, 20) else self.rng.randint(a, b)
 
 
-async def test_the_longest_full_attack_answer_fits_discords_6000_characters(local: LocalDiscord) -> None:
-    """Seven x6 criticals of 99d999 list thousands of faces: the answer is cut to fit, and says so."""
+async def heaviest_fighter(local: LocalDiscord) -> None:
+    """Max: BAB 60 and every two-weapon feat, two 99d999 weapons threatening on 2-20 at x6: the largest full attack."""
     heavy = "damage=99d999 threat=2 multiplier=6"
     await character(
         local,
@@ -861,6 +861,11 @@ async def test_the_longest_full_attack_answer_fits_discords_6000_characters(loca
         improved_two_weapon_fighting=1,
         greater_two_weapon_fighting=1,
     )
+
+
+async def test_the_longest_full_attack_answer_fits_discords_6000_characters(local: LocalDiscord) -> None:
+    """Seven x6 criticals of 99d999 list thousands of faces: the answer is cut to fit, and says so."""
+    await heaviest_fighter(local)
     local.bot.dice = CriticalDice()
     options = {"character": "Max", "weapon": "Longsword", "off_hand_weapon": "Short sword", "target_ac": 10}
     exchange = await local.command("dnd full-attack", options)

@@ -16,7 +16,7 @@ from typing import Any
 from sqlalchemy import select
 
 from bot.db.engine import open_database
-from bot.db.fair import STILL_RUNNING, FairRepository, decode_log
+from bot.db.fair import STILL_RUNNING, FairRepository, decode_log, signature_of
 from bot.db.models import RollLog
 from bot.db.settings import GM_CHANNEL, SettingsRepository
 from bot.local.double import Captured, DiscordDouble
@@ -75,6 +75,11 @@ async def revealed_log(database_url: str) -> tuple[LogCheck, FairLog]:
             revealed = await FairRepository(session).reveal(int(GUILDS[0][1]), now=datetime.now(UTC))
         async with database.write.begin() as session:  # the bot is gone: nothing is in flight any more
             revealed = await FairRepository(session).close(revealed.id, now=datetime.now(UTC))
+        async with database.read() as session:
+            signature = signature_of(await FairRepository(session).raw_log(revealed))
+        async with database.write.begin() as session:
+            await FairRepository(session).signed(revealed.id, signature)
+            revealed = await FairRepository(session).get(revealed.id) or revealed
         async with database.read() as session:
             exported = decode_log(await FairRepository(session).raw_log(revealed))
     finally:

@@ -36,7 +36,7 @@ from bot.rules.fair_log import (
     unpack,
 )
 from tests.dice_sources import NoDice
-from tests.test_dnd_commands import character
+from tests.test_dnd_commands import heaviest_fighter
 from tests.test_fair_secrets import copy_for, secret_session
 from tests.test_secrets import GM
 
@@ -154,16 +154,7 @@ async def test_a_gzipped_log_still_too_large_comes_in_parts_that_join_into_the_g
 async def test_the_heaviest_rolls_stay_within_the_caps_worst_case(local: LocalDiscord) -> None:
     # Seven x6 criticals of 99d999 (docs: test_the_longest_full_attack_answer_fits_discords_6000_characters): the
     # largest input (a character's every term) and an outcome that repeats every damage face.
-    heavy = "damage=99d999 threat=2 multiplier=6"
-    await character(
-        local,
-        "Max",
-        {"Longsword": heavy, "Short sword": heavy},
-        bab=60,
-        two_weapon_fighting=1,
-        improved_two_weapon_fighting=1,
-        greater_two_weapon_fighting=1,
-    )
+    await heaviest_fighter(local)
     commitment = await start(local)
     label = "".join(chr(0x4E00 + i) for i in range(100))  # 3 bytes each in UTF-8, 6 as \\u escapes
     for expression in (BIG, "1000d10000rr<10000", "1000dF", "1000d6!"):

@@ -488,19 +488,21 @@ def decode_log(raw: RawLog, viewer: Viewer = ANYONE) -> FairLog:
         commitment_message=session.commitment_message,
         signature=session.signature,
     )
-    if session.bound and session.signature is None and session.closed_at is not None and session.signing_secret:
-        # Signed once, when the log is final; every later copy carries the stored signature (`signed`).
-        digest = signed_digest(log_json(log))
-        log = replace(log, signature=signing.sign(bytes.fromhex(session.signing_secret), digest))
     return log
 
 
-def log_digest(raw: RawLog) -> bytes:
-    """What a closed version 4 session's signature signs (`bot.rules.fair_log.signed_digest`); off the loop.
+def signature_of(raw: RawLog) -> str:
+    """The signature of a closed version 4 session's log, by the key its commitment covers; off the loop.
 
-    The session and each entry's digest, the same for every copy of the log, public or opened.
+    It signs the session and each entry's digest (`bot.rules.fair_log.signed_digest`), the same for every copy
+    of the log, public or opened. Keep it with `FairRepository.signed`, which then forgets the key's secret:
+    signing the same log again gives the same signature, and no other log is ever signed with that key.
     """
-    return signed_digest(log_json(decode_log(raw)))
+    session = raw.session
+    if not session.bound or session.closed_at is None or session.signing_secret is None:
+        raise ValueError("only a closed version 4 session whose key has not signed yet is signed")
+    digest = signed_digest(log_json(decode_log(raw)))
+    return signing.sign(bytes.fromhex(session.signing_secret), digest)
 
 
 class SessionDice(FairDice):
