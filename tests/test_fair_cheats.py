@@ -30,6 +30,7 @@ from bot.db.rolls import _refuse_closed
 from bot.local import payloads
 from bot.local.driver import LocalDiscord
 from bot.rules import luck, replay
+from bot.rules.fair import FairDice
 from bot.rules.fair_log import LogRoll, Unanswered, check_log, filename, parse_log
 from cogs import _pipeline
 from cogs._shared import Drawn
@@ -91,15 +92,18 @@ async def test_a_seed_ground_for_the_first_rolls_gains_nothing(local: LocalDisco
 def test_no_ground_seed_beats_the_odds_on_interactions_it_could_not_know() -> None:
     """Fifty seeds ground as above, each then rolled for twelve interactions made after it: 55% hit, as fair dice do.
 
-    Deterministic (fixed sources), so not a flaky statistical test: 600 attacks, and the bounds are the fair
-    rate 0.55 plus or minus four standard errors (0.02 each).
+    The dice are the bot's own (`FairDice` as a session's rolls use it, with the roll numbers the grinder aimed
+    at): were they to follow the roll numbers, every one of these seeds would hit 12 of 12. Deterministic (fixed
+    sources), so not a flaky statistical test: 600 attacks, and the bounds are the fair rate 0.55 plus or minus
+    four standard errors (0.02 each).
     """
     source, ids = random.Random(2612), random.Random(1226)
     hits = 0
     for _ in range(50):
         seed, _tries = grind(source, 12)
         later = [ids.getrandbits(63) for _ in range(12)]  # Discord's ids, unknown when the seed was chosen
-        hits += sum(d20(seed, interaction) >= 10 for interaction in later)
+        rolled = [FairDice(seed, n, interaction_id=i).randint(1, 20) for n, i in enumerate(later, start=1)]
+        hits += sum(face >= 10 for face in rolled)
     assert 0.47 <= hits / 600 <= 0.63, hits
 
 
