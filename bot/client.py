@@ -200,7 +200,11 @@ class DiceBot(commands.Bot):
         self._user_answers.pop(user_id, None)
 
     async def dice_for(
-        self, interaction: discord.Interaction[DiceBot], reading: AsyncSession | None = None
+        self,
+        interaction: discord.Interaction[DiceBot],
+        reading: AsyncSession | None = None,
+        *,
+        hidden: bool | None = None,
     ) -> DiceSource:
         """The dice of one roll: a fair session's next roll when one runs in the channel, else the bot's own.
 
@@ -211,22 +215,25 @@ class DiceBot(commands.Bot):
         Nearly every roll asks and nearly every channel has no session: that answer is kept for FAIR_TTL
         seconds, and `/fair start` in this process forgets it at once (`fair_session_started`); a session
         started through another process (a shard hand-over) counts within the TTL. A command that reads other
-        things first passes its `reading` session, saving a transaction of its own.
+        things first passes its `reading` session, saving a transaction of its own. `hidden`: whether it is a hidden
+        roll, when the command's own `hidden` option means something else (`/encounter add` hides hit points);
+        by default, what that option says.
         """
         channel_id = interaction.channel_id
         if channel_id is None:
             return self.dice
-        hidden = given_options(interaction).get("hidden") is True
+        if hidden is None:
+            hidden = given_options(interaction).get("hidden") is True
         now = time.monotonic()
         known = self._unfair.get(channel_id)
         if not hidden and known is not None and now - known < FAIR_TTL:
             return self.dice
         starts = self._fair_starts
         if reading is not None:
-            fair_channel = await self._fair_channel(interaction, reading)
+            fair_channel = await self._fair_channel(interaction, reading, hidden=hidden)
         else:
             async with self.database.read() as session:
-                fair_channel = await self._fair_channel(interaction, session)
+                fair_channel = await self._fair_channel(interaction, session, hidden=hidden)
         if fair_channel is None:
             # Only the channel's own answer is kept: a hidden roll asked about the GM channel's session instead.
             if not hidden and starts == self._fair_starts:  # no session started while this read ran
@@ -265,10 +272,12 @@ class DiceBot(commands.Bot):
         except Exception:
             log.warning("Could not record why fair roll %s went unanswered", dice.roll_number, exc_info=True)
 
-    async def _fair_channel(self, interaction: discord.Interaction[DiceBot], reading: AsyncSession) -> int | None:
+    async def _fair_channel(
+        self, interaction: discord.Interaction[DiceBot], reading: AsyncSession, *, hidden: bool
+    ) -> int | None:
         """The channel whose running fair session a roll draws from, if any."""
         channel_id = interaction.channel_id
-        if given_options(interaction).get("hidden") is True:
+        if hidden:
             channel_id = await SettingsRepository(reading).gm_channel(interaction.guild_id)
         if channel_id is None or await FairRepository(reading).open(channel_id) is None:
             return None

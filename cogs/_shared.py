@@ -270,14 +270,21 @@ class Drawn(Generic[R]):
 
 
 async def draw(
-    bot: DiceBot, interaction: Interaction, kind: Kind[I, R], inputs: I, reading: AsyncSession | None = None
+    bot: DiceBot,
+    interaction: Interaction,
+    kind: Kind[I, R],
+    inputs: I,
+    reading: AsyncSession | None = None,
+    *,
+    hidden: bool | None = None,
 ) -> Drawn[R]:
     """Take the roll's dice (a fair session's next number, if one runs here) and run the rules core on `inputs`.
 
     Every roll command rolls through here, as `python -m bot verify` replays it (`bot.rules.replay`). A roll
-    the rules core refuses (a mistyped expression, say) leaves its fair roll number with the reason.
+    the rules core refuses (a mistyped expression, say) leaves its fair roll number with the reason. `hidden`:
+    as `DiceBot.dice_for` takes it (by default the command's `hidden` option).
     """
-    dice = await bot.dice_for(interaction, reading)
+    dice = await bot.dice_for(interaction, reading, hidden=hidden)
     # Read with the roll's other reads: its answer asks for the roller's choice next (`_full_answers`).
     await bot.user_answers(interaction.user.id, reading)
     counted = luck.CountingDice(dice)

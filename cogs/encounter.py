@@ -17,7 +17,7 @@ import dataclasses
 import io
 import logging
 import re
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Final, TypeVar
 
 import discord
@@ -37,7 +37,7 @@ from bot.rules import replay
 from bot.rules.audience import ANYONE, Viewer, Visibility, applies_hit
 from bot.rules.encounter import Combatant, Encounter, EncounterError, Hit, Side
 from bot.rules.names import name_key
-from bot.tree import given_options, report
+from bot.tree import report
 from bot.ui import encounter as ui
 from bot.ui import map as map_ui
 from bot.ui.embeds import clip, fit
@@ -147,29 +147,6 @@ async def refresh_tracker(bot: DiceBot, guild_id: int, channel_id: int) -> None:
         log.info("Could not edit the tracker %s in channel %s: %s", record.tracker_id, channel_id, error)
 
 
-@contextlib.contextmanager
-def _no_hidden_roll(interaction: Interaction) -> Iterator[None]:
-    """While the dice are taken: `/encounter add`'s `hidden` hides hit points, it does not make a hidden roll.
-
-    `DiceBot.dice_for` reads an option `hidden: true` as a hidden roll, drawn from the GM channel's session; the
-    tracker's initiative is the channel's, so the option is out of sight while the dice are taken (the log still
-    keeps every option as typed).
-    """
-    given = given_options(interaction)
-    if given.get("hidden") is not True:
-        yield
-        return
-    before = interaction.extras.get("options")
-    interaction.extras["options"] = {name: value for name, value in given.items() if name != "hidden"}
-    try:
-        yield
-    finally:
-        if before is None:
-            del interaction.extras["options"]
-        else:
-            interaction.extras["options"] = before
-
-
 async def with_initiative(
     interaction: Interaction, command: str, attempt: Callable[[rules.Prerolled], Awaitable[T]]
 ) -> tuple[T, Drawn[rules.Initiative] | None]:
@@ -188,8 +165,8 @@ async def with_initiative(
         return await attempt(rules.Prerolled()), None
     except rules.Unrolled as needed:
         asked = needed.asked
-    with _no_hidden_roll(interaction):
-        drawn = await draw(bot, interaction, replay.INITIATIVE[command], asked)
+    # The tracker's initiative is the channel's: `/encounter add`'s `hidden` hides hit points, not the roll.
+    drawn = await draw(bot, interaction, replay.INITIATIVE[command], asked, hidden=False)
     made = rules.Prerolled(drawn.result)
     try:
         done = await attempt(made)

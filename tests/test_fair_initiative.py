@@ -54,7 +54,7 @@ def meanwhile(local: LocalDiscord, command: str, change: Callable[[EncounterReco
     real = local.bot.dice_for
     pending = [change]
 
-    async def taking(interaction: Any, reading: Any = None) -> Any:
+    async def taking(interaction: Any, reading: Any = None, *, hidden: bool | None = None) -> Any:
         if command_name(interaction) == command and pending:
             async with local.bot.database.write.begin() as session:
                 repository = EncounterRepository(session)
@@ -62,7 +62,7 @@ def meanwhile(local: LocalDiscord, command: str, change: Callable[[EncounterReco
                     guild_id=int(DEFAULT_GUILD), channel_id=int(DEFAULT_CHANNEL), for_update=True
                 )
                 await pending.pop()(record, repository)
-        return await real(interaction, reading)
+        return await real(interaction, reading, hidden=hidden)
 
     local.bot.dice_for = taking  # type: ignore[method-assign]
 
