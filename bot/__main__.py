@@ -5,6 +5,8 @@ python -m bot console         the offline console: slash commands typed in a ter
 python -m bot sync            register the commands with Discord for every server (a deploy step)
 python -m bot migrate         bring the database to the newest schema and stop
 python -m bot verify FILE     check an exported fair-session log offline (no database, no token)
+python -m bot backup FILE     write a backup of the database while the bot runs (SQLite's online backup, pg_dump)
+python -m bot restore FILE    replace the database with a backup, the bot stopped (the old one is kept beside it)
 
 What stops a start is one line on standard error, naming the setting and the fix; the exit code says which
 kind (EXIT_DISCORD, EXIT_SETTING, EXIT_SCHEMA, EXIT_DATABASE).
@@ -27,6 +29,7 @@ from dotenv import load_dotenv
 
 from bot.client import DiceBot, ShardedDiceBot
 from bot.config import Settings, SettingsError
+from bot.db import backups
 from bot.db.engine import Database, DatabaseUnavailable, check_writable, open_database, unavailable
 from bot.db.migrate import SchemaMismatch, check_schema, upgrade
 from bot.discord_api import point_discord_at
@@ -63,6 +66,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     verify.add_argument(
         "--commitment", metavar="HEX", help="the commitment /fair start posted in the channel: the file's must be it"
     )
+    backup = commands.add_parser("backup", help="write a backup of the database; safe while the bot runs")
+    backup.add_argument("file", help="the backup file to write (replaced if it exists)")
+    restore = commands.add_parser("restore", help="replace the database with a backup; stop the bot first")
+    restore.add_argument("file", help="a file `python -m bot backup` wrote")
     args = parser.parse_args(argv)
     if not 0 < getattr(args, "timeout", 1) <= 900:
         # Discord's own limit: an interaction's token lasts 15 minutes.
@@ -201,6 +208,31 @@ async def run_console(settings: Settings, args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+def run_backup(settings: Settings, args: argparse.Namespace) -> int:
+    """Write a backup of the database to the file the arguments name (`bot.db.backups.backup`)."""
+    contents = backups.backup(settings.database_url, Path(args.file))
+    print(f"Backed up {where(settings)} to {args.file}: {contents.summary()}.")
+    return 0
+
+
+async def run_restore(settings: Settings, args: argparse.Namespace) -> int:
+    """Replace the database with a backup, then bring it to this code's schema (an older backup is migrated)."""
+    contents = backups.restore(settings.database_url, Path(args.file))
+    kept = backups.sqlite_path(settings.database_url)
+    database = await prepare_database(settings, migrate=True)
+    await database.dispose()
+    print(f"Restored {args.file} into {where(settings)}: {contents.summary()}.")
+    if kept is not None and (old := kept.with_name(kept.name + backups.BEFORE_RESTORE)).exists():
+        print(f"The database it replaced is kept as {old}.")
+    return 0
+
+
+def where(settings: Settings) -> str:
+    """The database, named for the operator: its file, or its PostgreSQL name (never the URL: it holds the password)."""
+    path = backups.sqlite_path(settings.database_url)
+    return str(path) if path is not None else f"PostgreSQL database {backups.database_name(settings.database_url)}"
+
+
 def run_verify(args: argparse.Namespace) -> int:
     """Check a fair session's log by replaying every roll (`bot.rules.fair_log.check_log`).
 
@@ -243,7 +275,7 @@ def main(argv: list[str] | None = None) -> int:
     except SchemaMismatch as error:
         print(error.message, file=sys.stderr)
         return EXIT_SCHEMA
-    except DatabaseUnavailable as error:
+    except (DatabaseUnavailable, backups.BackupError) as error:
         print(error.message, file=sys.stderr)
         return EXIT_DATABASE
 
@@ -265,6 +297,10 @@ def run(settings: Settings, args: argparse.Namespace) -> int:
     setup_logging(settings.log_level)
     if command == "migrate":
         return asyncio.run(run_migrate(settings))
+    if command == "backup":
+        return run_backup(settings, args)
+    if command == "restore":
+        return asyncio.run(run_restore(settings, args))
     if settings.token is None:
         print(f"`{command}` needs DISCORD_TOKEN (see .env.example).", file=sys.stderr)
         return EXIT_SETTING
