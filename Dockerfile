@@ -1,11 +1,12 @@
 # The bot in a container: slim Python, a non-root user, the SQLite database on the /data volume (or PostgreSQL,
-# whose driver it includes: compose.yaml).
+# whose driver it includes: compose.yaml). DATA_DIR, not DATABASE_URL, puts the database on the volume, so an
+# .env that leaves DATABASE_URL out or empty (as .env.example does) keeps it there.
 FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     PIP_NO_CACHE_DIR=1 \
-    DATABASE_URL=sqlite+aiosqlite:////data/bot.db
+    DATA_DIR=/data
 
 RUN useradd --create-home --uid 10001 bot && mkdir /data && chown bot /data
 WORKDIR /app

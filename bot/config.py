@@ -11,6 +11,9 @@ from sqlalchemy.exc import ArgumentError
 from bot.db.engine import SYNCHRONOUS, Synchronous
 from bot.errors import UserError
 
+# Where the default SQLite database lives: `data/` under the working folder, or DATA_DIR (the image's `/data`
+# volume). An empty or unset DATABASE_URL means this file; a relative one is relative to the working folder.
+DEFAULT_DATA_DIR = "data"
 DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///data/bot.db"
 DEFAULT_RATE_LIMIT = "10/10"
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
@@ -116,7 +119,7 @@ class Settings:
             )
         return cls(
             token=get("DISCORD_TOKEN"),
-            database_url=_database_url(get("DATABASE_URL") or DEFAULT_DATABASE_URL),
+            database_url=_database_url(get("DATABASE_URL") or default_database_url(get("DATA_DIR"))),
             dev_guild_id=int(guild) if guild else None,
             log_level=level,
             api_base=get("DISCORD_API_BASE"),
@@ -128,6 +131,11 @@ class Settings:
             roll_log_keep_days=int(keep) or None,
             sqlite_synchronous="full" if synchronous == "full" else "normal",
         )
+
+
+def default_database_url(data_dir: str | None) -> str:
+    """The SQLite file `bot.db` in DATA_DIR (default: `data`, under the working folder)."""
+    return f"sqlite+aiosqlite:///{data_dir or DEFAULT_DATA_DIR}/bot.db"
 
 
 def _database_url(url: str) -> str:

@@ -65,7 +65,6 @@ def test_env_example_lists_every_setting() -> None:
     example = (Path(__file__).parent.parent / ".env.example").read_text()
     for name in (
         "DISCORD_TOKEN",
-        "DATABASE_URL",
         "DEV_GUILD_ID",
         "LOG_LEVEL",
         "DISCORD_API_BASE",
@@ -75,6 +74,17 @@ def test_env_example_lists_every_setting() -> None:
         "IDENTIFY_INTERVAL",
     ):
         assert f"\n{name}=" in example
+    # Documented, but left unset: a value here would win over the Docker image's DATA_DIR (tests/test_docker.py).
+    for name in ("DATABASE_URL", "DATA_DIR"):
+        assert f"\n# {name}=" in example and f"\n{name}=" not in example
+
+
+def test_the_default_database_lives_in_data_dir() -> None:
+    assert Settings.from_env({}).database_url == "sqlite+aiosqlite:///data/bot.db"
+    assert Settings.from_env({"DATA_DIR": "/data"}).database_url == "sqlite+aiosqlite:////data/bot.db"
+    assert Settings.from_env({"DATA_DIR": "/data", "DATABASE_URL": ""}).database_url.endswith("////data/bot.db")
+    named = "sqlite+aiosqlite:////srv/bot.db"
+    assert Settings.from_env({"DATA_DIR": "/data", "DATABASE_URL": named}).database_url == named
 
 
 @pytest.mark.parametrize(

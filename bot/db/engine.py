@@ -136,14 +136,15 @@ def ensure_sqlite_directory(url: str) -> None:
     if parsed.get_backend_name() != "sqlite" or parsed.database in (None, "", ":memory:") or parsed.query.get("uri"):
         return
     path = Path(parsed.database)
-    if path.is_dir():
-        raise DatabaseUnavailable(
-            f"DATABASE_URL names the folder {path}, not a file: name a file in it, such as {path / 'bot.db'}."
-        )
     try:
+        if path.is_dir():
+            raise DatabaseUnavailable(
+                f"DATABASE_URL names the folder {path}, not a file: name a file in it, such as {path / 'bot.db'}."
+            )
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as error:
-        # FileExistsError or NotADirectoryError: some part of the path is a file.
+        # FileExistsError or NotADirectoryError: some part of the path is a file; PermissionError: a folder on
+        # the way is not the bot's to enter or write.
         raise DatabaseUnavailable(
             f"DATABASE_URL names {path}, but its folder {path.parent} can't be created ({error.strerror}): "
             "point it at a file in a folder the bot can write."

@@ -7,7 +7,7 @@ from alembic import context
 from sqlalchemy import Connection
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from bot.config import DEFAULT_DATABASE_URL
+from bot.config import default_database_url
 from bot.db.models import Base
 
 config = context.config
@@ -27,7 +27,7 @@ def run_with(connection: Connection) -> None:
 
 
 async def run_standalone() -> None:
-    engine = create_async_engine(os.environ.get("DATABASE_URL") or DEFAULT_DATABASE_URL)
+    engine = create_async_engine(os.environ.get("DATABASE_URL") or default_database_url(os.environ.get("DATA_DIR")))
     async with engine.begin() as connection:
         await connection.run_sync(run_with)
     await engine.dispose()
