@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import logging
 import os
 import random
@@ -87,6 +88,22 @@ def setup_logging(level: str) -> None:
     if level != "DEBUG":
         logging.getLogger("discord").setLevel(logging.WARNING)
         logging.getLogger("alembic").setLevel(logging.WARNING)
+    for name in ("discord.client", "discord.shard"):
+        logging.getLogger(name).addFilter(one_line_reconnects)
+
+
+def one_line_reconnects(record: logging.LogRecord) -> bool:
+    """discord.py logs each failed reconnect with its whole traceback; during an outage, one line each does.
+
+    The reason stays on the line (`ClientConnectorError: Cannot connect to host ...`); at DEBUG the traceback
+    stays too.
+    """
+    if record.exc_info and str(record.msg).startswith("Attempting a reconnect") and not log.isEnabledFor(logging.DEBUG):
+        error = record.exc_info[1]
+        record.msg = f"{record.msg} ({type(error).__name__}: %s)"
+        record.args = (*(record.args if isinstance(record.args, tuple) else ()), error)
+        record.exc_info = record.exc_text = None
+    return True
 
 
 async def prepare_database(settings: Settings, *, migrate: bool | None = None) -> Database:
@@ -143,9 +160,19 @@ async def run_bot(settings: Settings, token: str) -> int:
     kind = ShardedDiceBot if settings.sharded else DiceBot
     try:
         async with kind(settings=settings, database=database, dice=random.SystemRandom()) as bot:
-            # `docker stop` sends SIGTERM: close the gateway and the database cleanly instead of dying mid-write.
-            asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, lambda: asyncio.ensure_future(bot.close()))
-            await bot.start(token)
+            running = asyncio.ensure_future(bot.start(token))
+            # `docker stop` sends SIGTERM (Ctrl-C: SIGINT): close the gateway and the database cleanly instead of
+            # dying mid-write, and within `docker stop`'s 10 seconds.
+            stopping: list[asyncio.Future[None]] = []
+
+            def on_signal(name: str) -> None:
+                stopping.append(asyncio.ensure_future(stop(bot, running, name)))
+
+            for number in (signal.SIGTERM, signal.SIGINT):
+                asyncio.get_running_loop().add_signal_handler(number, on_signal, number.name)
+            with contextlib.suppress(asyncio.CancelledError):
+                await running
+            await asyncio.gather(*stopping)
     except Exception as error:
         if (line := discord_failure(settings, error)) is None:
             raise
@@ -155,6 +182,21 @@ async def run_bot(settings: Settings, token: str) -> int:
     finally:
         await database.dispose()
     return 0
+
+
+async def stop(bot: DiceBot, running: asyncio.Future[None], signal_name: str) -> None:
+    """Close the bot, then stop what `bot.start` still waits for.
+
+    During a Discord outage `bot.start` sleeps between reconnect attempts, up to minutes, and only looks at
+    `bot.close()` when it wakes; cancelling it ends the wait, so the bot stops in seconds either way.
+    """
+    if bot.is_closed():
+        return
+    log.info("Stopping (%s)", signal_name)
+    try:
+        await bot.close()
+    finally:
+        running.cancel()
 
 
 async def run_sync(settings: Settings, token: str) -> int:

@@ -35,7 +35,7 @@ from bot.tree import BotTree, command_name, given_options
 
 log = logging.getLogger(__name__)
 
-DRAIN_SECONDS = 5.0  # on shutdown, how long the commands in progress get to answer (docker stop waits 10)
+DRAIN_SECONDS = 4.0  # on shutdown, how long the commands in progress get to answer (docker stop waits 10)
 SETTINGS_TTL = 10.0  # seconds a server's rules settings are kept between reads
 SETTINGS_KEPT = 10_000  # servers whose settings are kept at most
 HABITS_KEPT = 10_000  # characters whose habits are kept at most

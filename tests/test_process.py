@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import signal
 import socket
 import sys
@@ -226,3 +227,44 @@ def test_an_http_error_from_discord_reads_as_one_line(status: int, expected: str
     line = discord_failure(Settings(), discord.HTTPException(response, {"message": "Invalid Form Body", "code": 50035}))
     assert line is not None and line.startswith(expected) and "\n" not in line
     assert discord_failure(Settings(), ValueError("a bug")) is None  # keeps its traceback
+
+
+async def test_sigterm_in_a_discord_outage_stops_the_bot_at_once_and_each_retry_is_one_line(
+    double: DiscordDouble, tmp_path: Path
+) -> None:
+    log_path = tmp_path / "bot.log"
+    output = log_path.open("wb")
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot", env=_env(double, tmp_path, LOG_LEVEL="INFO"), cwd=tmp_path, stderr=output
+    )
+    try:
+        await asyncio.wait_for(double.identified.wait(), 30)
+        await double.stop()  # Discord goes away: gateway and REST alike
+
+        def retries() -> list[float]:
+            found = re.findall(r"Attempting a reconnect in ([0-9.]+)s", log_path.read_text())
+            return [float(seconds) for seconds in found]
+
+        # discord.py waits longer after each failure (up to minutes): wait for a back-off of 5 s or more.
+        for _ in range(1200):
+            if retries() and retries()[-1] >= 5:
+                break
+            await asyncio.sleep(0.1)
+        assert retries() and retries()[-1] >= 5, log_path.read_text()[-2000:]
+        process.send_signal(signal.SIGTERM)
+        loop = asyncio.get_running_loop()
+        sent = loop.time()
+        await asyncio.wait_for(process.wait(), 60)
+        # Without the stop, the bot sleeps out the whole back-off first (docker stop kills it after 10 s).
+        assert loop.time() - sent < retries()[-1], "the bot slept out its reconnect back-off"
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+        output.close()
+    log = log_path.read_text()
+    assert process.returncode == 0, log[-3000:]
+    assert "Traceback" not in log
+    lines = [line for line in log.splitlines() if "Attempting a reconnect" in line]
+    assert lines and all("(ClientConnectorError: Cannot connect to host" in line for line in lines), lines
+    assert "Stopping (SIGTERM)" in log
