@@ -28,6 +28,7 @@ import aiohttp
 import discord
 from dotenv import load_dotenv
 
+from bot import logs
 from bot.client import DiceBot, ShardedDiceBot
 from bot.config import Settings, SettingsError
 from bot.db import backups
@@ -80,30 +81,6 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         if value is not None and not value.isdigit():
             parser.error(f"--{name} must be a Discord id (digits only)")
     return args
-
-
-def setup_logging(level: str) -> None:
-    """Log to standard error; discord.py's and Alembic's own chatter only from WARNING unless DEBUG is asked for."""
-    discord.utils.setup_logging(level=getattr(logging, level), root=True)
-    if level != "DEBUG":
-        logging.getLogger("discord").setLevel(logging.WARNING)
-        logging.getLogger("alembic").setLevel(logging.WARNING)
-    for name in ("discord.client", "discord.shard"):
-        logging.getLogger(name).addFilter(one_line_reconnects)
-
-
-def one_line_reconnects(record: logging.LogRecord) -> bool:
-    """discord.py logs each failed reconnect with its whole traceback; during an outage, one line each does.
-
-    The reason stays on the line (`ClientConnectorError: Cannot connect to host ...`); at DEBUG the traceback
-    stays too.
-    """
-    if record.exc_info and str(record.msg).startswith("Attempting a reconnect") and not log.isEnabledFor(logging.DEBUG):
-        error = record.exc_info[1]
-        record.msg = f"{record.msg} ({type(error).__name__}: %s)"
-        record.args = (*(record.args if isinstance(record.args, tuple) else ()), error)
-        record.exc_info = record.exc_text = None
-    return True
 
 
 async def prepare_database(settings: Settings, *, migrate: bool | None = None) -> Database:
@@ -326,7 +303,7 @@ def run(settings: Settings, args: argparse.Namespace) -> int:
     """Run the command the arguments name with these settings."""
     command = args.command or "run"
     if command == "console" or (command == "run" and settings.token is None):
-        setup_logging(max(settings.log_level, "WARNING", key=logging.getLevelName))
+        logs.setup(max(settings.log_level, "WARNING", key=logging.getLevelName), settings.log_format)
         if command == "run":
             print("DISCORD_TOKEN is not set, so this is the offline console (see README.md).", file=sys.stderr)
             args = parse_args(["console"])
@@ -336,7 +313,7 @@ def run(settings: Settings, args: argparse.Namespace) -> int:
             # The reader went away (`... | head`): stop quietly, and keep Python from complaining at exit.
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             return 0
-    setup_logging(settings.log_level)
+    logs.setup(settings.log_level, settings.log_format)
     if command == "migrate":
         return asyncio.run(run_migrate(settings))
     if command == "backup":

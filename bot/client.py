@@ -118,6 +118,17 @@ class DiceBot(commands.Bot):
             await self.pruner.stop()
         await super().close()
 
+    async def on_ready(self) -> None:
+        """Say once connected (and again after a full reconnect) as whom, in how many servers, over which shards."""
+        settings = self.settings
+        if settings.sharded:
+            ids = settings.shard_ids or tuple(range(settings.shard_count or 1))
+            shards = f"shards {','.join(map(str, ids))} of {settings.shard_count}"
+        else:
+            shards = "unsharded"
+        user = self.user
+        log.info("Ready as %s (id %s) in %d servers, %s", user, user and user.id, len(self.guilds), shards)
+
     async def setup_hook(self) -> None:
         """Load every cog (a broken one stops the start), then sync the commands to the dev server if set."""
         for name in extensions():

@@ -10,6 +10,7 @@ from sqlalchemy.exc import ArgumentError
 
 from bot.db.engine import SYNCHRONOUS, Synchronous
 from bot.errors import UserError
+from bot.logs import LOG_FORMATS, LogFormat
 
 # Where the default SQLite database lives: `data/` under the working folder, or DATA_DIR (the image's `/data`
 # volume). An empty or unset DATABASE_URL means this file; a relative one is relative to the working folder.
@@ -68,6 +69,7 @@ class Settings:
     database_url: str = DEFAULT_DATABASE_URL
     dev_guild_id: int | None = None
     log_level: str = "INFO"
+    log_format: LogFormat = "plain"
     api_base: str | None = None
     gateway_url: str | None = None
     rate_limit: RateLimit | None = None
@@ -96,6 +98,9 @@ class Settings:
         level = (get("LOG_LEVEL") or "INFO").upper()
         if level not in LOG_LEVELS:
             raise SettingsError(f"LOG_LEVEL must be one of {', '.join(LOG_LEVELS)}, not {level!r}.")
+        form = (get("LOG_FORMAT") or "plain").lower()
+        if form not in LOG_FORMATS:
+            raise SettingsError(f"LOG_FORMAT must be plain (lines) or json (one JSON object a line), not {form!r}.")
         guild = get("DEV_GUILD_ID")
         if guild is not None and not guild.isdigit():
             raise SettingsError(f"DEV_GUILD_ID must be a server id (digits only), not {guild!r}.")
@@ -122,6 +127,7 @@ class Settings:
             database_url=_database_url(get("DATABASE_URL") or default_database_url(get("DATA_DIR"))),
             dev_guild_id=int(guild) if guild else None,
             log_level=level,
+            log_format="json" if form == "json" else "plain",
             api_base=get("DISCORD_API_BASE"),
             gateway_url=get("DISCORD_GATEWAY_URL"),
             rate_limit=RateLimit.parse(get("RATE_LIMIT") or DEFAULT_RATE_LIMIT),

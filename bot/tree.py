@@ -13,6 +13,7 @@ import discord
 from discord import app_commands
 from sqlalchemy import exc as sa_exc
 
+from bot import logs
 from bot.config import RateLimit
 from bot.deadline import ALREADY_ACKNOWLEDGED, DEFER_AFTER, UNKNOWN_INTERACTION, Admission, PatientResponse
 from bot.errors import FAIR_ROLL_NOTE, UserError
@@ -290,6 +291,7 @@ class BotTree(app_commands.CommandTree["DiceBot"]):
         The rate limit was applied when the interaction arrived (`gate`); a refused one never gets here.
         Button presses bypass the tree in discord.py, so components call this from their own `interaction_check`.
         """
+        logs.enter(interaction)  # every line this task logs names the interaction
         task = asyncio.current_task()
         if task is not None:
             self.in_flight.add(task)

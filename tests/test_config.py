@@ -67,6 +67,7 @@ def test_env_example_lists_every_setting() -> None:
         "DISCORD_TOKEN",
         "DEV_GUILD_ID",
         "LOG_LEVEL",
+        "LOG_FORMAT",
         "DISCORD_API_BASE",
         "DISCORD_GATEWAY_URL",
         "SHARD_COUNT",
@@ -113,3 +114,10 @@ def test_shards_are_read_as_lists_and_ranges(count: str, ids: str, expected: tup
 def test_bad_shards_are_refused_with_a_reason(env: dict[str, str], message: str) -> None:
     with pytest.raises(SettingsError, match=message):
         Settings.from_env(env)
+
+
+def test_log_format_is_plain_or_json() -> None:
+    assert Settings.from_env({}).log_format == "plain"
+    assert Settings.from_env({"LOG_FORMAT": "JSON"}).log_format == "json"
+    with pytest.raises(SettingsError, match="LOG_FORMAT must be plain"):
+        Settings.from_env({"LOG_FORMAT": "xml"})

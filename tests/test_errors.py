@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import io
+import json
 import logging
 
 import discord
 import pytest
 from discord import app_commands
 
+from bot import logs
 from bot.errors import UserError
 from bot.local.driver import LocalDiscord
 from bot.tree import APOLOGY
@@ -87,3 +90,40 @@ async def test_nul_characters_in_typed_text_are_harmless(local: LocalDiscord, ca
     suggested = await local.autocomplete("dnd attack", {"character": "a\x00b"}, "character")
     assert suggested.choices == []
     assert "Unhandled error" not in caplog.text and "Ignoring exception" not in caplog.text
+
+
+@pytest.mark.parametrize("form", ["plain", "json"])
+async def test_a_bugs_log_line_names_the_server_channel_user_and_interaction(local: LocalDiscord, form: str) -> None:
+    @app_commands.command(name="broken", description="Always fails")
+    async def broken(interaction: discord.Interaction, value: str) -> None:
+        raise ZeroDivisionError("boom")
+
+    _add(local, broken)
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    handler.addFilter(logs.Where())
+    handler.setFormatter(logs.JsonLines() if form == "json" else logging.Formatter("{message}{where}", style="{"))
+    logger = logging.getLogger("bot.tree")
+    logger.addHandler(handler)
+    try:
+        exchange = await local.command("broken", {"value": "x"})
+    finally:
+        logger.removeHandler(handler)
+    sent = exchange.payload
+    ids = {
+        "guild": int(sent["guild_id"]),
+        "channel": int(sent["channel_id"]),
+        "user": int(sent["member"]["user"]["id"]),
+        "interaction": int(sent["id"]),
+    }
+    written = stream.getvalue()
+    if form == "json":
+        (line,) = [json.loads(line) for line in written.splitlines()]
+        assert {k: line[k] for k in ids} == ids
+        assert line["level"] == "ERROR" and line["message"].startswith("Unhandled error in /broken")
+        assert "ZeroDivisionError: boom" in line["exception"]
+    else:
+        first = written.splitlines()[0]
+        where = " ".join(f"{k}={v}" for k, v in ids.items())
+        assert first == f"Unhandled error in /broken with options {{'value': 'x'}} [{where}]"
+    assert "\x1b[" not in written  # no colour codes
