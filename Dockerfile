@@ -6,7 +6,8 @@ FROM python:3.11-slim
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     PIP_NO_CACHE_DIR=1 \
-    DATA_DIR=/data
+    DATA_DIR=/data \
+    METRICS_PORT=9108
 
 RUN useradd --create-home --uid 10001 bot && mkdir /data && chown bot /data
 WORKDIR /app
@@ -21,4 +22,6 @@ RUN pip install --no-deps .
 USER bot
 VOLUME ["/data"]
 # Secrets come at run time (docker run --env-file .env ...), never baked into the image.
+# /health on 127.0.0.1:9108 inside the container: the gateway connected and the database answering.
+HEALTHCHECK --interval=30s --timeout=10s --start-period=60s --retries=3 CMD ["python", "-m", "bot", "health"]
 ENTRYPOINT ["python", "-m", "bot"]

@@ -7,6 +7,7 @@ python -m bot migrate         bring the database to the newest schema and stop
 python -m bot verify FILE     check an exported fair-session log offline (no database, no token)
 python -m bot backup FILE     write a backup of the database while the bot runs (SQLite's online backup, pg_dump)
 python -m bot restore FILE    replace the database with a backup, the bot stopped (the old one is kept beside it)
+python -m bot health          ask the running bot's /health (METRICS_PORT): exit 0 when it is healthy (HEALTHCHECK)
 
 What stops a start is one line on standard error, naming the setting and the fix; the exit code says which
 kind (EXIT_DISCORD, EXIT_SETTING, EXIT_SCHEMA, EXIT_DATABASE).
@@ -22,6 +23,8 @@ import os
 import random
 import signal
 import sys
+import urllib.error
+import urllib.request
 from pathlib import Path
 
 import aiohttp
@@ -72,6 +75,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     backup.add_argument("file", help="the backup file to write (replaced if it exists)")
     restore = commands.add_parser("restore", help="replace the database with a backup; stop the bot first")
     restore.add_argument("file", help="a file `python -m bot backup` wrote")
+    commands.add_parser("health", help="ask the running bot whether it is healthy (needs METRICS_PORT)")
     args = parser.parse_args(argv)
     if not 0 < getattr(args, "timeout", 1) <= 900:
         # Discord's own limit: an interaction's token lasts 15 minutes.
@@ -246,6 +250,24 @@ async def run_restore(settings: Settings, args: argparse.Namespace) -> int:
     return 0
 
 
+def run_health(settings: Settings) -> int:
+    """Ask the running bot's /health (bot.metrics): 0 when healthy, 1 when not or when nothing answers."""
+    if settings.metrics_port is None:
+        print("METRICS_PORT is not set, so the bot serves no health check: set it (e.g. 9108).", file=sys.stderr)
+        return EXIT_SETTING
+    host = "127.0.0.1" if settings.metrics_host in ("0.0.0.0", "::") else settings.metrics_host
+    address = f"http://{host}:{settings.metrics_port}/health"
+    try:
+        with urllib.request.urlopen(address, timeout=5) as response:
+            print(response.read().decode())
+            return 0
+    except urllib.error.HTTPError as error:
+        print(f"Unhealthy: {error.read().decode()}", file=sys.stderr)
+    except OSError as error:
+        print(f"Nothing answers at {address}: {getattr(error, 'reason', error)}.", file=sys.stderr)
+    return 1
+
+
 def where(settings: Settings) -> str:
     """The database, named for the operator: its file, or its PostgreSQL name (never the URL: it holds the password)."""
     path = backups.sqlite_path(settings.database_url)
@@ -316,6 +338,8 @@ def run(settings: Settings, args: argparse.Namespace) -> int:
     logs.setup(settings.log_level, settings.log_format)
     if command == "migrate":
         return asyncio.run(run_migrate(settings))
+    if command == "health":
+        return run_health(settings)
     if command == "backup":
         return run_backup(settings, args)
     if command == "restore":

@@ -12,13 +12,14 @@ import random
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import discord
 from discord.ext import commands
 from sqlalchemy.ext.asyncio import AsyncSession
 
 import cogs
+from bot import metrics
 from bot.config import Settings
 from bot.db.engine import Database
 from bot.db.fair import FairRepository, SessionDice
@@ -32,6 +33,9 @@ from bot.rules.dice_odds import SAMPLE_SEED
 from bot.rules.fair import new_seed
 from bot.rules.settings import ServerSettings
 from bot.tree import BotTree, command_name, given_options
+
+if TYPE_CHECKING:
+    from aiohttp import web
 
 log = logging.getLogger(__name__)
 
@@ -101,6 +105,7 @@ class DiceBot(commands.Bot):
         self._habits: dict[tuple[int, datetime], Remembered] = {}
         self._unfair: dict[int, float] = {}  # channels read to have no fair session open, and when
         self._fair_starts = 0  # fair sessions started in this process: a read begun before one is not kept
+        self.metrics_server: web.AppRunner | None = None  # /metrics and /health, when METRICS_PORT is set
         self.roll_log = RollLogWriter(database.write)
         keep_days = settings.roll_log_keep_days
         self.pruner = None if keep_days is None else RollLogPruner(database.write, keep_days=keep_days, clock=clock)
@@ -116,6 +121,11 @@ class DiceBot(commands.Bot):
                 log.warning("Closing with %d command(s) still running after %.0f s", unfinished, DRAIN_SECONDS)
         if self.pruner is not None:
             await self.pruner.stop()
+        if self.metrics_server is not None:
+            await self.metrics_server.cleanup()
+            self.metrics_server = None
+            for name in metrics.RATE_LIMIT_LOGGERS:
+                logging.getLogger(name).removeFilter(metrics.count_429s)
         await super().close()
 
     async def on_ready(self) -> None:
@@ -134,6 +144,11 @@ class DiceBot(commands.Bot):
         for name in extensions():
             await self.load_extension(name)
         log.info("Loaded %d extensions", len(extensions()))
+        if self.settings.metrics_port is not None:
+            metrics.time_statements(self.database.engine)
+            for name in metrics.RATE_LIMIT_LOGGERS:
+                logging.getLogger(name).addFilter(metrics.count_429s)
+            self.metrics_server = await metrics.serve(self, self.settings.metrics_host, self.settings.metrics_port)
         # One process of a sharded bot prunes the shared database: the one that runs shard 0.
         if self.pruner is not None and (not self.settings.sharded or 0 in self.settings.shard_ids):
             self.pruner.start()

@@ -79,6 +79,9 @@ class Settings:
     identify_interval: float = IDENTIFY_INTERVAL
     # None: keep every roll. Bot-wide, not per server: the operator's disk is what it bounds.
     roll_log_keep_days: int | None = None
+    # Prometheus metrics and the health check (bot.metrics): off unless a port is set.
+    metrics_port: int | None = None
+    metrics_host: str = "127.0.0.1"
     # SQLite's PRAGMA synchronous: "full" keeps every committed roll through a power loss (docs/deploy.md).
     sqlite_synchronous: Synchronous = "full"
 
@@ -122,8 +125,13 @@ class Settings:
                 f"SQLITE_SYNCHRONOUS must be full (the default: a committed roll survives a power loss) or normal "
                 f"(faster commits; the last ones can be lost in a power loss or an OS crash), not {synchronous!r}."
             )
+        port = get("METRICS_PORT")
+        if port is not None and not (port.isascii() and port.isdigit() and 1 <= int(port) <= 65535):
+            raise SettingsError(f"METRICS_PORT must be a port number (1-65535), or empty for no metrics, not {port!r}.")
         return cls(
             token=get("DISCORD_TOKEN"),
+            metrics_port=int(port) if port else None,
+            metrics_host=get("METRICS_HOST") or "127.0.0.1",
             database_url=_database_url(get("DATABASE_URL") or default_database_url(get("DATA_DIR"))),
             dev_guild_id=int(guild) if guild else None,
             log_level=level,

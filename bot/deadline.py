@@ -24,6 +24,8 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
+from bot import metrics
+
 if TYPE_CHECKING:  # bot.client imports this module: the bot type only for the checker
     from bot.client import DiceBot
 
@@ -82,6 +84,7 @@ class PatientResponse(discord.InteractionResponse[Any]):
                 # As in `_first_answer`: the defer landed, only Discord's reply to it was lost.
                 self._response_type = discord.InteractionResponseType.deferred_channel_message
             self.deferred_ephemeral = ephemeral
+            metrics.DEFERRALS.inc()
             log.info("Deferred /%s: it is slow or waits for its turn", self._command_name)
 
     def defer_now(self) -> None:

@@ -20,6 +20,8 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import TypeVar
 
+from bot import metrics
+
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
@@ -59,6 +61,7 @@ def _executor() -> ProcessPoolExecutor:
 async def in_process(function: Callable[..., T], /, *args: object) -> T:
     """`function(*args)` in the worker process; `function` must be importable by its module and name."""
     global _pool
+    started = time.perf_counter()
     try:
         return await asyncio.get_running_loop().run_in_executor(_executor(), function, *args)
     except BrokenProcessPool:
@@ -66,6 +69,8 @@ async def in_process(function: Callable[..., T], /, *args: object) -> T:
         log.warning("The worker process died; starting a new one for the next job")
         _pool = None
         raise
+    finally:
+        metrics.WORKER_SECONDS.observe(time.perf_counter() - started)
 
 
 def shutdown() -> None:

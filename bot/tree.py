@@ -13,7 +13,7 @@ import discord
 from discord import app_commands
 from sqlalchemy import exc as sa_exc
 
-from bot import logs
+from bot import logs, metrics
 from bot.config import RateLimit
 from bot.deadline import ALREADY_ACKNOWLEDGED, DEFER_AFTER, UNKNOWN_INTERACTION, Admission, PatientResponse
 from bot.errors import FAIR_ROLL_NOTE, UserError
@@ -111,6 +111,7 @@ async def report(interaction: discord.Interaction[DiceBot], error: BaseException
     cause = unwrap(error)
     known = describe(cause)
     command = command_name(interaction)
+    interaction.extras["outcome"] = "user_error" if known is not None else "bug"
     if interaction.client.is_closed():
         # Past the shutdown's grace period (bot.client.DRAIN_SECONDS) nothing can be sent any more.
         log.warning("/%s was cut off by the bot shutting down: %s", command, cause)
@@ -118,8 +119,10 @@ async def report(interaction: discord.Interaction[DiceBot], error: BaseException
     if isinstance(cause, discord.NotFound) and cause.code == UNKNOWN_INTERACTION:
         # Too late to answer at all: Discord has dropped the interaction and shows the user a failure.
         log.warning("/%s missed Discord's 3-second deadline for a first response", command)
+        interaction.extras["outcome"] = "late"
         return
     if database_down(cause):
+        interaction.extras["outcome"] = "database"
         log.warning("/%s: the database is unavailable: %s", command, cause)
     if known is None:
         log.error("Unhandled error in /%s with options %s", command, given_options(interaction), exc_info=cause)
@@ -230,6 +233,8 @@ class BotTree(app_commands.CommandTree["DiceBot"]):
             return True
         user = (data.get("member") or {}).get("user") or data.get("user") or {}
         again = None if limiter is None else limiter.admit(int(user.get("id", 0)))
+        if again is not None:
+            metrics.RATE_LIMITED.inc()
         if again is None:
             if kind == discord.InteractionType.application_command.value:
                 self._arrived[int(data["id"])] = asyncio.get_running_loop().time()
@@ -280,22 +285,32 @@ class BotTree(app_commands.CommandTree["DiceBot"]):
         if interaction.type is discord.InteractionType.autocomplete:
             return True
         arrived = self._arrived.pop(interaction.id, None)
-        await self.admit(interaction)
         if arrived is None:  # not through the gate (a test calling the tree directly): it arrives now
             arrived = asyncio.get_running_loop().time()
+        await self.admit(interaction, arrived=arrived)
         return await self.admission.enter(interaction, arrived=arrived, defer_after=self.defer_after)
 
-    async def admit(self, interaction: discord.Interaction[DiceBot]) -> bool:
-        """Keep the task handling a command or button press until it ends (see `drain`); always True.
+    async def admit(self, interaction: discord.Interaction[DiceBot], *, arrived: float | None = None) -> bool:
+        """Keep the task handling a command or button press until it ends (see `drain`), and count it; always True.
 
         The rate limit was applied when the interaction arrived (`gate`); a refused one never gets here.
         Button presses bypass the tree in discord.py, so components call this from their own `interaction_check`.
         """
         logs.enter(interaction)  # every line this task logs names the interaction
         task = asyncio.current_task()
-        if task is not None:
+        if task is not None and task not in self.in_flight:
+            loop = asyncio.get_running_loop()
+            start = loop.time() if arrived is None else arrived
             self.in_flight.add(task)
-            task.add_done_callback(self.in_flight.discard)
+            metrics.IN_FLIGHT.inc()
+
+            def done(task: asyncio.Task[Any]) -> None:
+                self.in_flight.discard(task)
+                metrics.IN_FLIGHT.dec()
+                outcome = interaction.extras.get("outcome", "ok")
+                metrics.finished(command_name(interaction), outcome, loop.time() - start)
+
+            task.add_done_callback(done)
         return True
 
     async def on_error(self, interaction: discord.Interaction[DiceBot], error: app_commands.AppCommandError) -> None:

@@ -76,7 +76,7 @@ def test_env_example_lists_every_setting() -> None:
     ):
         assert f"\n{name}=" in example
     # Documented, but left unset: a value here would win over the Docker image's DATA_DIR (tests/test_docker.py).
-    for name in ("DATABASE_URL", "DATA_DIR"):
+    for name in ("DATABASE_URL", "DATA_DIR", "METRICS_PORT", "METRICS_HOST"):
         assert f"\n# {name}=" in example and f"\n{name}=" not in example
 
 

@@ -113,4 +113,14 @@ def test_the_build_context_leaves_out_the_token_the_database_and_the_virtualenv(
         assert needed in ignored
     assert "!.env.example" in ignored
     assert "DATABASE_URL" not in image_environment()  # DATA_DIR puts the database on the volume
-    assert not any(key in env_file((ROOT / ".env.example").read_text()) for key in ("DATABASE_URL", "DATA_DIR"))
+    # An .env value, even an empty one, wins over the image's: the example leaves the image's settings alone.
+    assert not set(image_environment()) & set(env_file((ROOT / ".env.example").read_text()))
+
+
+def test_the_image_checks_its_health_on_the_port_it_sets() -> None:
+    text = DOCKERFILE.read_text()
+    assert (
+        'HEALTHCHECK --interval=30s --timeout=10s --start-period=60s --retries=3 CMD ["python", "-m", "bot", "health"]'
+        in text
+    )
+    assert image_environment()["METRICS_PORT"] == "9108"

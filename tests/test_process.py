@@ -80,6 +80,7 @@ async def test_the_bot_process_connects_syncs_the_dev_server_and_answers(double:
     log = (tmp_path / "bot.log").read_text()
     assert process.returncode == 0, log[-3000:]
     assert "Database migrated from empty to" in log
+    assert "Metrics and health on" not in log  # off unless METRICS_PORT is set
     assert "Ready as dicebot" in log and "in 1 servers, unsharded" in log
     assert double.token not in log  # not even at DEBUG
     # Commands go to the dev server only; a global sync is a deliberate `python -m bot sync`.
