@@ -226,7 +226,8 @@ class Target:
     immune_to_criticals: bool = False
     denied_dex: bool = False  # loses its Dex bonus to AC (flat-footed without Uncanny Dodge): sneak attack works
     notes: tuple[str, ...] = ()
-    adjustments: tuple[Term, ...] = ()  # §5: what this attack's situation added to the AC (cover, ...)
+    # §5: what this attack's situation added to the AC (cover, ...); logged when set (`replay.WHEN_SET`).
+    adjustments: tuple[Term, ...] = field(default=(), metadata={"log": "when set"})
 
     @property
     def base_ac(self) -> int:
@@ -353,7 +354,8 @@ class Attack:
     properties: frozenset[str]  # what the attack brings against DR
     ranged: bool
     notes: tuple[str, ...] = ()
-    miss_chance: int = 0  # §6 item 7: percent of hits that concealment turns into misses (a d100 after the hit)
+    # §6 item 7: percent of hits that concealment turns into misses (a d100 after the hit); logged when set.
+    miss_chance: int = field(default=0, metadata={"log": "when set"})
 
     @property
     def attack_bonus(self) -> int:
