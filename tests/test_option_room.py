@@ -385,3 +385,20 @@ def test_a_situation_reads_its_words_and_refuses_the_rest() -> None:
         with pytest.raises(dnd.SituationError) as refused:
             dnd.parse_situation(text)
         assert refused.value.position == at, (text, refused.value.message)
+
+
+@pytest.mark.usefixtures("full_answers")
+async def test_a_full_attack_and_the_odds_take_the_situation_too(local: LocalDiscord) -> None:
+    local.bot.dice = ScriptedDice([12, 10, 15, 5])  # +11 hits, the d100 10 misses; +6 hits, the d100 5 misses
+    full = await local.command(
+        "dnd full-attack",
+        {"attack_bonus": "+11/+6", "damage": "1d8", "target_ac": 14, "situation": "cover concealment"},
+    )
+    assert full.embed.get("color") != RED, full.embed
+    text = steps(full)
+    assert text.count("concealment 20%: d100 **") == 2 and "vs AC 18 → hit" in text, text
+    assert "AC 18 = 14 +4 cover (§5)" in text, text
+    # AB +5 against AC 15 + 4: a d20 of 14 or more hits (7 in 20), and 4 in 5 of those get through concealment.
+    odds = await local.command("dnd odds", {**QUICK, "situation": "cover concealment"})
+    assert "Hit **28.0%**" in odds.embed["description"], odds.embed
+    assert "Concealment: a hit misses on a d100 of 20 or less" in fields(odds)["The situation"]
