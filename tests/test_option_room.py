@@ -402,3 +402,14 @@ async def test_a_full_attack_and_the_odds_take_the_situation_too(local: LocalDis
     odds = await local.command("dnd odds", {**QUICK, "situation": "cover concealment"})
     assert "Hit **28.0%**" in odds.embed["description"], odds.embed
     assert "Concealment: a hit misses on a d100 of 20 or less" in fields(odds)["The situation"]
+
+
+async def test_a_shots_situation_gets_a_caret_and_completes(local: LocalDiscord) -> None:
+    local.bot.dice = NoDice()
+    shot = {"score": 40, "skill": 1, "damage": "1d10", "distance": "short"}
+    refused = await local.command("sf shoot", {**shot, "situation": "prone cover"})
+    assert refused.ephemeral and refused.embed["color"] == RED
+    assert refused.embed["description"].startswith("`situation`: Not a situation word: 'cover' at character 7.")
+    assert refused.embed["description"].endswith("```\nprone cover\n      ^\n```")
+    offered = (await local.autocomplete("sf odds shoot", {"situation": "prone s"}, focused="situation")).choices
+    assert [c["value"] for c in offered] == ["prone telescopic sight"]  # a word that holds what was typed
