@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from fractions import Fraction
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from discord import app_commands
 from discord.ext import commands
@@ -16,6 +16,7 @@ from bot.errors import UserError
 from bot.rules import dnd35 as dnd
 from bot.rules import encounter as encounter_rules
 from bot.rules import luck, replay
+from bot.rules.dnd35.situation import NOTHING, from_options, suggest
 from bot.rules.encounter import Hit
 from bot.rules.luck import Luck
 from bot.rules.sheets.base import name_key
@@ -25,7 +26,7 @@ from bot.ui.embeds import Defender, hides
 from cogs import _pipeline as pipeline
 from cogs._options import Hidden, Named, Shown, notation, option, slash
 from cogs._pipeline import Creature, Hurts, Plan, Reading, Strikes
-from cogs._replay import ROLLS
+from cogs._replay import RENAMED, ROLLS
 from cogs._shared import (
     Drawn,
     Interaction,
@@ -53,6 +54,15 @@ Dr = notation("dr", dnd.parse_dr, longest=40)
 Damage = notation("damage", dnd.parse_damage)
 Crit = notation("crit", dnd.parse_crit, longest=20)
 Bonuses = notation("attack_bonus", dnd.parse_bonuses, longest=40)
+
+
+class Circumstances(notation("situation", dnd.parse_situation, longest=100)):  # type: ignore[misc]
+    """The `situation` text, read as it arrives, completed word by word as it is typed (§11)."""
+
+    # Any client's interaction: discord.py's Transformer methods take any, so an override cannot narrow it.
+    async def autocomplete(self, interaction: Any, value: int | float | str, /) -> list[app_commands.Choice[str]]:
+        """The text typed so far with its last word completed, or each word that may follow."""
+        return [app_commands.Choice(name=text, value=text) for text in suggest(str(value)) if len(text) <= 100]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -101,7 +111,11 @@ class OffHand:
 class Moment:
     """What only the table knows about the attack."""
 
-    modifier: int = option("A situational attack modifier", 0, low=-100, high=100)
+    situation: dnd.SituationText | None = option(
+        "What the table knows: flanking, charge, cover, prone, concealment, +2 ... (autocomplete lists them)",
+        None,
+        transform=Circumstances,
+    )
     damage_bonus: int = option("Extra flat damage on each damage roll", 0, low=-100, high=100)
     multiplier: int | None = option(
         "A situational damage multiplier, e.g. 2 for a charge with a lance", None, low=2, high=6
@@ -112,25 +126,17 @@ class Moment:
     dr: dnd.DamageReduction | None = option(
         "The defender's damage reduction, e.g. 5/magic, 10/-, 5/silver and good", None, transform=Dr
     )
-    flanking: bool = option("Flanking the defender (+2 in melee; allows sneak attack)", False)
-    sneak_attack: bool = option("Add the character's sneak attack dice", False)
     distance: float | None = option("Feet to the target, for a ranged attack's range penalty", None, low=0, high=10000)
-    two_hands: bool = option("A one-handed weapon held in two hands (1.5x Str)", False)
-    into_melee: bool = option("Shooting or throwing into a melee (-4 unless Precise Shot)", False)
 
-    def situation(self) -> dnd.Situation:
+    def circumstances(self) -> dnd.Situation:
         """What only the table knows about this attack, as the rules core takes it."""
-        return dnd.Situation(
-            modifier=self.modifier,
+        given = dnd.Situation(
             damage_bonus=self.damage_bonus,
             multipliers=(self.multiplier,) if self.multiplier else (),
             precision=self.precision or (),
-            sneak_attack=self.sneak_attack,
-            flanking=self.flanking,
             distance=self.distance,
-            two_hands=self.two_hands,
-            into_melee=self.into_melee,
         )
+        return (self.situation or NOTHING).apply(given)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -216,7 +222,7 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
 
     # -- planners ------------------------------------------------------------------------------------------
     async def target(
-        self, reading: Reading, options: Against, dr: dnd.DamageReduction | None
+        self, reading: Reading, options: Against, dr: dnd.DamageReduction | None, situation: dnd.Situation
     ) -> tuple[dnd.Target, CharacterRecord | None, str | None, Defender | None]:
         """The defender, its character here (damage can be applied), its name in this channel's fight, its name.
 
@@ -241,7 +247,7 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
             )
         creature = await reading.creature(options.target, RULESET, TITLE)
         fighting = creature.combatant.name if creature.combatant is not None else None
-        return defense(creature, options, dr), creature.hurt, fighting, creature.named
+        return defense(creature, options, dr, helpless=situation.helpless), creature.hurt, fighting, creature.named
 
     async def attacker(self, reading: Reading, options: Attacker) -> tuple[CharacterRecord, DndSheet, str]:
         """The attacking character (named, or your active one), its sheet and its weapon (or the one it used last)."""
@@ -257,8 +263,8 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
     async def plan_attack(self, reading: Reading, options: AttackOdds) -> Plan[replay.DndAttackRoll, dnd.AttackResult]:
         """One attack from quick-mode numbers or from a character, priced, with its presenters."""
         variants = reading.settings.dnd
-        target, defending, fighting, defender = await self.target(reading, options, options.dr)
-        situation = options.situation()
+        situation = options.circumstances()
+        target, defending, fighting, defender = await self.target(reading, options, options.dr, situation)
         quick = options.quick()
         name, character_id = options.attacker(reading.user_name, quick=quick), None
         if quick:
@@ -315,14 +321,15 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
     ) -> Plan[replay.DndFullAttackRoll, dnd.FullAttackResult]:
         """Every attack of a full attack (a character's, or a stat block's bonuses), priced under one work budget."""
         variants = reading.settings.dnd
-        target, defending, fighting, defender = await self.target(reading, options, options.dr)
+        situation = options.circumstances()
+        target, defending, fighting, defender = await self.target(reading, options, options.dr, situation)
         quick = options.quick()
         name, character_id = options.attacker(reading.user_name, quick=quick), None
         if quick:
             assert options.attack_bonus is not None and options.damage is not None  # quick() makes sure
             weapon = str(options.damage)
             attacks = dnd.quick_full_attack(
-                options.attack_bonus, options.damage, target, options.situation(), crit=options.crit or "20/x2"
+                options.attack_bonus, options.damage, target, situation, crit=options.crit or "20/x2"
             )
         else:
             record, sheet, weapon = await self.attacker(reading, options)
@@ -331,7 +338,7 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
                 sheet,
                 weapon,
                 target,
-                _monk(sheet, weapon, options.situation()),
+                _monk(sheet, weapon, situation),
                 off_hand_weapon=options.off_hand_weapon,
                 variants=variants,
             )
@@ -360,7 +367,7 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
 
     # -- commands ----------------------------------------------------------------------------------------
     @app_commands.autocomplete(weapon=weapons, character=characters, target=anyones)
-    @slash("attack", AttackOptions, extras=ROLLS)
+    @slash("attack", AttackOptions, extras={**ROLLS, RENAMED: from_options})
     async def attack(self, interaction: Interaction, options: AttackOptions) -> None:
         """One attack: d20 + attack bonus against AC, threat and confirmation, damage, every step."""
         await pipeline.roll(self.bot, interaction, options, self.plan_attack)
@@ -372,7 +379,7 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
         await pipeline.odds(self.bot, interaction, options, self.plan_attack)
 
     @app_commands.autocomplete(weapon=weapons, off_hand_weapon=weapons, character=characters, target=anyones)
-    @slash("full-attack", FullAttackOptions, extras=ROLLS)
+    @slash("full-attack", FullAttackOptions, extras={**ROLLS, RENAMED: from_options})
     async def full_attack(self, interaction: Interaction, options: FullAttackOptions) -> None:
         """Every attack the base attack bonus gives, and off-hand attacks with two weapons; then the total."""
         await pipeline.roll(self.bot, interaction, options, self.plan_full_attack)
@@ -405,16 +412,23 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
         await interaction.response.send_message(embed=embed, ephemeral=record.secret)
 
 
-def defense(creature: Creature, options: Against, dr: dnd.DamageReduction | None) -> dnd.Target:
+def defense(
+    creature: Creature, options: Against, dr: dnd.DamageReduction | None, *, helpless: bool = False
+) -> dnd.Target:
     """The defender as an attack sees it (§5-§7): the same creature in this channel's fight and out of it.
 
     A character's AC in every form, damage reduction, critical immunity and Uncanny Dodge are its sheet's
     (`dr` and `crit_immune` given add to them, as outside a fight); a fight adds only that the creature is
     flat-footed until its first turn begins, said in a note. A quick creature of the fight has the fight's one
-    AC and what the options give. `flat_footed:true` holds against anyone.
+    AC and what the options give. `flat_footed:true` holds against anyone. A helpless character's AC counts its
+    Dex as 0 (§5).
     """
     fight, fighting = creature.fight, creature.combatant
     why = encounter_rules.flat_footed_why(fight, fighting, given=options.flat_footed) if fight and fighting else None
+    if isinstance(creature.sheet, DndSheet) and helpless:
+        return dnd.target_sheet(
+            creature.sheet, touch=options.touch, dr=dr, immune_to_criticals=options.crit_immune, helpless=True
+        )
     if isinstance(creature.sheet, DndSheet):
         target = dnd.target_sheet(
             creature.sheet,

@@ -14,7 +14,7 @@ from bot.commandline import ATTACHMENT, Parsed, parse_line
 from bot.db.macros import LINE_LENGTH, MAX_MACROS, NAME_LENGTH, MacroError, MacroRepository
 from bot.discord_api import sync_payload
 from bot.ui.embeds import DESCRIPTION_LIMIT, ROLL_COLOUR, clip
-from cogs._replay import replay, roll_command
+from cogs._replay import RENAMED, replay, roll_command
 from cogs._shared import Interaction, guild_of
 
 
@@ -23,7 +23,7 @@ def parse_roll(tree: app_commands.CommandTree[Any], line: str) -> Parsed:
     text = line.strip()
     if text.startswith("@"):
         raise MacroError("A saved roll runs as whoever runs it: leave out the `@user`.")
-    parsed = parse_line(text if text.startswith("/") else "/" + text, sync_payload(tree))
+    parsed = parse_line(renamed_line(tree, text if text.startswith("/") else "/" + text), sync_payload(tree))
     if roll_command(tree, parsed.name) is None:
         raise MacroError(
             f"`/{parsed.name}` does not roll dice; save a roll command such as `/roll`, `/dnd attack`, "
@@ -33,6 +33,26 @@ def parse_roll(tree: app_commands.CommandTree[Any], line: str) -> Parsed:
     if any(option["type"] == ATTACHMENT for option in parsed.options):
         raise MacroError("A saved roll cannot carry a file.")
     return parsed
+
+
+def renamed_line(tree: app_commands.CommandTree[Any], line: str) -> str:
+    """A saved line in today's option names, when its roll command renamed some since (its `RENAMED` extra).
+
+    A roll saved as `/dnd attack flanking:true modifier:2` runs as `/dnd attack situation:"flanking +2"`: the
+    same roll. Anything else is left as it is, for the reader to check.
+    """
+    try:
+        words = shlex.split(line)
+    except ValueError:
+        return line
+    path = [word for word in words if ":" not in word]
+    options = [word for word in words if ":" in word]
+    command = roll_command(tree, " ".join(path).removeprefix("/"))
+    if command is None or RENAMED not in command.extras or words != [*path, *options]:
+        return line
+    given = dict(word.partition(":")[::2] for word in options)
+    today = command.extras[RENAMED](given)
+    return line if today == given else shlex.join([*path, *(f"{name}:{value}" for name, value in today.items())])
 
 
 def with_options(line: str, options: str) -> str:

@@ -18,6 +18,7 @@ from bot.rules.audience import public_hit_points, sees_hit_points
 from bot.rules.encounter import Hit
 from bot.rules.replay import Kind
 from bot.rules.sheets.star_frontiers import SfSheet
+from bot.rules.star_frontiers.situation import NOTHING, ShotSituation, parse_shot_situation, suggest
 from bot.rules.star_frontiers.tables import MAX_DISTANCE_M
 from bot.ui.embeds import Defender, clip, hides
 from bot.ui.star_frontiers import attack_answer, odds_embed
@@ -52,6 +53,15 @@ HELPLESS = [
 
 
 Damage = notation("damage", replay.sf_damage, longest=40)
+
+
+class Said(notation("situation", parse_shot_situation, longest=60)):  # type: ignore[misc]
+    """A shot's `situation` text, read as it arrives, completed word by word as it is typed."""
+
+    # Any client's interaction: discord.py's Transformer methods take any, so an override cannot narrow it.
+    async def autocomplete(self, interaction: Any, value: int | float | str, /) -> list[app_commands.Choice[str]]:
+        """The text typed so far with its last word completed, or each word that may follow."""
+        return [app_commands.Choice(name=text, value=text) for text in suggest(str(value)) if len(text) <= 100]
 
 
 class Hands(StrEnum):
@@ -219,14 +229,14 @@ class Sighting:
     )
     cover: sf.Cover = option("The target's cover", sf.Cover.NONE)
     target_size: sf.Size = option("The target's size", sf.Size.MEDIUM)
-    prone: bool = option("The target lies prone (-5)", False)
     hands: Hands = option("The wrong hand (-10) or two weapons (-10 each)", Hands.ONE, labels=HANDS)
-    telescopic_sight: bool = option("A telescopic sight: one range class closer", False)
-    modifier: int = option("Anything else the referee rules", 0, low=-100, high=100)
+    situation: ShotSituation | None = option(
+        "prone (the target, -5), telescopic sight, and the referee's modifier: prone sight -5", None, transform=Said
+    )
 
-    def situation(self) -> sf.RangedSituation:
+    def circumstances(self) -> sf.RangedSituation:
         """The shot's situation as the rules core takes it."""
-        return sf.RangedSituation(
+        given = sf.RangedSituation(
             target=self.target_movement,
             attacker=self.attacker_movement.movement,
             aim=self.attacker_movement is Moving.AIMING,
@@ -234,14 +244,12 @@ class Sighting:
             targets=self.targets,
             cover=self.cover,
             size=self.target_size,
-            prone=self.prone,
             wrong_hand=self.hands.wrong_hand,
             two_weapons=self.hands.two_weapons,
-            sight=self.telescopic_sight,
             seu=self.setting if isinstance(self.setting, int) else None,
             setting=sf.Setting.STUN if self.setting is sf.Setting.STUN else sf.Setting.DAMAGE,
-            modifier=self.modifier,
         )
+        return (self.situation or NOTHING).apply(given)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -363,7 +371,7 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
 
     async def plan_shot(self, reading: Reading, options: ShotOdds) -> Plan[replay.SfShot, sf.AttackResult]:
         """A shot from quick-mode numbers, or from a character and one of its (or the table's) weapons."""
-        distance, situation = options.distance, options.situation()
+        distance, situation = options.distance, options.circumstances()
         if distance is None:
             raise UserError(
                 "Give the distance in metres (`distance:30`), or the range band in quick mode (`distance:short`).",

@@ -92,7 +92,7 @@ async def test_sneak_attack_on_an_uncanny_dodge_combatant_is_refused_as_outside_
     await character(local, "dnd35", "Vex", "bab=4 dex=16 rogue_level=3", actor=PLAYER)
     ok(await local.command("character weapon add", {"character": "Vex", "name": "Rapier"}, actor=local.as_user(PLAYER)))
     wary = await character(local, "dnd35", "Wary", "dex=16 uncanny_dodge=true")
-    sneak = {"character": "Vex", "target": "Wary", "sneak_attack": True}
+    sneak = {"character": "Vex", "target": "Wary", "situation": "sneak attack"}
     outside = await local.command("dnd odds", {**sneak, "flat_footed": True}, actor=local.as_user(PLAYER))
     assert outside.embed["color"] == RED and "Sneak attack needs" in outside.embed["description"], outside.embed
     await fight(local, "dnd35", wary, extra={"ac": 10})
@@ -171,8 +171,8 @@ DND_DEFENDERS = {
 DND_ATTACKS: dict[str, dict[str, Any]] = {
     "normal": {},
     "touch": {"touch": True},
-    "sneak attack": {"sneak_attack": True},
-    "sneak attack, flanking": {"sneak_attack": True, "flanking": True},
+    "sneak attack": {"situation": "sneak attack"},
+    "sneak attack, flanking": {"situation": "sneak attack flanking"},
 }
 # The fight's moment, and the same moment outside it: before its first turn it is flat-footed.
 MOMENTS = {

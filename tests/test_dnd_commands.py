@@ -453,11 +453,11 @@ async def test_two_hands_add_one_and_a_half_str_and_the_off_hand_half(local: Loc
         "Each roll's bonus +4 = +4 Str (Str 17 (+3), two hands: 1½x a Str bonus, rounded down)",
         "Damage **11**",
     ]
-    gripped, _ = await attack(local, [10, 3], {"target_ac": 5, "weapon": "Longsword", "two_hands": True})
+    gripped, _ = await attack(local, [10, 3], {"target_ac": 5, "weapon": "Longsword", "situation": "two hands"})
     assert lines(gripped, "Damage")[1] == (
         "Each roll's bonus +4 = +4 Str (Str 17 (+3), two hands: 1½x a Str bonus, rounded down)"
     )
-    light, _ = await attack(local, [10, 3], {"target_ac": 5, "weapon": "Short sword", "two_hands": True})
+    light, _ = await attack(local, [10, 3], {"target_ac": 5, "weapon": "Short sword", "situation": "two hands"})
     assert lines(light, "Damage")[1] == "Each roll's bonus +3 = +3 Str (Str 17 (+3), 1x Str)"
     assert fields(light)["Notes"] == "The Short sword is a light weapon: no 1½x Str in two hands (§7)."
     off, _ = await attack(local, [10, 3], {"target_ac": 5, "weapon": "Short sword", "off_hand": True})

@@ -34,13 +34,13 @@ async def test_a_dagger_given_a_distance_is_thrown(local: LocalDiscord) -> None:
 
 async def test_shooting_into_a_melee_costs_4_unless_precise_shot(local: LocalDiscord) -> None:
     await character(local, "Robin", {"Longbow": ""}, dexterity=10, bab=1, weapon_groups="martial")
-    shot, _ = await attack(local, [10], {"target_ac": 40, "distance": 30, "into_melee": True})
+    shot, _ = await attack(local, [10], {"target_ac": 40, "distance": 30, "situation": "into melee"})
     assert "-4 into melee (§2 shooting into melee without Precise Shot)" in lines(shot, "Attack roll")[1]
     await local.command("character set", {"character": "Robin", "field": "precise_shot", "value": "yes"})
-    precise, _ = await attack(local, [10], {"target_ac": 40, "distance": 30, "into_melee": True})
+    precise, _ = await attack(local, [10], {"target_ac": 40, "distance": 30, "situation": "into melee"})
     assert "into melee" not in lines(precise, "Attack roll")[1]
     assert "Precise Shot: no penalty for shooting into melee." in "\n".join(fields(precise).values())
-    quick, _ = await attack(local, [10], {**QUICK, "target_ac": 40, "into_melee": True})
+    quick, _ = await attack(local, [10], {**QUICK, "target_ac": 40, "situation": "into melee"})
     assert "-4 into melee" in lines(quick, "Attack roll")[1]
 
 

@@ -180,13 +180,13 @@ RANGED_OPTIONS = [
     ({"target_size": "large"}, "8. Target size **+5**: large target", 5),
     ({"target_size": "giant"}, "8. Target size **+10**: giant target", 10),
     ({"wounded": True}, "9. Attacker wounded **-10**: given as wounded", -10),
-    ({"prone": True}, "10. Target prone **-5**: target prone", -5),
+    ({"situation": "prone"}, "10. Target prone **-5**: target prone", -5),
     ({"hands": "wrong_hand"}, "11. Wrong hand **-10**: firing with the wrong hand", -10),
     ({"hands": "wrong_hand", "race": "human"}, "11. Wrong hand **-10**: firing with the wrong hand", -10),
     ({"hands": "wrong_hand", "race": "vrusk"}, "11. Wrong hand **+0**: Vrusks are ambidextrous: no penalty", 0),
     ({"hands": "two_weapons"}, "12. Two weapons **-10**: firing two weapons: -10 to both shots", -10),
-    ({"modifier": 7}, "13. Situational **+7**: given by the player or referee", 7),
-    ({"modifier": -12}, "13. Situational **-12**: given by the player or referee", -12),
+    ({"situation": "+7"}, "13. Situational **+7**: given by the player or referee", 7),
+    ({"situation": "-12"}, "13. Situational **-12**: given by the player or referee", -12),
     ({"distance": "short"}, "3. Range **-10**: short (given)", -10),
     ({"distance": "medium"}, "3. Range **-20**: medium (given)", -20),
     ({"distance": "long"}, "3. Range **-40**: long (given)", -40),
@@ -233,9 +233,8 @@ async def test_movement_rows_of_target_and_attacker_add_up(local: LocalDiscord) 
         "targets": 2,
         "cover": "soft",
         "target_size": "large",
-        "prone": True,
+        "situation": "prone +3",
         "hands": "two_weapons_wrong_hand",
-        "modifier": 3,
         "wounded": True,
     }
     exchange = await attack(local, "sf shoot", [99], options)
@@ -271,13 +270,15 @@ async def test_the_telescopic_sight_moves_the_band_one_class_closer(local: Local
         options = {**QUICK_SHOT, "distance": band}
         plain = await attack(local, "sf shoot", [99], options)
         assert steps(plain)[2] == f"3. Range **{before}**: {band} (given)"
-        sighted = await attack(local, "sf shoot", [99], {**options, "telescopic_sight": True})
+        sighted = await attack(local, "sf shoot", [99], {**options, "situation": "telescopic sight"})
         assert steps(sighted)[2] == f"3. Range **{value}**: {band} (given); the telescopic sight {text}"
         assert steps(sighted)[-1] == f"Chance to hit: **{50 + int(value)}**"
     # Under the to-short reading the sight stops at short.
     await set_variants(local, "expanded", "to-short")
     for band, _, _, _, text, value in SIGHT:
-        stopped = await attack(local, "sf shoot", [99], {**QUICK_SHOT, "distance": band, "telescopic_sight": True})
+        stopped = await attack(
+            local, "sf shoot", [99], {**QUICK_SHOT, "distance": band, "situation": "telescopic sight"}
+        )
         assert steps(stopped)[2] == f"3. Range **{value}**: {band} (given); the telescopic sight {text}"
         assert steps(stopped)[-1] == f"Chance to hit: **{50 + int(value)}**"
         assert fields(stopped)["The roll"].endswith(
@@ -288,7 +289,7 @@ async def test_the_telescopic_sight_moves_the_band_one_class_closer(local: Local
 async def test_the_sight_shifts_a_measured_band_and_not_the_damage_band(local: LocalDiscord) -> None:
     # Sonic disruptor: PB 2, short 10, medium 20, long 40; damage by the band the target is really in.
     await character(local, "Kim", (("Sonic disruptor", ""),))
-    exchange = await attack(local, "sf shoot", [10, 4, 5], {"distance": 15, "telescopic_sight": True})
+    exchange = await attack(local, "sf shoot", [10, 4, 5], {"distance": 15, "situation": "telescopic sight"})
     assert steps(exchange)[2] == (
         "3. Range **-10**: medium: 15 m is over 10 m and up to 20 m; the telescopic sight moves it to short"
     )
@@ -475,7 +476,7 @@ HIGH = {
     "target_movement": "stationary",
     "attacker_movement": "aiming",
 }
-LOW = {"score": 0, "skill": 1, "damage": "1d10", "distance": "extreme", "modifier": -10}  # 0 + 10 - 80 - 10 = -80
+LOW = {"score": 0, "skill": 1, "damage": "1d10", "distance": "extreme", "situation": "-10"}  # 0 + 10 - 80 - 10 = -80
 
 
 async def test_a_chance_above_100_still_misses_on_96_to_00_under_expanded(local: LocalDiscord) -> None:
@@ -968,6 +969,6 @@ async def test_exact_expected_damage_halves_round_the_same_way(local: LocalDisco
 
 
 async def test_a_sight_at_point_blank_does_not_blame_the_server_rule(local: LocalDiscord) -> None:
-    exchange = await attack(local, "sf shoot", [99], {**QUICK_SHOT, "telescopic_sight": True})
+    exchange = await attack(local, "sf shoot", [99], {**QUICK_SHOT, "situation": "telescopic sight"})
     assert steps(exchange)[2].startswith("3. Range **+0**: point blank (given)")
     assert "server's rule" not in steps(exchange)[2]

@@ -240,7 +240,7 @@ async def test_roll_again_repeats_a_character_attack_with_the_same_options(
 ) -> None:
     await dnd_character(local, "Kara")
     local.bot.dice = ScriptedDice([12, 5, 2])
-    options = {"character": "Kara", "target_ac": 10, "modifier": 2}
+    options = {"character": "Kara", "target_ac": 10, "situation": "+2"}
     first = await local.command("dnd attack", options)
     refused = await local.click(local.original(first), f"again:{first.payload['id']}", actor=local.as_user(STRANGER))
     assert refused.ephemeral and refused.embed["title"] == "Not your roll"

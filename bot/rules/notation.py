@@ -432,3 +432,109 @@ def _bypass(reader: _Reader, amount: int, properties: Collection[str]) -> Reduct
         if name in (earlier for earlier, _ in named[:index]):
             reader.fail(f"'{name}' twice", f"Name each property once. {reader.hint}", at=at)
     return Reduction(amount, tuple(name for name, _ in named), needs_all=connector == "and")
+
+
+# ------------------------------------------------------------------------------------------ situation words
+
+
+@dataclass(frozen=True, slots=True)
+class Words:
+    """A situation as typed: the words read (each by its one name, in the order typed) and the modifier."""
+
+    names: tuple[str, ...] = ()
+    modifier: int = 0
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.names
+
+
+def _word_key(text: str) -> str:
+    """A word or phrase as the vocabulary is looked up: lower case, `-` and `_` as spaces, spaces single."""
+    return " ".join(text.lower().replace("-", " ").replace("_", " ").split())
+
+
+def read_words(
+    text: str,
+    vocabulary: Mapping[str, str],
+    hint: str,
+    *,
+    most_modifier: int,
+    error: type[NotationError] = NotationError,
+    clashes: Collection[frozenset[str]] = (),
+) -> Words:
+    """A situation written as words and at most one signed number: `flanking charge cover +2`.
+
+    `vocabulary` maps every way of writing a word (phrases with spaces, `-` or `_` alike: "higher ground",
+    "higher-ground") to its one name. Words are separated by spaces or commas; a phrase is read whole, the longest
+    first. Refused, with the caret under it: a word the vocabulary does not hold, one given twice, a second number,
+    a number past `most_modifier`, and two words of one of the `clashes` (cover and improved cover).
+
+    Raises:
+        NotationError: (or `error`) with the position of the first character that does not fit.
+    """
+    reader = _Reader(text, hint, error)
+    tokens: list[tuple[str, int]] = []  # each piece of text between spaces and commas, and where it starts
+    at = 0
+    while at < len(text):
+        if text[at].isspace() or text[at] == ",":
+            at += 1
+            continue
+        start = at
+        while at < len(text) and not text[at].isspace() and text[at] != ",":
+            at += 1
+        tokens.append((text[start:at], start))
+    if not tokens:
+        reader.fail("Nothing to read", at=0)
+    longest = max((len(_word_key(key).split()) for key in vocabulary), default=1)
+    keys = {_word_key(key): name for key, name in vocabulary.items()}
+    names: list[str] = []
+    modifier: int | None = None
+    index = 0
+    while index < len(tokens):
+        piece, start = tokens[index]
+        if piece[0] in "+-" or piece[0].isdecimal():
+            digits = piece[1:] if piece[0] in "+-" else piece
+            if not digits or not all("0" <= c <= "9" for c in digits):
+                reader.fail(f"Not a number: '{piece}'", "Write a modifier as a signed number, like +2 or -4.", at=start)
+            if modifier is not None:
+                reader.fail("A second number", "Give one modifier, the sum of the others, like +3.", at=start)
+            if len(digits) > 3 or int(digits) > most_modifier:
+                reader.fail(f"Number too large: {piece}", f"A modifier is at most {most_modifier}.", at=start)
+            modifier = -int(digits) if piece[0] == "-" else int(digits)
+            index += 1
+            continue
+        for size in range(min(longest, len(tokens) - index), 0, -1):
+            phrase = _word_key(" ".join(t for t, _ in tokens[index : index + size]))
+            if phrase in keys:
+                name = keys[phrase]
+                if name in names:
+                    reader.fail(f"'{name}' twice", "Give each word once.", at=start)
+                for clash in clashes:
+                    if name in clash and (other := next((n for n in names if n in clash), None)) is not None:
+                        reader.fail(f"Both '{other}' and '{name}'", "They cannot both hold: give one.", at=start)
+                names.append(name)
+                index += size
+                break
+        else:
+            reader.fail(f"Not a situation word: '{piece}'", at=start)
+    return Words(tuple(names), modifier or 0)
+
+
+def suggest_words(text: str, vocabulary: Mapping[str, str], most: int = 25) -> list[str]:
+    """Autocomplete for a situation: the text with its last word completed, or one more word after a space.
+
+    Only words not given yet are offered, each under its one name; what was typed before the last word is kept.
+    """
+    head, _, last = text.rpartition(" ") if not text.endswith((" ", ",")) else (text.rstrip(" ,"), " ", "")
+    given = {_word_key(word) for word in head.replace(",", " ").split()}
+    typed = _word_key(last)
+    names = list(dict.fromkeys(vocabulary.values()))
+    offered = [
+        name
+        for name in names
+        if name not in given and not set(name.split()) <= given and (not typed or _word_key(name).startswith(typed))
+    ]
+    if typed and not offered:
+        offered = [name for name in names if name not in given and typed in _word_key(name)]
+    prefix = f"{head.strip()} " if head.strip() else ""
+    return [f"{prefix}{name}" for name in offered][:most]

@@ -38,9 +38,15 @@ from bot.rules import encounter as fight
 from bot.rules import star_frontiers as sf
 from bot.rules.collector import uncollected
 from bot.rules.dice import DiceSource
+from bot.rules.dnd35.situation import NOTHING as SITUATION_NOTHING
+from bot.rules.dnd35.situation import ORDER as SITUATION_WORDS
+from bot.rules.dnd35.situation import from_options as situation_options
 from bot.rules.fair import FairDice
 from bot.rules.sheets.base import name_key
 from bot.rules.sheets.star_frontiers import HEAVY_UNTRAINED, SKILL_STEP
+from bot.rules.star_frontiers.situation import ORDER as SHOT_WORDS
+from bot.rules.star_frontiers.situation import ShotSituation, parse_shot_situation
+from bot.rules.star_frontiers.situation import from_options as shot_situation_options
 
 I = TypeVar("I")  # noqa: E741 - the inputs of a kind
 R = TypeVar("R")  # the rules core's result
@@ -49,6 +55,7 @@ JSON = Any
 
 
 _PLAIN: Final = frozenset({bool, int, str, type(None)})
+_NO_METADATA: Final = dataclasses.field().metadata  # the one empty mapping of every field declared without any
 
 
 class InputError(ValueError):
@@ -58,12 +65,29 @@ class InputError(ValueError):
 # ----------------------------------------------------------------------------------------- JSON <-> inputs
 
 
+WHEN_SET: Final = {"log": "when set"}  # a field's metadata: logged only when it holds something else than its default
+
+
+def _unset(value: Any, field: dataclasses.Field[Any]) -> bool:
+    """A `WHEN_SET` field that holds its default."""
+    return field.metadata.get("log") == WHEN_SET["log"] and getattr(value, field.name) == field.default
+
+
 def encode(value: Any) -> JSON:
-    """A rules input as plain JSON: dataclasses as objects, enums by value, tuples and sets as lists."""
+    """A rules input as plain JSON: dataclasses as objects, enums by value, tuples and sets as lists.
+
+    A field declared with `WHEN_SET` metadata is left out while it holds its default (`decode` reads an absent
+    field as its default): a field added later leaves the input of a roll that does not use it, and its fair
+    log's seal, as they were.
+    """
     if type(value) in _PLAIN:  # most of an input: checked first, since a roll command pays for all of this
         return value
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: encode(getattr(value, f.name)) for f in dataclasses.fields(value) if f.init}
+        return {
+            f.name: encode(getattr(value, f.name))
+            for f in dataclasses.fields(value)
+            if f.init and (f.metadata is _NO_METADATA or not _unset(value, f))
+        }
     if isinstance(value, enum.Enum):
         return encode(value.value)
     if isinstance(value, bool | int | str) or value is None:
@@ -412,13 +436,10 @@ UNREFLECTED: Final[dict[str, dict[str, str]]] = {
     "dnd attack": {
         **ANSWER_ONLY,
         "name": "quick mode's attacker as the answer names them; the rules read no name",
-        "two_hands": "1½x Str shows in the Str term only for a weapon that is not light, in melee; a light "
-        "weapon in two hands, a ranged one or a two-handed one leave the same terms as without it",
     },
     "dnd full-attack": {
         **ANSWER_ONLY,
         "name": "quick mode's attacker as the answer names them; the rules read no name",
-        "two_hands": "as for /dnd attack",
     },
     "sf shoot": {
         **ANSWER_ONLY,
@@ -506,7 +527,7 @@ def _dnd_weapon(attack: dnd.Attack) -> object:
 
 
 def _given_ac(attack: dnd.Attack) -> object:
-    return attack.target.ac if attack.target.explanation == "given" else None
+    return attack.target.base_ac if attack.target.explanation == "given" else None
 
 
 def _flag_unless_decided(attack: dnd.Attack, on: bool) -> object:
@@ -523,13 +544,13 @@ def _attack_number(attack: dnd.Attack) -> object:
 
 
 def _precision(attack: dnd.Attack) -> object:
-    if attack.target.immune_to_criticals:
+    if attack.target.immune_to_criticals or attack.miss_chance:
         return UNKNOWN  # §6: the rules dropped every precision die, so the inputs no longer hold them
     return tuple(r.dice for r in attack.precision if r.label == "precision")
 
 
 def _sneak_attack(attack: dnd.Attack) -> object:
-    if attack.target.immune_to_criticals:
+    if attack.target.immune_to_criticals or attack.miss_chance:
         return UNKNOWN  # dropped with the other precision dice
     return any(r.label.startswith("sneak attack") for r in attack.precision)
 
@@ -549,6 +570,77 @@ def _feet(value: Any) -> str:
 def _into_melee(attack: dnd.Attack) -> object:
     precise = "Precise Shot: no penalty for shooting into melee." in attack.notes
     return precise or any(t.name == "into melee" for t in attack.attack_terms)
+
+
+def _adjusted(attack: dnd.Attack, name: str) -> bool:
+    return any(t.name == name for t in attack.target.adjustments)
+
+
+@dataclass(frozen=True, slots=True)
+class Said:
+    """A `situation` text as the inputs are compared with it: the words on, the words off, the modifier.
+
+    Read from the inputs, a word they cannot reflect is in neither (see `_situation`).
+    """
+
+    on: frozenset[str]
+    off: frozenset[str]
+    modifier: int
+
+    def __str__(self) -> str:
+        """The words on and the modifier, as typed: `flanking cover +2`."""
+        words = sorted(self.on) + ([f"{self.modifier:+d}"] if self.modifier else [])
+        return " ".join(words) or "nothing"
+
+
+def said(words: frozenset[str], modifier: int, vocabulary: tuple[str, ...]) -> Said:
+    """A situation text typed: every word of `vocabulary` on or off."""
+    return Said(words, frozenset(vocabulary) - words, modifier)
+
+
+def said_agrees(wanted: Any, rolled: Any) -> bool:
+    """The text typed and what the inputs say agree: the same modifier, and each word they reflect the same."""
+    return (
+        isinstance(wanted, Said)
+        and isinstance(rolled, Said)
+        and wanted.modifier == rolled.modifier
+        and rolled.on <= wanted.on
+        and rolled.off <= wanted.off
+    )
+
+
+def _said(text: dnd.SituationText) -> Said:
+    return said(text.words, text.modifier, SITUATION_WORDS)
+
+
+def _situation(attack: dnd.Attack) -> object:
+    """What an attack's inputs say of its `situation` text: each word they reflect, and the modifier (§11).
+
+    Left out: `two hands` (1½x Str shows in the Str term only for a weapon that is not light, in melee: a light
+    weapon in two hands, a ranged one or a two-handed one leave the same terms as without it); `sneak attack`
+    where the rules dropped the precision dice; a character's `ranged` (its weapon decides), and quick mode's
+    `ranged` beside `into melee`, which makes it ranged anyway.
+    """
+    terms = {t.name for t in attack.attack_terms}
+    reads: dict[str, object] = {
+        "flanking": "flanking" in terms,
+        "into melee": _into_melee(attack),
+        "charge": "charge" in terms,
+        "higher ground": "higher ground" in terms,
+        "cover": _adjusted(attack, "cover"),
+        "improved cover": _adjusted(attack, "improved cover"),
+        "prone": _adjusted(attack, "prone"),
+        "helpless": _adjusted(attack, "helpless"),
+        "concealment": attack.miss_chance == dnd.Concealment.CONCEALMENT.miss_chance,
+        "total concealment": attack.miss_chance == dnd.Concealment.TOTAL.miss_chance,
+    }
+    if (sneak := _sneak_attack(attack)) is not UNKNOWN:
+        reads["sneak attack"] = sneak
+    if _dnd_quick(attack) and not reads["into melee"]:
+        reads["ranged"] = attack.ranged
+    on = frozenset(word for word, value in reads.items() if value is True)
+    off = frozenset(word for word, value in reads.items() if value is False)
+    return Said(on, off, _term(attack.attack_terms, "situational", "given") or 0)
 
 
 def _quick_damage(attack: dnd.Attack) -> object:
@@ -585,7 +677,11 @@ _DND_ATTACK: Final[dict[str, Typed[dnd.Attack]]] = {
     "target": Typed(lambda a: a.target.explanation != "given", _present, _no),
     "touch": Typed(lambda a: "touch" in a.target.kind, absent=_no),
     # A fight makes a combatant flat-footed before its first turn (a note says why): given says nothing then.
-    "flat_footed": Typed(lambda a: _flag_unless_decided(a, "flat-footed" in a.target.kind), absent=_no),
+    # A helpless character's AC is its own (§5): flat-footed or not, it counts no Dex bonus.
+    "flat_footed": Typed(
+        lambda a: UNKNOWN if "helpless" in a.target.kind else _flag_unless_decided(a, "flat-footed" in a.target.kind),
+        absent=_no,
+    ),
     "crit_immune": Typed(lambda a: _flag_unless_decided(a, a.target.immune_to_criticals), absent=_no),
     # The dr typed replaces the target's own (a character's), so it is the target's whenever it was typed.
     "dr": Typed(
@@ -593,16 +689,18 @@ _DND_ATTACK: Final[dict[str, Typed[dnd.Attack]]] = {
         _parse_text(dnd.parse_dr),
         lambda a: None if a.target.explanation == "given" else UNKNOWN,
     ),
-    "modifier": Typed(lambda a: _term(a.attack_terms, "situational", "given") or 0, absent=_zero),
+    "situation": Typed(
+        _situation,
+        _parse_text(lambda text: _said(dnd.parse_situation(text))),
+        lambda a: _said(SITUATION_NOTHING),
+        said_agrees,
+    ),
     "damage_bonus": Typed(lambda a: _term(a.damage_terms, "situational", "given") or 0, absent=_zero),
     "multiplier": Typed(
         lambda a: next((m.value for m in a.multipliers if m.source == "situational"), None), absent=_none
     ),
     "precision": Typed(_precision, _parse_text(dnd.parse_dice), lambda a: ()),
-    "flanking": Typed(lambda a: any(t.name == "flanking" for t in a.attack_terms), absent=_no),
-    "sneak_attack": Typed(_sneak_attack, absent=_no),
     "distance": Typed(_range_term, _feet, _none),
-    "into_melee": Typed(_into_melee, absent=_no),
     "damage": Typed(_quick_damage, _parse_text(dnd.parse_damage), _none),
     "crit": Typed(_quick_crit, _parse_text(dnd.parse_crit), _default_crit),
     # A character is resolved to its numbers: that one was named says the attack is not quick mode.
@@ -727,7 +825,7 @@ def sf_setting(text: str) -> int | sf.Setting:
 
 
 def current_shot_options(given: Mapping[str, Any]) -> dict[str, Any]:
-    """/sf shoot's options as typed before `range`, `aim`, `seu` and the hand flags were folded into others.
+    """/sf shoot's options as typed before `range`, `aim`, `seu`, the hand flags and the situation were folded.
 
     `range` joined `distance`, the hand flags became `hands`, aim a way of standing, `seu` the `setting`.
     A roll logged then is rolled again, and checked, with the same meaning (migration 0016 did the same to
@@ -746,7 +844,7 @@ def current_shot_options(given: Mapping[str, Any]) -> dict[str, Any]:
     wrong, two = (options.pop(flag, False) in (True, "true", "True") for flag in ("wrong_hand", "two_weapons"))
     if (wrong or two) and "hands" not in options:
         options["hands"] = "two_weapons_wrong_hand" if wrong and two else "wrong_hand" if wrong else "two_weapons"
-    return options
+    return shot_situation_options(options)  # `prone`, `telescopic_sight` and `modifier` became `situation`
 
 
 def _sf_quick(attack: sf.Attack) -> bool:
@@ -812,8 +910,17 @@ def _sf_common() -> dict[str, Typed[Any]]:
             lambda i: None if _sf_quick(i.attack) else name_key(i.attack.weapon.name), _parse_text(name_key)
         ),
         "target": Typed(lambda i: i.attack.defender != sf.NO_DEFENDER, _present, _no),
-        "modifier": Typed(lambda i: i.attack.situation.modifier, absent=_zero),
     }
+
+
+def _shot_said(text: ShotSituation) -> Said:
+    return said(text.words, text.modifier, SHOT_WORDS)
+
+
+def _shot_situation(i: SfShot) -> object:
+    situation = i.attack.situation
+    words = frozenset(w for w, on in (("prone", situation.prone), ("telescopic sight", situation.sight)) if on)
+    return said(words, situation.modifier, SHOT_WORDS)
 
 
 SF_SHOT_TYPED: Final[dict[str, Typed[SfShot]]] = {
@@ -834,12 +941,16 @@ SF_SHOT_TYPED: Final[dict[str, Typed[SfShot]]] = {
     "setting": Typed(_sf_shot_setting, _parse_text(sf_setting), lambda i: sf.Setting.DAMAGE, _sf_setting_agrees),
     "cover": Typed(lambda i: i.attack.situation.cover, absent=lambda i: sf.Cover.NONE),
     "target_size": Typed(lambda i: i.attack.situation.size, absent=lambda i: sf.Size.MEDIUM),
-    "prone": Typed(lambda i: i.attack.situation.prone, absent=_no),
     "hands": Typed(_hands, absent=lambda i: "one"),
-    "telescopic_sight": Typed(lambda i: i.attack.situation.sight, absent=_no),
+    "situation": Typed(
+        _shot_situation,
+        _parse_text(lambda text: _shot_said(parse_shot_situation(text))),
+        lambda i: _shot_said(ShotSituation()),
+    ),
 }
 SF_MELEE_TYPED: Final[dict[str, Typed[SfMelee]]] = {
     **_sf_common(),
+    "modifier": Typed(lambda i: i.attack.situation.modifier, absent=_zero),
     "weapon_modifier": Typed(_quick_only(lambda a: a.weapon.modifier), absent=_quick_default(0)),
     # A martial arts attack is blunt whatever `blunt` says.
     "blunt": Typed(
@@ -914,6 +1025,7 @@ DND_ATTACK: Final[Kind[DndAttackRoll, dnd.AttackResult]] = Kind(
     lambda i, rng: dnd.resolve(i.attack, rng, variants=i.variants),
     lambda r: dict(r.to_dict()),
     DND_ATTACK_TYPED,
+    renamed=situation_options,
 )
 DND_FULL_ATTACK: Final[Kind[DndFullAttackRoll, dnd.FullAttackResult]] = Kind(
     "dnd.full-attack",
@@ -922,6 +1034,7 @@ DND_FULL_ATTACK: Final[Kind[DndFullAttackRoll, dnd.FullAttackResult]] = Kind(
     lambda i, rng: dnd.resolve_all(i.attacks, rng, variants=i.variants),
     _full_outcome,
     DND_FULL_ATTACK_TYPED,
+    renamed=situation_options,
 )
 SF_SHOT: Final[Kind[SfShot, sf.AttackResult]] = Kind(
     "sf.shoot",

@@ -89,6 +89,8 @@ def headline(result: dnd.AttackResult, *, bold: bool = True) -> str:
     """The outcome and the damage, in one line (`bold=False`: plain text, for /history)."""
     b = (lambda text: f"**{text}**") if bold else (lambda text: text)
     natural = " (natural 20)" if result.face == 20 else " (natural 1)" if result.face == 1 else ""
+    if result.concealed:
+        return f"{b('Miss')}: concealment{natural}"
     if result.critical:
         return f"{b('Critical hit!')} {b(result.damage)} damage{natural}"
     if result.hit:
@@ -104,16 +106,36 @@ def attack_roll_text(result: dnd.AttackResult, *, secret: bool = False) -> str:
     """
     attack = result.attack
     target = attack.target
-    lines = [verdict_line(result, secret=secret), bonus_text(attack)]
+    lines = [verdict_line(result, secret=secret), *concealment_lines(result), bonus_text(attack)]
     if target.explanation != "given" and not secret:
         lines.append(f"{target.kind[0].upper()}{target.kind[1:]} {target.explanation}")
+    lines += adjustment_lines(target, secret=secret)
     return "\n".join(lines)
+
+
+def adjustment_lines(target: dnd.Target, *, secret: bool = False) -> list[str]:
+    """§5: what the situation added to the defender's AC (cover, prone, helpless), by its parts."""
+    if not target.adjustments:
+        return []
+    parts = terms_text(target.adjustments)
+    if secret:
+        return [f"The defender's AC {parts}"]
+    return [f"{target.kind[0].upper()}{target.kind[1:]} {target.ac} = {target.base_ac} {parts}"]
+
+
+def concealment_lines(result: dnd.AttackResult) -> list[str]:
+    """§6 item 7: concealment's d100 after a hit, and whether the hit stood."""
+    if result.concealment is None:
+        return []
+    chance = result.attack.miss_chance
+    verdict = "miss" if result.concealed else "the hit stands"
+    return [f"concealment {chance}%: d100 **{result.concealment}** → {verdict}"]
 
 
 def verdict_line(result: dnd.AttackResult, *, secret: bool = False) -> str:
     """The d20 and the attack bonus against the AC, and why it hit or missed, in one line."""
     target = result.attack.target
-    verdict = "hit" if result.hit else "miss"
+    verdict = "hit" if result.hit or result.concealed else "miss"
     if result.face == 20:
         verdict += ": a natural 20 always hits"
     elif result.face == 1:
@@ -234,7 +256,7 @@ def attack_compact(
     every other step waits behind Details.
     """
     embed = _attack_head(result, attacker=attacker)
-    lines = [headline(result), roll_line(result, defender=defender)]
+    lines = [headline(result), roll_line(result, defender=defender), *concealment_lines(result)]
     if (unasked := unasked_line([result.attack])) is not None:
         lines.append(unasked)
     c = result.confirmation
@@ -384,7 +406,12 @@ def full_attack_embed(
     for i, result in enumerate(full.results[:20], start=1):
         attack = result.attack
         first = firsts.setdefault(attack.label, (i, attack))
-        parts = [headline(result), verdict_line(result, secret=secret), _bonus_after(attack, *first)]
+        parts = [
+            headline(result),
+            verdict_line(result, secret=secret),
+            *concealment_lines(result),
+            _bonus_after(attack, *first),
+        ]
         if (threat := threat_text_of(result, secret=secret)) is not None:
             parts.append(threat)
         if (damage := damage_text(result, secret=secret, bonus=first[1] is attack)) is not None:
@@ -410,7 +437,8 @@ def _target_text(full: dnd.FullAttackResult) -> str | None:
     if not full.results:
         return None
     target = full.results[0].attack.target
-    return None if target.explanation == "given" else f"{target.kind[0].upper()}{target.kind[1:]} {target.explanation}"
+    lines = [] if target.explanation == "given" else [f"{target.kind[0].upper()}{target.kind[1:]} {target.explanation}"]
+    return "\n".join(lines + adjustment_lines(target)) or None
 
 
 def chart(odds: dnd.AttackOdds) -> str:
@@ -457,6 +485,11 @@ def odds_embed(attack: dnd.Attack, odds: dnd.AttackOdds, *, attacker: str, varia
         ),
         inline=False,
     )
+    lines = adjustment_lines(attack.target)
+    if attack.miss_chance:
+        lines.append(f"Concealment: a hit misses on a d100 of {attack.miss_chance} or less (§6 item 7), counted above")
+    if lines:
+        embed.add_field(name="The situation", value=clip("\n".join(lines), FIELD_VALUE_LIMIT), inline=False)
     if odds.approximation is not None:
         embed.description += "\n" + approximation_text(odds.approximation)
     embed.add_field(name="Damage (a miss counts as 0)", value=clip(chart(odds), FIELD_VALUE_LIMIT), inline=False)

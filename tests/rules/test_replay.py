@@ -202,11 +202,14 @@ def test_a_typed_flag_is_not_a_number_and_a_full_attack_agrees_with_itself() -> 
     full = replay.encode(
         replay.DndFullAttackRoll(dnd.quick_full_attack((11, 6), "1d8+4", 18, situation), dnd.Variants())
     )
-    typed = {"attack_bonus": "+11/+6", "damage": "1d8+4", "target_ac": 18, "modifier": 2}
+    typed = {"attack_bonus": "+11/+6", "damage": "1d8+4", "target_ac": 18, "situation": "+2"}
     assert replay.disagreement("dnd.full-attack", full, typed) is None
+    # Typed as before `situation` took the modifier: the same roll.
+    old = {key: value for key, value in typed.items() if key != "situation"}
+    assert replay.disagreement("dnd.full-attack", full, {**old, "modifier": 2}) is None
     full["attacks"][1]["attack_terms"] = full["attacks"][1]["attack_terms"][:1]  # the second without its +2
     assert replay.disagreement("dnd.full-attack", full, typed) == (
-        "option `modifier` is 2, but the roll was made with different values in different attacks (2, 0)"
+        "option `situation` is '+2', but the roll was made with different values in different attacks ('+2', 'nothing')"
     )
 
 

@@ -4,6 +4,7 @@
   (`parse_damage`, `parse_crit`, `parse_dr`, `parse_dice`, `parse_energy`).
 * `engine`: building an attack from a character (`character_attack`, `full_attack`) or from its numbers
   (`quick_attack`), and `resolve` / `resolve_all` with an injected dice source (§2-§7, §11).
+* `situation`: the `situation` text (`flanking charge cover +2`, §2, §5-§7, §11) read into the rules core's `Situation`.
 * `odds`: the chances and the damage distribution of attacks (§6-§8): exact within a work budget, else a
   marked approximation.
 """
@@ -17,8 +18,10 @@ from bot.rules.dnd35.engine import (
     TWO_WEAPON_PENALTIES,
     Attack,
     AttackResult,
+    Concealment,
     Confirmation,
     ConfirmationRule,
+    Cover,
     FinesseShieldRule,
     FullAttackResult,
     MonkStepRule,
@@ -57,6 +60,7 @@ from bot.rules.dnd35.odds import (
     odds_work,
     odds_work_for,
 )
+from bot.rules.dnd35.situation import SituationError, SituationText, parse_situation
 from bot.rules.dnd35.tables import (
     AttackError,
     Critical,
@@ -97,8 +101,10 @@ __all__ = [
     "AttackError",
     "AttackOdds",
     "AttackResult",
+    "Concealment",
     "Confirmation",
     "ConfirmationRule",
+    "Cover",
     "Critical",
     "DamageReduction",
     "DamageReductionError",
@@ -115,6 +121,8 @@ __all__ = [
     "RiderRoll",
     "SecondEnd",
     "Situation",
+    "SituationError",
+    "SituationText",
     "TableArmor",
     "TableWeapon",
     "Target",
@@ -144,6 +152,7 @@ __all__ = [
     "parse_dr",
     "parse_energy",
     "parse_properties",
+    "parse_situation",
     "quick_attack",
     "quick_full_attack",
     "resolve",

@@ -19,8 +19,9 @@ The steps of one attack (§11), each recorded in the result:
 6. At least 1 on the physical part as a whole; minus DR unless the attack bypasses it; at least 0; then the
    energy riders, which DR never reduces (§7, §13 item 7).
 
-Order of the calls to the dice source, which scripted tests rely on: the attack d20; the confirmation d20 (for a
-threat only); then, on a hit, each weapon roll's dice in turn, the precision dice, the energy dice.
+Order of the calls to the dice source, which scripted tests rely on: the attack d20; the d100 of a concealed
+target's miss chance (for a d20 that hits only, §6 item 7); the confirmation d20 (for a threat only); then, on a hit,
+each weapon roll's dice in turn, the precision dice, the energy dice.
 """
 
 from __future__ import annotations
@@ -55,7 +56,14 @@ from bot.rules.dnd35.tables import (
     threat_text,
 )
 from bot.rules.sheets.base import name_key
-from bot.rules.sheets.dnd35 import FINESSE_MIN_BAB, ITERATIVE_STEP, MAX_ITERATIVE_ATTACKS, DndSheet, DndWeapon
+from bot.rules.sheets.dnd35 import (
+    FINESSE_MIN_BAB,
+    ITERATIVE_STEP,
+    MAX_ITERATIVE_ATTACKS,
+    DndSheet,
+    DndWeapon,
+    explained,
+)
 
 NWN_MONK_STEP: Final = 3  # §3 NWN: a monk unarmed (or with a kama) steps down by 3
 NOT_PROFICIENT: Final = -4
@@ -68,6 +76,38 @@ MAX_OFF_HAND_ATTACKS: Final = 3  # §4: one, and Improved / Greater Two-Weapon F
 MAX_QUICK_ATTACKS: Final = 8  # a stat block's full attack: four iterative attacks and as many more
 MAX_MULTIPLIERS: Final = 4
 MAX_NUMBER: Final = 1000  # bound on an attack bonus, an AC, a modifier or a damage bonus typed in
+# The SRD's combat modifiers a table names in `situation` (§2, §5, §6 item 7).
+CHARGE: Final = 2
+HIGHER_GROUND: Final = 1
+PRONE_MELEE, PRONE_RANGED = -4, 4  # the defender's AC
+HELPLESS_MELEE: Final = -4  # the defender's AC; its Dex counts as 0 (-5)
+HELPLESS_DEX: Final = -5
+
+
+class Cover(StrEnum):
+    """§5: cover between the attacker and the defender, and what it adds to the defender's AC."""
+
+    NONE = "none"
+    COVER = "cover"
+    IMPROVED = "improved cover"
+
+    @property
+    def ac(self) -> int:
+        """+4 for cover, +8 for improved cover (an arrow slit)."""
+        return {Cover.NONE: 0, Cover.COVER: 4, Cover.IMPROVED: 8}[self]
+
+
+class Concealment(StrEnum):
+    """§6 item 7: concealment, and the chance in 100 that a hit on the concealed defender misses all the same."""
+
+    NONE = "none"
+    CONCEALMENT = "concealment"
+    TOTAL = "total concealment"
+
+    @property
+    def miss_chance(self) -> int:
+        """20% for concealment (fog, dim light), 50% for total concealment (darkness, invisibility)."""
+        return {Concealment.NONE: 0, Concealment.CONCEALMENT: 20, Concealment.TOTAL: 50}[self]
 
 
 class MultiplierRule(StrEnum):
@@ -186,6 +226,13 @@ class Target:
     immune_to_criticals: bool = False
     denied_dex: bool = False  # loses its Dex bonus to AC (flat-footed without Uncanny Dodge): sneak attack works
     notes: tuple[str, ...] = ()
+    # §5: what this attack's situation added to the AC (cover, ...); logged when set (`replay.WHEN_SET`).
+    adjustments: tuple[Term, ...] = field(default=(), metadata={"log": "when set"})
+
+    @property
+    def base_ac(self) -> int:
+        """The AC before the situation's adjustments: the one given, or the sheet's."""
+        return self.ac - sum(t.value for t in self.adjustments)
 
 
 def target_ac(
@@ -208,6 +255,7 @@ def target_sheet(
     flat_footed: bool = False,
     dr: str | DamageReduction | None = None,
     immune_to_criticals: bool = False,
+    helpless: bool = False,
 ) -> Target:
     """§5: a defender's stat block: normal, touch, flat-footed or flat-footed touch AC, Uncanny Dodge honoured.
 
@@ -217,7 +265,24 @@ def target_sheet(
         flat_footed: The defender is flat-footed: no Dex bonus, no dodge bonuses, unless it has Uncanny Dodge.
         dr: Overrides the defender's own damage reduction.
         immune_to_criticals: Constructs, oozes, plants, undead, elementals, ...; the sheet's own field counts too.
+        helpless: §5: the defender is helpless: its Dex counts as 0 (-5) and it has no dodge bonus, Uncanny
+            Dodge or not (the -4 against melee is the attack's situation).
     """
+    if helpless:
+        parts = [
+            (value, label)
+            for value, label in sheet._ac_parts(touch=touch, flat_footed=False)
+            if label != "dodge" and not label.startswith("Dex")
+        ]
+        parts.append((HELPLESS_DEX, "Dex 0 (helpless)"))
+        return Target(
+            ac=10 + sum(value for value, _ in parts),
+            kind="helpless touch AC" if touch else "helpless AC",
+            explanation=explained(10, parts),
+            dr=_dr(dr) if dr is not None else dr_from_text(sheet.damage_reduction),
+            immune_to_criticals=immune_to_criticals or sheet.immune_to_criticals,
+            denied_dex=True,
+        )
     kind = " ".join(w for w, on in (("flat-footed", flat_footed), ("touch", touch), ("AC", True)) if on)
     notes: tuple[str, ...] = ()
     if flat_footed and sheet.uncanny_dodge:
@@ -258,6 +323,14 @@ class Situation:
     two_hands: bool = False  # a one-handed weapon held in two hands: 1½x Str (§7)
     mounted_charge: bool = False  # the lance's x2 (§7)
     monk_unarmed: bool = False  # a monk unarmed or with a kama: -3 steps where the server plays NWN (§3)
+    # The SRD's combat modifiers (§2, §5, §6 item 7).
+    charge: bool = False  # +2 on a melee attack at the end of a charge (and -2 to the charger's AC)
+    higher_ground: bool = False  # +1 on a melee attack from higher ground
+    ranged: bool = False  # quick mode: a ranged attack; a character: its weapon at range (thrown)
+    cover: Cover = Cover.NONE
+    concealment: Concealment = Concealment.NONE
+    prone: bool = False  # the defender lies prone: -4 AC against melee, +4 against ranged
+    helpless: bool = False  # the defender is helpless: -4 AC against melee, Dex 0, denied its Dex bonus
 
 
 NO_SITUATION: Final = Situation()
@@ -281,6 +354,8 @@ class Attack:
     properties: frozenset[str]  # what the attack brings against DR
     ranged: bool
     notes: tuple[str, ...] = ()
+    # §6 item 7: percent of hits that concealment turns into misses (a d100 after the hit); logged when set.
+    miss_chance: int = field(default=0, metadata={"log": "when set"})
 
     @property
     def attack_bonus(self) -> int:
@@ -331,12 +406,62 @@ def _check_dice_budget(attack: Attack) -> Attack:
     return attack
 
 
-def _precision(riders: Sequence[Rider], target: Target, notes: list[str]) -> tuple[Rider, ...]:
-    """§6, §7: precision dice (sneak attack) do nothing against a target immune to critical hits."""
+def _precision(
+    riders: Sequence[Rider], target: Target, notes: list[str], situation: Situation = NO_SITUATION
+) -> tuple[Rider, ...]:
+    """§6, §7: precision dice (sneak attack) do nothing against a target immune to critical hits or concealed."""
     if riders and target.immune_to_criticals:
         notes.append("The target is immune to critical hits, so precision damage (sneak attack) does nothing.")
         return ()
+    if riders and situation.concealment is not Concealment.NONE:
+        notes.append(
+            f"The target has {situation.concealment}, so precision damage (sneak attack) does nothing (§6 item 7)."
+        )
+        return ()
     return tuple(riders)
+
+
+def _circumstances(
+    situation: Situation, target: Target, *, ranged: bool, notes: list[str]
+) -> tuple[list[Term], Target, int]:
+    """§2, §5, §6: the attack terms, the defender's AC changes and the miss chance of the situation's SRD modifiers."""
+    terms: list[Term] = []
+    for on, name, value in (
+        (situation.charge, "charge", CHARGE),
+        (situation.higher_ground, "higher ground", HIGHER_GROUND),
+    ):
+        if on and ranged:
+            raise AttackError(f"The {name} bonus is for melee attacks (§2).")
+        if on:
+            terms.append(Term(name, value, "§2"))
+    if situation.charge:
+        notes.append("Charging: the charger has -2 AC until its next turn (§2).")
+    adjustments: list[Term] = []
+    if situation.cover is not Cover.NONE:
+        adjustments.append(Term(str(situation.cover), situation.cover.ac, "§5"))
+    against = "ranged" if ranged else "melee"
+    if situation.prone:
+        adjustments.append(Term("prone", PRONE_RANGED if ranged else PRONE_MELEE, f"§5 prone, against {against}"))
+    if situation.helpless:
+        adjustments.append(Term("helpless", 0 if ranged else HELPLESS_MELEE, f"§5 helpless, against {against}"))
+        if "helpless" not in target.kind:
+            notes.append(
+                "A helpless defender's Dex counts as 0 (-5): the AC given is taken as it is; a character's is "
+                "worked out (§5)."
+            )
+    if adjustments:
+        target = replace(
+            target,
+            ac=target.ac + sum(t.value for t in adjustments),
+            adjustments=(*target.adjustments, *adjustments),
+            denied_dex=target.denied_dex or situation.helpless,
+        )
+    miss_chance = situation.concealment.miss_chance
+    if miss_chance:
+        notes.append(
+            f"{str(situation.concealment).capitalize()}: a hit misses on a d100 of {miss_chance} or less (§6 item 7)."
+        )
+    return terms, target, miss_chance
 
 
 MONK_WEAPONS: Final = ("unarmed strike", "kama")  # §3 NWN: what a monk's smaller step applies to
@@ -419,6 +544,8 @@ def quick_attack(
     if dr is not None:
         goal = _with_dr(goal, dr)
     notes: list[str] = []
+    ranged = situation.into_melee or situation.ranged  # all that is known: a ranged attack when said
+    circumstances, goal, miss_chance = _circumstances(situation, goal, ranged=ranged, notes=notes)
     step = monk_step(situation, variants, notes)
     count = MAX_OFF_HAND_ATTACKS if off_hand else MAX_ITERATIVE_ATTACKS
     terms = [Term("attack bonus", attack_bonus, "given")]
@@ -429,6 +556,7 @@ def quick_attack(
         terms.append(Term("into melee", INTO_MELEE, "§2 shooting into melee"))
     if situation.flanking:
         terms.append(Term("flanking", FLANKING, "§2"))
+    terms += circumstances
     terms += _two_weapon_term(two_weapon, off_hand)
     if situation.modifier:
         terms.append(Term("situational", situation.modifier, "given"))
@@ -449,12 +577,13 @@ def quick_attack(
             threat_source=f"{threat_text(critical.threat)} (given)",
             critical_multiplier=critical.multiplier,
             multipliers=tuple(Multiplier(m, "situational") for m in situation.multipliers),
-            precision=_precision([Rider("precision", d) for d in situation.precision], goal, notes),
+            precision=_precision([Rider("precision", d) for d in situation.precision], goal, notes, situation),
             energy=tuple(Rider(r.energy, r.dice) for r in riders),
             target=goal,
             properties=parse_properties(properties),
-            ranged=situation.into_melee,  # all that is known: shooting into melee is a ranged attack
+            ranged=ranged,
             notes=(*goal.notes, *notes),
+            miss_chance=miss_chance,
         )
     )
 
@@ -613,14 +742,17 @@ def character_attack(
         goal = _with_dr(goal, dr)
     if situation.throw and not w.thrown:
         raise AttackError(f"The {w.name} is not a thrown weapon.")
+    if situation.ranged and not (w.ranged or w.thrown):
+        raise AttackError(f"The {w.name} is a melee weapon: it attacks nothing at range.")
     # §2: a melee weapon with a range increment (dagger, spear, club, ...) given a distance is thrown.
-    thrown_now = situation.throw or (w.thrown and not w.ranged and situation.distance is not None)
+    thrown_now = situation.throw or (w.thrown and not w.ranged and (situation.distance is not None or situation.ranged))
     ranged = w.ranged or thrown_now
     launcher = w.ranged and not w.thrown
     grip = _grip(w, situation, off_hand, two_weapon)
     if ranged and grip == "two-handed":
         grip = "one-handed"  # §7: a thrown weapon adds 1x Str, even a two-handed one
     notes: list[str] = []
+    circumstances, goal, miss_chance = _circumstances(situation, goal, ranged=ranged, notes=notes)
     if situation.two_hands and w.light:
         notes.append(f"The {w.name} is a light weapon: no 1½x Str in two hands (§7).")
 
@@ -690,6 +822,7 @@ def character_attack(
         if ranged:
             raise AttackError("Flanking helps melee attacks only.")
         terms.append(Term("flanking", FLANKING, "§2"))
+    terms += circumstances
     terms += _two_weapon_term(two_weapon, off_hand)
     if situation.modifier:
         terms.append(Term("situational", situation.modifier, "given"))
@@ -738,12 +871,13 @@ def character_attack(
             threat_source=threat_source,
             critical_multiplier=multiplier,
             multipliers=tuple(multipliers),
-            precision=_precision(precision, goal, notes),
+            precision=_precision(precision, goal, notes, situation),
             energy=tuple(Rider(r.energy, r.dice) for r in w.energy),
             target=goal,
             properties=w.dr_properties,
             ranged=ranged,
             notes=(*goal.notes, *notes),
+            miss_chance=miss_chance,
         )
     )
 
@@ -875,6 +1009,12 @@ class AttackResult:
     dr_reduction: int = 0  # what DR took away
     energy: tuple[RiderRoll, ...] = ()
     damage: int = 0
+    concealment: int | None = None  # §6 item 7: the d100 of the miss chance, rolled when the d20 hit a concealed target
+
+    @property
+    def concealed(self) -> bool:
+        """The d20 hit, but concealment's d100 turned it into a miss (§6 item 7)."""
+        return self.concealment is not None and self.concealment <= self.attack.miss_chance
 
     @property
     def outcome(self) -> Outcome:
@@ -908,6 +1048,8 @@ class AttackResult:
             "dr": self.dr_reduction,
             "damage": self.damage,
             "variants": [self.variants.multipliers.value, self.variants.confirmation.value],
+            # §6 item 7, only when rolled: a roll without concealment is logged as it always was.
+            **({"concealment_d100": self.concealment} if self.concealment is not None else {}),
         }
 
 
@@ -943,6 +1085,20 @@ def resolve(attack: Attack, rng: DiceSource, *, variants: Variants = DEFAULT_VAR
     if not hit:
         return AttackResult(
             attack, variants, face, face + bonus, hit=False, threat=False, confirmation=None, critical=False
+        )
+    # §6 item 7: a hit on a concealed defender misses on a d100 of the miss chance or less, before anything else.
+    concealment = rng.randint(1, 100) if attack.miss_chance else None
+    if concealment is not None and concealment <= attack.miss_chance:
+        return AttackResult(
+            attack,
+            variants,
+            face,
+            face + bonus,
+            hit=False,
+            threat=False,
+            confirmation=None,
+            critical=False,
+            concealment=concealment,
         )
     threat = face >= attack.threat
     confirmation = None
@@ -985,6 +1141,7 @@ def resolve(attack: Attack, rng: DiceSource, *, variants: Variants = DEFAULT_VAR
         dr_reduction=reduction,
         energy=energy,
         damage=floored - reduction + sum(r.total for r in energy),
+        concealment=concealment,
     )
 
 

@@ -11,7 +11,9 @@ by sampling, never refused.
    grows with the size of the distribution, never with the product of the dice (s^k). The precision dice and the
    plain hit's weapon dice are counted once and the critical continues from there; minimum 1, DR (unless
    bypassed) and floor 0 total by total; then the energy dice are added die by die on top, never convolved.
-3. Plain hit and critical mixed with their d20 chances over one common denominator; the Fractions of each total
+3. A concealed defender's miss chance (§6 item 7): a d100 after a hit, so every kind of hit keeps (100 - miss chance) of
+   its 100 faces, over 400 x 100 outcomes of the two d20s and the d100.
+4. Plain hit and critical mixed with their d20 chances over one common denominator; the Fractions of each total
    are only built when someone asks for them (`AttackOdds.damage`): presenting needs sums, not every total.
 
 The work of step 2 is priced from the numbers alone before anything is counted (`odds_work`): per die added,
@@ -142,6 +144,10 @@ def _work_of(dice: Iterable[Dice], support: int, bits: float) -> tuple[int, int,
 # ------------------------------------------------------------------------------------------------ the d20s
 
 
+PERCENT: Final = 100  # the faces of concealment's d100 (§6 item 7)
+OUT_OF: Final = 400 * PERCENT  # the outcomes of the attack d20, the confirmation d20 and the d100
+
+
 @dataclass(frozen=True, slots=True)
 class _D20s:
     hit_faces: int
@@ -150,6 +156,27 @@ class _D20s:
     plain_pairs: int
     plain_rolls: int
     critical_rolls: int
+    through: int = PERCENT  # §6 item 7: the d100 faces that let a hit on a concealed defender through
+
+    @property
+    def plain(self) -> int:
+        """Plain hits out of `OUT_OF`."""
+        return self.plain_pairs * self.through
+
+    @property
+    def critical(self) -> int:
+        """Criticals out of `OUT_OF`."""
+        return self.critical_pairs * self.through
+
+    @property
+    def hit(self) -> Fraction:
+        """Any hit, concealment's d100 passed."""
+        return Fraction(self.hit_faces * self.through, 20 * PERCENT)
+
+    @property
+    def threat(self) -> Fraction:
+        """A threat, concealment's d100 passed (a hit it turns into a miss threatens nothing)."""
+        return Fraction(self.threat_faces * self.through, 20 * PERCENT)
 
 
 def _d20s(attack: Attack, variants: Variants) -> _D20s:
@@ -167,6 +194,7 @@ def _d20s(attack: Attack, variants: Variants) -> _D20s:
         20 * hit_faces - critical_pairs,
         roll_count(always, variants.multipliers),
         roll_count([*always, attack.critical_multiplier], variants.multipliers),
+        PERCENT - attack.miss_chance,
     )
 
 
@@ -437,32 +465,32 @@ def _as_chances(counted: _Counted | None) -> dict[int, Fraction]:
 
 def _exact(attack: Attack, d: _D20s) -> AttackOdds:
     plain, critical = _count_hits(attack, d.plain_rolls, d.critical_rolls)
-    kinds = [(pairs, c) for pairs, c in ((d.plain_pairs, plain), (d.critical_pairs, critical)) if pairs]
+    kinds = [(ways, c) for ways, c in ((d.plain, plain), (d.critical, critical)) if ways]
     common = lcm(*(c.outcomes for _, c in kinds)) if kinds else 1
     size = max([1, *(c.offset + len(c.counts) for _, c in kinds)])
     numerators = [0] * size
-    numerators[0] = (400 - 20 * d.hit_faces) * common
+    numerators[0] = (OUT_OF - d.plain - d.critical) * common
     for pairs, c in kinds:
         scaled = [0] * c.offset + list(map(mul, c.counts, repeat(pairs * (common // c.outcomes))))
         scaled += [0] * (size - len(scaled))
         numerators = list(map(add, numerators, scaled))
-    denominator = 400 * common
+    denominator = OUT_OF * common
     totals = range(size)
     first = sum(map(mul, numerators, totals))
     second = sum(map(mul, map(mul, numerators, totals), totals))
     mean = Fraction(first, denominator)
     return AttackOdds(
-        miss=Fraction(20 - d.hit_faces, 20),
-        hit=Fraction(d.hit_faces, 20),
-        threat=Fraction(d.threat_faces, 20),
-        critical=Fraction(d.critical_pairs, 400),
+        miss=1 - d.hit,
+        hit=d.hit,
+        threat=d.threat,
+        critical=Fraction(d.critical, OUT_OF),
         expected_damage=mean,
         weapon_rolls=(d.plain_rolls, d.critical_rolls),
         damage_variance=Fraction(second, denominator) - mean * mean,
         _numerators=numerators,
         _denominator=denominator,
-        _plain=plain if d.plain_pairs else None,
-        _critical=critical if d.critical_pairs else None,
+        _plain=plain if d.plain else None,
+        _critical=critical if d.critical else None,
     )
 
 
@@ -473,9 +501,9 @@ def approximate_damage(attack: Attack, *, variants: Variants = DEFAULT_VARIANTS,
     """
     d = _d20s(attack, variants)
     parts = [
-        (Fraction(pairs, 400), _approx_hit(attack, rolls))
-        for pairs, rolls in ((d.plain_pairs, d.plain_rolls), (d.critical_pairs, d.critical_rolls))
-        if pairs
+        (Fraction(ways, OUT_OF), _approx_hit(attack, rolls))
+        for ways, rolls in ((d.plain, d.plain_rolls), (d.critical, d.critical_rolls))
+        if ways
     ]
     mean = variance_in = Fraction(0)
     exact_mean = True
@@ -493,10 +521,10 @@ def approximate_damage(attack: Attack, *, variants: Variants = DEFAULT_VARIANTS,
     dice += sum(r.dice.count for r in attack.energy)
     method = f"normal approximation of up to {dice} dice (too many to count exactly in time)"
     return AttackOdds(
-        miss=Fraction(20 - d.hit_faces, 20),
-        hit=Fraction(d.hit_faces, 20),
-        threat=Fraction(d.threat_faces, 20),
-        critical=Fraction(d.critical_pairs, 400),
+        miss=1 - d.hit,
+        hit=d.hit,
+        threat=d.threat,
+        critical=Fraction(d.critical, OUT_OF),
         expected_damage=mean,
         weapon_rolls=(d.plain_rolls, d.critical_rolls),
         approximation=Approximation(
