@@ -177,9 +177,27 @@ class LocalDiscord:
         actor: Actor | None = None,
         resolved: dict[str, Any] | None = None,
     ) -> Exchange:
-        """Run a slash command; `options` maps names to values (types are inferred) or is the raw list."""
+        """Run a slash command; `options` maps names to values (types are inferred) or is the raw list.
+
+        Options given by name must be the command's, as Discord's client only sends those: an option a command
+        has lost would otherwise be ignored by discord.py, and a test would pass without it meaning anything.
+        """
+        if isinstance(options, dict):
+            self._check_names(name, options)
         data = payloads.command_data(name, _options(options), resolved=resolved)
         return await self.send(payloads.interaction(self.ids, actor or self.actor, payloads.APPLICATION_COMMAND, data))
+
+    def _check_names(self, name: str, options: dict[str, Any]) -> None:
+        """ValueError for an option `name` does not have, once its commands are synced to the double."""
+        synced = self.double.commands.get(None) or []
+        node: dict[str, Any] | None = {"options": synced}
+        for part in name.split():
+            node = next((o for o in (node or {}).get("options", []) if o["name"] == part), None)
+        if node is None:
+            return  # not synced (or a command a test added to the tree itself)
+        known = {o["name"] for o in node.get("options", [])}
+        if unknown := sorted(set(options) - known):
+            raise ValueError(f"/{name} has no option {', '.join(unknown)} (its options: {', '.join(sorted(known))})")
 
     async def autocomplete(
         self, name: str, options: dict[str, Any], focused: str, *, actor: Actor | None = None
