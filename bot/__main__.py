@@ -22,6 +22,7 @@ import logging
 import os
 import random
 import signal
+import stat
 import sys
 import urllib.error
 import urllib.request
@@ -46,6 +47,8 @@ log = logging.getLogger("bot")
 DISCORD_API = "https://discord.com/api/v10"
 # Exit codes: 1 Discord (the token, the network), 2 a setting, 3 the schema, 4 the database.
 EXIT_DISCORD, EXIT_SETTING, EXIT_SCHEMA, EXIT_DATABASE = 1, 2, 3, 4
+EXIT_INTERRUPTED = 130  # Ctrl-C, as a shell reports it
+MISSING_ACCESS = 50001  # Discord's code for a server the bot is not in (or may not act in)
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -126,9 +129,13 @@ def discord_failure(settings: Settings, error: Exception) -> str | None:
         text = error.text or str(error)
         if error.status >= 500 or error.status == 429:
             return f"Discord at {where} is failing or busy ({error.status}: {text}): try again in a few minutes."
-        return (
-            f"Discord at {where} refused the request ({error.status}: {text}): check DISCORD_API_BASE, then report it."
-        )
+        if error.code == MISSING_ACCESS and settings.dev_guild_id is not None:
+            return (
+                f"Discord refused to register the commands in DEV_GUILD_ID {settings.dev_guild_id} ({text}): invite "
+                "the bot to that server (scopes bot and applications.commands), or fix or empty DEV_GUILD_ID."
+            )
+        check = "check DISCORD_API_BASE, then report it" if settings.api_base else "report it"
+        return f"Discord at {where} refused the request ({error.status}: {text}): {check}."
     return None
 
 
@@ -301,7 +308,8 @@ def run_verify(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the process exit code."""
-    load_dotenv()
+    # The working folder's .env, as docs/deploy.md says; not one found by walking up from the installed package.
+    load_dotenv(Path.cwd() / ".env")
     args = parse_args(argv)
     if args.command == "verify":
         # Offline and self-contained: no settings, database or token, so a player can run it anywhere.
@@ -313,6 +321,8 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_SETTING
     try:
         return run(settings, args)
+    except KeyboardInterrupt:  # Ctrl-C where no handler of ours runs (the console, a migration): no traceback
+        return EXIT_INTERRUPTED
     except SchemaMismatch as error:
         print(error.message, file=sys.stderr)
         return EXIT_SCHEMA
@@ -321,12 +331,29 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_DATABASE
 
 
+def nobody_types() -> bool:
+    """Whether standard input is closed or /dev/null (a container, a service), not a terminal, a pipe or a file."""
+    try:
+        mode = os.fstat(sys.stdin.fileno()).st_mode
+    except (OSError, ValueError, AttributeError):
+        return True
+    return stat.S_ISCHR(mode) and not sys.stdin.isatty()
+
+
 def run(settings: Settings, args: argparse.Namespace) -> int:
     """Run the command the arguments name with these settings."""
     command = args.command or "run"
     if command == "console" or (command == "run" and settings.token is None):
         logs.setup(max(settings.log_level, "WARNING", key=logging.getLevelName), settings.log_format)
         if command == "run":
+            if nobody_types():
+                # A container or a service, stdin /dev/null: a console would stop at once, and exit 0 looks fine.
+                print(
+                    "DISCORD_TOKEN is not set: set it to connect to Discord (see .env.example), or run "
+                    "`python -m bot console` for the offline console.",
+                    file=sys.stderr,
+                )
+                return EXIT_SETTING
             print("DISCORD_TOKEN is not set, so this is the offline console (see README.md).", file=sys.stderr)
             args = parse_args(["console"])
         try:

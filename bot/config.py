@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import urllib.parse
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -136,8 +137,8 @@ class Settings:
             dev_guild_id=int(guild) if guild else None,
             log_level=level,
             log_format="json" if form == "json" else "plain",
-            api_base=get("DISCORD_API_BASE"),
-            gateway_url=get("DISCORD_GATEWAY_URL"),
+            api_base=_address("DISCORD_API_BASE", get("DISCORD_API_BASE"), ("http", "https")),
+            gateway_url=_address("DISCORD_GATEWAY_URL", get("DISCORD_GATEWAY_URL"), ("ws", "wss")),
             rate_limit=RateLimit.parse(get("RATE_LIMIT") or DEFAULT_RATE_LIMIT),
             shard_count=shard_count,
             shard_ids=shard_ids,
@@ -145,6 +146,24 @@ class Settings:
             roll_log_keep_days=int(keep) or None,
             sqlite_synchronous="full" if synchronous == "full" else "normal",
         )
+
+
+def _address(name: str, value: str | None, schemes: tuple[str, ...]) -> str | None:
+    """A URL setting of one of `schemes` with a host (DISCORD_API_BASE, DISCORD_GATEWAY_URL), or None when unset."""
+    if value is None:
+        return None
+    parsed = urllib.parse.urlsplit(value)
+    try:
+        parsed.port  # noqa: B018 - reading it checks it
+    except ValueError:
+        parsed = parsed._replace(netloc="")
+    if parsed.scheme not in schemes or not parsed.hostname:
+        example = f"{schemes[0]}://127.0.0.1:8080/" + ("api/v10" if schemes[0] == "http" else "")
+        raise SettingsError(
+            f"{name} must be a {' or '.join(s + '://' for s in schemes)} URL with a host, such as {example} "
+            f"(empty: Discord's own), not {value!r}."
+        )
+    return value
 
 
 def default_database_url(data_dir: str | None) -> str:

@@ -225,7 +225,7 @@ async def test_no_network_stops_the_bot_with_one_line(tmp_path: Path, command: s
 @pytest.mark.parametrize(
     ("status", "expected"),
     [
-        (400, "Discord at https://discord.com/api/v10 refused the request (400: Invalid Form Body): check"),
+        (400, "Discord at https://discord.com/api/v10 refused the request (400: Invalid Form Body): report it."),
         (503, "Discord at https://discord.com/api/v10 is failing or busy (503: Invalid Form Body): try again"),
     ],
 )
@@ -275,3 +275,66 @@ async def test_sigterm_in_a_discord_outage_stops_the_bot_at_once_and_each_retry_
     lines = [line for line in log.splitlines() if "Attempting a reconnect" in line]
     assert lines and all("(ClientConnectorError: Cannot connect to host" in line for line in lines), lines
     assert "Stopping (SIGTERM)" in log
+
+
+@pytest.mark.parametrize(
+    ("setting", "value", "expected"),
+    [
+        ("DISCORD_GATEWAY_URL", "localhost:9999", "DISCORD_GATEWAY_URL must be a ws:// or wss:// URL with a host"),
+        ("DISCORD_GATEWAY_URL", "ws://", "DISCORD_GATEWAY_URL must be a ws:// or wss:// URL with a host"),
+        ("DISCORD_API_BASE", "127.0.0.1:8080/api/v10", "DISCORD_API_BASE must be a http:// or https:// URL"),
+        ("DISCORD_API_BASE", "http://host:port/api", "DISCORD_API_BASE must be a http:// or https:// URL"),
+    ],
+)
+async def test_a_malformed_discord_address_is_one_line(tmp_path: Path, setting: str, value: str, expected: str) -> None:
+    env = {**os.environ, "DISCORD_TOKEN": "any", setting: value, "DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path}/b.db"}
+    returncode, line = await _one_line("run", env=env, cwd=tmp_path)
+    assert (returncode, line.split(":", 1)[1].strip()[: len(expected)]) == (2, expected)
+
+
+async def test_a_dev_server_the_bot_is_not_in_is_named(double: DiscordDouble, tmp_path: Path) -> None:
+    await _migrate(tmp_path / "bot.db")
+    env = _env(double, tmp_path, DEV_GUILD_ID="300000000000000999", LOG_LEVEL="WARNING")
+    returncode, line = await _one_line("run", env=env, cwd=tmp_path)
+    assert returncode == 1
+    assert line.startswith("Discord refused to register the commands in DEV_GUILD_ID 300000000000000999 (Missing")
+    assert line.endswith(
+        "invite the bot to that server (scopes bot and applications.commands), or fix or empty DEV_GUILD_ID."
+    )
+
+
+async def test_no_token_where_nobody_types_is_an_error_not_a_quiet_exit(tmp_path: Path) -> None:
+    """A container with no DISCORD_TOKEN: standard input is /dev/null, and an offline console would exit 0 at once."""
+    env = {k: v for k, v in os.environ.items() if k != "DISCORD_TOKEN"}
+    env["DATABASE_URL"] = f"sqlite+aiosqlite:///{tmp_path}/bot.db"
+    returncode, line = await _one_line(env=env, cwd=tmp_path)
+    assert (returncode, line) == (
+        2,
+        "DISCORD_TOKEN is not set: set it to connect to Discord (see .env.example), or run `python -m bot console` "
+        "for the offline console.",
+    )
+
+
+async def test_ctrl_c_stops_the_console_without_a_traceback(tmp_path: Path) -> None:
+    env = {**os.environ, "DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path}/bot.db", "DISCORD_TOKEN": ""}
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot", "console", env=env, cwd=tmp_path, stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    assert process.stdin is not None and process.stdout is not None
+    process.stdin.write(b"/roll expression:1d6\n")
+    await process.stdin.drain()
+    await asyncio.wait_for(process.stdout.readline(), 60)  # the console is up and answering
+    process.send_signal(signal.SIGINT)
+    _, stderr = await asyncio.wait_for(process.communicate(), 60)
+    assert process.returncode == 130
+    assert "Traceback" not in stderr.decode(), stderr.decode()
+
+
+async def test_the_dotenv_read_is_the_working_folders(tmp_path: Path) -> None:
+    (tmp_path / ".env").write_text(f"DATABASE_URL=sqlite+aiosqlite:///{tmp_path}/from-dotenv.db\n")
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "DATA_DIR")}
+    process = await asyncio.create_subprocess_exec(sys.executable, "-m", "bot", "migrate", env=env, cwd=tmp_path)
+    await asyncio.wait_for(process.wait(), 60)
+    assert process.returncode == 0
+    assert (tmp_path / "from-dotenv.db").exists()

@@ -452,6 +452,8 @@ class DiscordDouble:
             return 405, {"message": "405: Method Not Allowed", "code": 0}
         if self.strict and (errors := validate_command_set(body)):
             return 400, _form_error(errors)
+        if guild and self.guilds and guild not in {g["id"] for g in self.guilds}:
+            return 403, {"message": "Missing Access", "code": 50001}  # Discord's answer for a server the bot is not in
         registered = []
         for command in body:
             command = {**command, "id": self.ids(), "application_id": APPLICATION_ID, "version": self.ids()}
