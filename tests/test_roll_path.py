@@ -10,12 +10,14 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from discord import app_commands
 
 from bot.db.engine import Database
 from bot.local.driver import LocalDiscord
 from bot.rules import dice
 from bot.rules import encounter as encounter_rules
 from cogs import _pipeline as pipeline
+from cogs._replay import ROLL
 from tests.dice_sources import ScriptedDice
 from tests.helpers import logged
 from tests.test_fight_audience import ATTACK, goblin_fight, state, stored
@@ -25,10 +27,21 @@ ROLLS = [
     ("roll", {"expression": "1d6"}, [4]),
     ("aliens melee", {"attacker": "warrior"}, []),
     ("dnd attack", {"attack_bonus": 5, "damage": "1d6", "target_ac": 10}, [10, 3]),
+    ("dnd full-attack", {"attack_bonus": "+5", "damage": "1d6", "target_ac": 10}, [10, 3]),
     ("sf shoot", {"score": 40, "skill": 1, "damage": "1d10", "distance": "short"}, [99]),
     ("sf melee", {"score": 40, "skill": 1, "damage": "1d10"}, [99]),
     ("aliens fire", {"skill_rank": 1, "distance": 3}, [99, 99]),
 ]
+
+
+def test_every_roll_command_is_tried_below(local: LocalDiscord) -> None:
+    def walk(node: Any, path: str) -> list[str]:
+        if isinstance(node, app_commands.Group):
+            return [name for child in node.commands for name in walk(child, f"{path}{child.name} ")]
+        return [path.strip()] if node.extras.get(ROLL) else []
+
+    found = [name for command in local.bot.tree.get_commands() for name in walk(command, f"{command.name} ")]
+    assert sorted(found) == sorted(name for name, _, _ in ROLLS)
 
 
 @pytest.mark.parametrize(("name", "options", "faces"), ROLLS)
