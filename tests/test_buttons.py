@@ -17,10 +17,11 @@ from bot.db.engine import Database
 from bot.local.driver import Exchange, LocalDiscord
 from bot.local.payloads import Actor
 from cogs._buttons import MAX_ID, NEVER, OnRoll, Pressed
+from cogs.encounter import MOVED_ON
 from tests.dice_sources import ScriptedDice
 from tests.test_apply_damage import GM, ogre
 from tests.test_fight_audience import ATTACK as ON_GOBLIN
-from tests.test_fight_audience import OTHER, PLAYER, goblin_fight
+from tests.test_fight_audience import OTHER, PLAYER, goblin_fight, stored
 from tests.test_hidden import set_gm_channel
 from tests.test_hidden_leaks import ATTACK, BOB, NOT_FOUND, OTHER_GUILD, forged, gm, roll_count
 
@@ -102,6 +103,19 @@ async def test_a_hidden_rolls_hit_is_a_game_masters_to_apply(local: LocalDiscord
     for actor in (roller, local.as_user(OTHER)):
         pressed = await press(local, attack, custom_id, actor=actor)
         assert refused(pressed)["description"] == "Only a game master applies this hidden roll's hit to the fight."
+
+
+async def test_a_trackers_next_at_a_step_past_any_number_passes_nothing(
+    local: LocalDiscord, database: Database
+) -> None:
+    await goblin_fight(local)
+    before = await stored(database)
+    shown = await local.command("roll", {"expression": "1d6"})
+    for number in HUGE:
+        pressed = await press(local, shown, f"encounter:next:{number}")
+        assert pressed.response["type"] == 7, pressed.response  # the tracker as it stands
+        assert MOVED_ON in str(pressed.response["data"]["embeds"])
+    assert await stored(database) == before
 
 
 async def test_a_settings_page_outside_a_server_is_refused(local: LocalDiscord) -> None:
