@@ -98,7 +98,7 @@ class Reading:
         if found is None:
             return Struck(named=hits, numbered=hits, ruleset=plan.ruleset)
         fight, encounter = found
-        numbered = [(f"#{(await self._named(encounter, name, plan.ruleset)).number}", hit) for name, hit in hits]
+        numbered = [(self._number(encounter, name, plan.ruleset), hit) for name, hit in hits]
         return Struck(fight, target[1] if target else None, hits, numbered, plan.ruleset)
 
     async def held(self, struck: Struck, *, private: bool, hidden: bool = False) -> Waiting | None:
@@ -115,14 +115,19 @@ class Reading:
             dump_hits(struck.numbered, fight=struck.fight), ApplyHits(self.interaction.id, apply_label(struck.named))
         )
 
-    async def _named(self, encounter: Encounter, text: str, ruleset: str) -> Combatant:
-        """The combatant `text` names in `encounter`, as found before in this roll if it was."""
+    def _number(self, encounter: Encounter, text: str, ruleset: str) -> str:
+        """The number (`#3`) in `encounter` of the combatant `text` names, as found before in this roll if it was.
+
+        A name the fight does not have stays a name: applying its hit says so, and the roll stands.
+        """
         key = (ruleset, name_key(text.strip()))
         fighting = self.named.get(key)
         if fighting is None:
-            fighting = self._remember(ruleset, encounter_rules.find(encounter, text))
-            self.named[key] = fighting
-        return fighting
+            try:
+                fighting = self._remember(ruleset, encounter_rules.find(encounter, text))
+            except EncounterError:
+                return text
+        return f"#{fighting.number}"
 
     def _remember(self, ruleset: str, fighting: Combatant) -> Combatant:
         """Keep a combatant found, under its name and its number, for the rest of the roll."""
