@@ -121,14 +121,16 @@ def slash(
                     given[field] = kind(given[field])
             await handler(self, interaction, options(**given))
 
+        # The signature discord.py reads the parameters from, as its own hybrid commands give theirs
+        # (discord/ext/commands/hybrid.py); the descriptions and choices go through its public decorators.
         callback.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]  # read by inspect
         for attribute in ("__name__", "__qualname__", "__module__", "__doc__"):
             setattr(callback, attribute, getattr(handler, attribute))
-        # What app_commands.describe and app_commands.choices would set, read when the command is built.
-        callback.__discord_app_commands_param_description__ = descriptions  # type: ignore[attr-defined]
-        callback.__discord_app_commands_param_choices__ = choices  # type: ignore[attr-defined]
+        described = app_commands.describe(**descriptions)(callback)
+        if choices:
+            described = app_commands.choices(**choices)(described)
         command = parent.command if parent is not None else app_commands.command
-        return command(name=name, **settings)(callback)
+        return command(name=name, **settings)(described)
 
     return build
 

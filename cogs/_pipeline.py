@@ -5,6 +5,10 @@ the command's options, it builds the rules inputs, prices and computes their odd
 the result (`Plan`). Everything else is here, once: the single read transaction, the dice (a fair session's
 next number, if one runs), the rules core run through the replay registry, the log written before the answer,
 and the odds-only answer of the matching odds command, which rolls nothing.
+
+Every roll command takes it: the rulesets' attacks, /roll, and /aliens melee, whose plan has no dice (`Plan.kind`
+None). A name the roll reads (`target:`) is looked up once (`Reading.combatant`); the combatant found then
+travels by its number in the fight the roll read (`Struck`), to its sealing, its Apply button and its hit.
 """
 
 from __future__ import annotations
@@ -60,6 +64,9 @@ class Reading:
     learned: dict[tuple[int, datetime], Remembered] = field(default_factory=dict)  # habits this roll changed
     # This channel's fight of a ruleset, once read: its stored id and the fight.
     fights: dict[str, tuple[int, Encounter] | None] = field(default_factory=dict)
+    # The combatants named so far, by ruleset and name (or `#number`): a name is looked up once per roll, and the
+    # roll's hits, its sealing and its Apply button then take the combatant found (`struck`).
+    named: dict[tuple[str, str], Combatant | None] = field(default_factory=dict)
 
     async def fight(self, ruleset: str) -> Encounter | None:
         """This channel's encounter of `ruleset`, if one runs (read once per roll)."""
@@ -76,9 +83,25 @@ class Reading:
             self.fights[ruleset] = (record.id, record.encounter) if record is not None and running else None
         return self.fights[ruleset]
 
-    async def held(
-        self, ruleset: str, hits: Sequence[tuple[str, Hit]], *, private: bool, hidden: bool = False
-    ) -> Waiting | None:
+    async def struck(self, plan: Plan[Any, R], result: R) -> Struck:
+        """What the result does to this channel's fight: its hits, on the combatants the roll already found.
+
+        The target is the one the roll's planner looked up (`combatant`, `creature`); the others a result hit (an
+        AliensRL shot's strays) are found in the fight this roll read. From here on they travel by number, in this
+        fight, so a hit lands on the combatant the roll was against even if a newcomer takes a name meanwhile.
+        """
+        if plan.strikes is None or plan.ruleset is None:
+            return Struck()
+        hits = plan.strikes.of(result)
+        target = await self.combatant(plan.strikes.target, plan.ruleset)
+        found = await self._fight(plan.ruleset)
+        if found is None:
+            return Struck(named=hits, numbered=hits, ruleset=plan.ruleset)
+        fight, encounter = found
+        numbered = [(self._number(encounter, name, plan.ruleset), hit) for name, hit in hits]
+        return Struck(fight, target[1] if target else None, hits, numbered, plan.ruleset)
+
+    async def held(self, struck: Struck, *, private: bool, hidden: bool = False) -> Waiting | None:
         """The Apply button of hits that may not change what the channel sees at once (`audience.changes_public`).
 
         The tracker would tell the table what a private or hidden roll keeps from it: such a roll's hits wait for
@@ -86,24 +109,48 @@ class Reading:
         reused, so a later press cannot land on another fight, nor on a newcomer who took a removed one's name.
         None: a public roll's hits, which `strike` applies at once.
         """
-        if not hits or changes_public(visibility(private=private, hidden=hidden)):
+        if not struck.named or changes_public(visibility(private=private, hidden=hidden)):
             return None
-        found = await self._fight(ruleset)
-        kept, fight = list(hits), None
-        if found is not None:
-            fight, encounter = found
-            kept = [(f"#{encounter_rules.find(encounter, target).number}", hit) for target, hit in hits]
-        return Waiting(dump_hits(kept, fight=fight), ApplyHits(self.interaction.id, apply_label(hits)))
+        return Waiting(
+            dump_hits(struck.numbered, fight=struck.fight), ApplyHits(self.interaction.id, apply_label(struck.named))
+        )
+
+    def _number(self, encounter: Encounter, text: str, ruleset: str) -> str:
+        """The number (`#3`) in `encounter` of the combatant `text` names, as found before in this roll if it was.
+
+        A name the fight does not have stays a name: applying its hit says so, and the roll stands.
+        """
+        key = (ruleset, name_key(text.strip()))
+        fighting = self.named.get(key)
+        if fighting is None:
+            try:
+                fighting = self._remember(ruleset, encounter_rules.find(encounter, text))
+            except EncounterError:
+                return text
+        return f"#{fighting.number}"
+
+    def _remember(self, ruleset: str, fighting: Combatant) -> Combatant:
+        """Keep a combatant found, under its name and its number, for the rest of the roll."""
+        self.named[(ruleset, name_key(fighting.name))] = fighting
+        self.named[(ruleset, f"#{fighting.number}")] = fighting
+        return fighting
 
     async def combatant(self, text: str, ruleset: str) -> tuple[Encounter, Combatant] | None:
-        """The combatant `text` names in this channel's encounter of `ruleset`, if one runs and has it."""
+        """The combatant `text` names in this channel's encounter of `ruleset`, if one runs and has it.
+
+        Looked up once per roll: the planner's lookup is the one its hits and its sealing read again.
+        """
         encounter = await self.fight(ruleset)
         if encounter is None:
             return None
-        try:
-            return encounter, encounter_rules.find(encounter, text)
-        except EncounterError:
-            return None  # not a combatant: a character of the server, or nobody
+        key = (ruleset, name_key(text.strip()))
+        if key not in self.named:
+            try:
+                self.named[key] = self._remember(ruleset, encounter_rules.find(encounter, text))
+            except EncounterError:
+                self.named[key] = None  # not a combatant: a character of the server, or nobody
+        fighting = self.named[key]
+        return (encounter, fighting) if fighting is not None else None
 
     async def fighter(self, record: CharacterRecord) -> tuple[Encounter, Combatant] | None:
         """The character as a combatant of this channel's encounter of its ruleset, if it fights here."""
@@ -111,7 +158,7 @@ class Reading:
         if encounter is None:
             return None
         fighting = next((c for c in encounter.combatants if c.character_id == record.id), None)
-        return (encounter, fighting) if fighting is not None else None
+        return (encounter, self._remember(record.ruleset.key, fighting)) if fighting is not None else None
 
     async def creature(self, text: str, ruleset: str, title: str) -> Creature:
         """Whom `text` names, as every roll reads it: a combatant of this channel's fight, else a character here.
@@ -244,9 +291,10 @@ class Plan(Generic[I, R]):
     """A roll built and priced before any die is drawn, and how its result is shown and counted.
 
     Attributes:
-        kind: The replay registry's kind: the rules core that resolves `inputs`, as the verifier replays it.
+        kind: The replay registry's kind: the rules core that resolves `inputs`, as the verifier replays it. None
+            for a roll without dice (an AliensRL melee attack always hits for its damage): `inputs` is its result.
         inputs: The rules inputs, logged and replayed.
-        ruleset: The ruleset's key, for the luck tallies and `/history`.
+        ruleset: The ruleset's key, for the luck tallies and `/history` (None: plain dice, /roll).
         answer: The presenter: the result to its full and compact answers and /history line.
         luck: The luck tallies of the result, from the draws.
         odds: The odds command's answer, the same roll priced and explained without rolling (if it has one).
@@ -254,11 +302,12 @@ class Plan(Generic[I, R]):
         character_id: The character who rolls, if any (quick mode has none).
         hurts: The character here the roll is against, if any, and the damage a result deals it.
         strikes: The combatant of this channel's fight the roll is against, if any: its hit is applied.
+        logged: What the roll log keeps of the result (default: the kind's outcome, which a fair log compares).
     """
 
-    kind: Kind[I, R]
+    kind: Kind[I, R] | None
     inputs: I
-    ruleset: str
+    ruleset: str | None
     answer: Callable[[R], Answer]
     luck: Callable[[Drawn[R]], Luck | None]
     odds: Callable[[], discord.Embed] | None = None
@@ -266,6 +315,26 @@ class Plan(Generic[I, R]):
     character_id: int | None = None
     hurts: Hurts[R] | None = None
     strikes: Strikes[R] | None = None
+    logged: Callable[[R], dict[str, Any]] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Struck:
+    """A result's hits on this channel's fight (`Reading.struck`): by name for the table, by number to apply.
+
+    Attributes:
+        fight: The stored fight's id, which the hits are for.
+        target: The combatant the roll was against, as the roll found it.
+        named: Each combatant hit, by its name, and the hit.
+        numbered: The same hits, each combatant by its number in the fight (`#3`).
+        ruleset: The fight's ruleset.
+    """
+
+    fight: int | None = None
+    target: Combatant | None = None
+    named: list[tuple[str, Hit]] = field(default_factory=list)
+    numbered: list[tuple[str, Hit]] = field(default_factory=list)
+    ruleset: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -326,56 +395,63 @@ async def roll(bot: DiceBot, interaction: Interaction, options: O, planner: Plan
     """
     async with bot.database.read() as session:
         plan, reading = await _plan(bot, interaction, options, planner, session)
-        drawn = await draw(bot, interaction, plan.kind, plan.inputs, session)
-        hidden_hp = await _hidden_hp(reading, plan)
+        drawn = None if plan.kind is None else await draw(bot, interaction, plan.kind, plan.inputs, session)
+        result = plan.inputs if drawn is None else drawn.result
+        struck = await reading.struck(plan, result)
         hidden = isinstance(options, Hidden) and options.hidden
-        hits = plan.strikes.of(drawn.result) if plan.strikes is not None else []
-        waiting = await reading.held(plan.ruleset, hits, private=options.private, hidden=hidden)
+        waiting = await reading.held(struck, private=options.private, hidden=hidden)
+    if plan.logged is not None:
+        logged = plan.logged(result)
+    else:
+        assert drawn is not None, "a roll without dice says what the log keeps of it"
+        logged = drawn.proof.outcome
     await answer_roll(
         bot,
         interaction,
-        plan.answer(drawn.result),
-        result=drawn.proof.outcome,
+        plan.answer(result),
+        result=logged,
         private=options.private,
-        dice=drawn.dice,
+        dice=None if drawn is None else drawn.dice,
         hidden=hidden,
-        rolled=Rolled(plan.character_id, plan.ruleset, plan.luck(drawn)),
-        read=hidden_hp,
-        proof=drawn.proof,
+        rolled=Rolled(plan.character_id, plan.ruleset, None if drawn is None else plan.luck(drawn)),
+        read=_hidden_hp(plan, struck),
+        proof=None if drawn is None else drawn.proof,
         # A combatant's hit is applied to the fight, and so to its character's sheet: no Apply damage button too.
-        hurt=plan.hurts.of(drawn.result) if plan.hurts is not None and plan.strikes is None else None,
+        hurt=plan.hurts.of(result) if plan.hurts is not None and plan.strikes is None else None,
         waiting=waiting,
     )
-    if hits and waiting is None:
-        await strike(bot, interaction, hits, private=options.private or hidden)
+    if struck.named and waiting is None:
+        await strike(bot, interaction, struck, private=options.private or hidden)
     if reading.learned:
         await _remember(bot, reading.learned)
 
 
-async def _hidden_hp(reading: Reading, plan: Plan[Any, Any]) -> list[Audience]:
+def _hidden_hp(plan: Plan[Any, Any], struck: Struck) -> list[Audience]:
     """The combatant a roll is against, if the fight hides its hit points and the roll's logged input holds them.
 
     A fair log seals such a roll, as it does one against a secret (`answer_roll`, `bot.rules.audience`).
     """
-    if not plan.kind.hit_points or plan.strikes is None:
+    if plan.kind is None or not plan.kind.hit_points or struck.target is None or not struck.target.hidden:
         return []
-    fought = await reading.combatant(plan.strikes.target, plan.ruleset)
-    if fought is None or not fought[1].hidden:
-        return []
-    return [Audience(fought[1].owner_id, hidden_hp=True)]
+    return [Audience(struck.target.owner_id, hidden_hp=True)]
 
 
-async def strike(bot: DiceBot, interaction: Interaction, hits: Sequence[tuple[str, Hit]], *, private: bool) -> None:
+async def strike(bot: DiceBot, interaction: Interaction, struck: Struck, *, private: bool) -> None:
     """Apply a logged, answered roll's hits to their combatants, and say what they did under the answer.
 
-    The roll stands whatever happens here; hits that cannot be applied (a combatant left the fight, the fight
-    ended) are said, and `/encounter hp` applies them by hand.
+    The hits name the combatants by number in the fight the roll read (`Struck`). The roll stands whatever
+    happens here; hits that cannot be applied (a combatant left the fight, the fight ended) are said, and
+    `/encounter hp` applies them by hand.
     """
     assert interaction.guild_id is not None and interaction.channel_id is not None  # a combatant was found
     try:
         async with bot.database.write.begin() as session:
             record, changes = await EncounterRepository(session).apply_hits(
-                guild_id=interaction.guild_id, channel_id=interaction.channel_id, hits=hits, now=bot.clock()
+                guild_id=interaction.guild_id,
+                channel_id=interaction.channel_id,
+                hits=struck.numbered,
+                now=bot.clock(),
+                fight=struck.fight,
             )
     except EncounterError as error:
         note = f"The roll stands, but its hit was not applied: {error.message} `/encounter hp` applies it by hand."
@@ -403,5 +479,5 @@ async def odds(bot: DiceBot, interaction: Interaction, options: O, planner: Plan
     """The odds of the roll `planner` builds from `options`, rolling and logging nothing."""
     async with bot.database.read() as session:
         plan, _ = await _plan(bot, interaction, options, planner, session)  # pricing a roll teaches no habit
-    assert plan.odds is not None, f"{plan.kind.name} has no odds command"
+    assert plan.odds is not None, f"{getattr(plan.kind, 'name', plan.ruleset)} has no odds command"
     await interaction.response.send_message(embed=plan.odds(), ephemeral=options.private or plan.odds_private)

@@ -5,13 +5,12 @@ A roll's answer carries two buttons whose custom ids name the interaction that m
 of the compact one, and back: the log keeps both forms, `stored_details`). A breakdown longer than a phone
 screen is laid out in pages (`bot.ui.embeds.paged`) with a **Page N** button to each neighbour. All of them
 find the roll in the roll log, so they keep working after the bot restarts. A custom id is the client's to
-make up, so every press is checked against the log (`logged_roll`): this server and channel, and a private or
-hidden roll for its roller only.
+make up, so every press is checked against the log once, by their base (`cogs._buttons.OnRoll`): this server
+and channel, and a private or hidden roll for whoever may see it.
 """
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import discord
@@ -19,15 +18,13 @@ from discord import app_commands
 
 from bot.client import DiceBot
 from bot.db.characters import CharacterDeleted, CharacterRepository, stamp
-from bot.db.rolls import LoggedRoll, RollRepository
+from bot.db.rolls import LoggedRoll
 from bot.errors import UserError
-from bot.rules.audience import Creature, Viewer, sees_numbers
-from bot.tree import report
+from bot.rules.audience import Creature, Viewer, Visibility, sees_numbers
 from bot.ui.embeds import paged
 from cogs._audience import viewer
+from cogs._buttons import NEVER, OnRoll
 
-# discord.py declares the interaction of an item's own methods (`from_custom_id`, `interaction_check`, `callback`)
-# generic over the client, so an override cannot narrow it to the bot: those take any client's.
 ROLL = "roll"  # the extras key that marks a command as a roll: `@app_commands.command(..., extras=ROLLS)`
 ROLLS = {ROLL: True}
 # The extras key of a roll command whose options were renamed: old typed options -> today's, for Roll again.
@@ -78,71 +75,45 @@ async def replay(interaction: discord.Interaction[DiceBot], name: str, options: 
         await command.callback(interaction, **arguments)  # type: ignore[call-arg]
 
 
-NOT_FOUND = "I can't find that roll in the log (it may still be being saved); try again in a moment."
-
-
-async def logged_roll(interaction: discord.Interaction[DiceBot], interaction_id: int) -> LoggedRoll:
-    """The roll a button refers to, if the presser may see it where they pressed.
-
-    The custom id is whatever the client sent, so it is not trusted: the roll must have been made in this server
-    and channel (a button lives on its answer), and a private or hidden roll is the roller's alone. Anything
-    else is refused as if there were no such roll, so a made-up id learns nothing, not even that it exists.
-    A hidden roll's notice is public, so its roller is named; nothing else about it.
-    """
-    async with interaction.client.database.read() as session:
-        roll = await RollRepository(session).made_by(interaction_id)
-    if roll is None or roll.guild_id != interaction.guild_id or roll.channel_id != interaction.channel_id:
-        raise UserError(NOT_FOUND)
-    if roll.user_id != interaction.user.id:
-        if roll.hidden:
-            raise UserError(
-                f"This hidden roll is <@{roll.user_id}>'s: only they can roll it again, and what it was is for the "
-                "GM channel only.",
-                title="Not your roll",
-            )
-        if roll.private:
-            raise UserError(NOT_FOUND)
-    return roll
-
-
-class RollAgain(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"again:(?P<id>[0-9]+)"):
+class RollAgain(OnRoll, template=r"again:(?P<interaction_id>[0-9]+)"):
     """Roll the same command with the same options again, as a new answer; only for the user who rolled."""
 
     def __init__(self, interaction_id: int) -> None:
-        super().__init__(
-            discord.ui.Button(
-                label="Roll again", style=discord.ButtonStyle.secondary, custom_id=f"again:{interaction_id}"
-            )
+        button = discord.ui.Button[Any](
+            label="Roll again", style=discord.ButtonStyle.secondary, custom_id=f"again:{interaction_id}"
         )
-        self.interaction_id = interaction_id
+        super().__init__(interaction_id, button)
 
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
-    ) -> RollAgain:
-        """Rebuild the button from a click."""
-        return cls(int(match["id"]))
+    def may_press(self, presser: Viewer, roll: LoggedRoll, shown: Visibility) -> bool:
+        """Its roller alone."""
+        return presser.user_id == roll.user_id
 
-    async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
-        """A press counts against the presser's rate limit, as a command would."""
-        return bool(await interaction.client.tree.admit(interaction))
+    def refused(self, roll: LoggedRoll, shown: Visibility) -> UserError:
+        """Anyone else may run the command themselves."""
+        return UserError(
+            f"Only <@{roll.user_id}>, who made this roll, can roll it again. Run `/{roll.command}` "
+            "yourself, or save it with `/macro save`.",
+            title="Not your roll",
+        )
 
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        """Replay the roll; failures go through the error funnel."""
-        try:
-            roll = await logged_roll(interaction, self.interaction_id)
-            if roll.user_id != interaction.user.id:
-                raise UserError(
-                    f"Only <@{roll.user_id}>, who made this roll, can roll it again. Run `/{roll.command}` "
-                    "yourself, or save it with `/macro save`.",
-                    title="Not your roll",
-                )
-            await replay(interaction, roll.command, roll.inputs)
-        except Exception as error:
-            await report(interaction, error)
+    async def on_roll(self, interaction: discord.Interaction[DiceBot], roll: LoggedRoll, presser: Viewer) -> None:
+        """Replay the roll."""
+        await replay(interaction, roll.command, roll.inputs)
 
 
-class Details(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"details:(?P<id>[0-9]+):(?P<show>full|short)"):
+class ShowsDetails(OnRoll, template=NEVER):
+    """Details and Page: a hidden roll's notice shows nothing of it, not even to its roller."""
+
+    def may_press(self, presser: Viewer, roll: LoggedRoll, shown: Visibility) -> bool:
+        """Not on a hidden roll: editing its public notice would show the roll to all."""
+        return not roll.hidden
+
+    def refused(self, roll: LoggedRoll, shown: Visibility) -> UserError:
+        """Where a hidden roll's details are."""
+        return UserError("A hidden roll shows its details in the GM channel only.", title="Hidden roll")
+
+
+class Details(ShowsDetails, template=r"details:(?P<interaction_id>[0-9]+):(?P<show>full|short)"):
     """Switch an answer between its compact form and the full breakdown.
 
     The user who rolled switches the message itself; anyone else is shown the full breakdown privately.
@@ -150,174 +121,121 @@ class Details(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"details
 
     def __init__(self, interaction_id: int, show: str) -> None:
         label = "Details" if show == "full" else "Less"
-        super().__init__(
-            discord.ui.Button(
-                label=label, style=discord.ButtonStyle.secondary, custom_id=f"details:{interaction_id}:{show}"
-            )
+        button = discord.ui.Button[Any](
+            label=label, style=discord.ButtonStyle.secondary, custom_id=f"details:{interaction_id}:{show}"
         )
-        self.interaction_id = interaction_id
+        super().__init__(interaction_id, button)
         self.show = show
 
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
-    ) -> Details:
-        """Rebuild the button from a click."""
-        return cls(int(match["id"]), match["show"])
-
-    async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
-        """A press counts against the presser's rate limit, as a command would."""
-        return bool(await interaction.client.tree.admit(interaction))
-
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+    async def on_roll(self, interaction: discord.Interaction[DiceBot], roll: LoggedRoll, presser: Viewer) -> None:
         """Edit the message to the other form (or show the details privately to someone else)."""
-        try:
-            roll = await logged_roll(interaction, self.interaction_id)
-            if roll.hidden:
-                # Even its roller: the message is the public notice, and editing it would show the roll to all.
-                raise UserError("A hidden roll shows its details in the GM channel only.", title="Hidden roll")
-            if roll.details is None:
-                raise UserError("This roll has no more details than it shows.")
-            full, short = stored_forms(roll.details)
-            # Less is the roller's switch back, whoever they are; anything else may be a private look.
-            if (self.show == "full" or roll.user_id != interaction.user.id) and await show_page(interaction, roll, 1):
-                return
-            if self.show == "full":
-                pages = paged(full)
-                view = roll_view(
-                    self.interaction_id, details="short", page=1, pages=len(pages), hurt=hurt_label(roll.details)
-                )
-                await interaction.response.edit_message(embed=pages[0], view=view)
-                return
-            if short is None:
-                raise UserError("This roll was logged before its short form was kept: it has only its details.")
-            view = roll_view(self.interaction_id, details="full", hurt=hurt_label(roll.details))
-            await interaction.response.edit_message(embed=short, view=view)
-        except Exception as error:
-            await report(interaction, error)
+        if roll.details is None:
+            raise UserError("This roll has no more details than it shows.")
+        full, short = stored_forms(roll.details)
+        # Less is the roller's switch back, whoever they are; anything else may be a private look.
+        if (self.show == "full" or roll.user_id != interaction.user.id) and await show_page(interaction, roll, 1):
+            return
+        if self.show == "full":
+            pages = paged(full)
+            view = roll_view(
+                self.interaction_id, details="short", page=1, pages=len(pages), hurt=hurt_label(roll.details)
+            )
+            await interaction.response.edit_message(embed=pages[0], view=view)
+            return
+        if short is None:
+            raise UserError("This roll was logged before its short form was kept: it has only its details.")
+        view = roll_view(self.interaction_id, details="full", hurt=hurt_label(roll.details))
+        await interaction.response.edit_message(embed=short, view=view)
 
 
-class Page(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"page:(?P<id>[0-9]+):(?P<page>[0-9]{1,2})"):
+class Page(ShowsDetails, template=r"page:(?P<interaction_id>[0-9]+):(?P<page>[0-9]{1,2})"):
     """Show another page of a roll's full breakdown: in place for the user who rolled, privately for anyone else."""
 
     def __init__(self, interaction_id: int, page: int) -> None:
-        super().__init__(
-            discord.ui.Button(
-                label=f"Page {page}", style=discord.ButtonStyle.secondary, custom_id=f"page:{interaction_id}:{page}"
-            )
+        button = discord.ui.Button[Any](
+            label=f"Page {page}", style=discord.ButtonStyle.secondary, custom_id=f"page:{interaction_id}:{page}"
         )
-        self.interaction_id = interaction_id
+        super().__init__(interaction_id, button)
         self.page = page
 
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
-    ) -> Page:
-        """Rebuild the button from a click."""
-        return cls(int(match["id"]), int(match["page"]))
-
-    async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
-        """A press counts against the presser's rate limit, as a command would."""
-        return bool(await interaction.client.tree.admit(interaction))
-
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+    async def on_roll(self, interaction: discord.Interaction[DiceBot], roll: LoggedRoll, presser: Viewer) -> None:
         """Edit the message to the page (or show it privately to someone else)."""
-        try:
-            roll = await logged_roll(interaction, self.interaction_id)
-            if roll.hidden:
-                raise UserError("A hidden roll shows its details in the GM channel only.", title="Hidden roll")
-            if roll.details is None:
-                raise UserError("This roll has no more details than it shows.")
-            if await show_page(interaction, roll, self.page):
-                return
-            pages = paged(stored_forms(roll.details)[0])
-            page = min(self.page, len(pages))
-            view = roll_view(
-                self.interaction_id, details="short", page=page, pages=len(pages), hurt=hurt_label(roll.details)
-            )
-            await interaction.response.edit_message(embed=pages[page - 1], view=view)
-        except Exception as error:
-            await report(interaction, error)
+        if roll.details is None:
+            raise UserError("This roll has no more details than it shows.")
+        if await show_page(interaction, roll, self.page):
+            return
+        pages = paged(stored_forms(roll.details)[0])
+        page = min(self.page, len(pages))
+        view = roll_view(
+            self.interaction_id, details="short", page=page, pages=len(pages), hurt=hurt_label(roll.details)
+        )
+        await interaction.response.edit_message(embed=pages[page - 1], view=view)
 
 
-class ApplyDamage(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"hurt:(?P<id>[0-9]+)"):
+class ApplyDamage(OnRoll, template=r"hurt:(?P<interaction_id>[0-9]+)"):
     """Take a hit's damage off the hit points (stamina) of the character it hit, once; for its owner or the GM.
 
-    What is applied, and to whom, is read from the roll log (the bot wrote it there), never from the button.
+    What is applied, and to whom, is read from the roll log (the bot wrote it there), never from the button. Who
+    owns the character is read with it, locked, in the transaction that applies the damage.
     """
 
     def __init__(self, interaction_id: int, label: str = "Apply damage") -> None:
-        super().__init__(
-            discord.ui.Button(label=label[:80], style=discord.ButtonStyle.danger, custom_id=f"hurt:{interaction_id}")
+        button = discord.ui.Button[Any](
+            label=label[:80], style=discord.ButtonStyle.danger, custom_id=f"hurt:{interaction_id}"
         )
-        self.interaction_id = interaction_id
+        super().__init__(interaction_id, button)
 
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
-    ) -> ApplyDamage:
-        """Rebuild the button from a click."""
-        return cls(int(match["id"]))
-
-    async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
-        """A press counts against the presser's rate limit, as a command would."""
-        return bool(await interaction.client.tree.admit(interaction))
-
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+    async def on_roll(self, interaction: discord.Interaction[DiceBot], roll: LoggedRoll, presser: Viewer) -> None:
         """Apply the damage in one transaction, then take the button away and say what changed."""
-        try:
-            roll = await logged_roll(interaction, self.interaction_id)
-            hurt = (roll.details or {}).get(HURT)
-            if hurt is None or roll.guild_id is None:
-                raise UserError("This roll hit no character here: there is no damage to apply.")
-            bot: DiceBot = interaction.client
-            async with bot.database.write.begin() as session:
-                repository = CharacterRepository(session)
-                record = await repository.get(hurt["character_id"], guild_id=roll.guild_id, for_update=True)
-                # Created after the roll: not the character it hit, but a newer one that a database from before
-                # migration 0020 gave the deleted one's id.
-                if record is None or stamp(record.created_at) > stamp(roll.created_at):
-                    raise CharacterDeleted(hurt["name"])
-                if record.owner_id != interaction.user.id and not (await viewer(bot, interaction)).game_master:
-                    raise UserError(
-                        f"Only **{record.name}**'s owner, <@{record.owner_id}>, or a game master applies damage to it.",
-                        title="Not your character",
-                    )
-                before = record.sheet
-                after = await repository.apply_damage(
-                    record, hurt["amount"], interaction_id=self.interaction_id, by=interaction.user.id, now=bot.clock()
+        hurt = (roll.details or {}).get(HURT)
+        if hurt is None or roll.guild_id is None:
+            raise UserError("This roll hit no character here: there is no damage to apply.")
+        bot = interaction.client
+        async with bot.database.write.begin() as session:
+            repository = CharacterRepository(session)
+            record = await repository.get(hurt["character_id"], guild_id=roll.guild_id, for_update=True)
+            # Created after the roll: not the character it hit, but a newer one that a database from before
+            # migration 0020 gave the deleted one's id.
+            if record is None or stamp(record.created_at) > stamp(roll.created_at):
+                raise CharacterDeleted(hurt["name"])
+            if record.owner_id != interaction.user.id and not presser.game_master:
+                raise UserError(
+                    f"Only **{record.name}**'s owner, <@{record.owner_id}>, or a game master applies damage to it.",
+                    title="Not your character",
                 )
-            if after is None:
-                raise UserError("This roll's damage was applied already.", title="Applied already")
-            health = record.ruleset.sheet.health
-            assert health is not None  # change_health refused a ruleset without
-            now_key, top_key = health
-            was, now, top = getattr(before, now_key), getattr(after.sheet, now_key), getattr(after.sheet, top_key)
-            word = "stamina" if now_key == "current_stamina" else "hp"
-            by = f"applied by {interaction.user.mention}"
-            applied = f"{hurt['amount']} damage, {by}"
-            numbers = (
-                f"**{record.name}**: {was} → **{now}** {word} of {top} ({applied}). "
-                f"To undo: `/character hp character:#{record.id} change:+{was - now}`"
+            before = record.sheet
+            after = await repository.apply_damage(
+                record, hurt["amount"], interaction_id=self.interaction_id, by=interaction.user.id, now=bot.clock()
             )
-            await interaction.response.edit_message(view=_without(interaction, f"hurt:{self.interaction_id}"))
-            quiet = discord.AllowedMentions.none()
-            if record.secret:
-                # A game master's secret: the table sees how hurt it looks, the presser (owner or GM) its numbers.
-                looks = after.sheet.health_word() or "hurt"
-                # A damage the answer kept secret (it tells what the target wears) is not said here either.
-                told = by if hurt.get("secret") else applied
-                await interaction.followup.send(
-                    f"**{record.name}** takes the hit: {looks} ({told}).", allowed_mentions=quiet
-                )
-                await interaction.followup.send(numbers, ephemeral=True, allowed_mentions=quiet)
-            else:
-                await interaction.followup.send(numbers, allowed_mentions=quiet)
-        except Exception as error:
-            await report(interaction, error)
+        if after is None:
+            raise UserError("This roll's damage was applied already.", title="Applied already")
+        health = record.ruleset.sheet.health
+        assert health is not None  # change_health refused a ruleset without
+        now_key, top_key = health
+        was, now, top = getattr(before, now_key), getattr(after.sheet, now_key), getattr(after.sheet, top_key)
+        word = "stamina" if now_key == "current_stamina" else "hp"
+        by = f"applied by {interaction.user.mention}"
+        applied = f"{hurt['amount']} damage, {by}"
+        numbers = (
+            f"**{record.name}**: {was} → **{now}** {word} of {top} ({applied}). "
+            f"To undo: `/character hp character:#{record.id} change:+{was - now}`"
+        )
+        await interaction.response.edit_message(view=without(interaction, f"hurt:{self.interaction_id}"))
+        quiet = discord.AllowedMentions.none()
+        if record.secret:
+            # A game master's secret: the table sees how hurt it looks, the presser (owner or GM) its numbers.
+            looks = after.sheet.health_word() or "hurt"
+            # A damage the answer kept secret (it tells what the target wears) is not said here either.
+            told = by if hurt.get("secret") else applied
+            await interaction.followup.send(
+                f"**{record.name}** takes the hit: {looks} ({told}).", allowed_mentions=quiet
+            )
+            await interaction.followup.send(numbers, ephemeral=True, allowed_mentions=quiet)
+        else:
+            await interaction.followup.send(numbers, allowed_mentions=quiet)
 
 
-def _without(interaction: discord.Interaction[Any], custom_id: str) -> discord.ui.View:
+def without(interaction: discord.Interaction[Any], custom_id: str) -> discord.ui.View:
     """The message's buttons as they are (Details or Less, pages), less the one pressed."""
     view = discord.ui.View(timeout=None)
     if interaction.message is not None:

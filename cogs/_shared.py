@@ -1,4 +1,13 @@
-"""What several cogs share: finding a character from what a user typed, and the server it lives in."""
+"""What several cogs share: the roll path's lower half, and finding a character from what a user typed.
+
+* Drawing, logging and answering a roll: `draw` takes the dice (a fair session's next number) and runs the rules
+  core through the replay registry; `answer_roll` logs the roll, then answers it (the compact or full form, the
+  buttons, a hidden roll's GM channel copy, a secret's); `log_drawn` logs a roll its command answers its own way
+  (the tracker's initiative). Every roll command reaches them through `cogs._pipeline.roll`, which plans the roll
+  above them; the encounter cog, which `_pipeline` itself reads, draws its initiative here directly.
+* Characters: `find` (what a user typed, `#12` or a name), `find_own`, `find_for_roll`, quick mode, the weapon
+  a roll uses, and the autocomplete of characters and weapons; `guild_of`, the server they live in.
+"""
 
 from __future__ import annotations
 

@@ -24,8 +24,6 @@ from cogs._pipeline import Plan, Reading, Strikes
 from cogs._replay import ROLLS
 from cogs._shared import (
     Interaction,
-    Rolled,
-    answer_roll,
     character_choices,
     find_for_roll,
     only_weapon,
@@ -248,33 +246,30 @@ class Aliens(commands.GroupCog, group_name="aliens", group_description="AliensRL
         """The exact odds of a shot, rolling nothing: quality 1-11, strays, expected damage."""
         await pipeline.odds(self.bot, interaction, options, self.plan_shot)
 
+    async def plan_melee(self, reading: Reading, options: MeleeOptions) -> Plan[rules.Melee, rules.Melee]:
+        """A melee attack: no dice (it always hits), so its result is planned whole; at a combatant, its damage."""
+        result = rules.melee(options.attacker, options.damage)
+        bitten = (await _fight(reading, options))[1] if options.target is not None else None
+        return Plan(
+            None,
+            result,
+            RULESET,
+            answer=melee_answer,
+            luck=lambda drawn: None,
+            logged=lambda melee: {"attacker": options.attacker, "damage": melee.damage},
+            strikes=Strikes(bitten.name, _bite) if bitten is not None else None,
+        )
+
     @app_commands.autocomplete(target=fighters)
     @slash("melee", MeleeOptions, extras=ROLLS)
     async def melee(self, interaction: Interaction, options: MeleeOptions) -> None:
         """A melee attack: it always hits; shows the damage (and takes it off a combatant named as target)."""
-        result = rules.melee(options.attacker, options.damage)
-        hits: list[tuple[str, Hit]] = []
-        waiting = None
-        if options.target is not None:
-            async with self.bot.database.read() as session:
-                settings = await self.bot.server_settings(interaction.guild_id, session)
-                reading = Reading(self.bot, interaction, session, settings)
-                _, bitten = await _fight(reading, options)
-                hits = [(bitten.name, Hit(result.damage))] if result.damage else []
-                waiting = await reading.held(RULESET, hits, private=options.private)
-        outcome = {"attacker": options.attacker, "damage": result.damage}
-        answer = melee_answer(result)
-        await answer_roll(
-            self.bot,
-            interaction,
-            answer,
-            result=outcome,
-            private=options.private,
-            rolled=Rolled(ruleset=RULESET),
-            waiting=waiting,
-        )
-        if hits and waiting is None:
-            await pipeline.strike(self.bot, interaction, hits, private=options.private)
+        await pipeline.roll(self.bot, interaction, options, self.plan_melee)
+
+
+def _bite(melee: rules.Melee) -> Hit | None:
+    """A melee attack's hit on the combatant it is against: its damage, if any."""
+    return Hit(melee.damage) if melee.damage else None
 
 
 async def _fight(reading: Reading, options: FireOdds | MeleeOptions) -> tuple[Encounter, Combatant]:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import io
+from dataclasses import dataclass
 
 import discord
-from discord import Interaction, app_commands
+from discord import app_commands
 from discord.ext import commands
 
 from bot import offload
@@ -15,9 +16,37 @@ from bot.rules.dice import DiceSource
 from bot.rules.dice_odds import Odds
 from bot.ui.chart import ODDS_BARS, odds_chart
 from bot.ui.dice import ODDS_CHART, odds_embed, odds_line, odds_summary, roll_answer
-from bot.ui.embeds import fit
+from bot.ui.embeds import Answer, fit
+from cogs import _pipeline as pipeline
+from cogs._options import Hidden, Shown, option, slash
+from cogs._pipeline import Plan, Reading
 from cogs._replay import ROLLS, ApplyDamage, Details, Page, RollAgain
-from cogs._shared import Rolled, answer_roll, draw
+from cogs._shared import Interaction
+
+
+@dataclass(frozen=True, kw_only=True)
+class Typed:
+    """What to roll, and what for."""
+
+    expression: str = option(
+        "4d6k3, 1d20+5 adv, 3d6!, 6d10 t7, 4d6/2, 1d20+5; 2d6 ... Text after the roll is its label",
+        high=dice.MAX_EXPRESSION_LENGTH,
+    )
+    label: str | None = option("What the roll is for, shown as its title", None, high=100)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Target:
+    """A total to reach, whose exact chance the answer shows."""
+
+    target: int | None = option(
+        "Also show the exact chance to reach at least this total (or this many successes)", None
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class RollOptions(Target, Hidden, Shown, Typed):
+    """The options of `/roll`, in the order Discord shows them: the expression first, the target last."""
 
 
 class Dice(commands.Cog):
@@ -26,33 +55,44 @@ class Dice(commands.Cog):
     def __init__(self, bot: DiceBot) -> None:
         self.bot = bot
 
-    @app_commands.command(name="roll", extras=ROLLS)
-    async def roll(
-        self,
-        interaction: Interaction[DiceBot],
-        expression: app_commands.Range[str, 1, dice.MAX_EXPRESSION_LENGTH],
-        label: app_commands.Range[str, 1, 100] | None = None,
-        private: bool = False,
-        hidden: bool = False,
-        target: int | None = None,
-    ) -> None:
-        """Roll dice the way Roll20, Avrae or Dice Maiden read them: 4d6k3, 1d20+5 adv, 6d10 t7, 4dF.
+    @slash("roll", RollOptions, extras=ROLLS)
+    async def roll(self, interaction: Interaction, options: RollOptions) -> None:
+        """Roll dice the way Roll20, Avrae or Dice Maiden read them: 4d6k3, 1d20+5 adv, 6d10 t7, 4dF."""
+        await pipeline.roll(self.bot, interaction, options, self.plan_roll)
 
-        Args:
-            expression: 4d6k3, 1d20+5 adv, 3d6!, 6d10 t7, 4d6/2, 1d20+5; 2d6 ... Text after the roll is its label
-            label: What the roll is for, shown as its title
-            private: Show the result to you only
-            hidden: Send the result to the GM channel; this channel only sees that you rolled
-            target: Also show the exact chance to reach at least this total (or this many successes)
+    async def plan_roll(self, reading: Reading, options: RollOptions) -> Plan[replay.DiceRoll, dice.RollResult]:
+        """A roll of the expression, its odds counted from the expression alone before any die is drawn.
+
+        The text is parsed once (`dice.parse` keeps what it read for the rules core's roll of the same text). A
+        text that does not read is rolled all the same: the rules core refuses it with the dice taken, so that a
+        fair session's log says why that roll number went unanswered.
         """
-        await roll_and_answer(
-            self.bot, interaction, expression, label=label, private=private, hidden=hidden, target=target
+        try:
+            tree = dice.parse(options.expression)
+        except dice.DiceError:
+            tree = None
+        found = None if tree is None else await roll_odds(self.bot, tree)
+
+        def answer(result: dice.RollResult) -> Answer:
+            assert found is not None  # the rules core read the same text
+            line = odds_line(result, found, target=options.target)
+            return roll_answer(
+                result, roller=reading.user_name, typed=options.expression, label=options.label, odds=line
+            )
+
+        return Plan(
+            replay.DICE,
+            replay.DiceRoll(options.expression),
+            None,
+            answer=answer,
+            luck=lambda drawn: drawn.counted.d20_luck() or None,
+            logged=lambda result: result.to_dict(),
         )
 
     @app_commands.command(name="odds")
     async def odds(
         self,
-        interaction: Interaction[DiceBot],
+        interaction: Interaction,
         expression: app_commands.Range[str, 1, dice.MAX_EXPRESSION_LENGTH],
         target: int | None = None,
         private: bool = False,
@@ -68,60 +108,34 @@ class Dice(commands.Cog):
         of = {dice.Repeat: "each roll", dice.Several: "the first roll"}.get(type(tree))
         # Counting (up to tens of milliseconds) and drawing the chart (about 20) run in the worker process,
         # so that the event loop, which every server shares, stays free meanwhile.
-        found, png = await offload.in_process(odds_report, expression, target, self.bot.estimate_dice())
+        found, png = await offload.in_process(odds_report, expression, target, self.bot.estimate_dice(), tree)
         embed = fit(odds_embed(found, typed=expression, target=target, of=of))
         chart = discord.File(io.BytesIO(png), filename=ODDS_CHART)
         await interaction.response.send_message(embed=embed, file=chart, ephemeral=private)
 
 
-def odds_report(expression: str, target: int | None, estimate_dice: DiceSource) -> tuple[Odds, bytes]:
-    """The odds of `expression` and their chart (run in the worker process: text in, plain data out)."""
-    found = dice_odds.odds_of(expression, estimate_dice)
+def odds_report(
+    expression: str, target: int | None, estimate_dice: DiceSource, tree: dice.Expression | None = None
+) -> tuple[Odds, bytes]:
+    """The odds of `expression` and their chart (run in the worker process: plain data out).
+
+    `tree`: the expression as the command read it (small: its size is bounded by the text's), so the worker does
+    not parse it again.
+    """
+    found = dice_odds.odds(dice.parse(expression) if tree is None else tree, estimate_dice)
     bars = [(first, last, float(p)) for first, last, p in found.points(ODDS_BARS)]
     return found, odds_chart(expression, odds_summary(found), bars, target)
 
 
-async def roll_odds(bot: DiceBot, expression: str) -> Odds:
+async def roll_odds(bot: DiceBot, tree: dice.Expression) -> Odds:
     """The odds of a roll's expression: on the loop when they are light to count, else in the worker process.
 
     They come from the expression alone: no die is drawn, so the roll's dice (and a fair session's log) never
     see them.
     """
-    tree = dice.parse(expression)
     if dice_odds.light(tree):
         return dice_odds.odds(tree, bot.estimate_dice())
-    return await offload.in_process(dice_odds.odds_of, expression, bot.estimate_dice())
-
-
-async def roll_and_answer(
-    bot: DiceBot,
-    interaction: Interaction[DiceBot],
-    expression: str,
-    *,
-    label: str | None,
-    private: bool,
-    hidden: bool = False,
-    target: int | None = None,
-) -> None:
-    """Roll an expression for whoever asked, answer with every die and its odds, and log it with its d20 tally."""
-    drawn = await draw(bot, interaction, replay.DICE, replay.DiceRoll(expression))
-    try:
-        line = odds_line(drawn.result, await roll_odds(bot, expression), target=target)
-    except Exception as error:
-        await bot.abandon_roll(drawn.dice, error)  # the roll was drawn: its fair roll number says why it was not shown
-        raise
-    answer = roll_answer(drawn.result, roller=interaction.user.display_name, typed=expression, label=label, odds=line)
-    await answer_roll(
-        bot,
-        interaction,
-        answer,
-        result=drawn.result.to_dict(),
-        private=private,
-        dice=drawn.dice,
-        hidden=hidden,
-        rolled=Rolled(luck=drawn.counted.d20_luck() or None),
-        proof=drawn.proof,
-    )
+    return await offload.in_process(dice_odds.odds, tree, bot.estimate_dice())
 
 
 async def setup(bot: DiceBot) -> None:

@@ -16,7 +16,6 @@ import contextlib
 import dataclasses
 import io
 import logging
-import re
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Final, TypeVar
 
@@ -29,7 +28,7 @@ from bot import offload
 from bot.client import DiceBot
 from bot.db.characters import CharacterError, CharacterRecord, CharacterRepository
 from bot.db.encounters import EncounterRecord, EncounterRepository
-from bot.db.rolls import RollRepository
+from bot.db.rolls import LoggedRoll, RollRepository
 from bot.errors import UserError
 from bot.rules import encounter as rules
 from bot.rules import health as health_input
@@ -37,12 +36,12 @@ from bot.rules import replay
 from bot.rules.audience import ANYONE, Viewer, Visibility, applies_hit
 from bot.rules.encounter import Combatant, Encounter, EncounterError, Hit, Side
 from bot.rules.names import name_key
-from bot.tree import report
 from bot.ui import encounter as ui
 from bot.ui import map as map_ui
 from bot.ui.embeds import clip, fit
 from cogs._audience import is_game_master, viewer
-from cogs._replay import NOT_FOUND, _without
+from cogs._buttons import NOT_FOUND, OnRoll, Pressed
+from cogs._replay import without
 from cogs._shared import STRIKE, Drawn, Interaction, Rolled, character_choices, draw, find, guild_of, log_drawn, stamp
 
 log = logging.getLogger(__name__)
@@ -327,8 +326,11 @@ async def combatant_choices(bot: DiceBot, interaction: Interaction, current: str
     return [app_commands.Choice(name=name, value=name) for name in names][:25]
 
 
-class NextTurn(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"encounter:next:(?P<step>[0-9]+)"):
-    """The tracker's Next button: ends the current turn and edits the tracker in place."""
+class NextTurn(Pressed, template=r"encounter:next:(?P<step>[0-9]+)"):
+    """The tracker's Next button: ends the current turn and edits the tracker in place.
+
+    Who may pass the turn, and in which channel's fight, `pass_turn` asks as `/encounter next` does.
+    """
 
     def __init__(self, step: int) -> None:
         super().__init__(
@@ -336,34 +338,18 @@ class NextTurn(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"encoun
         )
         self.step = step
 
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
-    ) -> NextTurn:
-        """Rebuild the button from a press (after a restart too)."""
-        return cls(int(match["step"]))
-
-    async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
-        """A press counts against the presser's rate limit, as a command would."""
-        return bool(await interaction.client.tree.admit(interaction))
-
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+    async def press(self, interaction: Interaction) -> None:
         """Pass the turn (unless someone already did from this tracker) and show the tracker as it is now."""
+        # A press is `/encounter next` made with a button: so the roll log and a fair log name it.
+        interaction.extras["command"] = "encounter next"
+        tracker = interaction.message.id if interaction.message is not None else None
+        after, passed, drawn = await pass_turn(interaction, seen_step=self.step, tracker=tracker)
+        note = None if passed else MOVED_ON
         try:
-            # A press is `/encounter next` made with a button: so the roll log and a fair log name it.
-            interaction.extras["command"] = "encounter next"
-            tracker = interaction.message.id if interaction.message is not None else None
-            after, passed, drawn = await pass_turn(interaction, seen_step=self.step, tracker=tracker)
-            note = None if passed else MOVED_ON
-            try:
-                await interaction.response.edit_message(
-                    embed=tracker_answer(after, drawn, note), view=tracker_view(after)
-                )
-            finally:
-                if passed and (guard := turn_guard(interaction.client)) is not None:
-                    guard.shown(channel_of(interaction), interaction.id)
-        except Exception as error:
-            await report(interaction, error)
+            await interaction.response.edit_message(embed=tracker_answer(after, drawn, note), view=tracker_view(after))
+        finally:
+            if passed and (guard := turn_guard(interaction.client)) is not None:
+                guard.shown(channel_of(interaction), interaction.id)
 
 
 def dump_hits(hits: Sequence[tuple[str, Hit]], *, fight: int | None) -> list[dict[str, Any]]:
@@ -386,61 +372,54 @@ def apply_label(hits: Sequence[tuple[str, Hit]]) -> str:
     return f"Apply the hit to {names[0]}" if len(names) == 1 else f"Apply the hits to {', '.join(names)}"
 
 
-class ApplyHits(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"strike:(?P<id>[0-9]+)"):
+class ApplyHits(OnRoll, template=r"strike:(?P<interaction_id>[0-9]+)"):
     """Apply a private or hidden roll's hits on the fight, once: then the tracker shows them to the table.
 
     What is applied, and to whom, is read from the roll log (the bot wrote it there), never from the button; who
     may press it asks the audience policy (`applies_hit`): a private roll's roller or a game master, a hidden
-    roll's game master (its button is under the GM channel's copy).
+    roll's game master (its button is under the GM channel's copy, so not in the roll's channel).
     """
 
+    in_channel = False
+    game_masters = True
+
     def __init__(self, interaction_id: int, label: str = "Apply the hit") -> None:
-        super().__init__(
-            discord.ui.Button(label=label[:80], style=discord.ButtonStyle.danger, custom_id=f"strike:{interaction_id}")
+        button = discord.ui.Button[Any](
+            label=label[:80], style=discord.ButtonStyle.danger, custom_id=f"strike:{interaction_id}"
         )
-        self.interaction_id = interaction_id
+        super().__init__(interaction_id, button)
 
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
-    ) -> ApplyHits:
-        """Rebuild the button from a press (after a restart too)."""
-        return cls(int(match["id"]))
+    def may_press(self, presser: Viewer, roll: LoggedRoll, shown: Visibility) -> bool:
+        """The audience policy's: a private roll's roller or a game master, a hidden roll's game master."""
+        return applies_hit(presser, roll.user_id, shown)
 
-    async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
-        """A press counts against the presser's rate limit, as a command would."""
-        return bool(await interaction.client.tree.admit(interaction))
+    def refused(self, roll: LoggedRoll, shown: Visibility) -> UserError:
+        """Who may apply it."""
+        who = "a game master" if roll.hidden else f"<@{roll.user_id}>, who rolled it, or a game master"
+        return NotAllowed(f"Only {who} applies this {shown.value} roll's hit to the fight.")
 
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+    def unseen(self, roll: LoggedRoll, shown: Visibility) -> UserError:
+        """The button is in the roller's answer or the GM channel: whoever else presses it is told who may."""
+        return self.refused(roll, shown)
+
+    async def on_roll(self, interaction: Interaction, roll: LoggedRoll, presser: Viewer) -> None:
         """Apply the hits in one transaction, take the button away, and bring the fight's tracker up to date."""
-        try:
-            bot: DiceBot = interaction.client
-            async with bot.database.read() as session:
-                roll = await RollRepository(session).made_by(self.interaction_id)
-            raw = (roll.details or {}).get(STRIKE) if roll is not None else None
-            if roll is None or raw is None or roll.guild_id is None or roll.channel_id is None:
-                raise UserError(NOT_FOUND)
-            if roll.guild_id != interaction.guild_id:
-                raise UserError(NOT_FOUND)
-            shown = Visibility.HIDDEN if roll.hidden else Visibility.PRIVATE if roll.private else Visibility.PUBLIC
-            asker = await viewer(bot, interaction)
-            if not applies_hit(asker, roll.user_id, shown):
-                who = "a game master" if roll.hidden else f"<@{roll.user_id}>, who rolled it, or a game master"
-                raise NotAllowed(f"Only {who} applies this {shown.value} roll's hit to the fight.")
-            async with bot.database.write.begin() as session:
-                if not await RollRepository(session).claim(self.interaction_id, STRIKE):
-                    raise UserError("This roll's hit was applied already.", title="Applied already")
-                fight, hits = load_hits(raw)
-                record, changes = await EncounterRepository(session).apply_hits(
-                    guild_id=roll.guild_id, channel_id=roll.channel_id, hits=hits, now=bot.clock(), fight=fight
-                )
-            await interaction.response.edit_message(view=_without(interaction, f"strike:{self.interaction_id}"))
-            lines = "\n".join(ui.change_line(record.encounter, change, asker) for change in changes)
-            note = ui.change_embed(f"Applied by {interaction.user.display_name}", lines)
-            await interaction.followup.send(embed=note, ephemeral=True)
-            await refresh_tracker(bot, roll.guild_id, roll.channel_id)
-        except Exception as error:
-            await report(interaction, error)
+        bot = interaction.client
+        raw = (roll.details or {}).get(STRIKE)
+        if raw is None or roll.guild_id is None or roll.channel_id is None:
+            raise UserError(NOT_FOUND)
+        async with bot.database.write.begin() as session:
+            if not await RollRepository(session).claim(self.interaction_id, STRIKE):
+                raise UserError("This roll's hit was applied already.", title="Applied already")
+            fight, hits = load_hits(raw)
+            record, changes = await EncounterRepository(session).apply_hits(
+                guild_id=roll.guild_id, channel_id=roll.channel_id, hits=hits, now=bot.clock(), fight=fight
+            )
+        await interaction.response.edit_message(view=without(interaction, f"strike:{self.interaction_id}"))
+        lines = "\n".join(ui.change_line(record.encounter, change, presser) for change in changes)
+        note = ui.change_embed(f"Applied by {interaction.user.display_name}", lines)
+        await interaction.followup.send(embed=note, ephemeral=True)
+        await refresh_tracker(bot, roll.guild_id, roll.channel_id)
 
 
 @app_commands.guild_only()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any, Literal
 
 import discord
@@ -14,10 +13,10 @@ from bot.db.settings import GM_CHANNEL, PreferencesRepository, SettingsRepositor
 from bot.errors import UserError
 from bot.rules import settings as rules_settings
 from bot.rules.settings import SETTINGS
-from bot.tree import report
 from bot.ui.characters import done_embed
 from bot.ui.embeds import ROLL_COLOUR, clip, paged
 from cogs._audience import can_moderate
+from cogs._buttons import Pressed
 from cogs._shared import Interaction, guild_of
 
 # Where the bot can post a message: text and announcement channels and their threads. Not categories, forums
@@ -205,7 +204,7 @@ async def settings_pages(bot: DiceBot, interaction: Interaction) -> list[discord
     return paged(embed)
 
 
-class SettingsPage(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"settings:(?P<page>[0-9]{1,2})"):
+class SettingsPage(Pressed, template=r"settings:(?P<page>[0-9]{1,2})"):
     """Show another page of /settings show, read again from the store (so it works after a restart too)."""
 
     def __init__(self, page: int) -> None:
@@ -214,25 +213,11 @@ class SettingsPage(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"se
         )
         self.page = page
 
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
-    ) -> SettingsPage:
-        """Rebuild the button from a click."""
-        return cls(int(match["page"]))
-
-    async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
-        """A press counts against the presser's rate limit, as a command would."""
-        return bool(await interaction.client.tree.admit(interaction))
-
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        """Edit the message to the page: anyone may read the settings."""
-        try:
-            pages = await settings_pages(interaction.client, interaction)
-            page = min(self.page, len(pages))
-            await interaction.response.edit_message(embed=pages[page - 1], view=settings_view(page, len(pages)))
-        except Exception as error:
-            await report(interaction, error)
+    async def press(self, interaction: Interaction) -> None:
+        """Edit the message to the page: anyone may read the settings of the server it is pressed in."""
+        pages = await settings_pages(interaction.client, interaction)
+        page = min(self.page, len(pages))
+        await interaction.response.edit_message(embed=pages[page - 1], view=settings_view(page, len(pages)))
 
 
 def settings_view(page: int, pages: int) -> discord.ui.View:

@@ -95,3 +95,129 @@ async def test_every_command_and_option_has_real_help_text(local: LocalDiscord) 
 
     for command in sync_payload(local.bot.tree):
         walk(command, "/" + command["name"])
+
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _modules() -> dict[str, Path]:
+    """Every module of the bot and its cogs (migrations run under Alembic, not as imports), by dotted name."""
+    found: dict[str, Path] = {}
+    for top in ("bot", "cogs"):
+        for path in (ROOT / top).rglob("*.py"):
+            parts = list(path.relative_to(ROOT).with_suffix("").parts)
+            if "migrations" in parts:
+                continue
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            found[".".join(parts)] = path
+    return found
+
+
+def _checking_only(node: ast.If) -> bool:
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _imported(tree: ast.AST) -> list[str]:
+    """Every name an import statement of the module reaches, at module level or inside a function.
+
+    An `if TYPE_CHECKING:` block is left out (its `else:` is not): it never runs.
+    """
+    names: list[str] = []
+
+    def visit(node: ast.AST) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.If) and _checking_only(child):
+                for other in child.orelse:
+                    visit_one(other)
+            else:
+                visit_one(child)
+
+    def visit_one(node: ast.AST) -> None:
+        if isinstance(node, ast.Import):
+            names.extend(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            assert node.level == 0 and node.module is not None, "the house imports absolutely"
+            names.append(node.module)
+            names.extend(f"{node.module}.{alias.name}" for alias in node.names)
+        visit(node)
+
+    visit(tree)
+    return names
+
+
+def import_graph(modules: dict[str, Path]) -> dict[str, set[str]]:
+    """Which modules each module's imports run: the module named, and every package above it.
+
+    Python runs a package's `__init__` before any module in it, so importing `bot.rules.dnd35.tables` runs
+    `bot.rules.dnd35` too; the packages a module lives in are already running when it is imported, so they are
+    left out of its own edges.
+    """
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        edges: set[str] = set()
+        for target in _imported(ast.parse(path.read_text(encoding="utf-8"))):
+            parts = target.split(".")
+            for end in range(1, len(parts) + 1):
+                reached = ".".join(parts[:end])
+                if reached in modules and reached != name and not name.startswith(reached + "."):
+                    edges.add(reached)
+        graph[name] = edges
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The import cycles of `graph`: its strongly connected parts of more than one module (Tarjan's)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(module: str) -> None:
+        index[module] = low[module] = len(index)
+        stack.append(module)
+        for reached in sorted(graph[module]):
+            if reached not in index:
+                visit(reached)
+                low[module] = min(low[module], low[reached])
+            elif reached in stack:
+                low[module] = min(low[module], index[reached])
+        if low[module] == index[module]:
+            part = []
+            while True:
+                top = stack.pop()
+                part.append(top)
+                if top == module:
+                    break
+            if len(part) > 1:
+                found.append(sorted(part))
+
+    for module in sorted(graph):
+        if module not in index:
+            visit(module)
+    return found
+
+
+def test_no_module_of_the_bot_imports_itself_round_about() -> None:
+    graph = import_graph(_modules())
+    assert len(graph) > 50 and "bot.rules.dnd35.tables" in graph["bot.rules.dnd35.engine"]
+    assert cycles(graph) == []
+
+
+def test_the_cycle_finder_sees_one_through_a_function_and_a_package() -> None:
+    # tables -> sheet at the top, sheet -> the package (through a function-level import of a sibling of tables)
+    graph = {"p": {"p.tables"}, "p.tables": {"s"}, "s": {"p", "p.armor"}, "p.armor": set()}
+    assert cycles(graph) == [["p", "p.tables", "s"]]
+    checked = ast.parse("if TYPE_CHECKING:\n    import a\nelse:\n    import b\ndef f():\n    from c import d\n")
+    assert _imported(checked) == ["b", "c", "c.d"]
+
+
+def test_presentation_never_imports_storage() -> None:
+    graph = import_graph(_modules())
+    reached = sorted(
+        (m, t) for m, edges in graph.items() for t in edges if m.startswith("bot.ui") and t.startswith("bot.db")
+    )
+    assert reached == [], "bot.ui is handed plain values (or rules-level types), never bot.db's"

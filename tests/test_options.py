@@ -11,6 +11,7 @@ import enum
 from datetime import UTC, datetime
 from typing import Any
 
+import discord
 import pytest
 from alembic import command as alembic
 from discord import app_commands
@@ -108,6 +109,46 @@ def test_one_options_class_becomes_the_parameters_in_its_order() -> None:
     assert (shown["coats"].required, shown["coats"].min_value, shown["coats"].max_value) == (True, 1, 3)
     assert (shown["note"].required, shown["note"].max_value) == (False, 10)
     assert shown["hidden"].description == "Send the result to the GM channel; this channel only sees that you rolled"
+
+
+def test_an_options_class_makes_the_command_discord_pys_own_decorators_make() -> None:
+    # The builder goes through discord.py's public decorators (describe, choices, Range), as its hybrid commands
+    # do: the payload Discord gets is the one of the same command written out by hand.
+    class Built:
+        @slash("paint", Paint)
+        async def paint(self, interaction: Any, options: Paint) -> None:
+            """Paint something."""
+
+    class ByHand:
+        @app_commands.command(name="paint")
+        @app_commands.describe(
+            colour="Which colour",
+            coats="How many coats",
+            note="A note",
+            private="Show the result to you only",
+            hidden="Send the result to the GM channel; this channel only sees that you rolled",
+        )
+        @app_commands.choices(
+            colour=[
+                app_commands.Choice(name="red", value="red"),
+                app_commands.Choice(name="deep blue (dark)", value="deep_blue"),
+            ]
+        )
+        async def paint(
+            self,
+            interaction: Any,
+            *,
+            colour: str = "red",
+            coats: app_commands.Range[int, 1, 3],
+            note: app_commands.Range[str, 1, 10] | None = None,
+            private: bool = False,
+            hidden: bool = False,
+        ) -> None:
+            """Paint something."""
+
+    tree = app_commands.CommandTree(discord.Client(intents=discord.Intents.none()))
+    assert Built.paint.to_dict(tree) == ByHand.paint.to_dict(tree)
+    assert [p.name for p in Built.paint.parameters] == ["coats", "colour", "note", "private", "hidden"]
 
 
 async def test_an_enum_option_arrives_as_its_member() -> None:

@@ -53,6 +53,7 @@ Rules decided here (docs/dice.md gives the reasons, peer by peer):
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field, replace
 from enum import Enum, StrEnum, auto
@@ -1354,6 +1355,12 @@ def _outside(low: int, high: int, ranges: list[tuple[int, int]]) -> list[tuple[i
 _INLINE: Final = re.compile(r"\[\[(.*?)\]\]")
 
 
+# A text is parsed once: the command reads it for its odds before the dice, and the rules core rolls the same text
+# again as the replay registry logs it (`bot.rules.replay.roll`). The tree is immutable, so both read one parse.
+PARSES_KEPT: Final = 256
+
+
+@functools.lru_cache(maxsize=PARSES_KEPT)
 def _parse(text: str) -> _Parsed:
     if len(text) > MAX_EXPRESSION_LENGTH:
         raise DiceLimitError(

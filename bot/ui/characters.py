@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Protocol
 
 import discord
 
-from bot.db.characters import CharacterRecord, CharacterSummary
 from bot.rules.sheets import RULESETS
+from bot.rules.sheets.base import Ruleset, Sheet
 from bot.ui.embeds import FIELD_VALUE_LIMIT, ROLL_COLOUR, TITLE_LIMIT, clip
 
 SHEET_COLOUR = discord.Colour.dark_teal()
@@ -15,7 +16,72 @@ SHEET_COLOUR = discord.Colour.dark_teal()
 MAX_SECTIONS = 20
 
 
-def sheet_embed(record: CharacterRecord, *, active: bool = False) -> discord.Embed:
+# What an answer shows of a character, as plain values: presentation reads them and never the store that keeps
+# them (bot.db's records fit these shapes; a test's or the console's plain values do too).
+class ShownCharacter(Protocol):
+    """A character with its stat block, as its sheet shows it."""
+
+    @property
+    def id(self) -> int:
+        """Its number (`#12`)."""
+        ...
+
+    @property
+    def owner_id(self) -> int:
+        """Whose it is."""
+        ...
+
+    @property
+    def ruleset(self) -> Ruleset:
+        """Its ruleset."""
+        ...
+
+    @property
+    def name(self) -> str:
+        """Its name."""
+        ...
+
+    @property
+    def sheet(self) -> Sheet:
+        """Its stat block."""
+        ...
+
+    @property
+    def version(self) -> int:
+        """How many times it was saved."""
+        ...
+
+    @property
+    def secret(self) -> bool:
+        """Whether its numbers are the game master's secret."""
+        ...
+
+
+class ListedCharacter(Protocol):
+    """A character as a list names it: its number, name, ruleset's key and whether it is a secret."""
+
+    @property
+    def id(self) -> int:
+        """Its number (`#12`)."""
+        ...
+
+    @property
+    def ruleset(self) -> str:
+        """Its ruleset's key."""
+        ...
+
+    @property
+    def name(self) -> str:
+        """Its name."""
+        ...
+
+    @property
+    def secret(self) -> bool:
+        """Whether it is the game master's secret."""
+        ...
+
+
+def sheet_embed(record: ShownCharacter, *, active: bool = False) -> discord.Embed:
     """The whole stat block, section by section, derived values included and explained.
 
     The owner is a mention in the description: Discord shows it as their name (without notifying them),
@@ -38,7 +104,7 @@ def sheet_embed(record: CharacterRecord, *, active: bool = False) -> discord.Emb
     return embed
 
 
-def list_embed(summaries: Sequence[CharacterSummary], *, owner_id: int, active: Sequence[int]) -> discord.Embed:
+def list_embed(summaries: Sequence[ListedCharacter], *, owner_id: int, active: Sequence[int]) -> discord.Embed:
     """A user's characters in this server, by ruleset."""
     embed = discord.Embed(title="Characters", description=f"of <@{owner_id}> in this server", colour=ROLL_COLOUR)
     for key, rules in RULESETS.items():

@@ -1,7 +1,7 @@
 """D&D 3.5 / NWN attack resolution (docs/rules/dnd35.md): tables and notation, attacks and their resolution, exact odds.
 
-* `tables`: the SRD weapon and armor tables (§9, §10), `effective_weapon`, and the notation readers
-  (`parse_damage`, `parse_crit`, `parse_dr`, `parse_dice`, `parse_energy`).
+* `tables`: the SRD weapon table (§9; the armor table, §10, is `bot.rules.data.armor`'s), `effective_weapon`,
+  and the notation readers (`parse_damage`, `parse_crit`, `parse_dr`, `parse_dice`, `parse_energy`).
 * `engine`: building an attack from a character (`character_attack`, `full_attack`) or from its numbers
   (`quick_attack`), and `resolve` / `resolve_all` with an injected dice source (§2-§7, §11).
 * `situation`: the `situation` text (`flanking charge cover +2`, §2, §5-§7, §11) read into the rules core's `Situation`.
@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+from bot.rules.data.armor import TableArmor, armor_names, armor_table, table_armor
 from bot.rules.dnd35.engine import (
     DEFAULT_VARIANTS,
     MONK_WEAPONS,
@@ -70,13 +71,10 @@ from bot.rules.dnd35.tables import (
     EnergyRider,
     NotationError,
     SecondEnd,
-    TableArmor,
     TableWeapon,
     Weapon,
     WeaponDamage,
     WeaponError,
-    armor_names,
-    armor_table,
     effective_weapon,
     parse_crit,
     parse_damage,
@@ -84,7 +82,6 @@ from bot.rules.dnd35.tables import (
     parse_dr,
     parse_energy,
     parse_properties,
-    table_armor,
     table_weapon,
     weapon_names,
     weapon_table,

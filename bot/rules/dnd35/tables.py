@@ -1,10 +1,11 @@
-"""D&D 3.5 notation and SRD tables: "1d8+4", "19-20/x2", "5/magic", the weapon and armor tables (dnd35.md).
+"""D&D 3.5 notation and SRD tables: "1d8+4", "19-20/x2", "5/magic", the weapon table (dnd35.md).
 
 * Notation (§6, §7, §9): weapon damage `NdM[+K|-K]` (or a flat number, the Small shuriken's "1"), criticals
   `19-20/x2`, `20/x3`, `x4`, `18-20`, precision dice `3d6` or `2d6+1d8`, energy riders `1d6 fire`, and damage
   reduction `5/magic`, `10/-`, `5/silver and good` (read by the stat block's own DR reader).
-* Tables (§9, §10): `srd_weapons.json` and `srd_armor.json`, loaded once, looked up by name in any case, by
-  the natural name ("Bastard sword", what a character's weapon is called) or the SRD's ("Sword, bastard").
+* Tables (§9): `srd_weapons.json`, loaded once, looked up by name in any case, by the natural name ("Bastard
+  sword", what a character's weapon is called) or the SRD's ("Sword, bastard"). The armor table (§10) is
+  `bot.rules.data.armor`'s, which the stat block reads too.
 * `effective_weapon` fills a character's weapon from the table: a stat left unset takes the table's value for
   the same name; damage comes from the Small or Medium column by the wielder's size.
 """
@@ -12,15 +13,14 @@
 from __future__ import annotations
 
 import functools
-import json
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, replace
 from fractions import Fraction
-from importlib import resources
 from typing import Any, Final, Literal, cast, get_args
 
 from bot.errors import UserError
 from bot.rules import notation
+from bot.rules.data.armor import load
 from bot.rules.notation import DiceStyle
 from bot.rules.sheets.base import name_key
 from bot.rules.sheets.dnd35 import (
@@ -290,27 +290,6 @@ class TableWeapon:
     notes: str
 
 
-@dataclass(frozen=True, slots=True)
-class TableArmor:
-    """A row of the SRD armor and shield table (§10)."""
-
-    name: str
-    srd_name: str
-    kind: Literal["light", "medium", "heavy", "shield"]
-    shield: Literal["buckler", "light", "heavy", "tower"] | None
-    bonus: int
-    max_dex: int | None
-    check_penalty: int
-    spell_failure: int  # percent
-    speed_30: int | None
-    speed_20: int | None
-    attack_penalty: int  # the tower shield's -2 whenever it is employed
-
-
-def _load(name: str) -> Any:
-    return json.loads(resources.files("bot.rules.data").joinpath(name).read_text(encoding="utf-8"))
-
-
 def _table_damage(text: str | None) -> WeaponDamage | None:
     return None if text is None else parse_damage(text)
 
@@ -347,13 +326,7 @@ def _weapon_row(row: Mapping[str, Any]) -> TableWeapon:
 @functools.cache
 def weapon_table() -> tuple[TableWeapon, ...]:
     """§9, in the reference's order (simple, martial, exotic)."""
-    return tuple(_weapon_row(row) for row in _load("srd_weapons.json")["weapons"])
-
-
-@functools.cache
-def armor_table() -> tuple[TableArmor, ...]:
-    """§10, in the reference's order (light, medium, heavy, shields)."""
-    return tuple(TableArmor(**row) for row in _load("srd_armor.json")["armor"])
+    return tuple(_weapon_row(row) for row in load("srd_weapons.json")["weapons"])
 
 
 @functools.cache
@@ -361,31 +334,15 @@ def _weapons_by_key() -> dict[str, TableWeapon]:
     return {name_key(n): w for w in weapon_table() for n in (w.name, w.srd_name, *w.aliases)}
 
 
-@functools.cache
-def _armor_by_key() -> dict[str, TableArmor]:
-    return {name_key(n): a for a in armor_table() for n in (a.name, a.srd_name)}
-
-
 def table_weapon(name: str) -> TableWeapon | None:
     """The SRD weapon called `name` in any case, by natural or SRD name ("Sword, bastard"); None if unknown."""
     return _weapons_by_key().get(name_key(" ".join(name.split())))
-
-
-def table_armor(name: str) -> TableArmor | None:
-    """The SRD armor or shield called `name` in any case; None if unknown."""
-    return _armor_by_key().get(name_key(" ".join(name.split())))
 
 
 @functools.cache
 def weapon_names() -> tuple[str, ...]:
     """Every SRD weapon's natural name, sorted, for autocomplete."""
     return tuple(sorted((w.name for w in weapon_table()), key=name_key))
-
-
-@functools.cache
-def armor_names() -> tuple[str, ...]:
-    """Every SRD armor and shield name, in the table's order, for autocomplete."""
-    return tuple(a.name for a in armor_table())
 
 
 # ------------------------------------------------------------------------------------------ effective weapon

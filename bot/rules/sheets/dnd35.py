@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Mapping, Sequence
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Final, Literal, get_args
+from typing import Annotated, Any, ClassVar, Final, Literal, get_args
 
 from pydantic import AfterValidator, Field, ValidationInfo, model_validator
 
 from bot.rules import notation
+from bot.rules.data.armor import TableArmor, armor_table, table_armor
 from bot.rules.names import LIST_ENTRY, WEAPON, NameKind
 from bot.rules.sheets.base import (
     NotationValueError,
@@ -31,9 +32,6 @@ from bot.rules.sheets.base import (
     name_field,
     name_key,
 )
-
-if TYPE_CHECKING:
-    from bot.rules.dnd35.tables import TableArmor
 
 Size = Literal["fine", "diminutive", "tiny", "small", "medium", "large", "huge", "gargantuan", "colossal"]
 # The same number for attack rolls and AC (dnd35.md §2, "Size modifier").
@@ -389,8 +387,6 @@ class DndSheet(Sheet):
         """Armor and shields: the kinds, then the SRD table's names of that kind (dnd35.md §10)."""
         if key not in ("armor", "shield"):
             return super().suggested(key)
-        from bot.rules.dnd35.tables import armor_table  # see srd_item: the table module imports this one
-
         names = tuple(row.name for row in armor_table() if (row.kind == "shield") == (key == "shield"))
         return (*super().suggested(key), *names)
 
@@ -754,9 +750,6 @@ def _max_dex_of(key: str, current: Mapping[str, Any]) -> int | None:
 
 def srd_item(text: str) -> tuple[TableArmor, bool] | None:
     """The SRD armor or shield row `text` names (dnd35.md §10), and whether it is masterwork; None if none."""
-    # The table module reads this one's types, so it is imported here, at the first use, not at the top.
-    from bot.rules.dnd35.tables import table_armor
-
     words = " ".join(text.split())
     masterwork = words.lower().startswith("masterwork ")
     row = table_armor(words[len("masterwork ") :] if masterwork else words)

@@ -1,0 +1,114 @@
+"""One roll path (cogs/_pipeline.py) every roll command takes: the text parsed once, the target resolved once.
+
+/roll and /aliens melee used to answer on a path of their own: /roll read its expression twice (the rules core,
+then its odds, a third time in the worker when they are heavy), and an attack at a combatant looked its name up
+again after the roll (for its sealing, its Apply button and the hit applied).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from discord import app_commands
+
+from bot.db.engine import Database
+from bot.local.driver import LocalDiscord
+from bot.rules import dice
+from bot.rules import encounter as encounter_rules
+from cogs import _pipeline as pipeline
+from cogs._replay import ROLL
+from tests.dice_sources import ScriptedDice
+from tests.helpers import logged
+from tests.test_fight_audience import ATTACK, goblin_fight, state, stored
+
+RED = 0xE74C3C
+ROLLS = [
+    ("roll", {"expression": "1d6"}, [4]),
+    ("aliens melee", {"attacker": "warrior"}, []),
+    ("dnd attack", {"attack_bonus": 5, "damage": "1d6", "target_ac": 10}, [10, 3]),
+    ("dnd full-attack", {"attack_bonus": "+5", "damage": "1d6", "target_ac": 10}, [10, 3]),
+    ("sf shoot", {"score": 40, "skill": 1, "damage": "1d10", "distance": "short"}, [99]),
+    ("sf melee", {"score": 40, "skill": 1, "damage": "1d10"}, [99]),
+    ("aliens fire", {"skill_rank": 1, "distance": 3}, [99, 99]),
+]
+
+
+def test_every_roll_command_is_tried_below(local: LocalDiscord) -> None:
+    def walk(node: Any, path: str) -> list[str]:
+        if isinstance(node, app_commands.Group):
+            return [name for child in node.commands for name in walk(child, f"{path}{child.name} ")]
+        return [path.strip()] if node.extras.get(ROLL) else []
+
+    found = [name for command in local.bot.tree.get_commands() for name in walk(command, f"{command.name} ")]
+    assert sorted(found) == sorted(name for name, _, _ in ROLLS)
+
+
+@pytest.mark.parametrize(("name", "options", "faces"), ROLLS)
+async def test_every_roll_command_takes_the_one_roll_path(
+    local: LocalDiscord, monkeypatch: pytest.MonkeyPatch, name: str, options: dict[str, Any], faces: list[int]
+) -> None:
+    planned: list[str] = []
+    plan = pipeline._plan
+
+    async def counted(*arguments: Any) -> Any:
+        planned.append(name)
+        return await plan(*arguments)
+
+    monkeypatch.setattr(pipeline, "_plan", counted)
+    local.bot.dice = ScriptedDice(faces)
+    answered = await local.command(name, options)
+    assert answered.embed["color"] != RED, answered.embed
+    assert planned == [name]
+
+
+async def test_a_roll_reads_its_text_once(
+    local: LocalDiscord, database: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    read: list[str] = []
+    parse = dice._Parser.parse
+
+    def counted(self: Any) -> Any:
+        read.append(self._text)
+        return parse(self)
+
+    monkeypatch.setattr(dice._Parser, "parse", counted)
+    expression = "2d6+1d4+13"  # no other test rolls it, so no parse of it is kept from before
+    local.bot.dice = ScriptedDice([6, 6, 4])
+    answered = await local.command("roll", {"expression": expression, "target": 20})
+    assert "**29**" in answered.embed["description"] and "at least 20" in answered.embed["description"]
+    assert read == [expression]
+    [row] = await logged(database)
+    assert row.result["total"] == 29 and "tree" in row.result  # the log keeps every die, as before
+
+
+async def test_a_mistyped_roll_is_refused_by_the_rules_core(local: LocalDiscord) -> None:
+    refused = await local.command("roll", {"expression": "2d6+"})
+    assert refused.ephemeral and refused.embed["description"].startswith("Unexpected end of expression")
+
+
+@pytest.mark.parametrize("private", [False, True])
+async def test_an_attack_at_a_combatant_looks_its_name_up_once(
+    local: LocalDiscord, database: Database, monkeypatch: pytest.MonkeyPatch, private: bool
+) -> None:
+    await goblin_fight(local)
+    named: list[str] = []
+    find = encounter_rules.find
+
+    def counted(encounter: encounter_rules.Encounter, text: str) -> encounter_rules.Combatant:
+        if not text.startswith("#"):
+            named.append(text)
+        return find(encounter, text)
+
+    monkeypatch.setattr(encounter_rules, "find", counted)
+    local.bot.dice = ScriptedDice([15, 8])  # 15 + 5 hits flat-footed AC 10: 8 + 3 = 11
+    attack = await local.command("dnd attack", {**ATTACK, "private": private})
+    assert attack.embed["color"] != RED, attack.embed
+    # After the planner's lookup, the combatant travels by its number in the fight the roll read.
+    assert named == ["Goblin"]
+    if private:
+        [row] = [r for r in await logged(database) if r.command == "dnd attack"]
+        assert row.details is not None and [h["target"] for h in row.details["strike"]] == ["#1"]
+        assert state(await stored(database)) == [("Goblin", 30)]
+    else:
+        assert state(await stored(database)) == [("Goblin", 19)]
