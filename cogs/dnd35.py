@@ -16,6 +16,7 @@ from bot.errors import UserError
 from bot.rules import dnd35 as dnd
 from bot.rules import encounter as encounter_rules
 from bot.rules import luck, replay
+from bot.rules.dnd35.ruleset import DND35, attack_luck
 from bot.rules.encounter import Hit
 from bot.rules.luck import Luck
 from bot.rules.sheets.base import name_key
@@ -256,7 +257,7 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
 
     async def plan_attack(self, reading: Reading, options: AttackOdds) -> Plan[replay.DndAttackRoll, dnd.AttackResult]:
         """One attack from quick-mode numbers or from a character, priced, with its presenters."""
-        variants = reading.settings.dnd
+        variants: dnd.Variants = reading.settings.variants(DND35.key)
         target, defending, fighting, defender = await self.target(reading, options, options.dr)
         situation = options.situation()
         quick = options.quick()
@@ -299,7 +300,7 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
             replay.DndAttackRoll(built, variants),
             RULESET,
             answer=lambda result: attack_answer(result, chances, attacker=name, defender=defender),
-            luck=lambda drawn: luck.add(luck.dnd_attack(drawn.result, chances), drawn.counted.d20_luck()),
+            luck=lambda drawn: luck.add(attack_luck(drawn.result, chances), drawn.counted.d20_luck()),
             odds=lambda: secret_to_you(
                 reading.viewer, defender, odds_embed(built, chances, attacker=name, variants=variants)
             ),
@@ -314,7 +315,7 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
         self, reading: Reading, options: FullAttackOptions
     ) -> Plan[replay.DndFullAttackRoll, dnd.FullAttackResult]:
         """Every attack of a full attack (a character's, or a stat block's bonuses), priced under one work budget."""
-        variants = reading.settings.dnd
+        variants: dnd.Variants = reading.settings.variants(DND35.key)
         target, defending, fighting, defender = await self.target(reading, options, options.dr)
         quick = options.quick()
         name, character_id = options.attacker(reading.user_name, quick=quick), None
@@ -342,7 +343,7 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
         def tally(drawn: Drawn[dnd.FullAttackResult]) -> Luck:
             counted = drawn.counted.d20_luck()
             for result, odds in zip(drawn.result.results, chances, strict=False):
-                luck.add(counted, luck.dnd_attack(result, odds))
+                luck.add(counted, attack_luck(result, odds))
             return counted
 
         return Plan(

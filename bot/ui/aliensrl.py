@@ -11,7 +11,9 @@ from fractions import Fraction
 import discord
 
 from bot.rules import aliensrl as rules
+from bot.rules import replay
 from bot.rules.aliensrl import Projectile, Shot, ShotOdds, Term
+from bot.rules.aliensrl.ruleset import ALIENSRL
 from bot.ui.embeds import (
     DEFAULT_FOOTER,
     DEFAULT_MARK,
@@ -27,6 +29,7 @@ from bot.ui.embeds import (
     term,
 )
 from bot.ui.embeds import percent as _percent
+from bot.ui.rulesets import Presenters, Start, register
 
 COMPACT_LINES_PER_FIELD = 8
 MELEE_ODDS = "Odds: hit 100% · the damage is fixed, no dice are rolled"
@@ -338,3 +341,23 @@ def odds_embed(shot_odds: ShotOdds, *, title: str, skill: str, shots: int, dista
     embed.add_field(name="Expected damage", value=value, inline=False)
     embed.set_footer(text=DEFAULT_FOOTER)
     return fit(embed)
+
+
+register(
+    Presenters(
+        key=ALIENSRL.key,
+        summaries={replay.ALIENS_SHOT.name: lambda result, secret: shot_history(result)},
+        start=Start(
+            ALIENSRL.key,
+            ALIENSRL.title,
+            (
+                "/character create ruleset:aliensrl name:Hicks",
+                '/character set character:Hicks values:"rifle=2 hp=40/40"',
+                '/character weapon add character:Hicks name:"Pulse rifle" details:"accuracy=1 shots=3"',
+            ),
+            "/aliens fire skill_rank:2 distance:6",
+            "`/aliens fire` with your weapon, `/aliens melee` for aliens' claws, `/aliens odds` before you roll.",
+        ),
+        odds=(("aliens fire", "aliens odds"),),
+    )
+)

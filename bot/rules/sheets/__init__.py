@@ -1,21 +1,30 @@
-"""Character stat blocks: one validated schema per ruleset, versioned, with upgrades for old blocks."""
+"""Character stat blocks: one validated schema per ruleset, versioned, with upgrades for old blocks.
+
+Each ruleset declares its sheet once, with the rest of it (`bot.rules.rulesets`); `RULESETS` and `ruleset` read
+that registry.
+"""
 
 from __future__ import annotations
 
-from bot.rules.sheets.aliensrl import ALIENSRL
-from bot.rules.sheets.base import Ruleset, Sheet, SheetError
-from bot.rules.sheets.dnd35 import DND35
-from bot.rules.sheets.star_frontiers import STAR_FRONTIERS
+from typing import Any
 
-RULESETS: dict[str, Ruleset] = {r.key: r for r in (DND35, STAR_FRONTIERS, ALIENSRL)}
+from bot.rules.sheets.base import Ruleset, Sheet, SheetError
 
 
 def ruleset(key: str) -> Ruleset:
     """The ruleset with this key; the error lists the keys there are."""
-    try:
-        return RULESETS[key]
-    except KeyError:
-        raise SheetError(f"There is no ruleset `{key}`; there are {', '.join(RULESETS)}.") from None
+    from bot.rules import rulesets  # the registry extends a sheet's Ruleset: imported when first asked
+
+    return rulesets.get(key)
+
+
+def __getattr__(name: str) -> Any:
+    """`RULESETS`: every registered ruleset by key, as the registry holds them now."""
+    if name == "RULESETS":
+        from bot.rules import rulesets
+
+        return {r.key: r for r in rulesets.every()}
+    raise AttributeError(name)
 
 
 __all__ = ["RULESETS", "Ruleset", "Sheet", "SheetError", "ruleset"]
