@@ -4,8 +4,9 @@ A ruleset is one object: its key (as stored: a character's, a fight's, a roll lo
 word and the health word's short form, its character sheet (`bot.rules.sheets.base.Ruleset`, which it extends),
 the server settings it reads and the typed variants they become, the kinds of roll it makes (`bot.rules.replay`),
 and how it fights (`Fighting`: initiative, health states, joining with a sheet, a quick creature). Each game
-declares it in its own package (`bot/rules/<game>/ruleset.py`); `BUILT_IN` names those modules, one line each,
-and they register when the registry is first read. A test registers one of its own with `registered(...)`.
+declares it in its own package (`bot/rules/<game>/ruleset.py`); `BUILT_IN` names each declaration, one line a
+game, and they register in that order when the registry is first read. A test registers one of its own with
+`registered(...)`.
 
 Presentation (answers, /history lines, help pages) registers beside it at the ui level (`bot.ui.rulesets`), so
 that this module stays pure: no Discord, no database.
@@ -27,11 +28,11 @@ if TYPE_CHECKING:
     from bot.rules.replay import Kind
     from bot.rules.settings import Setting
 
-# The games that ship with the bot: the module that declares each, in the order lists show them.
+# The games that ship with the bot: where each is declared (module:name), in the order lists show them.
 BUILT_IN: Final = (
-    "bot.rules.dnd35.ruleset",
-    "bot.rules.star_frontiers.ruleset",
-    "bot.rules.aliensrl.ruleset",
+    "bot.rules.dnd35.ruleset:DND35",
+    "bot.rules.star_frontiers.ruleset:STAR_FRONTIERS",
+    "bot.rules.aliensrl.ruleset:ALIENSRL",
 )
 
 
@@ -140,8 +141,8 @@ _loaded = False
 
 
 def register(ruleset: Ruleset) -> Ruleset:
-    """Add a ruleset to the registry (a game's declaring module calls it once); returns it."""
-    _load()  # the built-in ones first, whichever module was imported first
+    """Add a ruleset to the registry, after the built-in ones; returns it."""
+    _load()
     if ruleset.key in _REGISTRY and _REGISTRY[ruleset.key] is not ruleset:
         raise ValueError(f"two rulesets are called {ruleset.key!r}")
     _REGISTRY[ruleset.key] = ruleset
@@ -152,8 +153,10 @@ def _load() -> dict[str, Ruleset]:
     global _loaded
     if not _loaded:
         _loaded = True
-        for module in BUILT_IN:
-            importlib.import_module(module)
+        for entry in BUILT_IN:
+            module, name = entry.split(":")
+            declared = getattr(importlib.import_module(module), name)
+            _REGISTRY.setdefault(declared.key, declared)
     return _REGISTRY
 
 

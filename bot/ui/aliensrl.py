@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from fractions import Fraction
+from typing import Final
 
 import discord
 
@@ -29,7 +30,7 @@ from bot.ui.embeds import (
     term,
 )
 from bot.ui.embeds import percent as _percent
-from bot.ui.rulesets import Presenters, Start, register
+from bot.ui.rulesets import Presenters, Start
 
 COMPACT_LINES_PER_FIELD = 8
 MELEE_ODDS = "Odds: hit 100% · the damage is fixed, no dice are rolled"
@@ -343,21 +344,20 @@ def odds_embed(shot_odds: ShotOdds, *, title: str, skill: str, shots: int, dista
     return fit(embed)
 
 
-register(
-    Presenters(
-        key=ALIENSRL.key,
-        summaries={replay.ALIENS_SHOT.name: lambda result, secret: shot_history(result)},
-        start=Start(
-            ALIENSRL.key,
-            ALIENSRL.title,
-            (
-                "/character create ruleset:aliensrl name:Hicks",
-                '/character set character:Hicks values:"rifle=2 hp=40/40"',
-                '/character weapon add character:Hicks name:"Pulse rifle" details:"accuracy=1 shots=3"',
-            ),
-            "/aliens fire skill_rank:2 distance:6",
-            "`/aliens fire` with your weapon, `/aliens melee` for aliens' claws, `/aliens odds` before you roll.",
+# What the shared answers, lists and pages ask of this ruleset (`bot.ui.rulesets`).
+PRESENTERS: Final = Presenters(
+    key=ALIENSRL.key,
+    summaries={replay.ALIENS_SHOT.name: lambda result, secret: shot_history(result)},
+    start=Start(
+        ALIENSRL.key,
+        ALIENSRL.title,
+        (
+            "/character create ruleset:aliensrl name:Hicks",
+            '/character set character:Hicks values:"rifle=2 hp=40/40"',
+            '/character weapon add character:Hicks name:"Pulse rifle" details:"accuracy=1 shots=3"',
         ),
-        odds=(("aliens fire", "aliens odds"),),
-    )
+        "/aliens fire skill_rank:2 distance:6",
+        "`/aliens fire` with your weapon, `/aliens melee` for aliens' claws, `/aliens odds` before you roll.",
+    ),
+    odds=(("aliens fire", "aliens odds"),),
 )

@@ -1,7 +1,7 @@
 """Each ruleset's presentation, registered beside it (`bot.rules.rulesets`): /history lines, /help, odds pairs.
 
-Each game's presenter module (`bot/ui/<game>.py`) registers its `Presenters` once; `BUILT_IN` names those
-modules, and they register when this registry is first read. A test registers its own with `registered(...)`.
+Each game's presenter module (`bot/ui/<game>.py`) declares its `Presenters` once; `BUILT_IN` names them, and
+they register when this registry is first read. A test registers its own with `registered(...)`.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from typing import Any, Final
 
 from bot.rules import rulesets
 
-# The presenter modules of the games that ship with the bot, in the order of `bot.rules.rulesets.BUILT_IN`.
-BUILT_IN: Final = ("bot.ui.dnd35", "bot.ui.star_frontiers", "bot.ui.aliensrl")
+# The presenters of the games that ship with the bot (module:name).
+BUILT_IN: Final = ("bot.ui.dnd35:PRESENTERS", "bot.ui.star_frontiers:PRESENTERS", "bot.ui.aliensrl:PRESENTERS")
 
 Summary = Callable[[Any, bool], str]  # a result, and whether it was against a secret, to its one-line summary
 
@@ -58,8 +58,8 @@ _loaded = False
 
 
 def register(presenters: Presenters) -> Presenters:
-    """Add a ruleset's presenters (its presenter module calls it once); returns them."""
-    _load()  # the built-in ones first, whichever module was imported first
+    """Add a ruleset's presenters, after the built-in ones; returns them."""
+    _load()
     if presenters.key in _REGISTRY and _REGISTRY[presenters.key] is not presenters:
         raise ValueError(f"two presenters for the ruleset {presenters.key!r}")
     _REGISTRY[presenters.key] = presenters
@@ -70,8 +70,10 @@ def _load() -> dict[str, Presenters]:
     global _loaded
     if not _loaded:
         _loaded = True
-        for module in BUILT_IN:
-            importlib.import_module(module)
+        for entry in BUILT_IN:
+            module, name = entry.split(":")
+            declared = getattr(importlib.import_module(module), name)
+            _REGISTRY.setdefault(declared.key, declared)
     return _REGISTRY
 
 

@@ -10,6 +10,8 @@ follow from them stay out ("Defense: the GM's secret"); the answer in full goes 
 
 from __future__ import annotations
 
+from typing import Final
+
 import discord
 
 from bot.rules import replay
@@ -30,7 +32,7 @@ from bot.ui.embeds import (
     percent,
     signed,
 )
-from bot.ui.rulesets import Presenters, Start, register
+from bot.ui.rulesets import Presenters, Start
 
 HIT_COLOUR = discord.Colour.green()
 MISS_COLOUR = discord.Colour.dark_grey()
@@ -305,24 +307,23 @@ def odds_embed(
     return fit(embed)
 
 
-register(
-    Presenters(
-        key=STAR_FRONTIERS.key,
-        summaries={
-            replay.SF_SHOT.name: lambda result, secret: attack_history(result, secret=secret),
-            replay.SF_MELEE.name: lambda result, secret: attack_history(result, secret=secret),
-        },
-        start=Start(
-            STAR_FRONTIERS.key,
-            STAR_FRONTIERS.title,
-            (
-                "/character create ruleset:sf name:Riker",
-                '/character set character:Riker values:"dex=55 rs=50 beam=2"',
-                '/sf shoot weapon:"Laser pistol" distance:30 setting:2',
-            ),
-            "/sf shoot score:23 skill:2 damage:2d10 distance:short",
-            "`/sf melee` for hand-to-hand, `/sf odds shoot` before you roll.",
+# What the shared answers, lists and pages ask of this ruleset (`bot.ui.rulesets`).
+PRESENTERS: Final = Presenters(
+    key=STAR_FRONTIERS.key,
+    summaries={
+        replay.SF_SHOT.name: lambda result, secret: attack_history(result, secret=secret),
+        replay.SF_MELEE.name: lambda result, secret: attack_history(result, secret=secret),
+    },
+    start=Start(
+        STAR_FRONTIERS.key,
+        STAR_FRONTIERS.title,
+        (
+            "/character create ruleset:sf name:Riker",
+            '/character set character:Riker values:"dex=55 rs=50 beam=2"',
+            '/sf shoot weapon:"Laser pistol" distance:30 setting:2',
         ),
-        odds=(("sf shoot", "sf odds shoot"), ("sf melee", "sf odds melee")),
-    )
+        "/sf shoot score:23 skill:2 damage:2d10 distance:short",
+        "`/sf melee` for hand-to-hand, `/sf odds shoot` before you roll.",
+    ),
+    odds=(("sf shoot", "sf odds shoot"), ("sf melee", "sf odds melee")),
 )

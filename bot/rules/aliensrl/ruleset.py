@@ -9,7 +9,7 @@ from typing import Any, Final
 from bot.rules import encounter as fight
 from bot.rules import luck, replay
 from bot.rules.aliensrl import DEFAULT_RING, DEFAULT_TARGETED, Ring, Shot, Targeted, reaches_target
-from bot.rules.rulesets import Fighting, Quick, Ruleset, register
+from bot.rules.rulesets import Fighting, Quick, Ruleset
 from bot.rules.settings import Setting
 from bot.rules.sheets.aliensrl import AliensSheet
 
@@ -92,19 +92,17 @@ def quick(name: str, numbers: Quick) -> fight.Combatant:
     )
 
 
-ALIENSRL: Final = register(
-    Ruleset(
-        key=KEY,
-        title="AliensRL",
-        sheet=AliensSheet,
-        version=1,
-        health="Hit points",
-        health_short="hp",
-        reference="aliensrl",
-        settings=SETTINGS,
-        variants=variants,
-        kinds=(replay.ALIENS_SHOT,),
-        # The reference has no initiative rule: combatants act in the order they entered (the GM moves them).
-        fighting=Fighting(join=join, quick=quick, has_map=True),
-    )
+ALIENSRL: Final = Ruleset(
+    key=KEY,
+    title="AliensRL",
+    sheet=AliensSheet,
+    version=1,
+    health="Hit points",
+    health_short="hp",
+    reference="aliensrl",
+    settings=SETTINGS,
+    variants=variants,
+    kinds=(replay.ALIENS_SHOT,),
+    # The reference has no initiative rule: combatants act in the order they entered (the GM moves them).
+    fighting=Fighting(join=join, quick=quick, has_map=True),
 )

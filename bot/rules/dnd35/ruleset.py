@@ -19,7 +19,7 @@ from bot.rules.dnd35 import (
     table_weapon,
     weapon_names,
 )
-from bot.rules.rulesets import Fighting, Quick, Ruleset, register
+from bot.rules.rulesets import Fighting, Quick, Ruleset
 from bot.rules.settings import Setting
 from bot.rules.sheets.dnd35 import DndSheet
 
@@ -144,29 +144,27 @@ def _tiebreak(modifiers: tuple[fight.Modifier, ...], stats: Mapping[str, int]) -
     return sum(m.value for m in modifiers)  # ties act in order of the higher total modifier (SRD, Initiative)
 
 
-DND35: Final = register(
-    Ruleset(
-        key=KEY,
-        title="D&D 3.5 / NWN",
-        short_title="D&D 3.5",
-        sheet=DndSheet,
-        version=1,
-        health="Hit points",
-        health_short="hp",
-        reference="dnd35",
-        settings=SETTINGS,
-        variants=variants,
-        kinds=(replay.DND_ATTACK, replay.DND_FULL_ATTACK),
-        weapon_table=weapon_names,
-        reads_weapon=lambda name: table_weapon(name) is not None,
-        fighting=Fighting(
-            join=join,
-            quick=quick,
-            health=health,
-            die=fight.DND_DIE,
-            tiebreak=_tiebreak,
-            flat_footed=True,
-            initiative_options=True,
-        ),
-    )
+DND35: Final = Ruleset(
+    key=KEY,
+    title="D&D 3.5 / NWN",
+    short_title="D&D 3.5",
+    sheet=DndSheet,
+    version=1,
+    health="Hit points",
+    health_short="hp",
+    reference="dnd35",
+    settings=SETTINGS,
+    variants=variants,
+    kinds=(replay.DND_ATTACK, replay.DND_FULL_ATTACK),
+    weapon_table=weapon_names,
+    reads_weapon=lambda name: table_weapon(name) is not None,
+    fighting=Fighting(
+        join=join,
+        quick=quick,
+        health=health,
+        die=fight.DND_DIE,
+        tiebreak=_tiebreak,
+        flat_footed=True,
+        initiative_options=True,
+    ),
 )

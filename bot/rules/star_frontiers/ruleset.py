@@ -7,7 +7,7 @@ from typing import Any, Final
 
 from bot.rules import encounter as fight
 from bot.rules import luck, replay
-from bot.rules.rulesets import Fighting, Quick, Ruleset, register
+from bot.rules.rulesets import Fighting, Quick, Ruleset
 from bot.rules.settings import Setting
 from bot.rules.sheets.star_frontiers import SfSheet
 from bot.rules.star_frontiers import AttackResult, Odds, Variants, weapon_names
@@ -111,27 +111,25 @@ def _tiebreak(modifiers: tuple[fight.Modifier, ...], stats: Mapping[str, int]) -
     return stats.get("rs", 0)  # ties go to the higher RS
 
 
-STAR_FRONTIERS: Final = register(
-    Ruleset(
-        key=KEY,
-        title="Star Frontiers",
-        sheet=SfSheet,
-        version=1,
-        health="Stamina",
-        health_short="STA",
-        reference="star_frontiers",
-        settings=SETTINGS,
-        variants=variants,
-        kinds=(replay.SF_SHOT, replay.SF_MELEE),
-        weapon_table=lambda: weapon_names(ready=False),
-        fighting=Fighting(
-            join=join,
-            quick=quick,
-            die=fight.SF_DIE,
-            tiebreak=_tiebreak,
-            every_round=True,
-            sides=True,
-            by_side=by_side,
-        ),
-    )
+STAR_FRONTIERS: Final = Ruleset(
+    key=KEY,
+    title="Star Frontiers",
+    sheet=SfSheet,
+    version=1,
+    health="Stamina",
+    health_short="STA",
+    reference="star_frontiers",
+    settings=SETTINGS,
+    variants=variants,
+    kinds=(replay.SF_SHOT, replay.SF_MELEE),
+    weapon_table=lambda: weapon_names(ready=False),
+    fighting=Fighting(
+        join=join,
+        quick=quick,
+        die=fight.SF_DIE,
+        tiebreak=_tiebreak,
+        every_round=True,
+        sides=True,
+        by_side=by_side,
+    ),
 )
