@@ -72,8 +72,6 @@ IMPROVED_INITIATIVE: Final = 4  # the feat's bonus (SRD)
 IMPROVED: Final = "Improved Initiative"
 OTHER: Final = "other"
 QUICK_INITIATIVE: Final = "initiative"
-DND_DIE: Final = 20
-SF_DIE: Final = 10
 
 
 class EncounterError(UserError):

@@ -69,7 +69,7 @@ def test_a_round_asks_for_every_combatant_with_its_modifiers() -> None:
 
 def test_a_star_frontiers_round_by_side_asks_for_each_side_with_its_leader() -> None:
     asked = asked_by(sf_fight(by_side=True))
-    assert asked.by_side and asked.die == enc.SF_DIE
+    assert asked.by_side and asked.die == 10
     assert [(r.name, r.leader, r.tiebreak) for r in asked.rollers] == [("party", "Vrusk", 65), ("foes", "Sathar", 40)]
 
 
