@@ -7,9 +7,11 @@ file: roll, odds, Roll again, a fair log that `check_log` replays, /history, /st
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator, Iterator
 from fractions import Fraction
 from itertools import product
+from pathlib import Path
 
 import pytest
 import pytest_asyncio
@@ -180,3 +182,38 @@ async def test_a_pool_fight_joins_rolls_initiative_and_takes_a_hit(pool: LocalDi
     rat = (await stored(database)).combatants[0]
     assert rat.hp == -1 and rulesets.fighting(KEY).health is not None
     assert rulesets.fighting(KEY).health(rat.hp) is Health.DYING  # the pool's own health states
+
+
+# Files every ruleset shares: they read the registries and never name a game (the registries' lists of built-in
+# games excepted). bot/rules/replay.py still holds the built-in games' kinds, and bot/rules/encounter.py the map.
+SHARED = (
+    "bot/rules/luck.py",
+    "bot/rules/settings.py",
+    "bot/rules/sheets/__init__.py",
+    "bot/rules/sheets/transfer.py",
+    "bot/rules/rulesets.py",
+    "bot/ui/rulesets.py",
+    "bot/ui/help.py",
+    "bot/ui/summaries.py",
+    "bot/ui/encounter.py",
+    "bot/ui/characters.py",
+    "cogs/stats.py",
+    "cogs/help.py",
+    "cogs/characters.py",
+)
+GAME = re.compile(
+    r"""["'](?:dnd35|sf|aliensrl)["']|\bStamina\b|\bSTA\b|bot\.rules(?:\.| import )(?:dnd35|star_frontiers|aliensrl)"""
+    r"|bot\.ui(?:\.| import )(?:dnd35|star_frontiers|aliensrl)"
+)
+
+
+@pytest.mark.parametrize("path", SHARED)
+def test_a_shared_file_names_no_game(path: str) -> None:
+    text = (Path(__file__).resolve().parents[1] / path).read_text(encoding="utf-8")
+    named = [
+        line.strip()
+        for line in text.splitlines()
+        if GAME.search(line) and not line.strip().startswith("#") and "BUILT_IN" not in line
+    ]
+    registered = [line for line in named if re.fullmatch(r'"bot\.(?:rules|ui)\.[\w.]+:\w+",?', line)]
+    assert named == registered, f"{path} names a game outside the registry's list"

@@ -108,8 +108,8 @@ class Ruleset(Sheets):
 
     Attributes (beyond the sheet's key, title, sheet class, version and upgrades):
         short_title: The title where room is short (the tracker's); the title when empty.
-        health: What its hit points are called in a sentence ("Hit points", "Stamina").
-        health_short: Their short form after a number ("hp", "STA").
+        health: What its hit points are called in a sentence ("Hit points"; the tests' pool game says "Grit").
+        health_short: Their short form after a number ("hp"; the pool game "grit").
         reference: Its rules reference, docs/rules/<reference>.md, whose sections the code cites; None: none.
         settings: The server settings it reads (`bot.rules.settings.Setting`), in the order /settings shows them.
         variants: The typed readings its rolls take, from every setting's effective value.
