@@ -12,7 +12,8 @@ from bot.client import DiceBot
 from bot.errors import UserError
 from bot.rules import aliensrl as rules
 from bot.rules import encounter as encounter_rules
-from bot.rules import luck, replay
+from bot.rules import replay
+from bot.rules.aliensrl.ruleset import ALIENSRL, Readings, shot_luck
 from bot.rules.encounter import Combatant, Encounter, EncounterError, Hit
 from bot.rules.sheets.aliensrl import AliensSheet
 from bot.rules.sheets.aliensrl import Weapon as AliensWeapon
@@ -182,8 +183,8 @@ class Aliens(commands.GroupCog, group_name="aliens", group_description="AliensRL
             fight, aimed = await _fight(reading, options)
         shooter, name, character_id = await self.shooter(reading, options, fight)
         field = _field(fight, aimed, options, name, character_id) if fight and aimed else None
-        ring = reading.settings.ring
-        targeted = reading.settings.targeted
+        readings: Readings = reading.settings.variants(ALIENSRL.key)
+        ring, targeted = readings.ring, readings.targeted
         inputs = replay.AliensShot(
             shooter,
             options.dx,
@@ -228,7 +229,7 @@ class Aliens(commands.GroupCog, group_name="aliens", group_description="AliensRL
             inputs,
             RULESET,
             answer=lambda shot: shot_answer(shot, shooter=name, weapon=shooter.weapon),
-            luck=lambda drawn: luck.aliens_shot(drawn.result),
+            luck=lambda drawn: shot_luck(drawn.result),
             odds=explained,
             character_id=character_id,
             strikes=_strikes(aimed.name) if aimed is not None else None,

@@ -20,12 +20,10 @@ from bot.client import DiceBot
 from bot.db.characters import CharacterDeleted, CharacterError, CharacterRecord, CharacterRepository, stamp
 from bot.deadline import FORM_COMMAND
 from bot.errors import UserError
-from bot.rules import dnd35 as dnd
 from bot.rules import health as health_input
-from bot.rules import star_frontiers as sf
+from bot.rules import rulesets
 from bot.rules.audience import Viewer
 from bot.rules.names import WEAPON, clean_name
-from bot.rules.sheets import RULESETS
 from bot.rules.sheets.base import SheetError, allowed, character_name, name_key, parse_pairs
 from bot.rules.sheets.transfer import MAX_IMPORT_BYTES, ImportPlan, Portable, dump_export, parse_export
 from bot.tree import report
@@ -36,7 +34,7 @@ from cogs._audience import viewer
 from cogs._shared import Interaction, NotYours, find, find_own, guild_of
 
 EDIT_TIMEOUT = 15 * 60.0  # as long as Discord lets the bot answer the interaction that opened the form
-RULESET_CHOICES = [app_commands.Choice(name=r.title, value=r.key) for r in RULESETS.values()]
+RULESET_CHOICES = [app_commands.Choice(name=r.title, value=r.key) for r in rulesets.every()]
 
 
 @app_commands.guild_only()
@@ -70,7 +68,7 @@ class Characters(commands.GroupCog, group_name="character", group_description="Y
                 guild_id=interaction.guild_id, owner_id=owner_id, text=current.lstrip("#"), shown_to=asker
             )
         return [
-            app_commands.Choice(name=clip(f"{s.name} · {RULESETS[s.ruleset].title}", 100), value=f"#{s.id}")
+            app_commands.Choice(name=clip(f"{s.name} · {rulesets.get(s.ruleset).title}", 100), value=f"#{s.id}")
             for s in found
         ]
 
@@ -101,7 +99,7 @@ class Characters(commands.GroupCog, group_name="character", group_description="Y
     async def table_weapons(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
         """Weapons of the chosen character's ruleset table (D&D's SRD, Star Frontiers'), matching what was typed."""
         record = await self._chosen(interaction)
-        names = _table_names(record.ruleset.key) if record is not None else ()
+        names = rulesets.get(record.ruleset.key).weapon_table() if record is not None else ()
         return [app_commands.Choice(name=n, value=n) for n in names if current.lower() in n.lower()][:25]
 
     async def _chosen(self, interaction: Interaction) -> CharacterRecord | None:
@@ -126,7 +124,7 @@ class Characters(commands.GroupCog, group_name="character", group_description="Y
             name: Its name, unique among your characters of that game here (any case)
         """
         guild_id = guild_of(interaction)
-        rules = RULESETS[ruleset]
+        rules = rulesets.get(ruleset)
         name = character_name(name)
         async with self.bot.database.write.begin() as session:
             repository = CharacterRepository(session)
@@ -323,7 +321,7 @@ class Characters(commands.GroupCog, group_name="character", group_description="Y
         assert health is not None  # change_health refused a ruleset without
         now_key, top_key = health
         was, now, top = getattr(before, now_key), getattr(sheet, now_key), getattr(sheet, top_key)
-        word = "Stamina" if now_key == "current_stamina" else "Hit points"
+        word = rulesets.get(record.ruleset.key).health
         message = f"**{record.name}**: {word} {was} → **{now}** of {top}"
         if getattr(before, top_key) != top:
             message += f" (maximum was {getattr(before, top_key)})"
@@ -619,19 +617,11 @@ def _pairs(field: str | None, value: str | None, values: str | None) -> list[tup
     return pairs + (parse_pairs(values) if values is not None else [])
 
 
-def _table_names(rules: str) -> tuple[str, ...]:
-    """The weapon table of a ruleset, every entry (some need stats from the player); AliensRL has none."""
-    if rules == "dnd35":
-        return dnd.weapon_names()
-    if rules == "sf":
-        return sf.weapon_names(ready=False)
-    return ()
-
-
-def _check_table_weapon(rules: str, title: str, name: str) -> None:
+def _check_table_weapon(key: str, title: str, name: str) -> None:
     """A weapon added by name alone must be a table weapon: a misspelled one would fail only at the first shot."""
-    names = _table_names(rules)
-    if not names or (rules == "dnd35" and dnd.table_weapon(name) is not None):
+    rules = rulesets.get(key)
+    names = rules.weapon_table()
+    if not names or rules.reads_weapon(name):
         return
     keys = {name_key(n): n for n in names}
     if name_key(name) in keys:

@@ -16,6 +16,7 @@ from bot.errors import UserError
 from bot.rules import dnd35 as dnd
 from bot.rules import encounter as encounter_rules
 from bot.rules import luck, replay
+from bot.rules.dnd35.ruleset import DND35, attack_luck
 from bot.rules.dnd35.situation import NOTHING, from_options, suggest
 from bot.rules.encounter import Hit
 from bot.rules.luck import Luck
@@ -262,7 +263,7 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
 
     async def plan_attack(self, reading: Reading, options: AttackOdds) -> Plan[replay.DndAttackRoll, dnd.AttackResult]:
         """One attack from quick-mode numbers or from a character, priced, with its presenters."""
-        variants = reading.settings.dnd
+        variants: dnd.Variants = reading.settings.variants(DND35.key)
         situation = options.circumstances()
         target, defending, fighting, defender = await self.target(reading, options, options.dr, situation)
         quick = options.quick()
@@ -305,7 +306,7 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
             replay.DndAttackRoll(built, variants),
             RULESET,
             answer=lambda result: attack_answer(result, chances, attacker=name, defender=defender),
-            luck=lambda drawn: luck.add(luck.dnd_attack(drawn.result, chances), drawn.counted.d20_luck()),
+            luck=lambda drawn: luck.add(attack_luck(drawn.result, chances), drawn.counted.d20_luck()),
             odds=lambda: secret_to_you(
                 reading.viewer, defender, odds_embed(built, chances, attacker=name, variants=variants)
             ),
@@ -320,7 +321,7 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
         self, reading: Reading, options: FullAttackOptions
     ) -> Plan[replay.DndFullAttackRoll, dnd.FullAttackResult]:
         """Every attack of a full attack (a character's, or a stat block's bonuses), priced under one work budget."""
-        variants = reading.settings.dnd
+        variants: dnd.Variants = reading.settings.variants(DND35.key)
         situation = options.circumstances()
         target, defending, fighting, defender = await self.target(reading, options, options.dr, situation)
         quick = options.quick()
@@ -349,7 +350,7 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
         def tally(drawn: Drawn[dnd.FullAttackResult]) -> Luck:
             counted = drawn.counted.d20_luck()
             for result, odds in zip(drawn.result.results, chances, strict=False):
-                luck.add(counted, luck.dnd_attack(result, odds))
+                luck.add(counted, attack_luck(result, odds))
             return counted
 
         return Plan(

@@ -32,10 +32,11 @@ from bot.db.rolls import LoggedRoll, RollRepository
 from bot.errors import UserError
 from bot.rules import encounter as rules
 from bot.rules import health as health_input
-from bot.rules import replay
+from bot.rules import replay, rulesets
 from bot.rules.audience import ANYONE, Viewer, Visibility, applies_hit
 from bot.rules.encounter import Combatant, Encounter, EncounterError, Hit, Side
 from bot.rules.names import name_key
+from bot.rules.rulesets import Quick
 from bot.ui import encounter as ui
 from bot.ui import map as map_ui
 from bot.ui.embeds import clip, fit
@@ -51,10 +52,8 @@ Step = Callable[[EncounterRecord, AsyncSession], Awaitable[tuple[Encounter, T]]]
 # A change that may roll initiative: given where its initiative comes from (`with_initiative`).
 RollingStep = Callable[[EncounterRecord, AsyncSession, rules.Prerolled], Awaitable[tuple[Encounter, T]]]
 
-RULESET_CHOICES = [app_commands.Choice(name=title, value=key) for key, title in ui.RULESET_TITLES.items()]
+RULESET_CHOICES = [app_commands.Choice(name=r.brief_title, value=r.key) for r in rulesets.every() if r.fighting]
 SIDE_CHOICES = [app_commands.Choice(name=s.value, value=s.value) for s in Side]
-# Star Frontiers: an NPC ability the stat line leaves out is the average score, 45 (Alpha Dawn, Beta 4.2).
-SF_DEFAULT_RS = 45
 MOVED_ON = "Someone already moved the fight on: this is where it stands."
 CHANGED_MEANWHILE = "The fight changed while its initiative was being rolled: please try again."
 NOT_NEEDED = "The fight changed while its initiative was being rolled, and the change no longer needed it."
@@ -519,7 +518,7 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
                 "(`/settings` `encounter.who`)."
             )
         encounter = rules.new_encounter(
-            ruleset, name, interaction.user.id, by_side=settings.sf_initiative_by_side, hide_hp=hide_hp
+            ruleset, name, interaction.user.id, by_side=settings.by_side(ruleset), hide_hp=hide_hp
         )
         async with self.bot.database.write.begin() as session:
             await EncounterRepository(session).start(
@@ -619,7 +618,7 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
         self, interaction: Interaction, session: AsyncSession, text: str | None, ruleset: str
     ) -> CharacterRecord:
         repository = CharacterRepository(session)
-        title = ui.RULESET_TITLES[ruleset]
+        title = ui.fight_title(ruleset)
         if text is None:
             active = await repository.active(guild_id=guild_of(interaction), user_id=interaction.user.id, rules=ruleset)
             if active is None:
@@ -714,8 +713,9 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
                 if hp is None:
                     raise UserError("A quick creature needs its `hp` (Star Frontiers: Stamina; AliensRL: health).")
                 taken = [c.name for c in encounter.combatants]
+                numbers = Quick(hp, ac, initiative, rs, rw, mw, rank, improved_initiative)
                 entries = [
-                    self._creature(encounter.ruleset, each, hp, ac, initiative, rs, rw, mw, rank, improved_initiative)
+                    rulesets.fighting(encounter.ruleset).quick(each, numbers)
                     for each in rules.numbered(name, count, taken)
                 ]
                 entries = [_hidden(_owned(e, interaction.user.id, Side(side)), secret) for e in entries]
@@ -724,43 +724,6 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
 
         after, note, drawn = await self.rolling_change(interaction, "encounter add", step)
         await self.answer(interaction, after, note, drawn)
-
-    @staticmethod
-    def _creature(
-        ruleset: str,
-        name: str,
-        hp: int,
-        ac: int | None,
-        initiative: int,
-        rs: int | None,
-        rw: int | None,
-        mw: int | None,
-        rank: int | None,
-        improved: bool,
-    ) -> Combatant:
-        """A quick creature by the numbers its ruleset needs; owner and side are set by the caller."""
-        if ruleset == rules.DND:
-            modifiers = rules.dnd_modifiers(initiative, improved_initiative=improved)
-            modifiers = tuple(
-                rules.Modifier(m.value, rules.QUICK_INITIATIVE) if m.source == "Dex" else m for m in modifiers
-            )
-            return rules.combatant(
-                ruleset, name, owner_id=0, side=Side.FOES, hp=hp, max_hp=hp, modifiers=modifiers, stats={"ac": ac or 10}
-            )
-        if ruleset == rules.SF:
-            speed = rs or SF_DEFAULT_RS
-            stats = {"rs": speed, **({"rw": rw} if rw is not None else {}), **({"mw": mw} if mw is not None else {})}
-            return rules.combatant(
-                ruleset,
-                name,
-                owner_id=0,
-                side=Side.FOES,
-                hp=hp,
-                max_hp=hp,
-                modifiers=rules.sf_modifiers(speed),
-                stats=stats,
-            )
-        return rules.combatant(ruleset, name, owner_id=0, side=Side.FOES, hp=hp, max_hp=hp, stats={"rank": rank or 0})
 
     @app_commands.command(name="remove")
     @app_commands.autocomplete(combatant=combatants)
@@ -907,9 +870,9 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
         if (shooter is None) != (target is None):
             raise UserError("A line of fire needs both: `shooter` and `target`.", title="Line of fire")
         encounter = (await self.read(interaction)).encounter
-        if encounter.ruleset != rules.ALIENS:
+        if not rulesets.fighting(encounter.ruleset).has_map:
             raise EncounterError(
-                f"Only an AliensRL fight has a map; this one is {ui.RULESET_TITLES[encounter.ruleset]}: "
+                f"Only an AliensRL fight has a map; this one is {ui.fight_title(encounter.ruleset)}: "
                 "`/encounter show` posts its tracker.",
                 title="No map",
             )
@@ -921,7 +884,8 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
             )
         shown, fire = map_ui.board(encounter), None
         if shooter is not None and target is not None:
-            ring = (await self.bot.server_settings(guild_of(interaction))).ring
+            # A fight with a map reads where its shots stray from its ruleset's readings (AliensRL's `ring`).
+            ring = (await self.bot.server_settings(guild_of(interaction))).variants(encounter.ruleset).ring
             line = map_ui.line_of_fire(encounter, rules.find(encounter, shooter), rules.find(encounter, target), ring)
             shown, fire = map_ui.board(encounter, path=line.path, strays=line.strays), map_ui.fire_lines(line, ring)
         # Drawing takes tens of milliseconds of CPU: in the worker process, so the loop every server shares stays free.

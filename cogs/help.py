@@ -7,7 +7,7 @@ from discord.ext import commands
 
 from bot.client import DiceBot
 from bot.deadline import INSTANT
-from bot.ui.help import STARTS, help_embed
+from bot.ui.help import help_embed, starts
 from cogs._shared import Interaction
 
 
@@ -18,7 +18,7 @@ class Help(commands.Cog):
         self.bot = bot
 
     @app_commands.command(name="help", extras={INSTANT: True})
-    @app_commands.choices(ruleset=[app_commands.Choice(name=s.title, value=s.key) for s in STARTS])
+    @app_commands.choices(ruleset=[app_commands.Choice(name=s.title, value=s.key) for s in starts()])
     async def help(self, interaction: Interaction, ruleset: str | None = None) -> None:
         """Where to start: the first commands for dice, D&D 3.5, Star Frontiers or AliensRL.
 

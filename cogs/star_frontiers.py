@@ -12,12 +12,13 @@ from discord.ext import commands
 from bot.client import DiceBot
 from bot.db.characters import CharacterRecord
 from bot.errors import UserError
-from bot.rules import luck, replay
+from bot.rules import replay
 from bot.rules import star_frontiers as sf
 from bot.rules.audience import public_hit_points, sees_hit_points
 from bot.rules.encounter import Hit
 from bot.rules.replay import Kind
 from bot.rules.sheets.star_frontiers import SfSheet
+from bot.rules.star_frontiers.ruleset import STAR_FRONTIERS, attack_luck
 from bot.rules.star_frontiers.situation import NOTHING, ShotSituation, parse_shot_situation, suggest
 from bot.rules.star_frontiers.tables import MAX_DISTANCE_M
 from bot.ui.embeds import Defender, clip, hides
@@ -418,7 +419,7 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
                 raise UserError("A character's shot takes the `distance` in metres; its weapon's bands give the range.")
             attack = sf.ranged_attack(sheet, chosen, distance, situation, name=record.name, defender=defender)
             name, character_id = record.name, record.id
-        inputs = replay.SfShot(attack, reading.settings.sf)
+        inputs = replay.SfShot(attack, reading.settings.variants(STAR_FRONTIERS.key))
         return self.plan(reading, replay.SF_SHOT, inputs, name, character_id, target)
 
     async def plan_melee(self, reading: Reading, options: MeleeOdds) -> Plan[replay.SfMelee, sf.AttackResult]:
@@ -462,7 +463,7 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
             weapon = await reading.weapon(record, "sf melee", options.weapon, melee, lambda: "Bare hands")
             attack = sf.melee_attack(sheet, weapon, situation, name=record.name, defender=defender)
             name, character_id = record.name, record.id
-        inputs = replay.SfMelee(attack, reading.settings.sf)
+        inputs = replay.SfMelee(attack, reading.settings.variants(STAR_FRONTIERS.key))
         return self.plan(reading, replay.SF_MELEE, inputs, name, character_id, target)
 
     def plan(
@@ -481,7 +482,7 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
         the damage, and only its owner (or Manage Server) the odds, privately.
         """
         attack: sf.Attack = inputs.attack
-        variants = reading.settings.sf
+        variants: sf.Variants = reading.settings.variants(STAR_FRONTIERS.key)
         chances = sf.odds(attack, variants)
         what = "melee attack" if kind is replay.SF_MELEE else "shot"
         secret = hides(target.named)
@@ -494,7 +495,7 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
             inputs,
             RULESET,
             answer=lambda result: attack_answer(result, chances, attacker=name, defender=target.named),
-            luck=lambda drawn: luck.sf_attack(drawn.result, chances),
+            luck=lambda drawn: attack_luck(drawn.result, chances),
             odds=lambda: secret_to_you(
                 reading.viewer,
                 target.named,

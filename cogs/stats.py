@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-from typing import Literal
 
 import discord
 from discord import app_commands
@@ -13,9 +12,8 @@ from bot import offload
 from bot.client import DiceBot
 from bot.db.characters import CharacterRepository
 from bot.db.rolls import LUCK_ROLLS, RollRepository, luck_tallies
-from bot.rules import luck
+from bot.rules import luck, rulesets
 from bot.rules.audience import Viewer, reader
-from bot.rules.sheets import RULESETS
 from bot.ui.chart import luck_chart
 from bot.ui.embeds import ROLL_COLOUR, clip
 from cogs._audience import viewer
@@ -62,12 +60,13 @@ class Stats(commands.Cog):
 
     @app_commands.command(name="stats")
     @app_commands.autocomplete(character=characters)
+    @app_commands.choices(ruleset=[app_commands.Choice(name=key, value=key) for key in rulesets.registered_keys()])
     async def stats(
         self,
         interaction: Interaction,
         user: discord.User | None = None,
         character: app_commands.Range[str, 1, 40] | None = None,
-        ruleset: Literal["dnd35", "sf", "aliensrl"] | None = None,
+        ruleset: str | None = None,
         private: bool = False,
     ) -> None:
         """Observed against expected: hits, criticals, damage, natural 20s and 1s, with a verdict and a chart.
@@ -103,7 +102,7 @@ class Stats(commands.Cog):
                 ruleset=ruleset,
                 include_private_of=interaction.user.id if private and about_yourself else None,
             )
-        scope = f" · {RULESETS[ruleset].title}" if ruleset else ""
+        scope = f" · {rulesets.get(ruleset).title}" if ruleset else ""
         title = clip(f"Luck of {whose}{scope}", 256)
         # Decoding and summing 20,000 tallies and drawing the chart take up to a second of CPU: in the worker
         # process, so that the event loop, which every server shares, stays free meanwhile (a thread would hold

@@ -16,10 +16,13 @@ from pathlib import Path
 
 import pytest
 
+from bot.rules import rulesets
+
 ROOT = Path(__file__).resolve().parents[1]
 RULES = ROOT / "docs" / "rules"
 DATA = ROOT / "bot" / "rules" / "data"
-REFERENCES = ("dnd35", "star_frontiers", "aliensrl")
+# Every registered ruleset's rules reference (`Ruleset.reference`): docs/rules/<reference>.md.
+REFERENCES = tuple(r.reference for r in rulesets.every() if r.reference is not None)
 
 _REF = r"§ ?\d+(?:\.\d+)?(?:-§?\d+)?(?: (?:item|step) \d+)?"
 _CITATION = re.compile(rf"\b({'|'.join(REFERENCES)})\.md((?:,? (?:and )?{_REF})*)")

@@ -18,10 +18,10 @@ GUILD, CHANNEL = 10, 20
 
 def ogres() -> rules.Encounter:
     fighters = [
-        rules.combatant(rules.DND, name, owner_id=1, side=Side.FOES, hp=30, max_hp=30)
+        rules.combatant("dnd35", name, owner_id=1, side=Side.FOES, hp=30, max_hp=30)
         for name in rules.numbered("Ogre", 2, [])
     ]
-    return rules.add(rules.new_encounter(rules.DND, "Cave", 1), fighters, NoDice())
+    return rules.add(rules.new_encounter("dnd35", "Cave", 1), fighters, NoDice())
 
 
 async def test_one_encounter_per_channel_and_only_in_its_server(database: Database) -> None:

@@ -239,7 +239,7 @@ async def test_a_roll_drawn_for_a_change_that_no_longer_needs_it_is_left_unanswe
     # While the Orc's check is drawn the fight ends and a new one starts: nobody rolls before it begins.
     async def new_fight(record: EncounterRecord, repository: EncounterRepository) -> None:
         await repository.end(record)
-        hall = rules.new_encounter(rules.DND, "Hall", int(GM))
+        hall = rules.new_encounter("dnd35", "Hall", int(GM))
         await repository.start(
             guild_id=int(DEFAULT_GUILD), channel_id=int(DEFAULT_CHANNEL), encounter=hall, now=local.bot.clock()
         )

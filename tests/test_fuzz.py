@@ -42,8 +42,8 @@ from bot.local.payloads import (
     role_object,
     user_object,
 )
+from bot.rules import rulesets
 from bot.rules.settings import SETTINGS
-from bot.rules.sheets import RULESETS
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "12"))
 FUZZ = settings(
@@ -92,7 +92,7 @@ HINTS = [
     "Smartgun",
     "19-20/x2",
     "5/magic",
-    *(key for rules in RULESETS.values() for key in rules.sheet.settable),
+    *(key for rules in rulesets.every() for key in rules.sheet.settable),
     *SETTINGS,
     *(value for spec in SETTINGS.values() for value in spec.choices),
 ]

@@ -21,18 +21,14 @@ from bot.db.engine import Database
 from bot.db.migrate import alembic_config
 from bot.db.models import RollLog
 from bot.local.driver import Exchange, LocalDiscord
+from bot.ui import rulesets
 from cogs._options import Hidden, Shown, names, option, slash
 from tests.dice_sources import NoDice, ScriptedDice
 from tests.helpers import fields
 
 RED = 0xE74C3C
-# Each roll command and the odds command that prices it without rolling.
-PAIRS = [
-    ("dnd attack", "dnd odds"),
-    ("sf shoot", "sf odds shoot"),
-    ("sf melee", "sf odds melee"),
-    ("aliens fire", "aliens odds"),
-]
+# Each roll command and the odds command that prices it without rolling, as each ruleset registers them.
+PAIRS = [pair for presenters in rulesets.every() for pair in presenters.odds]
 
 
 def command(local: LocalDiscord, path: str) -> app_commands.Command[Any, ..., Any]:

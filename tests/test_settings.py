@@ -60,7 +60,7 @@ async def test_the_targeted_square_reading_is_chosen_per_server(local: LocalDisc
     assert saved.embed["description"].startswith("`aliensrl.targeted` is now **aimed**: only the aimed square")
     async with local.bot.database.read() as session:
         chosen = await local.bot.server_settings(int(local.actor.guild_id or 0), session)
-    assert chosen.targeted.value == "aimed"
+    assert chosen.variants("aliensrl").targeted.value == "aimed"
 
 
 async def test_settings_are_per_server(local: LocalDiscord) -> None:

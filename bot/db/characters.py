@@ -17,9 +17,10 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.db.engine import changed_rows
 from bot.db.models import ActiveCharacter, AppliedDamage, Character, Macro, RollLog
 from bot.errors import UserError
+from bot.rules import rulesets
 from bot.rules.audience import Creature, Viewer, sees_numbers
 from bot.rules.names import name_key
-from bot.rules.sheets import Ruleset, Sheet, ruleset
+from bot.rules.sheets.base import Ruleset, Sheet
 
 MAX_CHARACTERS_PER_USER = 50
 # Character numbers live in a 32-bit column on PostgreSQL: a larger `#N` names nothing, and must not reach a query.
@@ -139,7 +140,7 @@ ACTIVE = cast(Table, ActiveCharacter.__table__)
 
 
 def _record(row: Character | Row[Any]) -> CharacterRecord:
-    rules = ruleset(row.ruleset)
+    rules = rulesets.get(row.ruleset)
     return CharacterRecord(
         id=row.id,
         guild_id=row.guild_id,

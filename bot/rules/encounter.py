@@ -38,21 +38,14 @@ from enum import StrEnum
 from typing import Any, Final, TypeVar
 
 from bot.errors import UserError
+from bot.rules import rulesets
 from bot.rules.aliensrl import Field
 from bot.rules.dice import DiceSource
 from bot.rules.health import HealthChange, settle
 from bot.rules.names import NameKind, clean_name, name_key
-from bot.rules.sheets.aliensrl import AliensSheet
 from bot.rules.sheets.base import Sheet
-from bot.rules.sheets.dnd35 import DndSheet
-from bot.rules.sheets.star_frontiers import SfSheet
 
 S = TypeVar("S", bound=Sheet)
-
-DND: Final = "dnd35"
-SF: Final = "sf"
-ALIENS: Final = "aliensrl"
-RULESETS: Final = (DND, SF, ALIENS)
 
 MAX_COMBATANTS: Final = 25  # a tracker lists them all in one embed (25 fields at most)
 # A default, kept as data: combatants one player who is not a game master may bring to a fight (their characters
@@ -79,9 +72,6 @@ IMPROVED_INITIATIVE: Final = 4  # the feat's bonus (SRD)
 IMPROVED: Final = "Improved Initiative"
 OTHER: Final = "other"
 QUICK_INITIATIVE: Final = "initiative"
-DND_DIE: Final = 20
-SF_DIE: Final = 10
-DND_DEAD: Final = -10  # dead at -10 hit points (SRD, Injury and Death)
 
 
 class EncounterError(UserError):
@@ -249,13 +239,10 @@ class Change:
 
 
 def health(ruleset: str, hp: int) -> Health:
-    """The state hit points put a combatant in (D&D SRD Injury and Death; SF §6 dead at 0; AliensRL default)."""
-    if ruleset == DND:
-        if hp > 0:
-            return Health.UP
-        if hp == 0:
-            return Health.DISABLED
-        return Health.DEAD if hp <= DND_DEAD else Health.DYING
+    """The state hit points put a combatant in: its ruleset's (`Fighting.health`), else up above 0, dead at 0."""
+    states = rulesets.fighting(ruleset).health
+    if states is not None:
+        return states(hp)
     return Health.UP if hp > 0 else Health.DEAD
 
 
@@ -281,7 +268,7 @@ def flat_footed(encounter: Encounter, combatant: Combatant) -> bool:
     regular turn in the initiative order), you are flat-footed". So the combatant whose turn it is has had its
     chance: it is not flat-footed, on its first turn as on every later one.
     """
-    if encounter.ruleset != DND or combatant.acted:
+    if not rulesets.fighting(encounter.ruleset).flat_footed or combatant.acted:
         return False
     current = encounter.current
     return current is None or current.number != combatant.number
@@ -315,14 +302,15 @@ def as_fought(sheet: S, combatant: Combatant) -> S:
 
 
 def new_encounter(ruleset: str, name: str, gm_id: int, *, by_side: bool = False, hide_hp: bool = False) -> Encounter:
-    """An encounter with nobody in it yet; `by_side` counts for Star Frontiers only."""
-    if ruleset not in RULESETS:
+    """An encounter with nobody in it yet; `by_side` counts only where initiative is rolled by side."""
+    found = rulesets.find(ruleset)
+    if found is None or found.fighting is None:
         raise EncounterError(f"There is no ruleset `{ruleset}`.")
     return Encounter(
         ruleset=ruleset,
         name=_clean_name(name, ENCOUNTER_NAME),
         gm_id=gm_id,
-        by_side=by_side and ruleset == SF,
+        by_side=by_side and found.fighting.sides,
         hide_hp=hide_hp,
     )
 
@@ -360,11 +348,12 @@ def combatant(
     character_id: int | None = None,
     hidden: bool = False,
 ) -> Combatant:
-    """A combatant to `add` (numbered there); D&D ties break on its total modifier, Star Frontiers on RS."""
+    """A combatant to `add` (numbered there); its ties break as its ruleset says (`Fighting.tiebreak`)."""
     stats = dict(stats or {})
     if not 1 <= max_hp <= MAX_HP or not -MAX_HP <= hp <= MAX_HP:
         raise EncounterError(f"Hit points go from -{MAX_HP} to {MAX_HP}, and the most at least 1.")
-    tiebreak = sum(m.value for m in modifiers) if ruleset == DND else stats.get("rs", 0) if ruleset == SF else 0
+    found = rulesets.find(ruleset)
+    tiebreak = found.fighting.tiebreak(modifiers, stats) if found is not None and found.fighting is not None else 0
     return Combatant(
         number=0,
         name=_clean_name(name),
@@ -423,7 +412,7 @@ def add(encounter: Encounter, newcomers: Sequence[Combatant], dice: Dice) -> Enc
     combatants = list(encounter.combatants)
     turn = encounter.turn
     for entry in entries:
-        if not encounter.begun or encounter.ruleset == ALIENS:
+        if not encounter.begun or not _rolls_initiative(encounter.ruleset):
             combatants.append(entry)
             continue
         if entry.initiative is None:  # Star Frontiers by side: the end of its side
@@ -466,7 +455,7 @@ def move(encounter: Encounter, number: int, position: int) -> Encounter:
 
 def place(encounter: Encounter, number: int, x: int, y: int) -> Encounter:
     """AliensRL: stand a combatant on square (x, y); one being to a square (a default: the reference has no map)."""
-    if encounter.ruleset != ALIENS:
+    if not rulesets.fighting(encounter.ruleset).has_map:
         raise EncounterError("Only an AliensRL fight has a map: its shots stray onto squares.")
     if not (0 <= x < MAP_SIZE and 0 <= y < MAP_SIZE):
         raise EncounterError(f"A square is 0 to {MAP_SIZE - 1} across (x) and down (y).")
@@ -545,21 +534,23 @@ class InitiativeInput:
     entering: bool = False
 
     def __post_init__(self) -> None:
-        if self.ruleset not in (DND, SF):
+        if not _rolls_initiative(self.ruleset):
             raise EncounterError(f"Only D&D and Star Frontiers fights roll initiative, not `{self.ruleset[:20]}`.")
         if not 1 <= len(self.rollers) <= MAX_COMBATANTS:
             raise EncounterError(f"An initiative roll is for 1 to {MAX_COMBATANTS} combatants.")
         if not 1 <= self.round <= MAX_ROUND:
             raise EncounterError(f"A fight's round is 1 to {MAX_ROUND}.")
-        if self.by_side and (self.ruleset != SF or self.entering):
+        if self.by_side and (not rulesets.fighting(self.ruleset).sides or self.entering):
             raise EncounterError("Only a Star Frontiers round's initiative is rolled by side.")
         if any(len(r.modifiers) > MAX_MODIFIERS for r in self.rollers):
             raise EncounterError(f"An initiative check adds at most {MAX_MODIFIERS} modifiers.")
 
     @property
     def die(self) -> int:
-        """The die every check rolls: a d20 in D&D, a d10 in Star Frontiers."""
-        return DND_DIE if self.ruleset == DND else SF_DIE
+        """The die every check rolls (`Fighting.die`): a d20 in D&D, a d10 in Star Frontiers."""
+        die = rulesets.fighting(self.ruleset).die
+        assert die is not None  # checked when made
+        return die
 
 
 @dataclass(frozen=True, slots=True)
@@ -660,7 +651,7 @@ def rolloffs(rolls: Sequence[InitiativeRoll], dice: DiceSource) -> list[Initiati
 
 def entering(encounter: Encounter, entries: Sequence[Combatant]) -> InitiativeInput | None:
     """The initiative roll of combatants entering a fight under way, if they roll one (not AliensRL, not by side)."""
-    if not entries or not encounter.begun or encounter.ruleset == ALIENS or _by_side(encounter):
+    if not entries or not encounter.begun or not _rolls_initiative(encounter.ruleset) or _by_side(encounter):
         return None
     rollers = tuple(Roller(e.name, e.modifiers, e.tiebreak) for e in entries)
     return InitiativeInput(encounter.ruleset, encounter.name, encounter.round, rollers, entering=True)
@@ -676,7 +667,7 @@ def begin(encounter: Encounter, dice: Dice) -> Encounter:
 
 def _order(encounter: Encounter, dice: Dice) -> Encounter:
     """This round's order: individual checks sorted, or Star Frontiers sides; AliensRL keeps its order."""
-    if encounter.ruleset == ALIENS:
+    if not _rolls_initiative(encounter.ruleset):
         return encounter
     by_side = _by_side(encounter)
     leading = _leading(encounter) if by_side else []
@@ -698,7 +689,13 @@ def _order(encounter: Encounter, dice: Dice) -> Encounter:
 
 
 def _by_side(encounter: Encounter) -> bool:
-    return encounter.ruleset == SF and encounter.by_side
+    return encounter.by_side and rulesets.fighting(encounter.ruleset).sides
+
+
+def _rolls_initiative(ruleset: str) -> bool:
+    """Whether fights of `ruleset` roll initiative (AliensRL's act in the order they entered)."""
+    found = rulesets.find(ruleset)
+    return found is not None and found.fighting is not None and found.fighting.die is not None
 
 
 # Conditions that keep a combatant from acting: a knock-out (§3, §6) and a stun (§11 item 5) put it out for turns.
@@ -771,7 +768,7 @@ def _pass(encounter: Encounter, start: int, dice: Dice) -> Encounter:
     if following is not None:
         return dataclasses.replace(encounter, turn=following)
     next_round = dataclasses.replace(encounter, round=encounter.round + 1, turn=0)
-    if encounter.ruleset == SF:
+    if rulesets.fighting(encounter.ruleset).every_round:
         next_round = _order(next_round, dice)
     return _to_able(next_round, 0)
 
@@ -1046,47 +1043,11 @@ def from_sheet(
 ) -> Combatant:
     """A stored character as a combatant: its hit points now and the numbers its initiative and attacks read.
 
-    D&D: Dex modifier, Improved Initiative and `misc` (the stat block has no initiative feat), AC in its three
-    forms. Star Frontiers: current and full Stamina, IM from RS. AliensRL: hit points and skill ranks.
+    Each ruleset reads its own sheet (`Fighting.join`): D&D its Dex modifier, Improved Initiative and `misc` (the
+    stat block has no initiative feat), AC in its three forms; Star Frontiers current and full Stamina, IM from
+    RS; AliensRL hit points and skill ranks.
     """
-    if isinstance(sheet, DndSheet):
-        return combatant(
-            DND,
-            name,
-            owner_id=owner_id,
-            side=side,
-            hp=sheet.hit_points,
-            max_hp=sheet.max_hit_points,
-            modifiers=dnd_modifiers(sheet.modifier("dexterity"), improved_initiative=improved_initiative, misc=misc),
-            stats={
-                "ac": sheet.ac(),
-                "touch": sheet.ac(touch=True),
-                "flat_footed": sheet.ac(flat_footed=True),
-                "flat_footed_touch": sheet.ac(touch=True, flat_footed=True),
-            },
-            character_id=character_id,
-        )
-    if isinstance(sheet, SfSheet):
-        return combatant(
-            SF,
-            name,
-            owner_id=owner_id,
-            side=side,
-            hp=sheet.current_stamina,
-            max_hp=sheet.max_stamina,
-            modifiers=sf_modifiers(sheet.reaction_speed),
-            stats={"rs": sheet.reaction_speed, "rw": sheet.ranged_weapon_score, "mw": sheet.melee_weapon_score},
-            character_id=character_id,
-        )
-    if isinstance(sheet, AliensSheet):
-        return combatant(
-            ALIENS,
-            name,
-            owner_id=owner_id,
-            side=side,
-            hp=sheet.hit_points,
-            max_hp=sheet.max_hit_points,
-            stats={"pistol": sheet.pistol, "rifle": sheet.rifle, "heavy": sheet.heavy},
-            character_id=character_id,
-        )
-    raise EncounterError(f"A {ruleset} character cannot join an encounter.")
+    found = rulesets.find(ruleset)
+    if found is None or found.fighting is None or not isinstance(sheet, found.sheet):
+        raise EncounterError(f"A {ruleset} character cannot join an encounter.")
+    return found.fighting.join(name, sheet, owner_id, side, character_id, improved_initiative, misc)

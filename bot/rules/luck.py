@@ -15,9 +15,6 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Final, NamedTuple
 
-from bot.rules import aliensrl
-from bot.rules import dnd35 as dnd
-from bot.rules import star_frontiers as sf
 from bot.rules.dice import DiceSource
 
 # The outcomes /stats knows, in the order it shows them, with the words it uses.
@@ -172,29 +169,3 @@ class CountingDice:
     def d20_luck(self) -> Luck:
         """Natural 20s and 1s among every d20 drawn so far (confirmations and rerolls included)."""
         return d20_faces(face for a, b, face in self.draws if (a, b) == (1, 20))
-
-
-def dnd_attack(result: dnd.AttackResult, chances: dnd.AttackOdds) -> Luck:
-    """A D&D attack against its odds: a hit, a confirmed critical, the damage."""
-    return {
-        "hits": event(result.hit, chances.hit),
-        "crits": event(result.critical, chances.critical),
-        "damage": Tally(float(result.damage), float(chances.expected_damage), float(chances.damage_variance)),
-    }
-
-
-def sf_attack(result: sf.AttackResult, chances: sf.Odds) -> Luck:
-    """A Star Frontiers attack against its odds: a hit."""
-    return {"hits": event(result.hit, chances.hit)}
-
-
-def aliens_shot(shot: aliensrl.Shot) -> Luck:
-    """An AliensRL shot against its odds, per projectile: on target, a critical (quality 11)."""
-    tally: Luck = {}
-    for projectile in shot.projectiles:
-        reached = aliensrl.reaches_target(projectile)
-        add(
-            tally,
-            {"hits": event(reached, shot.odds.on_target), "crits": event(projectile.critical, shot.odds.critical)},
-        )
-    return tally

@@ -32,7 +32,7 @@ from fractions import Fraction
 from typing import Any, Final, Generic, TypeVar
 
 from bot.errors import UserError
-from bot.rules import aliensrl, dice
+from bot.rules import aliensrl, dice, rulesets
 from bot.rules import dnd35 as dnd
 from bot.rules import encounter as fight
 from bot.rules import star_frontiers as sf
@@ -396,7 +396,7 @@ def disagreement(kind_name: str, inputs: JSON, typed: Mapping[str, Any] | None) 
 
     An option not typed must agree with what the command does without it (its default), where the inputs say.
     """
-    kind = KINDS.get(kind_name)
+    kind = kinds().get(kind_name)
     if kind is None or typed is None:
         return None
     decoded = decode(kind.inputs, inputs)
@@ -1084,7 +1084,8 @@ def _dnd_initiative(*sources: str, feat: bool = False) -> Callable[[fight.Initia
     """
 
     def read(asked: fight.InitiativeInput) -> object:
-        if asked.ruleset != fight.DND:
+        rules = rulesets.find(asked.ruleset)
+        if rules is None or rules.fighting is None or not rules.fighting.initiative_options:
             return UNKNOWN
         found: list[object] = [
             any(m.source == fight.IMPROVED for m in r.modifiers)
@@ -1132,9 +1133,21 @@ INITIATIVE: Final[dict[str, Kind[fight.InitiativeInput, fight.Initiative]]] = {
     "encounter remove": _initiative("encounter remove"),
 }
 
-KINDS: Final[dict[str, Kind[Any, Any]]] = {
-    kind.name: kind for kind in (DICE, DND_ATTACK, DND_FULL_ATTACK, SF_SHOT, SF_MELEE, ALIENS_SHOT)
-} | {kind.name: kind for kind in INITIATIVE.values()}
+
+def kinds() -> dict[str, Kind[Any, Any]]:
+    """Every kind of roll by name: /roll's, each registered ruleset's (`Ruleset.kinds`), the tracker's initiative."""
+    found: dict[str, Kind[Any, Any]] = {DICE.name: DICE}
+    for rules in rulesets.every():
+        found.update((kind.name, kind) for kind in rules.kinds)
+    found.update((kind.name, kind) for kind in INITIATIVE.values())
+    return found
+
+
+def __getattr__(name: str) -> Any:
+    """`KINDS`: `kinds()`, as the registry holds the rulesets now."""
+    if name == "KINDS":
+        return kinds()
+    raise AttributeError(name)
 
 
 def roll(kind: Kind[I, R], inputs: I, rng: DiceSource) -> Proof[R]:
@@ -1176,7 +1189,7 @@ def replay(
     Raises:
         InputError: An unknown kind, inputs that do not decode, or inputs the rules core refuses.
     """
-    kind = KINDS.get(kind_name)
+    kind = kinds().get(kind_name)
     if kind is None:
         raise InputError(f"unknown kind of roll {kind_name!r}")
     decoded = decode(kind.inputs, inputs)

@@ -7,11 +7,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from fractions import Fraction
+from typing import Final
 
 import discord
 
 from bot.rules import aliensrl as rules
+from bot.rules import replay
 from bot.rules.aliensrl import Projectile, Shot, ShotOdds, Term
+from bot.rules.aliensrl.ruleset import ALIENSRL
 from bot.ui.embeds import (
     DEFAULT_FOOTER,
     DEFAULT_MARK,
@@ -27,6 +30,7 @@ from bot.ui.embeds import (
     term,
 )
 from bot.ui.embeds import percent as _percent
+from bot.ui.rulesets import Presenters, Start
 
 COMPACT_LINES_PER_FIELD = 8
 MELEE_ODDS = "Odds: hit 100% · the damage is fixed, no dice are rolled"
@@ -338,3 +342,22 @@ def odds_embed(shot_odds: ShotOdds, *, title: str, skill: str, shots: int, dista
     embed.add_field(name="Expected damage", value=value, inline=False)
     embed.set_footer(text=DEFAULT_FOOTER)
     return fit(embed)
+
+
+# What the shared answers, lists and pages ask of this ruleset (`bot.ui.rulesets`).
+PRESENTERS: Final = Presenters(
+    key=ALIENSRL.key,
+    summaries={replay.ALIENS_SHOT.name: lambda result, secret: shot_history(result)},
+    start=Start(
+        ALIENSRL.key,
+        ALIENSRL.title,
+        (
+            "/character create ruleset:aliensrl name:Hicks",
+            '/character set character:Hicks values:"rifle=2 hp=40/40"',
+            '/character weapon add character:Hicks name:"Pulse rifle" details:"accuracy=1 shots=3"',
+        ),
+        "/aliens fire skill_rank:2 distance:6",
+        "`/aliens fire` with your weapon, `/aliens melee` for aliens' claws, `/aliens odds` before you roll.",
+    ),
+    odds=(("aliens fire", "aliens odds"),),
+)

@@ -7,7 +7,7 @@ from typing import Protocol
 
 import discord
 
-from bot.rules.sheets import RULESETS
+from bot.rules import rulesets
 from bot.rules.sheets.base import Ruleset, Sheet
 from bot.ui.embeds import FIELD_VALUE_LIMIT, ROLL_COLOUR, TITLE_LIMIT, clip
 
@@ -107,11 +107,11 @@ def sheet_embed(record: ShownCharacter, *, active: bool = False) -> discord.Embe
 def list_embed(summaries: Sequence[ListedCharacter], *, owner_id: int, active: Sequence[int]) -> discord.Embed:
     """A user's characters in this server, by ruleset."""
     embed = discord.Embed(title="Characters", description=f"of <@{owner_id}> in this server", colour=ROLL_COLOUR)
-    for key, rules in RULESETS.items():
+    for rules in rulesets.every():
         names = [
             f"{s.name} (#{s.id}){' · secret' if s.secret else ''}{' · active' if s.id in active else ''}"
             for s in summaries
-            if s.ruleset == key
+            if s.ruleset == rules.key
         ]
         if names:
             embed.add_field(name=rules.title, value=clip("\n".join(names), FIELD_VALUE_LIMIT), inline=False)

@@ -7,10 +7,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from fractions import Fraction
+from typing import Final
 
 import discord
 
 from bot.rules import dnd35 as dnd
+from bot.rules import replay
+from bot.rules.dnd35.ruleset import DND35
 from bot.rules.dnd35.tables import threat_text
 from bot.ui.embeds import (
     FIELD_VALUE_LIMIT,
@@ -24,6 +27,7 @@ from bot.ui.embeds import (
     percent,
     signed,
 )
+from bot.ui.rulesets import Presenters, Start
 
 COLOURS = {
     dnd.Outcome.MISS: discord.Colour.dark_grey(),
@@ -505,3 +509,25 @@ def ac_embed(name: str, sheet_ac: Sequence[tuple[str, int, str]], *, worn: str |
     if worn is not None:
         embed.add_field(name="Armor and shield", value=clip(worn, FIELD_VALUE_LIMIT), inline=False)
     return fit(embed)
+
+
+# What the shared answers, lists and pages ask of this ruleset (`bot.ui.rulesets`).
+PRESENTERS: Final = Presenters(
+    key=DND35.key,
+    summaries={
+        replay.DND_ATTACK.name: lambda result, secret: headline(result, bold=False),  # a secret AC is not in it
+        replay.DND_FULL_ATTACK.name: lambda result, secret: full_attack_total(result, bold=False),
+    },
+    start=Start(
+        DND35.key,
+        DND35.title,
+        (
+            "/character create ruleset:dnd35 name:Lira",
+            '/character set character:Lira values:"str=12 dex=17 hp=28/28 bab=3 finesse=yes weapon_groups=martial"',
+            "/dnd attack weapon:Rapier target_ac:15",
+        ),
+        "/dnd attack attack_bonus:5 damage:1d8+3 target_ac:15",
+        "`/dnd full-attack` for every iterative attack, `/dnd odds` before you roll, `/character hp` keeps hit points.",
+    ),
+    odds=(("dnd attack", "dnd odds"),),
+)

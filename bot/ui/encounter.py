@@ -5,15 +5,19 @@ from __future__ import annotations
 import discord
 
 from bot.rules import encounter as rules
+from bot.rules import rulesets
 from bot.rules.audience import ANYONE, Creature, Viewer, sees_hit_points
 from bot.rules.encounter import Change, Combatant, Encounter, InitiativeRoll, SideInitiative
 from bot.ui.embeds import ROLL_COLOUR, clip, fit
 
 BAR_WIDTH = 10
 FULL, EMPTY = "█", "░"
-RULESET_TITLES = {rules.DND: "D&D 3.5", rules.SF: "Star Frontiers", rules.ALIENS: "AliensRL"}
-HP_WORD = {rules.DND: "hp", rules.SF: "STA", rules.ALIENS: "hp"}
 ENDED_COLOUR = discord.Colour.dark_grey()
+
+
+def fight_title(ruleset: str) -> str:
+    """A fight's ruleset as its tracker names it (`Ruleset.brief_title`)."""
+    return rulesets.get(ruleset).brief_title
 
 
 def health_bar(hp: int, max_hp: int) -> str:
@@ -39,9 +43,8 @@ def health_text(encounter: Encounter, combatant: Combatant, viewer: Viewer = ANY
     state = rules.health(encounter.ruleset, combatant.hp)
     if not shows_numbers(combatant, viewer):
         return rules.health_word(encounter.ruleset, combatant.hp, combatant.max_hp)
-    text = (
-        f"`{health_bar(combatant.hp, combatant.max_hp)}` {combatant.hp}/{combatant.max_hp} {HP_WORD[encounter.ruleset]}"
-    )
+    word = rulesets.get(encounter.ruleset).health_short
+    text = f"`{health_bar(combatant.hp, combatant.max_hp)}` {combatant.hp}/{combatant.max_hp} {word}"
     if state is not rules.Health.UP:
         text += f" **{state.value}**"
     return text
@@ -83,12 +86,12 @@ def tracker_embed(encounter: Encounter, *, viewer: Viewer = ANYONE, note: str | 
 
     `viewer`: who reads it (ANYONE for the channel's); each combatant's hit points show as the policy lets them.
     """
-    title = f"{encounter.name} · {RULESET_TITLES[encounter.ruleset]}"
+    title = f"{encounter.name} · {fight_title(encounter.ruleset)}"
     current = encounter.current
     if current is None:
         status = (
             "Not begun: the first **Next** rolls initiative."
-            if encounter.ruleset != rules.ALIENS
+            if rulesets.fighting(encounter.ruleset).die is not None
             else ("Not begun: the first **Next** starts round 1 in this order (`/encounter move` reorders).")
         )
     else:
@@ -116,7 +119,7 @@ def tracker_embed(encounter: Encounter, *, viewer: Viewer = ANYONE, note: str | 
             value="\n".join(side_text(s) for s in encounter.sides),
             inline=False,
         )
-    elif encounter.begun and encounter.ruleset != rules.ALIENS:
+    elif encounter.begun and rulesets.fighting(encounter.ruleset).die is not None:
         rolled = [f"{c.name}: {roll_text(c.initiative)}" for c in encounter.combatants if c.initiative]
         if rolled:
             embed.add_field(name="Initiative", value="\n".join(rolled), inline=False)

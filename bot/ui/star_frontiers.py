@@ -10,10 +10,14 @@ follow from them stay out ("Defense: the GM's secret"); the answer in full goes 
 
 from __future__ import annotations
 
+from typing import Final
+
 import discord
 
+from bot.rules import replay
 from bot.rules import star_frontiers as sf
 from bot.rules.audience import public_hit_points
+from bot.rules.star_frontiers.ruleset import STAR_FRONTIERS
 from bot.ui.embeds import (
     DEFAULT_FOOTER,
     DEFAULT_MARK,
@@ -28,6 +32,7 @@ from bot.ui.embeds import (
     percent,
     signed,
 )
+from bot.ui.rulesets import Presenters, Start
 
 HIT_COLOUR = discord.Colour.green()
 MISS_COLOUR = discord.Colour.dark_grey()
@@ -300,3 +305,25 @@ def odds_embed(
     if any(s.default for s in steps) or (plan is not None and plan.default):
         embed.set_footer(text=DEFAULT_FOOTER)
     return fit(embed)
+
+
+# What the shared answers, lists and pages ask of this ruleset (`bot.ui.rulesets`).
+PRESENTERS: Final = Presenters(
+    key=STAR_FRONTIERS.key,
+    summaries={
+        replay.SF_SHOT.name: lambda result, secret: attack_history(result, secret=secret),
+        replay.SF_MELEE.name: lambda result, secret: attack_history(result, secret=secret),
+    },
+    start=Start(
+        STAR_FRONTIERS.key,
+        STAR_FRONTIERS.title,
+        (
+            "/character create ruleset:sf name:Riker",
+            '/character set character:Riker values:"dex=55 rs=50 beam=2"',
+            '/sf shoot weapon:"Laser pistol" distance:30 setting:2',
+        ),
+        "/sf shoot score:23 skill:2 damage:2d10 distance:short",
+        "`/sf melee` for hand-to-hand, `/sf odds shoot` before you roll.",
+    ),
+    odds=(("sf shoot", "sf odds shoot"), ("sf melee", "sf odds melee")),
+)

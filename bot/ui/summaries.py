@@ -8,53 +8,37 @@ result: what the log says a roll showed and what its outcome gives cannot drift 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Any
 
-from bot.rules import aliensrl, dice, dnd35, encounter, star_frontiers
-from bot.ui.aliensrl import shot_history
+from bot.rules import dice, encounter, replay
+from bot.ui import rulesets
 from bot.ui.dice import roll_history
-from bot.ui.dnd35 import full_attack_total, headline
 from bot.ui.embeds import history_text
 from bot.ui.encounter import initiative_line
-from bot.ui.star_frontiers import attack_history
 
 
 def _dice(result: dice.RollResult, secret: bool) -> str:
     return roll_history(result)
 
 
-def _dnd_attack(result: dnd35.AttackResult, secret: bool) -> str:
-    return headline(result, bold=False)  # a secret defender's AC is not in it
-
-
-def _dnd_full_attack(result: dnd35.FullAttackResult, secret: bool) -> str:
-    return full_attack_total(result, bold=False)
-
-
-def _sf_attack(result: star_frontiers.AttackResult, secret: bool) -> str:
-    return attack_history(result, secret=secret)
-
-
-def _aliens_shot(result: aliensrl.Shot, secret: bool) -> str:
-    return shot_history(result)
-
-
 def _initiative(result: encounter.Initiative, secret: bool) -> str:
     return initiative_line(result)  # the tracker shows every check to the channel: nothing in it is secret
 
 
-SUMMARIES: Final[dict[str, Callable[[Any, bool], str]]] = {
-    "dice": _dice,
-    "dnd.attack": _dnd_attack,
-    "dnd.full-attack": _dnd_full_attack,
-    "sf.shoot": _sf_attack,
-    "sf.melee": _sf_attack,
-    "aliens.fire": _aliens_shot,
-    "encounter.next": _initiative,
-    "encounter.join": _initiative,
-    "encounter.add": _initiative,
-    "encounter.remove": _initiative,
-}
+def summaries() -> dict[str, Callable[[Any, bool], str]]:
+    """Each kind of roll's summary: /roll's, each registered ruleset's (`Presenters.summaries`), initiative's."""
+    found: dict[str, Callable[[Any, bool], str]] = {replay.DICE.name: _dice}
+    for presenters in rulesets.every():
+        found.update(presenters.summaries)
+    found.update((kind.name, _initiative) for kind in replay.INITIATIVE.values())
+    return found
+
+
+def __getattr__(name: str) -> Any:
+    """`SUMMARIES`: `summaries()`, as the registry holds the rulesets now."""
+    if name == "SUMMARIES":
+        return summaries()
+    raise AttributeError(name)
 
 
 def summary(kind_name: str, result: Any, *, secret: bool) -> str:
@@ -69,7 +53,7 @@ def summary(kind_name: str, result: Any, *, secret: bool) -> str:
     Raises:
         KeyError: A kind with no summary (every kind of `KINDS` has one; a test checks it).
     """
-    return history_text(SUMMARIES[kind_name](result, secret))
+    return history_text(summaries()[kind_name](result, secret))
 
 
 def accepted(kind_name: str, result: Any, *, sealed: bool) -> frozenset[str]:

@@ -25,7 +25,7 @@ from bot.db.engine import open_database
 from bot.db.migrate import upgrade
 from bot.db.models import Character
 from bot.local.driver import DEFAULT_GUILD, DEFAULT_USER, LocalDiscord, local_discord
-from bot.rules.sheets import RULESETS
+from bot.rules import rulesets
 from bot.rules.sheets.base import name_key
 from tests.perf.bench_roll import percentile
 
@@ -58,7 +58,7 @@ async def main(characters: int, shows: int) -> None:
             empty = await time_shows(local, shows)
 
             now = datetime.now(UTC)
-            kinds = list(RULESETS.values())
+            kinds = list(rulesets.every())
             rows = [
                 {
                     "guild_id": int(DEFAULT_GUILD) + (i % 7),

@@ -21,10 +21,12 @@ from fractions import Fraction
 from typing import Any
 
 from bot.errors import UserError
-from bot.rules import aliensrl, luck
+from bot.rules import aliensrl
 from bot.rules import dnd35 as dnd
 from bot.rules import star_frontiers as sf
+from bot.rules.aliensrl.ruleset import shot_luck
 from bot.rules.dice import roll
+from bot.rules.dnd35.ruleset import attack_luck
 from bot.rules.sheets.dnd35 import DndSheet, DndWeapon
 from bot.rules.sheets.star_frontiers import SfSheet
 from bot.ui.aliensrl import shot_embed
@@ -58,7 +60,7 @@ def dnd_attack(attack: Callable[[], dnd.Attack]) -> Callable[[random.Random], ob
         built = attack()
         chances = dnd.odds(built)
         result = dnd.resolve(built, rng)
-        luck.dnd_attack(result, chances)
+        attack_luck(result, chances)
         return attack_embed(result, chances, attacker="Member").to_dict()
 
     return run
@@ -80,7 +82,7 @@ def dnd_full_attack(sheet: DndSheet, off_hand: str | None) -> Callable[[random.R
         expected = sum((c.expected_damage for c in chances), start=Fraction(0))
         full = dnd.resolve_all(attacks, rng)
         for result, odds in zip(full.results, chances, strict=True):
-            luck.dnd_attack(result, odds)
+            attack_luck(result, odds)
         return full_attack_embed(full, expected, attacker="Member", weapon="Longsword").to_dict()
 
     return run
@@ -134,7 +136,7 @@ def aliens_map(rng: random.Random) -> object:
     shooter = aliensrl.Shooter(rank=0, pain=100, accuracy=-100, shots=aliensrl.MAX_SHOTS)
     within_two = aliensrl.Ring.WITHIN_TWO
     shot = aliensrl.fire(shooter, rng, field=field((0, 0), (57, 57), beings), ring=within_two)
-    luck.aliens_shot(shot)
+    shot_luck(shot)
     return shot_embed(shot, shooter="Member", weapon="Smartgun").to_dict()
 
 

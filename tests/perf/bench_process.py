@@ -36,9 +36,8 @@ from bot.config import Settings
 from bot.db.engine import open_database
 from bot.local.driver import local_discord
 from bot.local.payloads import user_object
-from bot.rules import dice
+from bot.rules import dice, rulesets
 from bot.rules import dnd35 as dnd
-from bot.rules.sheets import RULESETS
 from bot.rules.sheets.base import name_key
 from tests.perf.harness import (
     ATTACK,
@@ -160,7 +159,7 @@ def bulk_insert(path: Path, characters: int, rolls: int, *, guilds: int = 1000, 
     engine = create_engine(f"sqlite:///{path}")
     guild_base, channel_base, owner_base = 400000000000000000, 500000000000000000, 600000000000000000
     now = datetime.now(UTC)
-    kinds = list(RULESETS.values())
+    kinds = list(rulesets.every())
     sheets = [json.dumps(kind.dump(kind.blank())) for kind in kinds]
     character_table = table(
         "characters",

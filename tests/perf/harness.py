@@ -27,7 +27,7 @@ from bot.db.migrate import upgrade
 from bot.local.double import DEFERRED_MESSAGE, Captured, DiscordDouble
 from bot.local.driver import DEFAULT_CHANNEL, DEFAULT_GUILD
 from bot.local.payloads import APPLICATION_COMMAND, Actor, Snowflakes, command_data, interaction, user_object
-from bot.rules.sheets import ruleset
+from bot.rules import rulesets
 from bot.rules.sheets.dnd35 import DndSheet
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -130,7 +130,7 @@ async def seed_users(database_url: str, users: int) -> None:
     database = open_database(database_url)
     await upgrade(database)
     fighter = DndSheet(strength=16, dexterity=12, bab=6, weapon_groups=["simple", "martial"])
-    rules = ruleset("dnd35")
+    rules = rulesets.get("dnd35")
     stamp = datetime.now(UTC)
     async with database.write.begin() as session:
         repository = CharacterRepository(session)

@@ -640,8 +640,8 @@ def test_the_targeted_reading_is_a_server_setting() -> None:
     from bot.rules.settings import SETTINGS, server_settings
 
     assert SETTINGS["aliensrl.targeted"].default == "relocated"
-    assert server_settings({}).targeted is aliensrl.Targeted.RELOCATED
-    assert server_settings({"aliensrl.targeted": "aimed"}).targeted is aliensrl.Targeted.AIMED
+    assert server_settings({}).variants("aliensrl").targeted is aliensrl.Targeted.RELOCATED
+    assert server_settings({"aliensrl.targeted": "aimed"}).variants("aliensrl").targeted is aliensrl.Targeted.AIMED
 
 
 def test_the_answer_says_which_reading_hit_the_being_where_it_strayed() -> None:

@@ -986,8 +986,8 @@ def test_the_monk_step_is_a_server_setting() -> None:
     from bot.rules.settings import SETTINGS, server_settings
 
     assert SETTINGS["dnd35.monk_step"].default == "srd"
-    assert server_settings({}).dnd.monk_step is MonkStepRule.SRD
-    assert server_settings({"dnd35.monk_step": "nwn"}).dnd.monk_step is MonkStepRule.NWN
+    assert server_settings({}).variants("dnd35").monk_step is MonkStepRule.SRD
+    assert server_settings({"dnd35.monk_step": "nwn"}).variants("dnd35").monk_step is MonkStepRule.NWN
 
 
 @pytest.mark.parametrize(

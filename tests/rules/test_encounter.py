@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot.rules import encounter as enc
+from bot.rules import rulesets
 from bot.rules.encounter import Condition, Encounter, EncounterError, Health, Hit, Side
 from bot.rules.names import NameRefused
 from bot.rules.sheets.dnd35 import DndSheet
@@ -27,7 +28,7 @@ def dnd(
     name: str, dex: int = 0, *, improved: bool = False, misc: int = 0, hp: int = 10, side: Side = Side.FOES
 ) -> enc.Combatant:
     return enc.combatant(
-        enc.DND,
+        "dnd35",
         name,
         owner_id=GM,
         side=side,
@@ -40,7 +41,7 @@ def dnd(
 
 def sf(name: str, rs: int, *, side: Side, stamina: int = 40) -> enc.Combatant:
     return enc.combatant(
-        enc.SF,
+        "sf",
         name,
         owner_id=GM,
         side=side,
@@ -60,7 +61,7 @@ def order(encounter: Encounter) -> list[str]:
 
 
 def test_dnd_initiative_is_d20_plus_dex_improved_initiative_and_other() -> None:
-    started = enc.begin(fight(enc.DND, dnd("Aria", 3, improved=True, misc=1), dnd("Ogre", -1)), ScriptedDice([10, 15]))
+    started = enc.begin(fight("dnd35", dnd("Aria", 3, improved=True, misc=1), dnd("Ogre", -1)), ScriptedDice([10, 15]))
     aria = enc.find(started, "Aria")
     assert aria.initiative is not None
     assert [(m.value, m.source) for m in aria.initiative.modifiers] == [
@@ -75,7 +76,7 @@ def test_dnd_initiative_is_d20_plus_dex_improved_initiative_and_other() -> None:
 
 def test_dnd_ties_go_to_the_higher_modifier_before_any_roll_off() -> None:
     # Both total 15: Bram's +5 beats Cora's +2, with no roll-off drawn (the script has no more faces).
-    started = enc.begin(fight(enc.DND, dnd("Cora", 2), dnd("Bram", 5)), ScriptedDice([13, 10]))
+    started = enc.begin(fight("dnd35", dnd("Cora", 2), dnd("Bram", 5)), ScriptedDice([13, 10]))
     assert order(started) == ["Bram", "Cora"]
     assert all(c.initiative and c.initiative.rolloffs == () for c in started.combatants)
 
@@ -83,7 +84,7 @@ def test_dnd_ties_go_to_the_higher_modifier_before_any_roll_off() -> None:
 def test_dnd_ties_of_total_and_modifier_roll_off_again_until_they_differ() -> None:
     # Three tie at 12 (+2); the roll-off 7, 7, 3 leaves two tied, who roll again: 2, 9.
     fighters = [dnd("A", 2), dnd("B", 2), dnd("C", 2), dnd("D", 0)]
-    started = enc.begin(fight(enc.DND, *fighters), ScriptedDice([10, 10, 10, 19, 7, 7, 3, 2, 9]))
+    started = enc.begin(fight("dnd35", *fighters), ScriptedDice([10, 10, 10, 19, 7, 7, 3, 2, 9]))
     assert order(started) == ["D", "B", "A", "C"]
     rolls = {c.name: c.initiative.rolloffs for c in started.combatants if c.initiative}
     assert rolls == {"A": (7, 2), "B": (7, 9), "C": (3,), "D": ()}
@@ -92,7 +93,7 @@ def test_dnd_ties_of_total_and_modifier_roll_off_again_until_they_differ() -> No
 def test_sf_by_side_adds_the_best_im_and_higher_rs_wins_a_tie() -> None:
     # Party's best IM 6 (RS 55), foes' 5 (RS 50): 4 + 6 = 10 against 5 + 5 = 10, and RS 55 beats 50.
     fighters = [sf("Kel", 55, side=Side.PARTY), sf("Jo", 30, side=Side.PARTY), sf("Sathar", 50, side=Side.FOES)]
-    started = enc.begin(fight(enc.SF, *fighters, by_side=True), ScriptedDice([4, 5]))
+    started = enc.begin(fight("sf", *fighters, by_side=True), ScriptedDice([4, 5]))
     assert [(s.side, s.roll.total, s.leader) for s in started.sides] == [
         (Side.PARTY, 10, "Kel"),
         (Side.FOES, 10, "Sathar"),
@@ -104,7 +105,7 @@ def test_sf_by_side_equal_rs_rolls_again_and_rerolls_every_round() -> None:
     fighters = [sf("Kel", 50, side=Side.PARTY), sf("Sathar", 50, side=Side.FOES)]
     # Round 1: 3 + 5 each, RS 50 each: roll-off 2 against 8, foes first. Round 2: party 9 + 5, foes 1 + 5.
     dice = ScriptedDice([3, 3, 2, 8, 9, 1])
-    started = enc.begin(fight(enc.SF, *fighters, by_side=True), dice)
+    started = enc.begin(fight("sf", *fighters, by_side=True), dice)
     assert order(started) == ["Sathar", "Kel"] and started.sides[0].roll.rolloffs == (8,)
     second = enc.advance(enc.advance(started, dice), dice)
     assert second.round == 2 and order(second) == ["Kel", "Sathar"] and dice.exhausted
@@ -112,21 +113,21 @@ def test_sf_by_side_equal_rs_rolls_again_and_rerolls_every_round() -> None:
 
 def test_sf_individual_initiative_ties_by_rs() -> None:
     fighters = [sf("Slow", 31, side=Side.PARTY), sf("Quick", 40, side=Side.FOES)]  # IM 4 each
-    started = enc.begin(fight(enc.SF, *fighters), ScriptedDice([6, 6]))
+    started = enc.begin(fight("sf", *fighters), ScriptedDice([6, 6]))
     assert order(started) == ["Quick", "Slow"]
     assert [c.initiative.total for c in started.combatants if c.initiative] == [10, 10]
 
 
 def test_aliens_keeps_the_entry_order_and_the_gm_reorders() -> None:
-    marines = [enc.combatant(enc.ALIENS, n, owner_id=GM, side=Side.PARTY, hp=20, max_hp=20) for n in "XYZ"]
-    started = enc.begin(fight(enc.ALIENS, *marines), NoDice())
+    marines = [enc.combatant("aliensrl", n, owner_id=GM, side=Side.PARTY, hp=20, max_hp=20) for n in "XYZ"]
+    started = enc.begin(fight("aliensrl", *marines), NoDice())
     assert order(started) == ["X", "Y", "Z"]
     moved = enc.move(enc.advance(started, NoDice()), enc.find(started, "Z").number, 1)
     assert order(moved) == ["Z", "X", "Y"] and moved.current and moved.current.name == "Y"
 
 
 def test_turns_wrap_into_the_next_round_and_skip_the_dead() -> None:
-    started = enc.begin(fight(enc.DND, dnd("A", 3), dnd("B", 2), dnd("C", 1)), ScriptedDice([10, 10, 10]))
+    started = enc.begin(fight("dnd35", dnd("A", 3), dnd("B", 2), dnd("C", 1)), ScriptedDice([10, 10, 10]))
     dead, _ = enc.apply_hit(started, enc.find(started, "B").number, Hit(damage=20))
     after_a = enc.advance(dead, NoDice())
     assert after_a.current and after_a.current.name == "C"
@@ -136,7 +137,7 @@ def test_turns_wrap_into_the_next_round_and_skip_the_dead() -> None:
 
 def test_flat_footed_until_its_first_turn_begins() -> None:
     """SRD, Initiative: Flat-Footed: "before your first regular turn"; the combatant whose turn it is is not."""
-    waiting = fight(enc.DND, dnd("A", 3), dnd("B", 2))
+    waiting = fight("dnd35", dnd("A", 3), dnd("B", 2))
     assert all(enc.flat_footed(waiting, c) for c in waiting.combatants)  # nobody's turn yet
     started = enc.begin(waiting, ScriptedDice([10, 10]))
     a, b = started.combatants
@@ -152,7 +153,7 @@ def test_flat_footed_until_its_first_turn_begins() -> None:
 
 def test_a_dnd_attack_uses_flat_footed_ac_until_the_target_s_first_turn_begins() -> None:
     rogue = enc.combatant(
-        enc.DND,
+        "dnd35",
         "Rogue",
         owner_id=PLAYER,
         side=Side.PARTY,
@@ -161,7 +162,7 @@ def test_a_dnd_attack_uses_flat_footed_ac_until_the_target_s_first_turn_begins()
         modifiers=enc.dnd_modifiers(3),
         stats={"ac": 15, "touch": 13, "flat_footed": 12, "flat_footed_touch": 10},
     )
-    started = enc.begin(fight(enc.DND, rogue, dnd("Ogre", -1)), ScriptedDice([2, 15]))  # the Ogre goes first
+    started = enc.begin(fight("dnd35", rogue, dnd("Ogre", -1)), ScriptedDice([2, 15]))  # the Ogre goes first
     assert started.current and started.current.name == "Ogre"
     assert enc.dnd_defense(started, enc.find(started, "Rogue")) == enc.Defense(
         12, True, "flat-footed AC 12: Rogue has not had its first turn in this fight yet", "flat-footed AC"
@@ -175,7 +176,7 @@ def test_a_dnd_attack_uses_flat_footed_ac_until_the_target_s_first_turn_begins()
 
 
 def test_flat_footed_given_holds_on_a_combatant_that_has_acted() -> None:
-    started = enc.begin(fight(enc.DND, dnd("Ogre", -1), dnd("Wolf", 2)), ScriptedDice([15, 2]))
+    started = enc.begin(fight("dnd35", dnd("Ogre", -1), dnd("Wolf", 2)), ScriptedDice([15, 2]))
     ogre = enc.find(enc.advance(started, NoDice()), "Ogre")
     assert ogre.acted
     after = enc.advance(started, NoDice())
@@ -187,12 +188,12 @@ def test_flat_footed_given_holds_on_a_combatant_that_has_acted() -> None:
 
 def test_a_character_in_a_fight_is_its_sheet_with_the_fight_s_hit_points() -> None:
     sheet = DndSheet(hit_points=12, max_hit_points=12, dexterity=14, damage_reduction="5/bludgeoning")
-    joined = enc.from_sheet(enc.DND, "Aria", sheet, owner_id=PLAYER, side=Side.PARTY, character_id=7)
+    joined = enc.from_sheet("dnd35", "Aria", sheet, owner_id=PLAYER, side=Side.PARTY, character_id=7)
     hurt = dataclasses.replace(joined, hp=4)
     assert enc.as_fought(sheet, hurt) == sheet.model_copy(update={"hit_points": 4})
     sf_sheet = SfSheet(stamina=50, current_stamina=50)
     stamina = dataclasses.replace(
-        enc.from_sheet(enc.SF, "Kel", sf_sheet, owner_id=PLAYER, side=Side.PARTY, character_id=8), hp=16
+        enc.from_sheet("sf", "Kel", sf_sheet, owner_id=PLAYER, side=Side.PARTY, character_id=8), hp=16
     )
     fought = enc.as_fought(sf_sheet, stamina)
     assert fought.current_stamina == 16 and fought.wounded and not sf_sheet.wounded
@@ -204,18 +205,18 @@ def test_a_character_in_a_fight_is_its_sheet_with_the_fight_s_hit_points() -> No
      (-1, Health.DYING, "dying"), (-9, Health.DYING, "dying"), (-10, Health.DEAD, "dead")],
 )  # fmt: skip
 def test_dnd_health_states(hp: int, state: Health, word: str) -> None:
-    assert enc.health(enc.DND, hp) is state
-    assert enc.health_word(enc.DND, hp, 10) == word
+    assert enc.health("dnd35", hp) is state
+    assert enc.health_word("dnd35", hp, 10) == word
 
 
 def test_sf_and_aliens_are_dead_at_zero() -> None:
-    assert enc.health(enc.SF, 0) is Health.DEAD and enc.health(enc.SF, 1) is Health.UP
-    assert enc.health(enc.ALIENS, 0) is Health.DEAD
+    assert enc.health("sf", 0) is Health.DEAD and enc.health("sf", 1) is Health.UP
+    assert enc.health("aliensrl", 0) is Health.DEAD
 
 
 def test_a_hit_changes_hit_points_and_says_so() -> None:
     ogre = dataclasses.replace(dnd("Ogre 2", hp=30))
-    encounter = fight(enc.DND, ogre)
+    encounter = fight("dnd35", ogre)
     after, change = enc.apply_hit(encounter, 1, Hit(damage=12))
     assert change.summary == "Ogre 2: 30 → 18 hp" and enc.find(after, "Ogre 2").hp == 18
     dying, change = enc.apply_hit(after, 1, Hit(damage=20))
@@ -226,7 +227,7 @@ def test_a_hit_changes_hit_points_and_says_so() -> None:
 
 def test_sf_knockout_counts_down_on_the_bearer_s_turns() -> None:
     fighters = [sf("Kel", 50, side=Side.PARTY), sf("Sathar", 40, side=Side.FOES)]
-    started = enc.begin(fight(enc.SF, *fighters), ScriptedDice([9, 1]))
+    started = enc.begin(fight("sf", *fighters), ScriptedDice([9, 1]))
     hit, change = enc.apply_hit(started, enc.find(started, "Sathar").number, Hit(damage=7, knockout_turns=2))
     assert change.summary == "Sathar: 40 → 33 hp, unconscious 2 turns"
     dice = ScriptedDice([9, 1, 9, 1])
@@ -237,7 +238,7 @@ def test_sf_knockout_counts_down_on_the_bearer_s_turns() -> None:
 
 
 def test_a_newcomer_rolls_and_acts_after_anyone_it_ties_with() -> None:
-    started = enc.begin(fight(enc.DND, dnd("A", 2), dnd("B", 0)), ScriptedDice([10, 5]))  # A 12, B 5
+    started = enc.begin(fight("dnd35", dnd("A", 2), dnd("B", 0)), ScriptedDice([10, 5]))  # A 12, B 5
     joined = enc.add(started, [dnd("New", 2)], ScriptedDice([10]))  # 12 (+2) ties A: goes after A
     assert order(joined) == ["A", "New", "B"] and joined.current and joined.current.name == "A"
     early = enc.add(enc.advance(started, NoDice()), [dnd("Fast", 5)], ScriptedDice([20]))
@@ -245,7 +246,7 @@ def test_a_newcomer_rolls_and_acts_after_anyone_it_ties_with() -> None:
 
 
 def test_removing_the_current_combatant_passes_the_turn() -> None:
-    started = enc.begin(fight(enc.DND, dnd("A", 3), dnd("B", 2), dnd("C", 1)), ScriptedDice([10, 10, 10]))
+    started = enc.begin(fight("dnd35", dnd("A", 3), dnd("B", 2), dnd("C", 1)), ScriptedDice([10, 10, 10]))
     removed = enc.remove(started, enc.find(started, "A").number, NoDice())
     assert removed.current and removed.current.name == "B" and removed.steps == started.steps + 1
     last = enc.advance(removed, NoDice())  # C's turn: removing C starts round 2 with B
@@ -262,7 +263,7 @@ def test_counted_names_continue_after_the_taken_ones() -> None:
 
 
 def test_a_condition_put_on_in_its_bearer_s_turn_lasts_through_the_next() -> None:
-    started = enc.begin(fight(enc.DND, dnd("A", 3), dnd("B", 2)), ScriptedDice([10, 10]))
+    started = enc.begin(fight("dnd35", dnd("A", 3), dnd("B", 2)), ScriptedDice([10, 10]))
     stunned = enc.set_condition(started, enc.find(started, "A").number, "stunned", 1)  # in A's own turn
     after_turn = enc.advance(stunned, NoDice())
     assert [(c.name, c.rounds) for c in enc.find(after_turn, "A").conditions] == [("stunned", 1)]
@@ -271,7 +272,7 @@ def test_a_condition_put_on_in_its_bearer_s_turn_lasts_through_the_next() -> Non
 
 
 def test_conditions_and_refusals() -> None:
-    encounter = fight(enc.DND, dnd("A"))
+    encounter = fight("dnd35", dnd("A"))
     marked = enc.set_condition(encounter, 1, "prone", None)
     assert enc.find(marked, "A").conditions == (Condition("prone", None),)
     assert enc.clear_condition(marked, 1, "PRONE").combatants[0].conditions == ()
@@ -280,22 +281,22 @@ def test_conditions_and_refusals() -> None:
     with pytest.raises(EncounterError):
         enc.add(encounter, [dnd("a")], NoDice())  # names are unique regardless of case
     with pytest.raises(EncounterError):
-        enc.begin(enc.new_encounter(enc.DND, "Empty", GM), NoDice())
+        enc.begin(enc.new_encounter("dnd35", "Empty", GM), NoDice())
     with pytest.raises(NameRefused):
         dnd("Bad *name*")
 
 
 def test_dump_and_load_round_trip() -> None:
     fighters = [sf("Kel", 55, side=Side.PARTY), sf("Sathar", 50, side=Side.FOES)]
-    started = enc.begin(fight(enc.SF, *fighters, by_side=True), ScriptedDice([4, 5]))
+    started = enc.begin(fight("sf", *fighters, by_side=True), ScriptedDice([4, 5]))
     marked, _ = enc.apply_hit(started, 2, Hit(damage=3, knockout_turns=4))
     assert enc.load(enc.dump(marked)) == marked
-    individual = enc.begin(fight(enc.DND, dnd("A", 1), dnd("B", 1)), ScriptedDice([3, 3, 1, 2]))
+    individual = enc.begin(fight("dnd35", dnd("A", 1), dnd("B", 1)), ScriptedDice([3, 3, 1, 2]))
     assert enc.load(enc.dump(individual)) == individual
 
 
 @given(
-    ruleset=st.sampled_from(enc.RULESETS),
+    ruleset=st.sampled_from(rulesets.registered_keys()),
     by_side=st.booleans(),
     actions=st.lists(
         st.tuples(st.sampled_from(["add", "next", "hit", "remove", "move", "condition"]), st.integers(0, 30)),
@@ -318,7 +319,7 @@ def test_any_sequence_of_changes_keeps_the_encounter_whole(
                 side = Side.PARTY if n % 2 else Side.FOES
                 newcomer = enc.combatant(
                     ruleset, f"C{encounter.next_number}", owner_id=GM, side=side, hp=n + 1, max_hp=n + 1,
-                    modifiers=enc.dnd_modifiers(n % 5 - 2) if ruleset == enc.DND else enc.sf_modifiers(n + 1),
+                    modifiers=enc.dnd_modifiers(n % 5 - 2) if ruleset == "dnd35" else enc.sf_modifiers(n + 1),
                     stats={"rs": n + 1},
                 )  # fmt: skip
                 encounter = enc.add(encounter, [newcomer], dice)
@@ -345,7 +346,7 @@ def test_any_sequence_of_changes_keeps_the_encounter_whole(
 
 def test_a_hit_that_takes_nothing_says_the_hit_points_as_they_stand() -> None:
     fighters = [sf("Kel", 50, side=Side.PARTY), sf("Sathar", 40, side=Side.FOES)]
-    started = enc.begin(fight(enc.SF, *fighters), ScriptedDice([9, 1]))
+    started = enc.begin(fight("sf", *fighters), ScriptedDice([9, 1]))
     sathar = enc.find(started, "Sathar").number
     _, change = enc.apply_hit(started, sathar, Hit(damage=0, stun_turns=3))
     assert change.summary == f"Sathar: {change.after} hp, stunned 3 turns"
@@ -366,7 +367,7 @@ def _issue_layout(out: str | None) -> Encounter:
         captain = dataclasses.replace(captain, hp=0)
     elif out is not None:
         captain = dataclasses.replace(captain, conditions=(Condition(out, 50),))
-    return fight(enc.SF, sf("Kel", 55, side=Side.PARTY), sf("Sathar", 30, side=Side.FOES), captain, by_side=True)
+    return fight("sf", sf("Kel", 55, side=Side.PARTY), sf("Sathar", 30, side=Side.FOES), captain, by_side=True)
 
 
 def _foes_first(encounter: Encounter) -> Fraction:
@@ -398,7 +399,7 @@ def test_sf_a_side_with_nobody_able_to_act_rolls_nothing_and_comes_last() -> Non
     out = (Condition("unconscious", 5),)
     foes = [dataclasses.replace(sf("Sathar 1", 90, side=Side.FOES), conditions=out), sf("Sathar 2", 90, side=Side.FOES)]
     foes[1] = dataclasses.replace(foes[1], hp=0)
-    encounter = fight(enc.SF, *foes, sf("Kel", 20, side=Side.PARTY), by_side=True)
+    encounter = fight("sf", *foes, sf("Kel", 20, side=Side.PARTY), by_side=True)
     dice = ScriptedDice([1])  # the party's d10 alone
     started = enc.begin(encounter, dice)
     assert dice.exhausted
@@ -408,14 +409,14 @@ def test_sf_a_side_with_nobody_able_to_act_rolls_nothing_and_comes_last() -> Non
     ]
     assert order(started) == ["Kel", "Sathar 1", "Sathar 2"]
     assert enc.load(json.loads(json.dumps(enc.dump(started)))) == started
-    nobody = enc.begin(fight(enc.SF, *foes, by_side=True), NoDice())
+    nobody = enc.begin(fight("sf", *foes, by_side=True), NoDice())
     assert [s.roll for s in nobody.sides] == [None] and order(nobody) == ["Sathar 1", "Sathar 2"]
 
 
 @pytest.mark.parametrize("kind", ["knockout_turns", "stun_turns"])
 def test_a_longer_second_knock_out_or_stun_replaces_the_first(kind: str) -> None:
     name = "unconscious" if kind == "knockout_turns" else "stunned"
-    encounter = fight(enc.SF, sf("Sathar", 40, side=Side.FOES))
+    encounter = fight("sf", sf("Sathar", 40, side=Side.FOES))
     first, _ = enc.apply_hit(encounter, 1, Hit(damage=0, **{kind: 74}))
     second, change = enc.apply_hit(first, 1, Hit(damage=0, **{kind: 100}))
     assert conditions_of(second) == [(name, 100)]
@@ -425,7 +426,7 @@ def test_a_longer_second_knock_out_or_stun_replaces_the_first(kind: str) -> None
 @pytest.mark.parametrize("kind", ["knockout_turns", "stun_turns"])
 def test_a_shorter_second_knock_out_or_stun_leaves_the_first_standing(kind: str) -> None:
     name = "unconscious" if kind == "knockout_turns" else "stunned"
-    encounter = fight(enc.SF, sf("Sathar", 40, side=Side.FOES))
+    encounter = fight("sf", sf("Sathar", 40, side=Side.FOES))
     first, _ = enc.apply_hit(encounter, 1, Hit(damage=0, **{kind: 100}))
     second, change = enc.apply_hit(first, 1, Hit(damage=3, **{kind: 74}))
     assert conditions_of(second) == [(name, 100)]

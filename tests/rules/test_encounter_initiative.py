@@ -21,19 +21,19 @@ NEXT = replay.INITIATIVE["encounter next"]
 
 
 def dnd_fight(*modifiers: int) -> enc.Encounter:
-    fight = enc.new_encounter(enc.DND, "Cave", 1)
+    fight = enc.new_encounter("dnd35", "Cave", 1)
     people = [
-        enc.combatant(enc.DND, f"Goblin {i}", owner_id=1, side=enc.Side.FOES, hp=6, max_hp=6, modifiers=mods)
+        enc.combatant("dnd35", f"Goblin {i}", owner_id=1, side=enc.Side.FOES, hp=6, max_hp=6, modifiers=mods)
         for i, mods in enumerate((enc.dnd_modifiers(m) for m in modifiers), start=1)
     ]
     return enc.add(fight, people, ScriptedDice([]))
 
 
 def sf_fight(*, by_side: bool) -> enc.Encounter:
-    fight = enc.new_encounter(enc.SF, "Dock", 1, by_side=by_side)
+    fight = enc.new_encounter("sf", "Dock", 1, by_side=by_side)
     people = [
         enc.combatant(
-            enc.SF, name, owner_id=1, side=side, hp=30, max_hp=30, modifiers=enc.sf_modifiers(rs), stats={"rs": rs}
+            "sf", name, owner_id=1, side=side, hp=30, max_hp=30, modifiers=enc.sf_modifiers(rs), stats={"rs": rs}
         )
         for name, side, rs in (
             ("Kel", enc.Side.PARTY, 55),
@@ -54,7 +54,7 @@ def asked_by(fight: enc.Encounter, change: Any = enc.advance) -> enc.InitiativeI
 def test_a_round_asks_for_every_combatant_with_its_modifiers() -> None:
     asked = asked_by(dnd_fight(2, 0, 2))
     assert (asked.ruleset, asked.encounter, asked.round, asked.entering, asked.by_side) == (
-        enc.DND,
+        "dnd35",
         "Cave",
         1,
         False,
@@ -69,14 +69,14 @@ def test_a_round_asks_for_every_combatant_with_its_modifiers() -> None:
 
 def test_a_star_frontiers_round_by_side_asks_for_each_side_with_its_leader() -> None:
     asked = asked_by(sf_fight(by_side=True))
-    assert asked.by_side and asked.die == enc.SF_DIE
+    assert asked.by_side and asked.die == 10
     assert [(r.name, r.leader, r.tiebreak) for r in asked.rollers] == [("party", "Vrusk", 65), ("foes", "Sathar", 40)]
 
 
 def test_a_newcomer_to_a_fight_under_way_asks_for_its_own_check_without_roll_offs() -> None:
     started = enc.advance(dnd_fight(1, 1), random.Random(3))
     late = enc.combatant(
-        enc.DND, "Ogre", owner_id=1, side=enc.Side.FOES, hp=30, max_hp=30, modifiers=enc.dnd_modifiers(-1)
+        "dnd35", "Ogre", owner_id=1, side=enc.Side.FOES, hp=30, max_hp=30, modifiers=enc.dnd_modifiers(-1)
     )
     asked = asked_by(started, lambda fight, dice: enc.add(fight, [late], dice))
     assert asked.entering and [r.name for r in asked.rollers] == ["Ogre"]
@@ -192,9 +192,9 @@ def test_every_change_takes_the_roll_it_asked_for_as_if_it_rolled_it(
             assert a == b
 
 
-def newcomers(*entries: enc.Combatant, ruleset: str = enc.DND) -> enc.InitiativeInput:
+def newcomers(*entries: enc.Combatant, ruleset: str = "dnd35") -> enc.InitiativeInput:
     """The roll newcomers to a fight under way ask for."""
-    fight = dnd_fight(0) if ruleset == enc.DND else sf_fight(by_side=False)
+    fight = dnd_fight(0) if ruleset == "dnd35" else sf_fight(by_side=False)
     started = enc.advance(fight, random.Random(1))
     return asked_by(started, functools.partial(lambda f, d, entries: enc.add(f, entries, d), entries=list(entries)))
 
@@ -205,13 +205,13 @@ def quick_dnd(name: str, initiative: int, *, improved: bool = False) -> enc.Comb
         enc.Modifier(m.value, enc.QUICK_INITIATIVE) if m.source == "Dex" else m
         for m in enc.dnd_modifiers(initiative, improved_initiative=improved)
     )
-    return enc.combatant(enc.DND, name, owner_id=1, side=enc.Side.FOES, hp=5, max_hp=5, modifiers=modifiers)
+    return enc.combatant("dnd35", name, owner_id=1, side=enc.Side.FOES, hp=5, max_hp=5, modifiers=modifiers)
 
 
 def character_dnd(dex: int, misc: int, *, improved: bool = False) -> enc.Combatant:
     """A character as `/encounter join` makes it: Dex, the feat, any other modifier."""
     modifiers = enc.dnd_modifiers(dex, improved_initiative=improved, misc=misc)
-    return enc.combatant(enc.DND, "Aria", owner_id=2, side=enc.Side.PARTY, hp=9, max_hp=9, modifiers=modifiers)
+    return enc.combatant("dnd35", "Aria", owner_id=2, side=enc.Side.PARTY, hp=9, max_hp=9, modifiers=modifiers)
 
 
 @pytest.mark.parametrize(
@@ -257,7 +257,7 @@ def test_typed_initiative_options_must_agree_with_the_newcomers_checks(
 
 def test_star_frontiers_newcomers_ignore_the_d_and_d_options() -> None:
     kel = enc.combatant(
-        enc.SF,
+        "sf",
         "Dralasite",
         owner_id=1,
         side=enc.Side.PARTY,
@@ -266,6 +266,6 @@ def test_star_frontiers_newcomers_ignore_the_d_and_d_options() -> None:
         modifiers=enc.sf_modifiers(50),
         stats={"rs": 50},
     )
-    logged = json.loads(json.dumps(replay.encode(newcomers(kel, ruleset=enc.SF))))
+    logged = json.loads(json.dumps(replay.encode(newcomers(kel, ruleset="sf"))))
     typed = {"initiative": 7, "improved_initiative": True}
     assert replay.disagreement("encounter.add", logged, typed) is None

@@ -10,6 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bot.rules.aliensrl.ruleset import ALIENSRL
+from bot.rules.dnd35.ruleset import DND35
 from bot.rules.names import (
     BLANK,
     CHARACTER,
@@ -23,9 +25,7 @@ from bot.rules.names import (
     clean_name,
     name_key,
 )
-from bot.rules.sheets.aliensrl import ALIENSRL
 from bot.rules.sheets.base import SheetError
-from bot.rules.sheets.dnd35 import DND35
 
 KINDS = (CHARACTER, WEAPON, LIST_ENTRY, MACRO)
 

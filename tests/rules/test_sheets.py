@@ -12,11 +12,12 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 from pydantic.fields import FieldInfo
 
+from bot.rules.aliensrl.ruleset import ALIENSRL
+from bot.rules.dnd35.ruleset import DND35
 from bot.rules.names import MARKDOWN, WEAPON, NameRefused, clean_name
-from bot.rules.sheets.aliensrl import ALIENSRL, AliensSheet, Weapon
+from bot.rules.sheets.aliensrl import AliensSheet, Weapon
 from bot.rules.sheets.base import MAX_BLOCK_BYTES, SCHEMA_KEY, Ruleset, Sheet, SheetError, allowed, parse_pairs
 from bot.rules.sheets.dnd35 import (
-    DND35,
     DR_PROPERTIES,
     SIZE_MODIFIERS,
     DndSheet,
@@ -26,11 +27,11 @@ from bot.rules.sheets.dnd35 import (
 from bot.rules.sheets.star_frontiers import (
     DEFAULT_ABILITY,
     DEFAULT_CAPACITY_KG,
-    STAR_FRONTIERS,
     Defense,
     SfSheet,
     SfWeapon,
 )
+from bot.rules.star_frontiers.ruleset import STAR_FRONTIERS
 
 RULESETS = [ALIENSRL, DND35, STAR_FRONTIERS]
 BY_KEY = {r.key: r for r in RULESETS}

@@ -12,7 +12,7 @@ from typing import Annotated, ClassVar, Literal
 from pydantic import Field
 
 from bot.rules.names import WEAPON
-from bot.rules.sheets.base import Ruleset, Sheet, name_field
+from bot.rules.sheets.base import Sheet, name_field
 
 # Default: the source names no skills; one skill per weapon-type label (aliensrl.md §4, "About skill names").
 WeaponType = Literal["pistol", "rifle", "heavy"]
@@ -80,6 +80,3 @@ class AliensSheet(Sheet):
             for w in self.weapons
         ]
         return [("Skills", skills), ("Condition", condition), ("Weapons", weapons)]
-
-
-ALIENSRL = Ruleset(key="aliensrl", title="AliensRL", sheet=AliensSheet, version=1)

@@ -24,7 +24,6 @@ from bot.rules.data.armor import TableArmor, armor_table, table_armor
 from bot.rules.names import LIST_ENTRY, WEAPON, NameKind
 from bot.rules.sheets.base import (
     NotationValueError,
-    Ruleset,
     Sheet,
     SheetError,
     clip_name,
@@ -733,9 +732,6 @@ class DndSheet(Sheet):
         if self.rogue_level:
             lines.append(("Sneak attack", f"{self.sneak_attack_dice}d6 = ceil({self.rogue_level} / 2) d6"))
         return lines
-
-
-DND35 = Ruleset(key="dnd35", title="D&D 3.5 / NWN", sheet=DndSheet, version=1)
 
 
 def _max_dex_of(key: str, current: Mapping[str, Any]) -> int | None:

@@ -18,7 +18,7 @@ from typing import Annotated, ClassVar, Final, Literal
 from pydantic import AfterValidator, Field, model_validator
 
 from bot.rules.names import WEAPON
-from bot.rules.sheets.base import Ruleset, Sheet, dice_text, name_field
+from bot.rules.sheets.base import Sheet, dice_text, name_field
 
 Race = Literal["human", "dralasite", "vrusk", "yazirian"]
 Skill = Literal["beam", "projectile", "gyrojet", "thrown", "melee", "martial_arts"]
@@ -332,6 +332,3 @@ class SfSheet(Sheet):
         if self.encumbered:
             return f"yes, -10 in melee and +10 to be hit: {load} is more than half"
         return f"no: {load} is half or less"
-
-
-STAR_FRONTIERS = Ruleset(key="sf", title="Star Frontiers", sheet=SfSheet, version=1)

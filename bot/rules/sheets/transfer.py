@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from bot.rules.sheets import RULESETS
+from bot.rules import rulesets
 from bot.rules.sheets.base import Ruleset, Sheet, SheetError, character_name, name_key
 
 FORMAT = "rules-dice-bot/characters"
@@ -85,9 +85,11 @@ def _entry(index: int, entry: Any) -> Portable:
     where = f"Character {index + 1}"
     if not isinstance(entry, dict) or set(entry) != {"ruleset", "name", "sheet"}:
         raise ImportError_(f"{where} must have exactly `ruleset`, `name` and `sheet`.")
-    rules = RULESETS.get(entry["ruleset"]) if isinstance(entry["ruleset"], str) else None
+    rules = rulesets.find(entry["ruleset"]) if isinstance(entry["ruleset"], str) else None
     if rules is None:
-        raise ImportError_(f"{where}: unknown ruleset {str(entry['ruleset'])[:40]!r}; known: {', '.join(RULESETS)}.")
+        raise ImportError_(
+            f"{where}: unknown ruleset {str(entry['ruleset'])[:40]!r}; known: {', '.join(rulesets.registered_keys())}."
+        )
     if not isinstance(entry["name"], str):
         raise ImportError_(f"{where}: `name` must be text.")
     try:

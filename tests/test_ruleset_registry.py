@@ -1,0 +1,219 @@
+"""A fourth ruleset plugs in through the registry alone and takes every shared path (tests/rulesets/pool.py).
+
+The pool game is registered by the `pool` fixture (`plugged_in()` and its cog's extension) and touches no shared
+file: roll, odds, Roll again, a fair log that `check_log` replays, /history, /stats, /help, /settings, and a fight
+(start, join with a character, a quick creature, initiative, a roll's hit applied).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator, Iterator
+from fractions import Fraction
+from itertools import product
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+
+from bot.db.engine import Database
+from bot.local.driver import LocalDiscord
+from bot.rules import replay, rulesets
+from bot.rules.encounter import Health
+from bot.rules.fair_log import LogRoll, check_log, parse_log
+from bot.rules.settings import every_setting
+from bot.ui import rulesets as presenters
+from bot.ui.help import starts
+from bot.ui.summaries import summaries
+from tests.dice_sources import ScriptedDice
+from tests.helpers import button, logged
+from tests.rulesets.pool import KEY, POOL, PoolRoll, plugged_in, pool_luck, roll_pool, success_odds
+from tests.test_encounter import ok, state, stored
+
+BUILT_IN = ("dnd35", "sf", "aliensrl")
+
+
+@pytest.fixture
+def registered() -> Iterator[None]:
+    with plugged_in():
+        yield
+
+
+@pytest_asyncio.fixture
+async def pool(local: LocalDiscord, registered: None) -> AsyncIterator[LocalDiscord]:
+    await local.bot.load_extension("tests.rulesets.pool_cog")
+    yield local
+
+
+# ------------------------------------------------------------------------------------------- the registry
+
+
+def test_the_built_in_rulesets_declare_one_spelling_each() -> None:
+    assert rulesets.registered_keys() == BUILT_IN
+    words = {r.key: (r.title, r.brief_title, r.health, r.health_short) for r in rulesets.every()}
+    assert words == {
+        "dnd35": ("D&D 3.5 / NWN", "D&D 3.5", "Hit points", "hp"),
+        "sf": ("Star Frontiers", "Star Frontiers", "Stamina", "STA"),
+        "aliensrl": ("AliensRL", "AliensRL", "Hit points", "hp"),
+    }
+    assert [p.key for p in presenters.every()] == list(BUILT_IN)
+
+
+def test_a_registered_ruleset_reaches_every_shared_registry_and_leaves_with_its_block() -> None:
+    with plugged_in():
+        assert rulesets.registered_keys() == (*BUILT_IN, KEY)
+        assert "pool.roll" in replay.kinds() and "pool.roll" in summaries()
+        assert "pool.sixes" in every_setting()
+        assert KEY in [s.key for s in starts()]
+    assert rulesets.find(KEY) is None and "pool.roll" not in replay.kinds()
+    assert "pool.sixes" not in every_setting() and KEY not in [s.key for s in starts()]
+
+
+def test_two_rulesets_cannot_share_a_key() -> None:
+    with plugged_in(), pytest.raises(ValueError, match="two rulesets"):
+        rulesets.register(rulesets.Ruleset(key=KEY, title="Other", sheet=POOL.sheet, version=1))
+
+
+# ------------------------------------------------------------------------------------------- the pure core
+
+
+@pytest.mark.parametrize("sixes_twice", [False, True])
+@pytest.mark.parametrize("dice", [1, 2, 3])
+def test_the_pool_odds_are_exact_by_enumeration(dice: int, sixes_twice: bool) -> None:
+    asked = PoolRoll(dice, sixes_twice)
+    counted: dict[int, Fraction] = {}
+    for faces in product(range(1, 7), repeat=dice):
+        result = roll_pool(asked, ScriptedDice(faces))
+        counted[result.successes] = counted.get(result.successes, Fraction(0)) + Fraction(1, 6**dice)
+    assert counted == success_odds(asked)
+
+
+def test_a_pool_s_luck_is_measured_against_its_odds() -> None:
+    tally = pool_luck(roll_pool(PoolRoll(2), ScriptedDice([5, 6])))
+    assert tally["hits"].observed == 1 and tally["hits"].expected == pytest.approx(20 / 36)
+    assert tally["damage"].observed == 2 and tally["damage"].expected == pytest.approx(2 / 3)
+
+
+# ------------------------------------------------------------------------------------------- every shared path
+
+
+async def test_a_pool_rolls_on_the_one_path_and_prices_its_odds(pool: LocalDiscord, database: Database) -> None:
+    pool.bot.dice = ScriptedDice([5, 1, 6, 2])
+    rolled = ok(await pool.command("pool roll", {"dice": 4}))
+    assert rolled["description"] == "**5**, 1, **6**, 2\n**2** successes"
+    [row] = await logged(database)
+    assert row.ruleset == KEY and row.command == "pool roll"
+    priced = ok(await pool.command("pool odds", {"dice": 2}))
+    assert priced["description"].startswith("At least one success: **55.6%**")
+    assert len(await logged(database)) == 1  # odds roll nothing
+
+
+async def test_roll_again_repeats_a_pool(pool: LocalDiscord) -> None:
+    pool.bot.dice = ScriptedDice([5, 5, 1])
+    first = await pool.command("pool roll", {"dice": 3})
+    again = button(pool.original(first), "Roll again")
+    assert again is not None
+    pool.bot.dice = ScriptedDice([1, 1, 6])
+    repeated = await pool.click(pool.original(first), again)
+    assert repeated.messages[-1]["embeds"][0]["description"] == "1, 1, **6**\n**1** successes"
+
+
+async def test_a_fair_session_s_pool_replays_from_its_log(pool: LocalDiscord) -> None:
+    ok(await pool.command("fair start"))
+    ok(await pool.command("pool roll", {"dice": 5}))
+    revealed = await pool.command("fair reveal")
+    [log_file] = revealed.files.values()
+    log = parse_log(log_file)
+    [roll] = log.rolls
+    assert isinstance(roll, LogRoll) and roll.kind == "pool.roll" and roll.inputs == {"dice": 5, "sixes_twice": False}
+    assert check_log(log).ok
+
+
+async def test_history_stats_and_help_show_the_pool(pool: LocalDiscord) -> None:
+    pool.bot.dice = ScriptedDice([6, 6, 2])
+    ok(await pool.command("pool roll", {"dice": 3}))
+    history = ok(await pool.command("history"))
+    assert "3d6 pool: 2 successes" in str(history)
+    luck = ok(await pool.command("stats", {"ruleset": KEY}))
+    assert luck["title"] == "Luck of this server · Pool" and "over 1 rolls" in luck["description"]
+    page = ok(await pool.command("help", {"ruleset": KEY}))
+    assert page["title"] == "Getting started: Pool"
+    overview = ok(await pool.command("help"))
+    assert "Pool" in [f["name"] for f in overview["fields"]]
+
+
+async def test_the_help_page_s_first_steps_run(pool: LocalDiscord) -> None:
+    ok(await pool.command("character create", {"ruleset": KEY, "name": "Tess"}))
+    ok(await pool.command("character set", {"character": "Tess", "values": "dice=5 hp=8/8"}))
+    pool.bot.dice = ScriptedDice([5, 5, 5, 1, 1])
+    rolled = ok(await pool.command("pool roll", {"character": "Tess"}))
+    assert rolled["title"] == "Tess: 5d6 pool" and rolled["description"].endswith("**3** successes")
+    hurt = ok(await pool.command("character hp", {"character": "Tess", "change": "-3"}))
+    assert hurt["description"].startswith("**Tess**: Grit 8 → **5** of 8")
+
+
+async def test_a_server_setting_of_the_pool_reaches_its_rolls(pool: LocalDiscord) -> None:
+    manager = pool.as_user("200000000000000099", permissions=str(1 << 5))
+    ok(await pool.command("settings set", {"setting": "pool.sixes", "value": "twice"}, actor=manager))
+    pool.bot.dice = ScriptedDice([6, 1])
+    rolled = ok(await pool.command("pool roll", {"dice": 2}))
+    assert rolled["description"].endswith("**2** successes")
+
+
+async def test_a_pool_fight_joins_rolls_initiative_and_takes_a_hit(pool: LocalDiscord, database: Database) -> None:
+    ok(await pool.command("character create", {"ruleset": KEY, "name": "Tess"}))
+    ok(await pool.command("character set", {"character": "Tess", "values": "dice=4 hp=8/8"}))
+    started = ok(await pool.command("encounter start", {"ruleset": KEY, "name": "Pit"}))
+    assert started["title"].startswith("Pit · Pool")
+    ok(await pool.command("encounter join", {"character": "Tess"}))
+    ok(await pool.command("encounter add", {"name": "Rat", "hp": 3, "initiative": 1}))
+    pool.bot.dice = ScriptedDice([2, 6])  # Tess d6 2 + 2 = 4, Rat d6 6 + 1 = 7: the Rat goes first
+    tracker = ok(await pool.command("encounter next"))
+    assert "8/8 grit" in tracker["description"]
+    fight = await stored(database)
+    assert [c.name for c in fight.combatants] == ["Rat", "Tess"] and fight.current is not None
+    assert [c.initiative.die for c in fight.combatants if c.initiative] == [6, 6]
+    pool.bot.dice = ScriptedDice([5, 6, 1, 2])
+    ok(await pool.command("pool roll", {"character": "Tess", "target": "Rat"}))
+    fight = await stored(database)
+    assert state(fight) == [("Rat", 1), ("Tess", 8)]
+    pool.bot.dice = ScriptedDice([5, 5])
+    ok(await pool.command("pool roll", {"dice": 2, "target": "Rat"}))
+    rat = (await stored(database)).combatants[0]
+    assert rat.hp == -1 and rulesets.fighting(KEY).health is not None
+    assert rulesets.fighting(KEY).health(rat.hp) is Health.DYING  # the pool's own health states
+
+
+# Files every ruleset shares: they read the registries and never name a game (the registries' lists of built-in
+# games excepted). bot/rules/replay.py still holds the built-in games' kinds, and bot/rules/encounter.py the map.
+SHARED = (
+    "bot/rules/luck.py",
+    "bot/rules/settings.py",
+    "bot/rules/sheets/__init__.py",
+    "bot/rules/sheets/transfer.py",
+    "bot/rules/rulesets.py",
+    "bot/ui/rulesets.py",
+    "bot/ui/help.py",
+    "bot/ui/summaries.py",
+    "bot/ui/encounter.py",
+    "bot/ui/characters.py",
+    "cogs/stats.py",
+    "cogs/help.py",
+    "cogs/characters.py",
+)
+GAME = re.compile(
+    r"""["'](?:dnd35|sf|aliensrl)["']|\bStamina\b|\bSTA\b|bot\.rules(?:\.| import )(?:dnd35|star_frontiers|aliensrl)"""
+    r"|bot\.ui(?:\.| import )(?:dnd35|star_frontiers|aliensrl)"
+)
+
+
+@pytest.mark.parametrize("path", SHARED)
+def test_a_shared_file_names_no_game(path: str) -> None:
+    text = (Path(__file__).resolve().parents[1] / path).read_text(encoding="utf-8")
+    named = [
+        line.strip()
+        for line in text.splitlines()
+        if GAME.search(line) and not line.strip().startswith("#") and "BUILT_IN" not in line
+    ]
+    registered = [line for line in named if re.fullmatch(r'"bot\.(?:rules|ui)\.[\w.]+:\w+",?', line)]
+    assert named == registered, f"{path} names a game outside the registry's list"
