@@ -239,3 +239,12 @@ def test_the_star_frontiers_tables_are_the_data_the_bot_reads() -> None:
     assert sf_ranged_table() in known[7]
     assert sf_melee_table() in known[8]
     assert sf_kind_table() in known[11]
+
+
+def test_the_privacy_policy_names_every_table() -> None:
+    """A new table is a new kind of data kept: docs/privacy.md must say what it holds and why."""
+    from bot.db.models import Base
+
+    policy = (ROOT / "docs" / "privacy.md").read_text()
+    missing = [table for table in Base.metadata.tables if f"`{table}`" not in policy and table != "alembic_version"]
+    assert missing == []
