@@ -101,7 +101,7 @@ async def test_a_backup_taken_while_the_bot_runs_restores_every_proof(
         restored = Settings(database_url=empty_database)
         bot = lambda: DiceBot(settings=restored, database=database, dice=random.Random(1), clock=lambda: FIXED_TIME)  # noqa: E731
         async with local_discord(bot, ids=Snowflakes(1767225600000 + 10**6)) as again:
-            shown = await again.command("character show", {"name": "Aria"})
+            shown = await again.command("character show", {"character": "Aria"})
             assert shown.embed["title"].startswith("Aria"), shown.embed
             fair_log = await again.command("fair log")
             assert list(fair_log.files.values()) == [log]  # the same signed bytes

@@ -348,7 +348,7 @@ def _term(node: Dice) -> _Term:
     depth, explodes = 0, 0.0
     if node.explode is not None:
         both = _matched(node.explode, low, high)
-        staying = both + matched - round(continues * sides)  # exploding faces that no reroll takes away
+        staying = round(continues * sides) - matched  # exploding faces that no reroll takes away
         explodes = both / sides  # raw: the first die without a reroll, a compounding die's later rolls
         if node.reroll is not None and not node.reroll.once and not node.reroll.add:
             explodes = max(explodes, staying / (sides - matched))
@@ -356,7 +356,9 @@ def _term(node: Dice) -> _Term:
             explodes = max(explodes, (sides * staying + matched * both) / sides**2)
         # Deep enough that a longer chain is negligible for any of the dice.
         depth = 1
-        if explodes > 0:
+        if explodes >= 1:  # every die that stays explodes again: only the cap ends the chain
+            depth = MAX_EXTRA_ROLLS
+        elif explodes > 0:
             depth = max(1, math.ceil(math.log(_CHAIN_NEGLIGIBLE / max(count, 1)) / math.log(explodes)))
         depth = min(depth, MAX_EXTRA_ROLLS)
     bounded = node.explode is None and (node.reroll is None or node.reroll.once or node.reroll.add)
@@ -502,6 +504,8 @@ def _compound(term: _Term, settled: dict[int, int]) -> _Dist:
     assert explode is not None
     sides = term.sides
     raw = range(term.low, term.low + sides)
+    if not any(explode.matches(f) for f in raw):  # a condition no face meets (`2d2!!>5`): it never compounds
+        return _from_weights({f: w * sides**term.depth for f, w in settled.items() if w})
     stop = _from_weights({f: 1 for f in raw if not explode.matches(f)})
     more = _from_weights({f: 1 for f in raw if explode.matches(f)})
     tail = _Dist(term.low, [1] * sides)

@@ -156,11 +156,23 @@ def test_finite_rolls_match_every_sequence_of_dice(text: str) -> None:
     [
         *("1d6!", "2d4!", "1d6!>5", "1d4!!", "2d4!!", "1d6!p", "2d4!p", "1d4r1!", "1d6ro1!", "1d4!t3", "2d4!mi2"),
         *("1d4!!kh1", "2d3!!kl1", "2d4r1", "2d4r<2", "2d4r1r3", "2d4r1kh1", "2d3r1t3"),
+        # Rerolled until, then exploding: a die that stays explodes more often than a fresh one (#30).
+        *("1d4r<2!", "1d6r<4!", "1d4r<2!p", "1d6r<4!!"),
+        # An explosion on faces the reroll takes away, or that no face reaches, never happens (#29).
+        *("1d3r<2!=1", "1d3r<2!!=1", "2d2!>5", "2d2!!>5", "2d2!p>5"),
     ],
 )
 def test_endless_rolls_match_the_roller_within_what_the_enumeration_left_out(text: str) -> None:
     result = assert_matches_roller(text, max_draws=9)
     assert result.error < EXACT_ERROR
+
+
+def test_a_reroll_until_then_explode_chain_is_counted_to_its_end() -> None:
+    """1d20r<18!: every die settles on 19 or 20, and a 20 explodes into another such die (mean 39, not 38.92)."""
+    result = odds(parse("1d20r<18!"))
+    assert abs(result.mean - 39) < Fraction(1, 10**6)
+    for k in range(6):  # k explosions, then a 19: 20k + 19, with chance 1/2 ** (k + 1)
+        assert abs(result.exactly(20 * k + 19) - Fraction(1, 2 ** (k + 1))) < Fraction(1, 10**9)
 
 
 def test_rerolls_until_are_exact_and_counted_as_the_faces_that_stay() -> None:
