@@ -476,10 +476,11 @@ DICE: Final[Kind[DiceRoll, dice.RollResult]] = Kind(
 )
 
 
-def _dnd_initiative(*sources: str, feat: bool = False) -> Callable[[fight.InitiativeInput], object]:
-    """A D&D newcomer's typed initiative option as its checks reflect it; UNKNOWN for Star Frontiers (it ignores them).
+def _initiative_option(*sources: str, feat: bool = False) -> Callable[[fight.InitiativeInput], object]:
+    """A newcomer's typed initiative option as its checks reflect it; UNKNOWN where its ruleset's checks ignore them.
 
-    The sum of the modifiers from `sources`, or with `feat` whether they carry Improved Initiative. Every newcomer
+    A ruleset's checks read them if its `Fighting.initiative_options` says so. The sum of the modifiers from
+    `sources`, or with `feat` whether they carry Improved Initiative. Every newcomer
     of one command took the same option: if their checks disagree, no typed value matches.
     """
 
@@ -530,7 +531,7 @@ INITIATIVE: Final[dict[str, Kind[fight.InitiativeInput, fight.Initiative]]] = {
     "encounter next": _initiative("encounter next"),
     "encounter join": _initiative(
         "encounter join",
-        {"initiative_bonus": _dnd_initiative(fight.OTHER), "improved_initiative": _dnd_initiative(feat=True)},
+        {"initiative_bonus": _initiative_option(fight.OTHER), "improved_initiative": _initiative_option(feat=True)},
         {
             **_JOINS,
             "side": "where it stands in a Star Frontiers fight by side, which rolls no newcomer's initiative",
@@ -539,8 +540,8 @@ INITIATIVE: Final[dict[str, Kind[fight.InitiativeInput, fight.Initiative]]] = {
     "encounter add": _initiative(
         "encounter add",
         {
-            "initiative": _dnd_initiative(fight.OTHER, fight.QUICK_INITIATIVE),
-            "improved_initiative": _dnd_initiative(feat=True),
+            "initiative": _initiative_option(fight.OTHER, fight.QUICK_INITIATIVE),
+            "improved_initiative": _initiative_option(feat=True),
         },
         {
             "name": "the quick creatures' name, numbered by `count`: the rollers' names hold it as made unique",
