@@ -12,7 +12,7 @@ from bot.client import DiceBot
 from bot.errors import UserError
 from bot.rules import aliensrl as rules
 from bot.rules import encounter as encounter_rules
-from bot.rules import replay
+from bot.rules.aliensrl import replay
 from bot.rules.aliensrl.ruleset import ALIENSRL, Readings, shot_luck
 from bot.rules.encounter import Combatant, Encounter, EncounterError, Hit
 from bot.rules.sheets.aliensrl import AliensSheet

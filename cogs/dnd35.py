@@ -15,7 +15,8 @@ from bot.db.characters import CharacterRecord, CharacterRepository
 from bot.errors import UserError
 from bot.rules import dnd35 as dnd
 from bot.rules import encounter as encounter_rules
-from bot.rules import luck, replay
+from bot.rules import luck
+from bot.rules.dnd35 import replay
 from bot.rules.dnd35.ruleset import DND35, attack_luck
 from bot.rules.dnd35.situation import NOTHING, from_options, suggest
 from bot.rules.encounter import Hit

@@ -12,12 +12,12 @@ from discord.ext import commands
 from bot.client import DiceBot
 from bot.db.characters import CharacterRecord
 from bot.errors import UserError
-from bot.rules import replay
 from bot.rules import star_frontiers as sf
 from bot.rules.audience import public_hit_points, sees_hit_points
 from bot.rules.encounter import Hit
 from bot.rules.replay import Kind
 from bot.rules.sheets.star_frontiers import SfSheet
+from bot.rules.star_frontiers import replay
 from bot.rules.star_frontiers.ruleset import STAR_FRONTIERS, attack_luck
 from bot.rules.star_frontiers.situation import NOTHING, ShotSituation, parse_shot_situation, suggest
 from bot.rules.star_frontiers.tables import MAX_DISTANCE_M

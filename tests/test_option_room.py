@@ -22,6 +22,7 @@ from bot.discord_api import sync_payload
 from bot.local.driver import Exchange, LocalDiscord
 from bot.rules import dnd35 as dnd
 from bot.rules import replay
+from bot.rules.dnd35 import replay as dnd_replay
 from bot.rules.fair import FairDice
 from tests.dice_sources import NoDice, ScriptedDice
 from tests.helpers import button, fields, logged
@@ -362,18 +363,18 @@ def test_the_terms_and_the_ac_of_each_word() -> None:
 def test_a_concealed_roll_replays_from_its_log_and_an_old_log_still_does() -> None:
     seed = bytes(range(32))
     attack = dnd.quick_attack(30, "1d8", 10, dnd.parse_situation("total concealment").apply(dnd.Situation()))
-    inputs = replay.DndAttackRoll(attack, dnd.Variants())
+    inputs = dnd_replay.DndAttackRoll(attack, dnd.Variants())
     for number in range(1, 6):
-        proof = replay.roll(replay.DND_ATTACK, inputs, FairDice(seed, number))
+        proof = replay.roll(dnd_replay.DND_ATTACK, inputs, FairDice(seed, number))
         again = replay.replay("dnd.attack", proof.inputs, seed, number)
         assert again.outcome == proof.outcome
         if proof.outcome["d20"] != 1:  # a hit: the d100 is drawn and logged
             assert 1 <= proof.outcome["concealment_d100"] <= 100
     # An attack without them is logged as before they existed (so its fair log's seal is the same), and reads back.
-    plain = replay.encode(replay.DndAttackRoll(dnd.quick_attack(5, "1d8", 15), dnd.Variants()))
+    plain = replay.encode(dnd_replay.DndAttackRoll(dnd.quick_attack(5, "1d8", 15), dnd.Variants()))
     assert "miss_chance" not in plain["attack"] and "adjustments" not in plain["attack"]["target"]
     assert replay.encode(inputs)["attack"]["miss_chance"] == 50
-    proof = replay.roll(replay.DND_ATTACK, replay.decode(replay.DndAttackRoll, plain), FairDice(seed, 1))
+    proof = replay.roll(dnd_replay.DND_ATTACK, replay.decode(dnd_replay.DndAttackRoll, plain), FairDice(seed, 1))
     assert "concealment_d100" not in proof.outcome
     assert replay.replay("dnd.attack", plain, seed, 1).outcome == proof.outcome
 

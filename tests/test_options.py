@@ -335,7 +335,7 @@ async def test_a_character_attacks_under_its_own_name(local: LocalDiscord) -> No
 def test_a_lasers_old_dial_is_its_setting() -> None:
     from importlib import import_module
 
-    from bot.rules.replay import current_shot_options
+    from bot.rules.star_frontiers.replay import current_shot_options
 
     assert current_shot_options({"weapon": "Laser pistol", "seu": 2}) == {"weapon": "Laser pistol", "setting": "2"}
     migration = import_module("bot.db.migrations.versions.0016_sf_shot_options")

@@ -18,8 +18,13 @@ import pytest_asyncio
 
 from bot.db.engine import Database
 from bot.local.driver import LocalDiscord
+from bot.rules import dnd35 as dnd
 from bot.rules import replay, rulesets
+from bot.rules.aliensrl import Ring, Shooter
+from bot.rules.aliensrl import replay as aliens_replay
+from bot.rules.dnd35 import replay as dnd_replay
 from bot.rules.encounter import Health
+from bot.rules.fair import FairDice
 from bot.rules.fair_log import LogRoll, check_log, parse_log
 from bot.rules.settings import every_setting
 from bot.ui import rulesets as presenters
@@ -185,8 +190,10 @@ async def test_a_pool_fight_joins_rolls_initiative_and_takes_a_hit(pool: LocalDi
 
 
 # Files every ruleset shares: they read the registries and never name a game (the registries' lists of built-in
-# games excepted). bot/rules/replay.py still holds the built-in games' kinds, and bot/rules/encounter.py the map.
+# games excepted). Each game's kinds of roll are in its package (bot/rules/<game>/replay.py); bot/rules/encounter.py
+# still holds the map.
 SHARED = (
+    "bot/rules/replay.py",
     "bot/rules/luck.py",
     "bot/rules/settings.py",
     "bot/rules/sheets/__init__.py",
@@ -217,3 +224,78 @@ def test_a_shared_file_names_no_game(path: str) -> None:
     ]
     registered = [line for line in named if re.fullmatch(r'"bot\.(?:rules|ui)\.[\w.]+:\w+",?', line)]
     assert named == registered, f"{path} names a game outside the registry's list"
+
+
+# ------------------------------------------------------------------------------------------- kinds of roll
+
+
+def test_each_built_in_game_declares_its_kinds_of_roll_in_its_own_package() -> None:
+    for entry, rules in zip(rulesets.BUILT_IN, rulesets.every(), strict=True):
+        package = entry.split(":")[0].removesuffix(".ruleset")  # bot.rules.dnd35.ruleset:DND35 -> bot.rules.dnd35
+        for kind in rules.kinds:
+            assert kind.inputs.__module__ == f"{package}.replay", (rules.key, kind.name)
+            assert kind.run.__module__ == f"{package}.replay", (rules.key, kind.name)
+    assert {k.name for r in rulesets.every() for k in r.kinds} == {
+        "dnd.attack",
+        "dnd.full-attack",
+        "sf.shoot",
+        "sf.melee",
+        "aliens.fire",
+    }
+
+
+# Inputs as a fair log of a past session holds them (logged before the kinds moved into their games' packages).
+PAST_ATTACK = {
+    "attack": {
+        "label": "Attack",
+        "attack_terms": [{"name": "attack bonus", "value": 5, "source": "given"}],
+        "damage": {"count": 1, "sides": 8},
+        "damage_terms": [],
+        "threat": 20,
+        "threat_source": "20 (given)",
+        "critical_multiplier": 2,
+        "multipliers": [],
+        "precision": [],
+        "energy": [],
+        "target": {
+            "ac": 15,
+            "kind": "AC",
+            "explanation": "given",
+            "dr": None,
+            "immune_to_criticals": False,
+            "denied_dex": False,
+            "notes": [],
+        },
+        "properties": [],
+        "ranged": False,
+        "notes": [],
+    },
+    "variants": {"multipliers": "seed", "confirmation": "srd", "finesse_shield": "srd", "monk_step": "srd"},
+}
+PAST_SHOT = {
+    "shooter": {"rank": 2, "pain": 1, "accuracy": 3, "ammo_damage": 10, "damage_modifier": 0, "shots": 1, "weapon": ""},
+    "dx": 3,
+    "dy": 4,
+    "distance": None,
+    "intervening": False,
+    "ring": "angband",
+    "crowded": False,
+    "targeted": "relocated",
+    "field": None,
+}
+
+
+def test_a_past_session_s_rolls_log_and_replay_as_they_did() -> None:
+    attack = dnd_replay.DndAttackRoll(dnd.quick_attack(5, "1d8", 15), dnd.Variants())
+    shot = aliens_replay.AliensShot(Shooter(rank=2, pain=1, accuracy=3), 3, 4, None, False, Ring.ANGBAND)
+    seed = bytes(range(32))
+    for kind, value, past, typed in (
+        (dnd_replay.DND_ATTACK, attack, PAST_ATTACK, {"attack_bonus": 5, "damage": "1d8", "target_ac": 15}),
+        (aliens_replay.ALIENS_SHOT, shot, PAST_SHOT, {"skill_rank": 2, "pain": 1, "accuracy": 3, "dx": 3, "dy": 4}),
+    ):
+        proof = replay.roll(kind, value, FairDice(seed, 1))
+        assert proof.inputs == past and proof.to_log()["kind"] == kind.name
+        again = replay.replay(kind.name, past, seed, 1)
+        assert again.outcome == proof.outcome
+        assert replay.disagreement(kind.name, past, typed) is None
+        assert replay.disagreement(kind.name, past, {**typed, "dx" if "dx" in typed else "target_ac": 5}) is not None

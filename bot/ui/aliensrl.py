@@ -12,8 +12,7 @@ from typing import Final
 import discord
 
 from bot.rules import aliensrl as rules
-from bot.rules import replay
-from bot.rules.aliensrl import Projectile, Shot, ShotOdds, Term
+from bot.rules.aliensrl import Projectile, Shot, ShotOdds, Term, replay
 from bot.rules.aliensrl.ruleset import ALIENSRL
 from bot.ui.embeds import (
     DEFAULT_FOOTER,

@@ -12,7 +12,7 @@ from typing import Final
 import discord
 
 from bot.rules import dnd35 as dnd
-from bot.rules import replay
+from bot.rules.dnd35 import replay
 from bot.rules.dnd35.ruleset import DND35
 from bot.rules.dnd35.tables import threat_text
 from bot.ui.embeds import (

@@ -14,9 +14,9 @@ from typing import Final
 
 import discord
 
-from bot.rules import replay
 from bot.rules import star_frontiers as sf
 from bot.rules.audience import public_hit_points
+from bot.rules.star_frontiers import replay
 from bot.rules.star_frontiers.ruleset import STAR_FRONTIERS
 from bot.ui.embeds import (
     DEFAULT_FOOTER,

@@ -329,11 +329,12 @@ def test_an_estimate_runs_without_collection_pauses_and_restores_the_collector()
 
 def test_a_roll_runs_without_collection_pauses_and_every_ruleset_through_the_registry() -> None:
     from bot.rules import replay
+    from bot.rules.dnd35 import replay as dnd_replay
 
     watching = _Watching()
     dice.roll("1000d2r1", watching)
     assert watching.collecting == {False} and gc.isenabled()
     watching = _Watching()
-    attack = replay.DndAttackRoll(dnd.quick_attack(5, "1d8", 10), dnd.DEFAULT_VARIANTS)
-    replay.roll(replay.DND_ATTACK, attack, watching)
+    attack = dnd_replay.DndAttackRoll(dnd.quick_attack(5, "1d8", 10), dnd.DEFAULT_VARIANTS)
+    replay.roll(dnd_replay.DND_ATTACK, attack, watching)
     assert watching.collecting == {False} and gc.isenabled()

@@ -12,8 +12,11 @@ from hypothesis import strategies as st
 from bot.rules import aliensrl, replay
 from bot.rules import dnd35 as dnd
 from bot.rules import star_frontiers as sf
+from bot.rules.aliensrl import replay as aliens_replay
+from bot.rules.dnd35 import replay as dnd_replay
 from bot.rules.fair import FairDice
 from bot.rules.sheets.dnd35 import DndSheet
+from bot.rules.star_frontiers import replay as sf_replay
 
 SEED = bytes(range(32))
 
@@ -50,15 +53,15 @@ def inputs() -> list[tuple[replay.Kind[Any, Any], Any]]:
     full = tuple(dnd.full_attack(fighter(), "Longsword", 18))
     return [
         (replay.DICE, replay.DiceRoll("4d6kh3+2d8!+d%")),
-        (replay.DND_ATTACK, replay.DndAttackRoll(quick, variants)),
+        (dnd_replay.DND_ATTACK, dnd_replay.DndAttackRoll(quick, variants)),
         (
-            replay.DND_FULL_ATTACK,
-            replay.DndFullAttackRoll(full, variants),
+            dnd_replay.DND_FULL_ATTACK,
+            dnd_replay.DndFullAttackRoll(full, variants),
         ),
-        (replay.SF_SHOT, replay.SfShot(ranged, sf.Variants(automatic_miss=False))),
-        (replay.SF_SHOT, replay.SfShot(stun, sf.Variants())),
-        (replay.SF_MELEE, replay.SfMelee(melee, sf.Variants())),
-        (replay.ALIENS_SHOT, replay.AliensShot(shooter, 3, 4, None, True, aliensrl.Ring.ANGBAND)),
+        (sf_replay.SF_SHOT, sf_replay.SfShot(ranged, sf.Variants(automatic_miss=False))),
+        (sf_replay.SF_SHOT, sf_replay.SfShot(stun, sf.Variants())),
+        (sf_replay.SF_MELEE, sf_replay.SfMelee(melee, sf.Variants())),
+        (aliens_replay.ALIENS_SHOT, aliens_replay.AliensShot(shooter, 3, 4, None, True, aliensrl.Ring.ANGBAND)),
     ]
 
 
@@ -122,18 +125,18 @@ def test_decoding_is_strict_and_says_where(data: Any, says: str) -> None:
 
 
 def test_decoding_refuses_json_types_that_only_look_right() -> None:
-    attack = replay.encode(replay.DndAttackRoll(dnd.quick_attack(5, "1d8", 15), dnd.Variants()))
+    attack = replay.encode(dnd_replay.DndAttackRoll(dnd.quick_attack(5, "1d8", 15), dnd.Variants()))
     attack["attack"]["threat"] = True  # a bool is not a whole number
     with pytest.raises(replay.InputError, match=r"input\.attack\.threat: expected a whole number"):
-        replay.decode(replay.DndAttackRoll, attack)
+        replay.decode(dnd_replay.DndAttackRoll, attack)
     attack["attack"]["threat"] = 20
     attack["variants"]["confirmation"] = "house"
     with pytest.raises(replay.InputError, match=r"input\.variants\.confirmation: 'house' is not a ConfirmationRule"):
-        replay.decode(replay.DndAttackRoll, attack)
+        replay.decode(dnd_replay.DndAttackRoll, attack)
 
 
 def test_inputs_the_rules_refuse_are_an_input_error_not_a_crash() -> None:
-    melee = replay.encode(replay.SfMelee(sf.quick_melee(60, 1, "1d10", sf.MeleeSituation()), sf.Variants()))
+    melee = replay.encode(sf_replay.SfMelee(sf.quick_melee(60, 1, "1d10", sf.MeleeSituation()), sf.Variants()))
     melee["attack"]["situation"]["distance"] = 50.0  # melee reaches 2 m
     with pytest.raises(replay.InputError, match="the rules refuse it"):
         replay.replay("sf.melee", melee, SEED, 1)
@@ -149,7 +152,7 @@ def test_typed_options_must_agree_with_the_inputs() -> None:
     assert replay.disagreement("dice", logged, {"expression": "4d6"}) == (
         "option `expression` is '4d6', but the roll was made with '3d6'"
     )
-    attack = replay.encode(replay.DndAttackRoll(dnd.quick_attack(5, "1d8", 15), dnd.Variants()))
+    attack = replay.encode(dnd_replay.DndAttackRoll(dnd.quick_attack(5, "1d8", 15), dnd.Variants()))
     typed = {"attack_bonus": 5, "damage": "1d8", "target_ac": 15}
     assert replay.disagreement("dnd.attack", attack, typed) is None
     assert replay.disagreement("dnd.attack", attack, {**typed, "target_ac": 16}) == (
@@ -179,20 +182,20 @@ def test_any_expression_that_rolls_replays(expression: str) -> None:
 
 
 def test_the_star_frontiers_notations_read_as_the_command_reads_them() -> None:
-    assert replay.sf_distance(" 30 m") == 30.0 and replay.sf_distance("Point Blank") is sf.Band.POINT_BLANK
-    assert replay.sf_distance("point_blank") is sf.Band.POINT_BLANK and replay.sf_distance("12.5") == 12.5
+    assert sf_replay.sf_distance(" 30 m") == 30.0 and sf_replay.sf_distance("Point Blank") is sf.Band.POINT_BLANK
+    assert sf_replay.sf_distance("point_blank") is sf.Band.POINT_BLANK and sf_replay.sf_distance("12.5") == 12.5
     with pytest.raises(ValueError):
-        replay.sf_distance("near")
-    assert replay.sf_setting("5 SEU") == 5 and replay.sf_setting("stun") is sf.Setting.STUN
+        sf_replay.sf_distance("near")
+    assert sf_replay.sf_setting("5 SEU") == 5 and sf_replay.sf_setting("stun") is sf.Setting.STUN
     with pytest.raises(ValueError):
-        replay.sf_setting("max")
-    assert replay.sf_damage("2d10  laser") == (sf.Dice(2, 10), sf.DamageKind.LASER)
-    assert replay.sf_damage("1d10 sonic knife") == (sf.Dice(1, 10), sf.DamageKind.SONIC_KNIFE)
-    assert replay.sf_damage("3d6") == (sf.Dice(3, 6), None)
+        sf_replay.sf_setting("max")
+    assert sf_replay.sf_damage("2d10  laser") == (sf.Dice(2, 10), sf.DamageKind.LASER)
+    assert sf_replay.sf_damage("1d10 sonic knife") == (sf.Dice(1, 10), sf.DamageKind.SONIC_KNIFE)
+    assert sf_replay.sf_damage("3d6") == (sf.Dice(3, 6), None)
 
 
 def test_a_typed_flag_is_not_a_number_and_a_full_attack_agrees_with_itself() -> None:
-    attack = replay.encode(replay.DndAttackRoll(dnd.quick_attack(5, "1d8", 15), dnd.Variants()))
+    attack = replay.encode(dnd_replay.DndAttackRoll(dnd.quick_attack(5, "1d8", 15), dnd.Variants()))
     typed = {"attack_bonus": 5, "damage": "1d8", "target_ac": 15}
     assert replay.disagreement("dnd.attack", attack, {**typed, "touch": False}) is None
     assert replay.disagreement("dnd.attack", attack, {**typed, "touch": 0}) == (
@@ -200,7 +203,7 @@ def test_a_typed_flag_is_not_a_number_and_a_full_attack_agrees_with_itself() -> 
     )
     situation = dnd.Situation(modifier=2)
     full = replay.encode(
-        replay.DndFullAttackRoll(dnd.quick_full_attack((11, 6), "1d8+4", 18, situation), dnd.Variants())
+        dnd_replay.DndFullAttackRoll(dnd.quick_full_attack((11, 6), "1d8+4", 18, situation), dnd.Variants())
     )
     typed = {"attack_bonus": "+11/+6", "damage": "1d8+4", "target_ac": 18, "situation": "+2"}
     assert replay.disagreement("dnd.full-attack", full, typed) is None

@@ -32,6 +32,7 @@ from bot.rules.star_frontiers import (
     Setting,
     Variants,
 )
+from bot.rules.star_frontiers import replay as sf_replay
 from tests.dice_sources import ScriptedDice
 from tests.stats import p_value
 
@@ -549,26 +550,26 @@ def test_20000_stuns_follow_the_exact_odds() -> None:
 
 def test_defender_and_setting_survive_the_log() -> None:
     attack = shot("Needler pistol", 10, target("skeinsuit", "albedo suit", stamina=33), STUN)
-    value = replay.SfShot(attack, EXPANDED)
+    value = sf_replay.SfShot(attack, EXPANDED)
     logged = json.loads(json.dumps(replay.encode(value)))
-    assert replay.decode(replay.SfShot, logged) == value
-    melee = replay.SfMelee(
+    assert replay.decode(sf_replay.SfShot, logged) == value
+    melee = sf_replay.SfMelee(
         swing("Stunstick", target(stamina=9), MeleeSituation(setting=Setting.STUN, distance=1)), BASIC
     )
-    assert replay.decode(replay.SfMelee, json.loads(json.dumps(replay.encode(melee)))) == melee
+    assert replay.decode(sf_replay.SfMelee, json.loads(json.dumps(replay.encode(melee)))) == melee
 
 
 def test_a_log_from_before_defenses_reads_with_the_defaults() -> None:
-    value = replay.SfShot(shot("Laser pistol", 30, sf.NO_DEFENDER, LASER_3), EXPANDED)
+    value = sf_replay.SfShot(shot("Laser pistol", 30, sf.NO_DEFENDER, LASER_3), EXPANDED)
     logged = json.loads(json.dumps(replay.encode(value)))
     del logged["attack"]["defender"], logged["attack"]["situation"]["setting"]
     del logged["attack"]["weapon"]["kind"], logged["attack"]["weapon"]["stun"]
-    decoded = replay.decode(replay.SfShot, logged)
+    decoded = replay.decode(sf_replay.SfShot, logged)
     assert decoded.attack.defender == sf.NO_DEFENDER and decoded.attack.situation.setting is Setting.DAMAGE
     assert decoded.attack.weapon.kind is None  # what the roll was made with then
     with pytest.raises(replay.InputError, match="missing \\['band'\\]"):
         del logged["attack"]["band"]
-        replay.decode(replay.SfShot, logged)
+        replay.decode(sf_replay.SfShot, logged)
 
 
 # ---------------------------------------------------------------------------------------------------------

@@ -7,8 +7,9 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from bot.rules import encounter as fight
-from bot.rules import luck, replay
+from bot.rules import luck
 from bot.rules.aliensrl import DEFAULT_RING, DEFAULT_TARGETED, Ring, Shot, Targeted, reaches_target
+from bot.rules.aliensrl.replay import ALIENS_SHOT
 from bot.rules.rulesets import Fighting, Quick, Ruleset
 from bot.rules.settings import Setting
 from bot.rules.sheets.aliensrl import AliensSheet
@@ -102,7 +103,7 @@ ALIENSRL: Final = Ruleset(
     reference="aliensrl",
     settings=SETTINGS,
     variants=variants,
-    kinds=(replay.ALIENS_SHOT,),
+    kinds=(ALIENS_SHOT,),
     # The reference has no initiative rule: combatants act in the order they entered (the GM moves them).
     fighting=Fighting(join=join, quick=quick, has_map=True),
 )

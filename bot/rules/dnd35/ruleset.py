@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from bot.rules import encounter as fight
-from bot.rules import luck, replay
+from bot.rules import luck
 from bot.rules.dnd35 import (
     DEFAULT_VARIANTS,
     AttackOdds,
@@ -19,6 +19,7 @@ from bot.rules.dnd35 import (
     table_weapon,
     weapon_names,
 )
+from bot.rules.dnd35.replay import DND_ATTACK, DND_FULL_ATTACK
 from bot.rules.rulesets import Fighting, Quick, Ruleset
 from bot.rules.settings import Setting
 from bot.rules.sheets.dnd35 import DndSheet
@@ -155,7 +156,7 @@ DND35: Final = Ruleset(
     reference="dnd35",
     settings=SETTINGS,
     variants=variants,
-    kinds=(replay.DND_ATTACK, replay.DND_FULL_ATTACK),
+    kinds=(DND_ATTACK, DND_FULL_ATTACK),
     weapon_table=weapon_names,
     reads_weapon=lambda name: table_weapon(name) is not None,
     fighting=Fighting(

@@ -6,11 +6,12 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from bot.rules import encounter as fight
-from bot.rules import luck, replay
+from bot.rules import luck
 from bot.rules.rulesets import Fighting, Quick, Ruleset
 from bot.rules.settings import Setting
 from bot.rules.sheets.star_frontiers import SfSheet
 from bot.rules.star_frontiers import AttackResult, Odds, Variants, weapon_names
+from bot.rules.star_frontiers.replay import SF_MELEE, SF_SHOT
 
 KEY: Final = "sf"
 SF_INITIATIVE: Final = "sf.initiative"  # side or individual: how a Star Frontiers encounter rolls initiative
@@ -121,7 +122,7 @@ STAR_FRONTIERS: Final = Ruleset(
     reference="star_frontiers",
     settings=SETTINGS,
     variants=variants,
-    kinds=(replay.SF_SHOT, replay.SF_MELEE),
+    kinds=(SF_SHOT, SF_MELEE),
     weapon_table=lambda: weapon_names(ready=False),
     fighting=Fighting(
         join=join,
