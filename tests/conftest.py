@@ -25,6 +25,7 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 import pytest_asyncio
@@ -44,7 +45,8 @@ FIXED_TIME = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 
 
 POSTGRES = os.environ.get("TEST_DATABASE", "sqlite") == "postgres"
-TEMPLATE = "dicebot_template"
+# One template per pytest-xdist worker: on a server of your own (TEST_POSTGRES_URL) the workers share the server.
+TEMPLATE = "dicebot_template" + (f"_{worker}" if (worker := os.environ.get("PYTEST_XDIST_WORKER")) else "")
 
 
 def _with_database(admin_url: str, name: str) -> str:
@@ -66,22 +68,39 @@ def touches_database(item: pytest.Item) -> bool:
     )
 
 
+_DESELECTED = pytest.StashKey[tuple[int, int]]()
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """With TEST_DATABASE=postgres, deselect the tests that touch no database: the SQLite pass runs them alike."""
     if not POSTGRES:
         return
     kept = [item for item in items if touches_database(item)]
     deselected = [item for item in items if not touches_database(item)]
+    config.stash[_DESELECTED] = (len(deselected), len(kept))
+    if hasattr(config, "workeroutput"):  # a pytest-xdist worker: the controller prints the count
+        config.workeroutput["postgres_deselected"] = config.stash[_DESELECTED]
     if deselected:
         config.hook.pytest_deselected(items=deselected)
         items[:] = kept
-        # pytest reports the count as "N deselected" in its summary line; this names the reason as well.
-        reporter = config.pluginmanager.get_plugin("terminalreporter")
-        if reporter is not None:
-            reporter.write_line(
-                f"TEST_DATABASE=postgres: {len(deselected)} tests that touch no database deselected "
-                f"(the SQLite pass runs them), {len(kept)} kept"
-            )
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: object) -> None:
+    """A pytest-xdist worker finished: keep the count it deselected, for the summary (every worker's is the same)."""
+    counted = getattr(node, "workeroutput", {}).get("postgres_deselected")
+    if counted is not None:
+        node.config.stash[_DESELECTED] = tuple(counted)
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    counted = config.stash.get(_DESELECTED, None)
+    if counted is not None and not hasattr(config, "workeroutput"):
+        deselected, kept = counted
+        terminalreporter.write_line(
+            f"TEST_DATABASE=postgres ran the {kept} tests that can reach a database; the {deselected} that cannot "
+            "were deselected (the SQLite pass runs them)"
+        )
 
 
 @pytest.fixture(scope="session")
