@@ -95,7 +95,7 @@ def pytest_testnodedown(node: Any, error: object) -> None:
 
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
     counted = config.stash.get(_DESELECTED, None)
-    if counted is not None and not hasattr(config, "workeroutput"):
+    if counted is not None and counted[0] and not hasattr(config, "workeroutput"):
         deselected, kept = counted
         terminalreporter.write_line(
             f"TEST_DATABASE=postgres ran the {kept} tests that can reach a database; the {deselected} that cannot "
