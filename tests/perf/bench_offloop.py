@@ -6,6 +6,10 @@ The bot runs in this process, connected to the double over the gateway, on a tem
 each heavy input: the command's wall time, this process's CPU over it (the worker process's is not counted),
 and the delay of a /ping sent every 25 ms from another server while it ran, counted from when each was due.
 `--quick` uses a session of 200 rolls and 2,000 tallies instead of 2,000 and 20,000.
+
+It also prints the time figures tests no longer assert (tests/test_free_loop.py runs the heavy inputs without
+the probe): the slowest refusal of a capped /roll (tests/test_roll.py) and a warm /dnd attack's answer time
+against the 0.3 s window of tests/test_slow_database.py.
 """
 
 from __future__ import annotations
