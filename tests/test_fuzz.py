@@ -22,7 +22,7 @@ from discord import app_commands
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.client import DiceBot, extensions
+from bot.client import DiceBot
 from bot.config import Settings
 from bot.db.engine import open_database
 from bot.local.driver import Exchange, LocalDiscord
@@ -104,8 +104,7 @@ def _leaf_commands() -> list[tuple[str, dict[str, Any]]]:
     async def schema() -> list[dict[str, Any]]:
         database = open_database("sqlite+aiosqlite://")  # never connected: loading cogs reads nothing
         bot = DiceBot(settings=Settings(database_url="sqlite+aiosqlite://"), database=database, dice=random.Random())
-        for name in extensions():
-            await bot.load_extension(name)
+        await bot.load_cogs()
         payload = sync_payload(bot.tree)
         await database.dispose()
         return payload

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from sqlalchemy import select
 
@@ -67,14 +65,11 @@ async def test_multiplication_is_escaped_for_markdown(local: LocalDiscord) -> No
 async def test_caps_are_refused_fast_with_a_message_naming_the_limit(
     local: LocalDiscord, expression: str, named_limit: str
 ) -> None:
-    local.bot.dice = NoDice()  # refused before any die is rolled
-    started = time.perf_counter()
+    local.bot.dice = NoDice()  # refused before any die is rolled (how fast: python -m tests.perf.bench_offloop)
     exchange = await local.command("roll", {"expression": expression})
-    elapsed = time.perf_counter() - started
     assert exchange.ephemeral
     assert exchange.embed["title"] == "Can't roll that"
     assert named_limit in exchange.embed["description"]
-    assert elapsed < 1.0  # generous on a shared machine; the refusal itself is microseconds
 
 
 async def test_exploding_dice_stop_at_the_extra_roll_cap_and_say_so(local: LocalDiscord) -> None:

@@ -75,8 +75,11 @@ async def test_a_slow_roll_is_deferred_then_answered(tight: LocalDiscord) -> Non
 
 
 async def test_a_fast_roll_is_not_deferred(tight: LocalDiscord) -> None:
-    # The first command of a fresh bot opens its database connections and fills its caches: on a busy machine
-    # with PostgreSQL that alone passed the 0.3 s once in CI. The roll measured is the next, warm one.
+    # A roll that answers inside the window goes out as its answer, with no "thinking…" first. The window is
+    # widened here so that a loaded machine cannot make the roll slow: how fast a warm roll really answers is a
+    # figure of `python -m tests.perf.bench_offloop`, not a test.
+    tight.double.ack_deadline = 60.0
+    tight.bot.tree.defer_after = 30.0  # type: ignore[attr-defined]
     await tight.command("dnd attack", QUICK)
     exchange = await tight.command("dnd attack", QUICK)
     assert exchange.response["type"] == 4

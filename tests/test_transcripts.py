@@ -3,7 +3,9 @@
 A transcript is a fenced `text` block of one of two kinds:
 
 - **console**: lines starting with "> " are typed into `python -m bot console --seed 1` on an empty database;
-  the lines after each are what the console printed for it, button lines included.
+  the lines after each are what the console printed for it, button lines included. The test runs the console
+  in this process, through the same functions the command runs (a process per block cost seconds each);
+  `test_the_console_process_prints_what_the_transcripts_show` checks the real process against one block.
 - **shell**: lines starting with "$ " are run by `sh`, with this interpreter first on PATH (so `python` is the
   project's); the lines after each are what it printed, standard error included, as a terminal shows it.
 
@@ -27,6 +29,8 @@ tests.test_transcripts` (which rewrites and prints the documents it changed).
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import os
 import re
@@ -34,11 +38,15 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterable
+from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from bot import __main__ as main_module
+from bot.config import Settings
+from bot.local import console
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
@@ -131,8 +139,47 @@ def doctor(folder: Path) -> None:
     (folder / "padded.json").write_text(json.dumps(log, indent=2), encoding="utf-8")
 
 
-def run_console(block: Block, folder: Path, database: Path) -> list[list[str]]:
-    """What the seeded console prints for each typed line of the block."""
+def run_console(block: Block, folder: Path, database: Path, template: Path | None = None) -> list[list[str]]:
+    """What the seeded console prints for each typed line of the block, as `python -m bot console --seed 1` would.
+
+    Run in this process, through what `python -m bot console` runs (`bot.__main__.prepare_database`, then
+    `bot.local.console.open_console` and `run` with the command line's defaults), in `folder`, on a new SQLite
+    database at `database`: a copy of the migrated `template` when given, else migrated from scratch.
+    `test_the_console_process_prints_what_the_transcripts_show` checks the real process prints the same.
+    """
+    if template is not None:
+        shutil.copyfile(template, database)
+    printed: list[str] = []
+
+    def write(text: str) -> None:  # line by line, as the process's pipe reads what it prints
+        printed.extend((text + "\n").splitlines())
+
+    async def typed() -> AsyncIterator[str]:
+        for line in block.typed:  # a bare `click` after each line marks where its output ends
+            yield line
+            yield MARK
+
+    async def console_run() -> int:
+        args = main_module.parse_args(["console", "--seed", "1"])
+        settings = Settings.from_env({"DATABASE_URL": f"sqlite+aiosqlite:///{database}", "DISCORD_TOKEN": ""})
+        opened = await main_module.prepare_database(settings)
+        try:
+            async with console.open_console(
+                settings, opened, seed=args.seed, user=args.user, guild=args.guild, manager=args.manager
+            ) as local:
+                local.timeout = args.timeout
+                return await console.run(local, typed(), write, as_json=args.json, folder=folder)
+        finally:
+            await opened.dispose()
+
+    with contextlib.chdir(folder):  # the console names the files it saves relative to where it runs
+        failed = asyncio.run(console_run())
+    assert failed == 0, printed  # the process's exit status: 1 when an `expect` line did not hold
+    return split_printed(printed)
+
+
+def run_console_process(block: Block, folder: Path, database: Path) -> list[list[str]]:
+    """What the real `python -m bot console --seed 1` prints for each typed line of the block."""
     typed = "".join(f"{line}\n{MARK}\n" for line in block.typed)
     env = {**os.environ, "DATABASE_URL": f"sqlite+aiosqlite:///{database}", "DISCORD_TOKEN": ""}
     env["PYTHONPATH"] = str(ROOT)  # this tree's bot, also where the virtual environment installed another
@@ -191,13 +238,16 @@ class Run:
     renames: dict[str, str]
 
 
-def run_document(document: Path, folder: Path) -> Run:
-    """Every transcript of the document with what really printed for it, run in order in `folder`."""
+def run_document(document: Path, folder: Path, template: Path | None = None) -> Run:
+    """Every transcript of the document with what really printed for it, run in order in `folder`.
+
+    `template`: a migrated SQLite database each console transcript starts from a copy of (else each migrates one).
+    """
     shutil.copy(ROOT / "tools" / "verify_roll.py", folder / "verify_roll.py")
     run = Run(document, [], {})
     for number, block in enumerate(blocks(document), start=1):
         if block.kind == "console":
-            printed = run_console(block, folder, folder / f"console-{number}.db")
+            printed = run_console(block, folder, folder / f"console-{number}.db", template)
             shown = log_names(line for _, out in block.steps for line in out)
             made = log_names(line for out in printed for line in out)
             run.renames.update((old, new) for old, new in zip(shown, made, strict=False) if old != new)
@@ -229,8 +279,8 @@ def test_the_documents_have_transcripts() -> None:
 
 
 @pytest.mark.parametrize("document", DOCUMENTED, ids=[str(d.relative_to(ROOT)) for d in DOCUMENTED])
-def test_transcripts_are_what_really_prints(tmp_path: Path, document: Path) -> None:
-    run = run_document(document, tmp_path)
+def test_transcripts_are_what_really_prints(tmp_path: Path, document: Path, sqlite_template: Path) -> None:
+    run = run_document(document, tmp_path, sqlite_template)
     if os.environ.get("UPDATE_TRANSCRIPTS"):
         rewrite(run)
         return
@@ -239,6 +289,15 @@ def test_transcripts_are_what_really_prints(tmp_path: Path, document: Path) -> N
         assert shown == block.typed, f"{document.relative_to(ROOT)} shows another version of {block.script}"
         for (typed, expected), out in zip(block.steps, printed, strict=True):
             assert list(expected) == out, f"{document.relative_to(ROOT)}: {PROMPTS[block.kind]}{typed}"
+
+
+def test_the_console_process_prints_what_the_transcripts_show(tmp_path: Path) -> None:
+    """The transcripts run the console in-process: the real `python -m bot console` prints the same, byte for byte."""
+    block = next(block for block in blocks(ROOT / "README.md") if block.kind == "console")
+    process = run_console_process(block, tmp_path, tmp_path / "process.db")
+    assert process == [list(out) for _, out in block.steps]
+    (tmp_path / "in-process").mkdir()
+    assert run_console(block, tmp_path / "in-process", tmp_path / "in-process.db") == process
 
 
 def main() -> int:
