@@ -22,6 +22,7 @@ import random
 import re
 import shlex
 import sys
+import threading
 from collections.abc import AsyncIterator, Callable
 from dataclasses import replace
 from functools import partial
@@ -257,11 +258,32 @@ def _message_lines(body: dict[str, Any]) -> list[str]:
 
 # -- the loop ----------------------------------------------------------------------------------------------
 async def read_lines(stream: TextIO, prompt: bool) -> AsyncIterator[str]:
-    """Lines of `stream`, read without blocking the event loop; a prompt is shown when interactive."""
+    """Lines of `stream`, read without blocking the event loop; a prompt is shown when interactive.
+
+    Each line is read in a daemon thread, not the loop's executor: at Ctrl-C `asyncio.run` waits for its
+    executor's threads, and one blocked reading a terminal or a pipe nobody closes would never end.
+    """
+    loop = asyncio.get_running_loop()
     while True:
         if prompt:
             print("> ", end="", flush=True)
-        line = await asyncio.to_thread(stream.readline)
+        read: asyncio.Future[str] = loop.create_future()
+
+        def reader(read: asyncio.Future[str] = read) -> None:
+            try:
+                line = stream.readline()
+            except (OSError, ValueError):  # closed under us
+                line = ""
+
+            def give() -> None:
+                if not read.done():
+                    read.set_result(line)
+
+            with contextlib.suppress(RuntimeError):  # the loop is gone: nobody waits for the line
+                loop.call_soon_threadsafe(give)
+
+        threading.Thread(target=reader, name="console input", daemon=True).start()
+        line = await read
         if not line:
             return
         yield line
