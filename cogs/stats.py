@@ -23,11 +23,17 @@ CHART = "luck.png"
 
 
 def table(rows: list[luck.Row]) -> str:
-    """Observed, expected and z per outcome, aligned for a code block."""
-    lines = [f"{'':<14}{'observed':>10}{'expected':>10}{'z':>7}"]
-    for row in rows:
-        z = "n/a" if row.z is None else f"{row.z:+.2f}"
-        lines.append(f"{row.label:<14}{row.observed:>10,.0f}{row.expected:>10,.2f}{z:>7}")
+    """Observed, expected and z per outcome, right-aligned for a code block; a column widens to its widest number."""
+    header = ["", "observed", "expected", "z"]
+    body = [
+        [row.label, f"{row.observed:,.0f}", f"{row.expected:,.2f}", "n/a" if row.z is None else f"{row.z:+.2f}"]
+        for row in rows
+    ]
+    widths = [max(len(cells[n]) for cells in [header, *body]) for n in range(len(header))]
+    lines = [
+        cells[0].ljust(widths[0]) + "".join("  " + cells[n].rjust(widths[n]) for n in range(1, len(header)))
+        for cells in [header, *body]
+    ]
     return "```\n" + "\n".join(lines) + "\n```"
 
 
