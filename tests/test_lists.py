@@ -7,8 +7,17 @@ for its asker only.
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+from typing import Any
+
+from bot.discord_api import sync_payload
+from bot.local.driver import LocalDiscord
 from bot.rules.luck import Row
 from cogs.stats import table
+
+ROOT = Path(__file__).resolve().parent.parent
+SUB_COMMAND, SUB_COMMAND_GROUP = 1, 2
 
 
 def test_the_stats_table_keeps_its_columns_past_100000_expected_damage() -> None:
@@ -25,3 +34,37 @@ def test_the_stats_table_keeps_its_columns_past_100000_expected_damage() -> None
         for end, cell in zip(ends, line.split()[-3:], strict=True):
             assert line[end - len(cell) : end] == cell and line[end - len(cell) - 2 : end - len(cell)] == "  "
     assert "398,765.25" in body[1] and "412,345" in body[1]
+
+
+def command_paths(payload: list[dict[str, Any]]) -> list[list[str]]:
+    """Every command a member can run, as its path of names: `/roll`, `/character weapon add`, ..."""
+
+    def walk(prefix: list[str], options: list[dict[str, Any]]) -> list[list[str]]:
+        found = [o for o in options if o["type"] in (SUB_COMMAND, SUB_COMMAND_GROUP)]
+        if not found:
+            return [prefix]
+        return [path for o in found for path in walk([*prefix, o["name"]], o.get("options", []))]
+
+    return [path for command in payload for path in walk([command["name"]], command.get("options", []))]
+
+
+def readme_rows() -> dict[str, set[str]]:
+    """The README's command table: each row's command, with every word of its cell's code spans."""
+    rows: dict[str, set[str]] = {}
+    for line in (ROOT / "README.md").read_text().splitlines():
+        if not line.startswith("| `/"):
+            continue
+        spans = re.findall(r"`([^`]*)`", line.split("|")[1])
+        words = {word.removeprefix("/") for span in spans for word in span.split() if not word.startswith("[")}
+        rows[spans[0].split()[0].removeprefix("/")] = words
+    return rows
+
+
+async def test_the_readme_command_table_names_every_command_and_subcommand(local: LocalDiscord) -> None:
+    rows = readme_rows()
+    missing = [
+        "/" + " ".join(path)
+        for path in command_paths(sync_payload(local.bot.tree))
+        if path[0] not in rows or not set(path[1:]) <= rows[path[0]]
+    ]
+    assert missing == []
