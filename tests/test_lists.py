@@ -68,3 +68,15 @@ async def test_the_readme_command_table_names_every_command_and_subcommand(local
         if path[0] not in rows or not set(path[1:]) <= rows[path[0]]
     ]
     assert missing == []
+
+
+async def test_the_edit_form_says_what_a_field_takes_in_the_bots_own_words(local: LocalDiscord) -> None:
+    await local.command("character create", {"ruleset": "dnd35", "name": "Lira"})
+    form = (await local.command("character edit", {"character": "Lira"})).modal
+    refused = await local.submit(form, {"strength": "strong", "bab": "1.5"})
+    assert refused.ephemeral and refused.embed["title"] == "Not a valid character"
+    assert refused.embed["description"] == (
+        "`strength` takes a whole number from 1 to 99, not `strong`.\n"
+        "`bab` takes a whole number from 0 to 60, not `1.5`."
+    )
+    assert "Input should" not in str(refused.embed)
