@@ -68,6 +68,7 @@ def with_options(line: str, options: str) -> str:
     return shlex.join([*kept, *given])
 
 
+@app_commands.guild_only()
 class Macros(commands.GroupCog, group_name="macro", group_description="Your saved rolls in this server"):
     """Saved rolls: a command line under a name, validated when saved, run with one short command."""
 

@@ -65,6 +65,7 @@ class Stats(commands.Cog):
         return await any_character_choices(self.bot, interaction, current)
 
     @app_commands.command(name="stats")
+    @app_commands.guild_only()
     @app_commands.autocomplete(character=characters)
     @app_commands.choices(ruleset=[app_commands.Choice(name=key, value=key) for key in rulesets.registered_keys()])
     async def stats(

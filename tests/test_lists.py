@@ -11,13 +11,18 @@ import re
 from pathlib import Path
 from typing import Any
 
+import discord
+
 from bot.discord_api import sync_payload
 from bot.local.driver import LocalDiscord
+from bot.local.limits import validate_command_set
+from bot.local.payloads import Actor
 from bot.rules.luck import Row
 from cogs.stats import table
 
 ROOT = Path(__file__).resolve().parent.parent
 SUB_COMMAND, SUB_COMMAND_GROUP = 1, 2
+GUILD_CONTEXT = 0
 
 
 def test_the_stats_table_keeps_its_columns_past_100000_expected_damage() -> None:
@@ -80,3 +85,35 @@ async def test_the_edit_form_says_what_a_field_takes_in_the_bots_own_words(local
         "`bab` takes a whole number from 0 to 60, not `1.5`."
     )
     assert "Input should" not in str(refused.embed)
+
+
+SERVER_ONLY = {"character", "encounter", "macro", "stats", "house-rules", "settings"}
+
+
+async def test_moderator_commands_are_offered_to_manage_server_only(local: LocalDiscord) -> None:
+    payload = sync_payload(local.bot.tree)
+    assert validate_command_set(payload) == []  # the bit set is a string of digits, as the API schema has it
+    offered = {c["name"]: c.get("default_member_permissions") for c in payload}
+    assert offered.pop("settings") == str(discord.Permissions(manage_guild=True).value)
+    assert set(offered.values()) == {None}  # every other command is every member's
+    [settings] = [c for c in payload if c["name"] == "settings"]
+    assert {o["name"] for o in settings["options"]} == {"set", "gm-channel", "gm-role"}
+    # An admin may grant the group to anyone under Integrations: each subcommand still checks Manage Server.
+    for refused in (
+        await local.command("settings set", {"setting": "aliensrl.ring", "value": "angband"}),
+        await local.command("settings gm-role"),
+    ):
+        assert refused.ephemeral and refused.embed["title"] == "Not allowed"
+    # What members use stays theirs: the settings to read, and their own answers.
+    assert (await local.command("house-rules")).embed["title"].startswith("Rules settings of this server")
+    assert "now start **full**" in (await local.command("answers", {"start": "full"})).embed["description"]
+
+
+async def test_server_only_commands_are_not_offered_in_direct_messages(local: LocalDiscord) -> None:
+    payload = {c["name"]: c for c in sync_payload(local.bot.tree)}
+    assert {name for name, c in payload.items() if c.get("dm_permission", True) is False} == SERVER_ONLY
+    assert all(payload[name]["contexts"] == [GUILD_CONTEXT] for name in SERVER_ONLY)
+    # A user's own choice of answers is for every server, so it is offered in a direct message too.
+    direct = Actor(user_id=local.actor.user_id, guild_id=None, channel_id=local.actor.channel_id)
+    chosen = await local.command("answers", {"start": "short"}, actor=direct)
+    assert chosen.rejected == [] and "now start **short**" in chosen.embed["description"]
