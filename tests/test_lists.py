@@ -8,17 +8,22 @@ for its asker only.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import discord
 
+from bot.client import DiceBot
 from bot.discord_api import sync_payload
-from bot.local.driver import LocalDiscord
+from bot.local.driver import LocalDiscord, local_discord
 from bot.local.limits import validate_command_set
-from bot.local.payloads import Actor
+from bot.local.payloads import Actor, Snowflakes
 from bot.rules.luck import Row
+from bot.ui.embeds import PHONE_LINES
 from cogs.stats import table
+from tests.helpers import button, pages
+from tests.test_pages import lines
 
 ROOT = Path(__file__).resolve().parent.parent
 SUB_COMMAND, SUB_COMMAND_GROUP = 1, 2
@@ -117,3 +122,34 @@ async def test_server_only_commands_are_not_offered_in_direct_messages(local: Lo
     direct = Actor(user_id=local.actor.user_id, guild_id=None, channel_id=local.actor.channel_id)
     chosen = await local.command("answers", {"start": "short"}, actor=direct)
     assert chosen.rejected == [] and "now start **short**" in chosen.embed["description"]
+
+
+STRANGER = "200000000000000002"
+
+
+def described(page: dict[str, Any]) -> list[str]:
+    return str(page.get("description", "")).splitlines()
+
+
+async def test_macro_list_pages_every_saved_roll_and_only_for_its_asker(
+    local: LocalDiscord, make_bot: Callable[[], DiceBot]
+) -> None:
+    for n in range(30):
+        await local.command("macro save", {"name": f"attack{n:02}", "command": f"/roll expression:1d20+{n}"})
+    listed = await local.command("macro list")
+    assert listed.ephemeral and lines(listed.embed) <= PHONE_LINES
+    shown = await pages(local, listed)
+    assert len(shown) > 1 and all(lines(page) <= PHONE_LINES for page in shown)
+    assert shown[0]["title"] == f"Your saved rolls (30 of 50) · 1/{len(shown)}"
+    names = [line.split("**")[1] for page in shown for line in described(page)]
+    assert names == [f"attack{n:02}" for n in range(30)]  # every one, in order, none twice
+    message = local.original(listed)
+    back = button(message, f"Page {len(shown) - 1}")
+    assert back is not None
+    refused = await local.click(message, back, actor=local.as_user(STRANGER))
+    assert refused.ephemeral and refused.embed["title"] == "Not yours"
+    # Another process on the same database turns the page: the button names all it needs.
+    async with local_discord(make_bot, ids=Snowflakes(1767225600000 + 86_400_000)) as restarted:
+        clicked = await restarted.click(message, back)
+    assert clicked.response["type"] == 7
+    assert clicked.response["data"]["embeds"][0]["title"] == shown[-2]["title"]
