@@ -29,7 +29,8 @@ def table(rows: list[luck.Row]) -> str:
         [row.label, f"{row.observed:,.0f}", f"{row.expected:,.2f}", "n/a" if row.z is None else f"{row.z:+.2f}"]
         for row in rows
     ]
-    widths = [max(len(cells[n]) for cells in [header, *body]) for n in range(len(header))]
+    least = [14, 8, 8, 5]  # the widths of a small table's columns; a wider number widens its column
+    widths = [max(least[n], *(len(cells[n]) for cells in [header, *body])) for n in range(len(header))]
     lines = [
         cells[0].ljust(widths[0]) + "".join("  " + cells[n].rjust(widths[n]) for n in range(1, len(header)))
         for cells in [header, *body]
