@@ -19,7 +19,9 @@ class ListPage(Pressed, template=NEVER):
 
     prefix = ""  # the custom id's first part, as the subclass's template has it
 
-    def __init__(self, asker: int, page: int, *args: int) -> None:
+    def __init__(self, asker: int, page: int, *args: int, **named: int) -> None:
+        # Rebuilt from a press, the template's groups after the page come by name, in the template's order.
+        args = (*args, *named.values())
         ids = ":".join(str(part) for part in (self.prefix, asker, page, *args))
         super().__init__(discord.ui.Button(label=f"Page {page}", style=discord.ButtonStyle.secondary, custom_id=ids))
         self.asker = asker

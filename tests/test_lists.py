@@ -153,3 +153,22 @@ async def test_macro_list_pages_every_saved_roll_and_only_for_its_asker(
         clicked = await restarted.click(message, back)
     assert clicked.response["type"] == 7
     assert clicked.response["data"]["embeds"][0]["title"] == shown[-2]["title"]
+
+
+async def test_character_list_pages_every_character(local: LocalDiscord, make_bot: Callable[[], DiceBot]) -> None:
+    for n in range(24):
+        await local.command("character create", {"ruleset": "aliensrl" if n % 2 else "dnd35", "name": f"Hero {n:02}"})
+    listed = await local.command("character list")
+    assert listed.ephemeral and lines(listed.embed) <= PHONE_LINES
+    shown = await pages(local, listed)
+    assert len(shown) > 1 and all(lines(page) <= PHONE_LINES for page in shown)
+    entries = [entry.split(" (#")[0] for page in shown for f in page["fields"] for entry in f["value"].splitlines()]
+    assert sorted(entries) == [f"Hero {n:02}" for n in range(24)] and len(set(entries)) == 24
+    message = local.original(listed)
+    back = button(message, f"Page {len(shown) - 1}")
+    assert back is not None
+    refused = await local.click(message, back, actor=local.as_user(STRANGER))
+    assert refused.ephemeral and refused.embed["title"] == "Not yours"
+    async with local_discord(make_bot, ids=Snowflakes(1767225600000 + 86_400_000)) as restarted:
+        clicked = await restarted.click(message, back)
+    assert clicked.response["data"]["embeds"][0]["title"] == shown[-2]["title"]
