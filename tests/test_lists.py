@@ -172,3 +172,23 @@ async def test_character_list_pages_every_character(local: LocalDiscord, make_bo
     async with local_discord(make_bot, ids=Snowflakes(1767225600000 + 86_400_000)) as restarted:
         clicked = await restarted.click(message, back)
     assert clicked.response["data"]["embeds"][0]["title"] == shown[-2]["title"]
+
+
+async def test_history_pages_every_roll_asked_for(local: LocalDiscord, make_bot: Callable[[], DiceBot]) -> None:
+    for n in range(25):
+        await local.command("roll", {"expression": f"1d20+{n}", "label": f"Attempt number {n:02} at the gate"})
+    asked = await local.command("history", {"count": 25})
+    assert asked.ephemeral and lines(asked.embed) <= PHONE_LINES
+    shown = await pages(local, asked)
+    assert len(shown) > 1 and all(lines(page) <= PHONE_LINES for page in shown)
+    rolls = [entry for page in shown for entry in described(page)]
+    assert len(rolls) == 25 and all("/roll" in entry and "[jump](" in entry for entry in rolls)
+    assert all(page["footer"]["text"] == "Private rolls are never listed." for page in shown)
+    message = local.original(asked)
+    back = button(message, f"Page {len(shown) - 1}")
+    assert back is not None
+    refused = await local.click(message, back, actor=local.as_user(STRANGER))
+    assert refused.ephemeral and refused.embed["title"] == "Not yours"
+    async with local_discord(make_bot, ids=Snowflakes(1767225600000 + 86_400_000)) as restarted:
+        clicked = await restarted.click(message, back)
+    assert clicked.response["data"]["embeds"][0]["description"] == shown[-2]["description"]
