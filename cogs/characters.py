@@ -27,10 +27,11 @@ from bot.rules.names import WEAPON, clean_name
 from bot.rules.sheets.base import SheetError, allowed, character_name, name_key, parse_pairs
 from bot.rules.sheets.transfer import MAX_IMPORT_BYTES, ImportPlan, Portable, dump_export, parse_export
 from bot.tree import report
-from bot.ui.characters import done_embed, list_embed, sheet_embed
+from bot.ui.characters import done_embed, list_pages, sheet_embed
 from bot.ui.embeds import clip, error_embed, paged
 from bot.ui.views import Confirm
 from cogs._audience import viewer
+from cogs._lists import ListPage, page_view
 from cogs._shared import Interaction, NotYours, find, find_own, guild_of
 
 EDIT_TIMEOUT = 15 * 60.0  # as long as Discord lets the bot answer the interaction that opened the form
@@ -201,17 +202,10 @@ class Characters(commands.GroupCog, group_name="character", group_description="Y
         Args:
             user: Whose characters (default: yours)
         """
-        guild_id = guild_of(interaction)
         owner = user or interaction.user
-        async with self.bot.database.read() as session:
-            repository = CharacterRepository(session)
-            # A game master's secret characters are listed to whoever may see them only, and not counted either.
-            found = await repository.summaries(
-                guild_id=guild_id, owner_id=owner.id, limit=1000, shown_to=await viewer(self.bot, interaction)
-            )
-            active = await repository.active_ids(guild_id=guild_id, user_id=owner.id)
-        embed = list_embed(found, owner_id=owner.id, active=active)
-        await interaction.response.send_message(embed=embed, ephemeral=True)
+        pages = await character_pages(self.bot, interaction, owner.id)
+        view = page_view(CharacterListPage, interaction.user.id, 1, len(pages), owner.id)
+        await interaction.response.send_message(embed=pages[0], view=view, ephemeral=True)
 
     @app_commands.command(name="use")
     @app_commands.autocomplete(character=own_characters)
@@ -540,6 +534,31 @@ async def apply_import(
     return created, replaced
 
 
+async def character_pages(bot: DiceBot, interaction: Interaction, owner_id: int) -> list[discord.Embed]:
+    """The characters of `owner_id` in this server, as the asker may see them, in pages."""
+    guild_id = guild_of(interaction)
+    async with bot.database.read() as session:
+        repository = CharacterRepository(session)
+        # A game master's secret characters are listed to whoever may see them only, and not counted either.
+        found = await repository.summaries(
+            guild_id=guild_id, owner_id=owner_id, limit=1000, shown_to=await viewer(bot, interaction)
+        )
+        active = await repository.active_ids(guild_id=guild_id, user_id=owner_id)
+    return list_pages(found, owner_id=owner_id, active=active)
+
+
+class CharacterListPage(
+    ListPage, template=r"characters:(?P<asker>[0-9]{1,20}):(?P<page>[0-9]{1,3}):(?P<owner>[0-9]{1,20})"
+):
+    """A page of /character list, read again from the store as the asker may see it."""
+
+    prefix = "characters"
+
+    async def pages(self, interaction: Interaction) -> list[discord.Embed]:
+        """The owner's characters in the server the button is pressed in."""
+        return await character_pages(interaction.client, interaction, *self.args)
+
+
 class EditForm(discord.ui.Modal):
     """The core numbers of a character in one form; saved only if nobody changed it meanwhile."""
 
@@ -718,4 +737,4 @@ def sheet_view(record: CharacterRecord, page: int, pages: int) -> discord.ui.Vie
 async def setup(bot: DiceBot) -> None:
     """Load the cog."""
     await bot.add_cog(Characters(bot))
-    bot.add_dynamic_items(SheetPage)
+    bot.add_dynamic_items(SheetPage, CharacterListPage)

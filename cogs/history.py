@@ -7,10 +7,12 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.client import DiceBot
-from bot.db.characters import CharacterRepository
+from bot.db.characters import CharacterRecord, CharacterRepository
 from bot.db.rolls import LoggedRoll, RollRepository
-from bot.ui.embeds import DESCRIPTION_LIMIT, ROLL_COLOUR, clip
+from bot.ui.embeds import ROLL_COLOUR
+from bot.ui.lists import line_pages
 from cogs._audience import viewer
+from cogs._lists import ListPage, page_view
 from cogs._shared import Interaction, any_character_choices, find
 
 
@@ -51,34 +53,65 @@ class History(commands.Cog):
             character: Only the rolls made with this character (yours by name, anyone's by #number)
             count: How many (1 to 25, default 10)
         """
-        if interaction.channel_id is None:
-            raise app_commands.NoPrivateMessage()
-        title = f"Latest rolls of {user.display_name}" if user else "Latest rolls in this channel"
-        async with self.bot.database.read() as session:
-            record = None
-            if character is not None:
-                # The answer is the asker's alone, and names the character: a secret one only if they may see it.
-                record = await find(
-                    CharacterRepository(session),
-                    interaction,
-                    character,
-                    owner_id=user.id if user else None,
-                    shown_to=await viewer(self.bot, interaction),
-                )
-                title = f"Latest rolls with {record.name}"
-            rolls = await RollRepository(session).recent(
-                channel_id=interaction.channel_id,
-                user_id=user.id if user else None,
-                character=record,
-                limit=count,
-            )
-        lines = [line(roll, interaction.guild_id) for roll in rolls]
-        description = "\n".join(lines) if lines else "No public rolls here yet."
-        embed = discord.Embed(title=title, description=clip(description, DESCRIPTION_LIMIT), colour=ROLL_COLOUR)
-        embed.set_footer(text="Private rolls are never listed.")
-        await interaction.response.send_message(embed=embed, ephemeral=True)
+        owner = user.id if user else 0
+        record = await history_character(self.bot, interaction, character, owner) if character else None
+        pages = await history_pages(self.bot, interaction, count=count, user_id=owner, character=record)
+        view = page_view(HistoryPage, interaction.user.id, 1, len(pages), count, owner, record.id if record else 0)
+        await interaction.response.send_message(embed=pages[0], view=view, ephemeral=True)
+
+
+async def history_character(bot: DiceBot, interaction: Interaction, character: str, user_id: int) -> CharacterRecord:
+    """The character a /history names, if the asker may see it named (the answer is theirs alone)."""
+    async with bot.database.read() as session:
+        return await find(
+            CharacterRepository(session),
+            interaction,
+            character,
+            owner_id=user_id or None,
+            shown_to=await viewer(bot, interaction),
+        )
+
+
+async def history_pages(
+    bot: DiceBot, interaction: Interaction, *, count: int, user_id: int, character: CharacterRecord | None
+) -> list[discord.Embed]:
+    """The latest public rolls of this channel (of `user_id` if not 0, with `character` if given), in pages."""
+    if interaction.channel_id is None:
+        raise app_commands.NoPrivateMessage()
+    async with bot.database.read() as session:
+        rolls = await RollRepository(session).recent(
+            channel_id=interaction.channel_id, user_id=user_id or None, character=character, limit=count
+        )
+    # A page turned after a restart knows the user by id alone: every line names them anyway.
+    title = "Latest rolls of one member" if user_id else "Latest rolls in this channel"
+    return line_pages(
+        f"Latest rolls with {character.name}" if character else title,
+        [line(roll, interaction.guild_id) for roll in rolls],
+        empty="No public rolls here yet.",
+        footer="Private rolls are never listed.",
+        colour=ROLL_COLOUR,
+    )
+
+
+class HistoryPage(
+    ListPage,
+    template=r"history:(?P<asker>[0-9]{1,20}):(?P<page>[0-9]{1,3}):(?P<count>[0-9]{1,2}):(?P<user>[0-9]{1,20})"
+    r":(?P<character>[0-9]{1,20})",
+):
+    """A page of /history, read again from the log: the channel's rolls as they are now."""
+
+    prefix = "history"
+
+    async def pages(self, interaction: Interaction) -> list[discord.Embed]:
+        """The rolls the asker asked for, in the channel the button is pressed in."""
+        count, user_id, character_id = self.args
+        record = None
+        if character_id:
+            record = await history_character(interaction.client, interaction, f"#{character_id}", user_id)
+        return await history_pages(interaction.client, interaction, count=count, user_id=user_id, character=record)
 
 
 async def setup(bot: DiceBot) -> None:
     """Load the cog."""
     await bot.add_cog(History(bot))
+    bot.add_dynamic_items(HistoryPage)

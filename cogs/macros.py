@@ -13,7 +13,9 @@ from bot.client import DiceBot
 from bot.commandline import ATTACHMENT, Parsed, parse_line
 from bot.db.macros import LINE_LENGTH, MAX_MACROS, NAME_LENGTH, MacroError, MacroRepository
 from bot.discord_api import sync_payload
-from bot.ui.embeds import DESCRIPTION_LIMIT, ROLL_COLOUR, clip
+from bot.ui.embeds import ROLL_COLOUR, clip
+from bot.ui.lists import line_pages
+from cogs._lists import ListPage, page_view
 from cogs._replay import RENAMED, replay, roll_command
 from cogs._shared import Interaction, guild_of
 
@@ -68,6 +70,7 @@ def with_options(line: str, options: str) -> str:
     return shlex.join([*kept, *given])
 
 
+@app_commands.guild_only()
 class Macros(commands.GroupCog, group_name="macro", group_description="Your saved rolls in this server"):
     """Saved rolls: a command line under a name, validated when saved, run with one short command."""
 
@@ -145,16 +148,9 @@ class Macros(commands.GroupCog, group_name="macro", group_description="Your save
     @app_commands.command(name="list")
     async def list_saved(self, interaction: Interaction) -> None:
         """List your saved rolls in this server."""
-        guild_id = guild_of(interaction)
-        async with self.bot.database.read() as session:
-            found = await MacroRepository(session).list(guild_id=guild_id, user_id=interaction.user.id)
-        lines = [f"**{m.name}**: `{clip(m.line, 200)}`" for m in found]
-        embed = discord.Embed(
-            title=f"Your saved rolls ({len(found)} of {MAX_MACROS})",
-            description=clip("\n".join(lines), DESCRIPTION_LIMIT) if lines else "None yet: `/macro save` makes one.",
-            colour=ROLL_COLOUR,
-        )
-        await interaction.response.send_message(embed=embed, ephemeral=True)
+        pages = await macro_pages(self.bot, guild_of(interaction), interaction.user.id)
+        view = page_view(MacroPage, interaction.user.id, 1, len(pages))
+        await interaction.response.send_message(embed=pages[0], view=view, ephemeral=True)
 
     @app_commands.command(name="delete")
     @app_commands.autocomplete(name=names)
@@ -173,6 +169,29 @@ class Macros(commands.GroupCog, group_name="macro", group_description="Your save
         await interaction.response.send_message(embed=embed, ephemeral=True)
 
 
+async def macro_pages(bot: DiceBot, guild_id: int, user_id: int) -> list[discord.Embed]:
+    """A user's saved rolls in a server, every one of them, in pages."""
+    async with bot.database.read() as session:
+        found = await MacroRepository(session).list(guild_id=guild_id, user_id=user_id)
+    return line_pages(
+        f"Your saved rolls ({len(found)} of {MAX_MACROS})",
+        [f"**{m.name}**: `{clip(m.line, 200)}`" for m in found],
+        empty="None yet: `/macro save` makes one.",
+        colour=ROLL_COLOUR,
+    )
+
+
+class MacroPage(ListPage, template=r"macros:(?P<asker>[0-9]{1,20}):(?P<page>[0-9]{1,3})"):
+    """A page of /macro list, read again from the store."""
+
+    prefix = "macros"
+
+    async def pages(self, interaction: Interaction) -> list[discord.Embed]:
+        """The asker's saved rolls in the server the button is pressed in."""
+        return await macro_pages(interaction.client, guild_of(interaction), self.asker)
+
+
 async def setup(bot: DiceBot) -> None:
     """Load the cog."""
     await bot.add_cog(Macros(bot))
+    bot.add_dynamic_items(MacroPage)

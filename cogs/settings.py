@@ -1,4 +1,11 @@
-"""/settings: the rules variants a server uses; anyone may look, Manage Server may change them."""
+"""The rules variants a server uses: anyone may look (/house-rules), Manage Server changes them (/settings).
+
+Discord hides a command from members by its default member permissions, which only a top-level command carries:
+so the commands that need Manage Server are one group, `/settings`, offered only to members who have it (a
+server's admins may grant it further under Integrations), and each still checks the permission itself, since the
+server's admins can change who sees it. What every member may use is beside it: `/house-rules` shows the
+settings and `/answers` is a user's own choice, in every server and in direct messages too.
+"""
 
 from __future__ import annotations
 
@@ -52,13 +59,33 @@ class PostableChannel(app_commands.Transformer):
         return value
 
 
-@app_commands.guild_only()
-class Settings(commands.GroupCog, group_name="settings", group_description="This server's rules variants"):
-    """Per-server variant readings of the rules."""
+class ModeratorsGroup(app_commands.Group):
+    """A top-level group offered to the members with its default permissions only, in servers only."""
+
+    def to_dict(self, tree: app_commands.CommandTree[Any]) -> dict[str, Any]:
+        """The group as a sync sends it, its permission bit set a string of digits as Discord's schema writes it.
+
+        discord.py sends the integer, which Discord's API schema does not describe.
+        """
+        payload = super().to_dict(tree)
+        if payload.get("default_member_permissions") is not None:
+            payload["default_member_permissions"] = str(payload["default_member_permissions"])
+        return payload
+
+
+class Settings(commands.Cog):
+    """Per-server variant readings of the rules, the GM channel and the game master role: for Manage Server."""
+
+    group = ModeratorsGroup(
+        name="settings",
+        description="Change this server's rules and game masters (Manage Server)",
+        guild_only=True,
+        allowed_contexts=app_commands.AppCommandContext(guild=True),
+        default_permissions=discord.Permissions(manage_guild=True),
+    )
 
     def __init__(self, bot: DiceBot) -> None:
         self.bot = bot
-        super().__init__()
 
     async def keys(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
         """Every setting, with its title."""
@@ -79,13 +106,7 @@ class Settings(commands.GroupCog, group_name="settings", group_description="This
             if current.lower() in value
         ][:25]
 
-    @app_commands.command(name="show")
-    async def show(self, interaction: Interaction) -> None:
-        """Show this server's rules settings and what each choice means."""
-        pages = await settings_pages(self.bot, interaction)
-        await interaction.response.send_message(embed=pages[0], view=settings_view(1, len(pages)), ephemeral=True)
-
-    @app_commands.command(name="set")
+    @group.command(name="set")
     @app_commands.autocomplete(setting=keys, value=values)
     async def set_(
         self,
@@ -114,24 +135,7 @@ class Settings(commands.GroupCog, group_name="settings", group_description="This
         message = f"`{spec.key}` is now **{value}**: {spec.choices[value]}."
         await interaction.response.send_message(embed=done_embed("Setting saved", message))
 
-    @app_commands.command(name="me")
-    async def me(self, interaction: Interaction, answers: Literal["short", "full", "server"]) -> None:
-        """Your own choice, in every server: start your roll answers short or full.
-
-        Args:
-            answers: short (the outcome and odds), full (every step), or server (this server's choice)
-        """
-        chosen = None if answers == "server" else answers
-        async with self.bot.database.write.begin() as session:
-            await PreferencesRepository(session).set_answers(interaction.user.id, chosen, now=self.bot.clock())
-        self.bot.forget_user_answers(interaction.user.id)
-        if chosen is None:
-            message = "Your roll answers start as each server chose (`/settings show`)."
-        else:
-            message = f"Your roll answers now start **{chosen}** in every server; Details switches them."
-        await interaction.response.send_message(embed=done_embed("Your answers", message), ephemeral=True)
-
-    @app_commands.command(name="gm-channel")
+    @group.command(name="gm-channel")
     async def gm_channel(
         self, interaction: Interaction, channel: app_commands.Transform[GmChannel, PostableChannel]
     ) -> None:
@@ -152,7 +156,7 @@ class Settings(commands.GroupCog, group_name="settings", group_description="This
         message = f"Hidden rolls (`hidden:true` on any roll) now go to {channel.mention}."
         await interaction.response.send_message(embed=done_embed("GM channel saved", message))
 
-    @app_commands.command(name="gm-role")
+    @group.command(name="gm-role")
     async def gm_role(self, interaction: Interaction, role: discord.Role | None = None) -> None:
         """Name the role whose members are game masters here: they see secrets (needs Manage Server).
 
@@ -187,6 +191,37 @@ class Settings(commands.GroupCog, group_name="settings", group_description="This
         await interaction.response.send_message(embed=done_embed("Game master role saved", message))
 
 
+class HouseRules(commands.Cog):
+    """What every member may use: this server's settings to read, and their own choice of answers."""
+
+    def __init__(self, bot: DiceBot) -> None:
+        self.bot = bot
+
+    @app_commands.command(name="house-rules")
+    @app_commands.guild_only()
+    async def show(self, interaction: Interaction) -> None:
+        """Show this server's rules settings and what each choice means."""
+        pages = await settings_pages(self.bot, interaction)
+        await interaction.response.send_message(embed=pages[0], view=settings_view(1, len(pages)), ephemeral=True)
+
+    @app_commands.command(name="answers")
+    async def answers(self, interaction: Interaction, start: Literal["short", "full", "server"]) -> None:
+        """Your own choice, in every server: start your roll answers short or full.
+
+        Args:
+            start: short (the outcome and odds), full (every step), or server (each server's choice)
+        """
+        chosen = None if start == "server" else start
+        async with self.bot.database.write.begin() as session:
+            await PreferencesRepository(session).set_answers(interaction.user.id, chosen, now=self.bot.clock())
+        self.bot.forget_user_answers(interaction.user.id)
+        if chosen is None:
+            message = "Your roll answers start as each server chose (`/house-rules`)."
+        else:
+            message = f"Your roll answers now start **{chosen}** in every server; Details switches them."
+        await interaction.response.send_message(embed=done_embed("Your answers", message), ephemeral=True)
+
+
 async def settings_pages(bot: DiceBot, interaction: Interaction) -> list[discord.Embed]:
     """This server's settings, each with what its choice means, in pages that fit a phone screen."""
     async with bot.database.read() as session:
@@ -200,12 +235,12 @@ async def settings_pages(bot: DiceBot, interaction: Interaction) -> list[discord
             value=clip(f"`{key}` = **{value}**{default}: {spec.choices[value]}\n{spec.help}", 1024),
             inline=False,
         )
-    embed.set_footer(text="Members with Manage Server change them with /settings set; /settings me is yours.")
+    embed.set_footer(text="Members with Manage Server change them with /settings set; /answers is yours.")
     return paged(embed)
 
 
 class SettingsPage(Pressed, template=r"settings:(?P<page>[0-9]{1,2})"):
-    """Show another page of /settings show, read again from the store (so it works after a restart too)."""
+    """Show another page of /house-rules, read again from the store (so it works after a restart too)."""
 
     def __init__(self, page: int) -> None:
         super().__init__(
@@ -221,7 +256,7 @@ class SettingsPage(Pressed, template=r"settings:(?P<page>[0-9]{1,2})"):
 
 
 def settings_view(page: int, pages: int) -> discord.ui.View:
-    """Buttons to the pages before and after `page` of /settings show."""
+    """Buttons to the pages before and after `page` of /house-rules."""
     view = discord.ui.View(timeout=None)
     for n in (page - 1, page + 1):
         if 1 <= n <= pages:
@@ -232,4 +267,5 @@ def settings_view(page: int, pages: int) -> discord.ui.View:
 async def setup(bot: DiceBot) -> None:
     """Load the cog."""
     await bot.add_cog(Settings(bot))
+    await bot.add_cog(HouseRules(bot))
     bot.add_dynamic_items(SettingsPage)

@@ -23,11 +23,18 @@ CHART = "luck.png"
 
 
 def table(rows: list[luck.Row]) -> str:
-    """Observed, expected and z per outcome, aligned for a code block."""
-    lines = [f"{'':<14}{'observed':>10}{'expected':>10}{'z':>7}"]
-    for row in rows:
-        z = "n/a" if row.z is None else f"{row.z:+.2f}"
-        lines.append(f"{row.label:<14}{row.observed:>10,.0f}{row.expected:>10,.2f}{z:>7}")
+    """Observed, expected and z per outcome, right-aligned for a code block; a column widens to its widest number."""
+    header = ["", "observed", "expected", "z"]
+    body = [
+        [row.label, f"{row.observed:,.0f}", f"{row.expected:,.2f}", "n/a" if row.z is None else f"{row.z:+.2f}"]
+        for row in rows
+    ]
+    least = [14, 8, 8, 5]  # the widths of a small table's columns; a wider number widens its column
+    widths = [max(least[n], *(len(cells[n]) for cells in [header, *body])) for n in range(len(header))]
+    lines = [
+        cells[0].ljust(widths[0]) + "".join("  " + cells[n].rjust(widths[n]) for n in range(1, len(header)))
+        for cells in [header, *body]
+    ]
     return "```\n" + "\n".join(lines) + "\n```"
 
 
@@ -59,6 +66,7 @@ class Stats(commands.Cog):
         return await any_character_choices(self.bot, interaction, current)
 
     @app_commands.command(name="stats")
+    @app_commands.guild_only()
     @app_commands.autocomplete(character=characters)
     @app_commands.choices(ruleset=[app_commands.Choice(name=key, value=key) for key in rulesets.registered_keys()])
     async def stats(

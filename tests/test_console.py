@@ -68,7 +68,7 @@ def test_json_console_is_reproducible_and_switches_users(tmp_path: Path) -> None
 
     assert syntax["body"]["data"]["embeds"][0]["title"] == "Can't roll that"
     assert boolean == {"error": "`private` must be true or false, not `maybe`."}
-    assert unknown["error"].startswith("There is no /nope. Commands: /aliens, /character, ")
+    assert unknown["error"].startswith("There is no /nope. Commands: /aliens, /answers, /character, ")
     assert "/roll" in unknown["error"]
 
 

@@ -212,7 +212,7 @@ async def test_who_starts_and_reveals_fair_sessions_is_a_server_setting(local: L
     start = await local.command("fair start", actor=bob)
     assert start.ephemeral and "only members with Manage Server start" in start.embed["description"]
     assert not (await local.command("fair start", actor=moderator)).ephemeral
-    shown_settings = await local.command("settings show")
+    shown_settings = await local.command("house-rules")
     [field] = [f for f in shown_settings.embed["fields"] if f["value"].startswith("`fair.who`")]
     assert field["value"].startswith("`fair.who` = **managers**: only members with Manage Server")
 

@@ -1,7 +1,7 @@
 """Phone first: every answer's pages fit a phone screen (about 25 lines of 38 characters), the rest behind buttons.
 
 Long breakdowns (a two-weapon full attack, an AliensRL burst, a Star Frontiers shot), a D&D sheet and
-/settings show are laid out in pages of whole steps; the Page buttons find what they show in the store, so they
+/house-rules are laid out in pages of whole steps; the Page buttons find what they show in the store, so they
 keep working after a restart.
 """
 
@@ -157,6 +157,6 @@ async def test_a_sheet_made_secret_after_it_was_shown_turns_no_page_for_the_tabl
 
 
 async def test_settings_show_fits_in_pages(local: LocalDiscord) -> None:
-    shown = await local.command("settings show")
+    shown = await local.command("house-rules")
     laid_out = await pages(local, shown)
     assert len(laid_out) > 1 and all(lines(page) <= PHONE_LINES for page in laid_out)

@@ -148,7 +148,7 @@ async def test_its_owner_rolling_against_it_switches_the_public_message_and_peek
 ) -> None:
     ogre = await secret_ogre(local)
     gm = local.as_user(GM)
-    await local.command("settings me", {"answers": "full"}, actor=gm)
+    await local.command("answers", {"start": "full"}, actor=gm)
     local.bot.dice = ScriptedDice([14, 6])
     attack = await local.command("dnd attack", {"attack_bonus": 3, "damage": "1d8+2", "target": ogre}, actor=gm)
     assert "vs AC ? → hit" in text(attack)  # public: the table reads it too

@@ -23,7 +23,7 @@ async def ring_field(local: LocalDiscord, exchange: Exchange) -> dict[str, str]:
 
 
 async def test_show_lists_every_setting_with_its_default(local: LocalDiscord) -> None:
-    shown = await shown_fields(local, await local.command("settings show"))  # pages it: read once
+    shown = await shown_fields(local, await local.command("house-rules"))  # pages it: read once
     assert [f["name"] for f in shown] == [spec.title for spec in SETTINGS.values()]
     [field] = [f for f in shown if f["value"].startswith("`aliensrl.ring`")]
     assert field["value"].startswith("`aliensrl.ring` = **chebyshev** (default): the 16 squares")
@@ -39,7 +39,7 @@ async def test_only_manage_server_changes_a_setting(local: LocalDiscord) -> None
     assert unknown.embed["description"].startswith("There is no setting `dice.colour`.")
     saved = await local.command("settings set", {"setting": "aliensrl.ring", "value": "Angband"}, actor=moderator)
     assert saved.embed["description"] == "`aliensrl.ring` is now **angband**: the 12 squares at Angband distance 2."
-    assert "= **angband**: the 12" in (await ring_field(local, await local.command("settings show")))["value"]
+    assert "= **angband**: the 12" in (await ring_field(local, await local.command("house-rules")))["value"]
 
 
 async def test_aliens_strays_follow_the_server_ring(local: LocalDiscord) -> None:
@@ -67,7 +67,7 @@ async def test_settings_are_per_server(local: LocalDiscord) -> None:
     moderator = local.as_user(MOD, permissions=MANAGER_PERMISSIONS)
     await local.command("settings set", {"setting": "aliensrl.ring", "value": "within-two"}, actor=moderator)
     elsewhere = Actor(user_id=MOD, guild_id="400000000000000001", channel_id="400000000000000002")
-    shown = await local.command("settings show", actor=elsewhere)
+    shown = await local.command("house-rules", actor=elsewhere)
     [field] = [
         f
         for page in await pages(local, shown, actor=elsewhere)
@@ -111,7 +111,7 @@ def labels(local: LocalDiscord, exchange: Exchange) -> list[str]:
 async def test_a_user_chooses_full_answers_for_themselves_only(local: LocalDiscord) -> None:
     other = local.as_user("200000000000000004")
     local.bot.dice = ScriptedDice([12, 5, 12, 5])
-    chosen = await local.command("settings me", {"answers": "full"})
+    chosen = await local.command("answers", {"start": "full"})
     assert chosen.ephemeral and "now start **full** in every server" in chosen.embed["description"]
     mine = await local.command("dnd attack", QUICK_ATTACK)
     assert mine.embed["fields"][0]["name"] == "Attack roll"  # every step at once
@@ -125,17 +125,17 @@ async def test_a_user_choice_outranks_the_server_and_server_gives_it_back(local:
     await local.command("settings set", {"setting": "rolls.answers", "value": "full"}, actor=moderator)
     local.bot.dice = ScriptedDice([12, 5] * 3)
     assert (await local.command("dnd attack", QUICK_ATTACK)).embed["fields"]  # the server's full answers
-    await local.command("settings me", {"answers": "short"})
+    await local.command("answers", {"start": "short"})
     short = await local.command("dnd attack", QUICK_ATTACK)
     assert not short.embed.get("fields") and short.embed["description"].startswith("**Hit**: **8** damage")
-    back = await local.command("settings me", {"answers": "server"})
+    back = await local.command("answers", {"start": "server"})
     assert "as each server chose" in back.embed["description"]
     assert (await local.command("dnd attack", QUICK_ATTACK)).embed["fields"]
 
 
 async def test_a_choice_made_in_one_process_is_read_by_another(local: LocalDiscord) -> None:
     """Stored, not kept in memory only: a bot that forgot its cache reads the choice from the database."""
-    await local.command("settings me", {"answers": "full"})
+    await local.command("answers", {"start": "full"})
     local.bot._user_answers.clear()
     local.bot.dice = ScriptedDice([12, 5])
     assert (await local.command("dnd attack", QUICK_ATTACK)).embed["fields"]

@@ -9,7 +9,7 @@ import discord
 
 from bot.rules import rulesets
 from bot.rules.sheets.base import Ruleset, Sheet
-from bot.ui.embeds import FIELD_VALUE_LIMIT, ROLL_COLOUR, TITLE_LIMIT, clip
+from bot.ui.embeds import FIELD_VALUE_LIMIT, ROLL_COLOUR, TITLE_LIMIT, clip, paged
 
 SHEET_COLOUR = discord.Colour.dark_teal()
 # Discord allows 25 fields per embed; a sheet never needs that many sections, but a huge one must still fit.
@@ -104,20 +104,24 @@ def sheet_embed(record: ShownCharacter, *, active: bool = False) -> discord.Embe
     return embed
 
 
-def list_embed(summaries: Sequence[ListedCharacter], *, owner_id: int, active: Sequence[int]) -> discord.Embed:
-    """A user's characters in this server, by ruleset."""
+LIST_CHUNK = 10  # characters in one field of a list: a page takes whole fields
+
+
+def list_pages(summaries: Sequence[ListedCharacter], *, owner_id: int, active: Sequence[int]) -> list[discord.Embed]:
+    """A user's characters in this server, by ruleset, every one of them, in pages that fit a phone screen."""
     embed = discord.Embed(title="Characters", description=f"of <@{owner_id}> in this server", colour=ROLL_COLOUR)
     for rules in rulesets.every():
         names = [
-            f"{s.name} (#{s.id}){' · secret' if s.secret else ''}{' · active' if s.id in active else ''}"
+            clip(f"{s.name} (#{s.id}){' · secret' if s.secret else ''}{' · active' if s.id in active else ''}", 100)
             for s in summaries
             if s.ruleset == rules.key
         ]
-        if names:
-            embed.add_field(name=rules.title, value=clip("\n".join(names), FIELD_VALUE_LIMIT), inline=False)
+        for start in range(0, len(names), LIST_CHUNK):
+            name = rules.title if start == 0 else f"{rules.title} (more)"
+            embed.add_field(name=name, value="\n".join(names[start : start + LIST_CHUNK]), inline=False)
     if not summaries:
         embed.description = f"<@{owner_id}> has no characters here yet. `/character create` makes one."
-    return embed
+    return paged(embed)
 
 
 def done_embed(title: str, message: str) -> discord.Embed:

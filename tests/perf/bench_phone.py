@@ -53,7 +53,7 @@ CASES: list[tuple[str, str, dict[str, Any] | None]] = [
     ("/sf melee", "sf melee", {"score": 40, "skill": 1, "damage": "1d10"}),
     ("/aliens fire, 4-shot burst", "aliens fire", {"character": "Vasquez", "dx": 9, "dy": 3, "intervening": True}),
     ("/character show, D&D", "character show", {"character": "Duo"}),
-    ("/settings show", "settings show", None),
+    ("/house-rules", "house-rules", None),
 ]
 
 

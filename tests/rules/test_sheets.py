@@ -640,7 +640,7 @@ def test_short_names_and_pointers_lead_to_settable_fields(rules: Ruleset) -> Non
 def test_set_fields_checks_all_values_together() -> None:
     sheet = DND35.set_fields(DND35.blank(), [("hp", "28/30"), ("Str", "12"), ("max hp", "31")])
     assert (sheet.hit_points, sheet.max_hit_points, sheet.strength) == (28, 31, 12)  # type: ignore[attr-defined]
-    with pytest.raises(SheetError, match="Allowed for `max_hit_points`"):
+    with pytest.raises(SheetError, match="`max_hit_points` takes a whole number from 1 to 10000, not `0`"):
         DND35.set_fields(DND35.blank(), [("str", "12"), ("hp", "5/0")])
     sf = STAR_FRONTIERS.set_fields(STAR_FRONTIERS.blank(), [("hp", "40/55"), ("rs", "60")])
     assert (sf.current_stamina, sf.stamina, sf.reaction_speed) == (40, 55, 60)  # type: ignore[attr-defined]

@@ -22,6 +22,7 @@ from typing import Any, ClassVar, Final, Literal, get_args, get_origin
 
 import annotated_types
 from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError, ValidationInfo
+from pydantic_core import ErrorDetails
 
 from bot.errors import UserError
 from bot.rules import health, notation
@@ -209,11 +210,27 @@ class Ruleset:
                 {**sheet.model_dump(), **values}, strict=False, context=_grandfather(sheet)
             )
         except ValidationError as error:
-            wrong = [k for k in values if any(p["loc"][:1] == (k,) for p in error.errors(include_url=False))]
-            help_lines = "".join(f"\nAllowed for `{k}`: {allowed(self.sheet, k)}." for k in wrong)
-            raise SheetError(f"{explain(error)}{help_lines}") from None
+            raise SheetError(self._in_own_words(error, values)) from None
         check_size(self.dump(changed))
         return changed
+
+    def _in_own_words(self, error: ValidationError, values: dict[str, Any]) -> str:
+        """What was wrong with the values a player set: each field named with what it takes, not pydantic's words.
+
+        A check of the bot's own (a model validator's `ValueError`) already speaks plainly and is kept as it is.
+        """
+        lines: list[str] = []
+        for problem in error.errors(include_url=False):
+            key = problem["loc"][0] if problem["loc"] else None
+            if key not in values:
+                line = explain_one(problem)
+            elif problem["type"] == "value_error":
+                line = f"{explain_one(problem)}\nAllowed for `{key}`: {allowed(self.sheet, str(key))}."
+            else:
+                line = f"`{key}` takes {allowed(self.sheet, str(key))}, not `{clip_name(str(values[key]))}`."
+            if line not in lines:
+                lines.append(line)
+        return "\n".join(lines[:8])
 
     def change_health(
         self, sheet: Sheet, change: health.HealthChange, maximum: health.HealthChange | None = None
@@ -391,13 +408,16 @@ def check_size(data: dict[str, Any]) -> None:
 
 def explain(error: ValidationError, *, limit: int = 8) -> str:
     """A pydantic error as lines a player can act on: where, and what was wrong."""
-    lines = []
-    for problem in error.errors(include_url=False)[:limit]:
-        where = ".".join(str(part) for part in problem["loc"]) or "the block"
-        lines.append(f"`{where}`: {problem['msg'].removeprefix('Value error, ')}")
+    lines = [explain_one(problem) for problem in error.errors(include_url=False)[:limit]]
     if error.error_count() > limit:
         lines.append(f"… and {error.error_count() - limit} more problems.")
     return "\n".join(lines)
+
+
+def explain_one(problem: ErrorDetails) -> str:
+    """One pydantic problem as a line: where, and what was wrong."""
+    where = ".".join(str(part) for part in problem["loc"]) or "the block"
+    return f"`{where}`: {problem['msg'].removeprefix('Value error, ')}"
 
 
 def allowed(sheet: type[Sheet], key: str) -> str:
