@@ -213,9 +213,9 @@ class DiceBot(commands.Bot):
         self._server_settings.pop(guild_id, None)
 
     async def user_answers(self, user_id: int, reading: AsyncSession | None = None) -> str | None:
-        """How a user chose their roll answers to start (`/settings me`), None for the server's choice.
+        """How a user chose their roll answers to start (`/answers`), None for the server's choice.
 
-        Kept for SETTINGS_TTL seconds like the server's settings, and forgotten at once by `/settings me`.
+        Kept for SETTINGS_TTL seconds like the server's settings, and forgotten at once by `/answers`.
         """
         now = time.monotonic()
         kept = self._user_answers.get(user_id)

@@ -573,7 +573,7 @@ def _record(
 
 
 async def _full_answers(bot: DiceBot, interaction: Interaction) -> bool:
-    """Whether a roll's answer starts full: the roller's own choice (`/settings me`), else the server's."""
+    """Whether a roll's answer starts full: the roller's own choice (`/answers`), else the server's."""
     chosen = await bot.user_answers(interaction.user.id)
     if chosen is not None:
         return chosen == "full"

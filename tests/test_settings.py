@@ -13,7 +13,7 @@ MOD = "200000000000000003"
 
 
 async def shown_fields(local: LocalDiscord, exchange: Exchange) -> list[dict[str, str]]:
-    """The fields of every page of /settings show."""
+    """The fields of every page of /house-rules."""
     return [f for page in await pages(local, exchange) for f in page["fields"]]
 
 

@@ -147,7 +147,7 @@ class GuildSetting(Base):
 
 
 class UserPreference(Base):
-    """What one user chose for themselves, in every server (`/settings me`); no row: the server's choices."""
+    """What one user chose for themselves, in every server (`/answers`); no row: the server's choices."""
 
     __tablename__ = "user_preferences"
 

@@ -13,7 +13,7 @@ from bot.rules.settings import ServerSettings, effective, server_settings
 
 # Kept beside the rules settings, but not one of them: its value is a channel, not a choice.
 GM_CHANNEL = "gm_channel"
-ANSWER_FORMS = ("short", "full")  # what a user may prefer for their own roll answers (`/settings me`)
+ANSWER_FORMS = ("short", "full")  # what a user may prefer for their own roll answers (`/answers`)
 
 
 class SettingsRepository:
@@ -59,7 +59,7 @@ class SettingsRepository:
 
 
 class PreferencesRepository:
-    """What users chose for themselves (`/settings me`), inside the caller's session."""
+    """What users chose for themselves (`/answers`), inside the caller's session."""
 
     def __init__(self, session: AsyncSession) -> None:
         self.session = session

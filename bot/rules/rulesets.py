@@ -111,7 +111,7 @@ class Ruleset(Sheets):
         health: What its hit points are called in a sentence ("Hit points"; the tests' pool game says "Grit").
         health_short: Their short form after a number ("hp"; the pool game "grit").
         reference: Its rules reference, docs/rules/<reference>.md, whose sections the code cites; None: none.
-        settings: The server settings it reads (`bot.rules.settings.Setting`), in the order /settings shows them.
+        settings: The server settings it reads (`bot.rules.settings.Setting`), in the order /house-rules shows them.
         variants: The typed readings its rolls take, from every setting's effective value.
         kinds: The kinds of roll it makes (`bot.rules.replay.Kind`): logged, replayed, checked.
         fighting: How it fights in the encounter tracker; None: it has no fights.

@@ -75,7 +75,7 @@ COMMON: Final = (
 
 
 def every_setting() -> dict[str, Setting]:
-    """Every setting by key: the bot's own, then each registered ruleset's, in the order /settings shows them."""
+    """Every setting by key: the bot's own, then each registered ruleset's, in the order /house-rules shows them."""
     found = {s.key: s for s in COMMON}
     for rules in rulesets.every():
         found.update((s.key, s) for s in rules.settings)
