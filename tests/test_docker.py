@@ -124,3 +124,26 @@ def test_the_image_checks_its_health_on_the_port_it_sets() -> None:
         in text
     )
     assert image_environment()["METRICS_PORT"] == "9108"
+
+
+def test_the_image_and_ci_install_the_locked_versions() -> None:
+    """Base images name a release, and every dependency's version comes from requirements.lock."""
+    import tomllib
+
+    lock = {
+        line.split("==")[0].lower().replace("_", "-"): line.split("==")[1]
+        for line in (ROOT / "requirements.lock").read_text().splitlines()
+        if line and not line.startswith("#")
+    }
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    named = [*project["dependencies"], *(d for extra in project["optional-dependencies"].values() for d in extra)]
+    for requirement in named:
+        name = re.split(r"[<>=!\[ ;]", requirement, maxsplit=1)[0].lower().replace("_", "-")
+        assert name in lock, f"{name} is not pinned in requirements.lock"
+    text = DOCKERFILE.read_text()
+    (base,) = re.findall(r"^FROM (\S+)", text, re.M)
+    assert re.fullmatch(r"python:3\.11\.\d+-slim-\w+", base), base
+    assert "COPY pyproject.toml README.md requirements.lock ./" in text and "pip install -c requirements.lock" in text
+    assert "pip install --quiet -c requirements.lock -e '.[dev]'" in (ROOT / ".ci" / "run").read_text()
+    compose = (ROOT / "compose.yaml").read_text()
+    assert re.findall(r"image: (\S+)", compose) == ["postgres:16.10-bookworm"]
