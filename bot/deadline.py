@@ -188,6 +188,7 @@ class Admission:
         now = loop.time()
         if now - arrived >= DISCORD_DEADLINE:
             log.warning("Dropped /%s: it waited %.1f s for the bot to start it", _name(interaction), now - arrived)
+            interaction.extras["outcome"] = "dropped"
             return False
         response = watch(interaction, max(0.0, arrived + defer_after - now))
         task = asyncio.current_task()
@@ -219,6 +220,7 @@ class Admission:
             await asyncio.wait(list(self._deferring))
         if response.dropped:
             release()
+            interaction.extras["outcome"] = "dropped"
             return False
         return True
 

@@ -28,7 +28,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-OUTCOMES = ("ok", "user_error", "bug", "database", "late")
+# late: answered after Discord's deadline; dropped: not run, Discord had dropped it while it waited its turn.
+OUTCOMES = ("ok", "user_error", "bug", "database", "late", "dropped")
 HEALTH_TIMEOUT = 2.0  # seconds the database gets to answer a health check
 # Seconds until the final answer: from well under Discord's window to its 15-minute interaction lifetime.
 ANSWER_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 3.0, 5.0, 10.0, 30.0, 60.0, 900.0)

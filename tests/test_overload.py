@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 import time
 
+from prometheus_client import REGISTRY
 from sqlalchemy import func, select
 
 from bot.db.engine import Database
@@ -107,10 +108,14 @@ async def test_a_command_discord_dropped_before_its_turn_is_not_run(local: Local
         payloads.APPLICATION_COMMAND,
         payloads.command_data("roll", [{"name": "expression", "type": 3, "value": "1d20"}]),
     )
+    dropped = {"command": "roll", "outcome": "dropped"}
+    before = REGISTRY.get_sample_value("dicebot_commands_total", dropped) or 0
     local.double.track(payload)
     local.bot._connection.parse_interaction_create(payload)
     time.sleep(DISCORD_DEADLINE)  # noqa: ASYNC251 -- the loop is stuck past Discord's deadline, on purpose
     await settle()
     assert [r for r in local.double.requests if payload["token"] in r.path] == []
+    # The operator's metrics count it as dropped, not answered (bot.metrics).
+    assert REGISTRY.get_sample_value("dicebot_commands_total", dropped) == before + 1
     async with database.read() as session:
         assert (await session.execute(select(func.count()).select_from(RollLog))).scalar_one() == 0
