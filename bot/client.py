@@ -277,6 +277,10 @@ class DiceBot(commands.Bot):
                     self._unfair.clear()
                 self._unfair[channel_id] = now
             return self.dice
+        if reading is not None and reading.in_transaction():
+            # Hand the read's connection back before taking a writer's: commands that each held one while waiting
+            # for the other would drain the pool (PostgreSQL's 5 + 10) and wait on each other until its timeout.
+            await reading.commit()
         async with self.database.write.begin() as session:
             taken = await FairRepository(session).take_roll(
                 fair_channel,
