@@ -24,6 +24,7 @@ import random
 import signal
 import stat
 import sys
+import threading
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -48,6 +49,7 @@ DISCORD_API = "https://discord.com/api/v10"
 # Exit codes: 1 Discord (the token, the network), 2 a setting, 3 the schema, 4 the database.
 EXIT_DISCORD, EXIT_SETTING, EXIT_SCHEMA, EXIT_DATABASE = 1, 2, 3, 4
 EXIT_INTERRUPTED = 130  # Ctrl-C, as a shell reports it
+INTERRUPT_GRACE = 3.0  # seconds the console gets to close after Ctrl-C
 MISSING_ACCESS = 50001  # Discord's code for a server the bot is not in (or may not act in)
 
 
@@ -221,6 +223,16 @@ async def run_console(settings: Settings, args: argparse.Namespace) -> int:
 
     database = await prepare_database(settings)
     interactive = sys.stdin.isatty() and not args.json
+    running = asyncio.current_task()
+
+    def interrupted() -> None:
+        # Ctrl-C: stop the command in progress and close the database; whatever still waits after a few seconds
+        # (a thread reading a terminal) is not worth waiting for: every answered roll is committed already.
+        if running is not None:
+            running.cancel()
+        threading.Timer(INTERRUPT_GRACE, os._exit, [EXIT_INTERRUPTED]).start()
+
+    asyncio.get_running_loop().add_signal_handler(signal.SIGINT, interrupted)
     try:
         async with console.open_console(
             settings, database, seed=args.seed, user=args.user, guild=args.guild, manager=args.manager
@@ -233,6 +245,8 @@ async def run_console(settings: Settings, args: argparse.Namespace) -> int:
             failed = await console.run(
                 local, console.read_lines(sys.stdin, interactive), console.stdout_writer, as_json=args.json
             )
+    except asyncio.CancelledError:
+        return EXIT_INTERRUPTED
     finally:
         await database.dispose()
     return 1 if failed else 0
