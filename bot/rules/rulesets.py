@@ -14,12 +14,12 @@ that this module stays pure: no Discord, no database.
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
+from bot.rules.registry import Registry
 from bot.rules.sheets.base import Ruleset as Sheets
 from bot.rules.sheets.base import SheetError
 
@@ -136,43 +136,27 @@ class Ruleset(Sheets):
         return self.short_title or self.title
 
 
-_REGISTRY: dict[str, Ruleset] = {}
-_loaded = False
+_REGISTRY: Final = Registry[Ruleset]("rulesets", BUILT_IN)
 
 
 def register(ruleset: Ruleset) -> Ruleset:
     """Add a ruleset to the registry, after the built-in ones; returns it."""
-    _load()
-    if ruleset.key in _REGISTRY and _REGISTRY[ruleset.key] is not ruleset:
-        raise ValueError(f"two rulesets are called {ruleset.key!r}")
-    _REGISTRY[ruleset.key] = ruleset
-    return ruleset
-
-
-def _load() -> dict[str, Ruleset]:
-    global _loaded
-    if not _loaded:
-        _loaded = True
-        for entry in BUILT_IN:
-            module, name = entry.split(":")
-            declared = getattr(importlib.import_module(module), name)
-            _REGISTRY.setdefault(declared.key, declared)
-    return _REGISTRY
+    return _REGISTRY.register(ruleset)
 
 
 def every() -> tuple[Ruleset, ...]:
     """Every registered ruleset, built-in ones first, in the order they registered."""
-    return tuple(_load().values())
+    return _REGISTRY.every()
 
 
 def registered_keys() -> tuple[str, ...]:
     """Every registered ruleset's key."""
-    return tuple(_load())
+    return _REGISTRY.keys()
 
 
 def find(key: str) -> Ruleset | None:
     """The ruleset with this key, if one is registered."""
-    return _load().get(key)
+    return _REGISTRY.find(key)
 
 
 def get(key: str) -> Ruleset:
@@ -191,12 +175,6 @@ def fighting(key: str) -> Fighting:
     return rules.fighting
 
 
-@contextmanager
-def registered(ruleset: Ruleset) -> Iterator[Ruleset]:
+def registered(ruleset: Ruleset) -> AbstractContextManager[Ruleset]:
     """A ruleset registered for the time of a `with` block (a test's own), and unregistered after it."""
-    _load()
-    register(ruleset)
-    try:
-        yield ruleset
-    finally:
-        _REGISTRY.pop(ruleset.key, None)
+    return _REGISTRY.registered(ruleset)

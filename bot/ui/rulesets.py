@@ -6,13 +6,13 @@ they register when this registry is first read. A test registers its own with `r
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any, Final
 
 from bot.rules import rulesets
+from bot.rules.registry import Registry
 
 # The presenters of the games that ship with the bot (module:name).
 BUILT_IN: Final = ("bot.ui.dnd35:PRESENTERS", "bot.ui.star_frontiers:PRESENTERS", "bot.ui.aliensrl:PRESENTERS")
@@ -53,47 +53,27 @@ class Presenters:
         return rulesets.get(self.key)
 
 
-_REGISTRY: dict[str, Presenters] = {}
-_loaded = False
+_REGISTRY: Final = Registry[Presenters]("presenters", BUILT_IN)
 
 
 def register(presenters: Presenters) -> Presenters:
     """Add a ruleset's presenters, after the built-in ones; returns them."""
-    _load()
-    if presenters.key in _REGISTRY and _REGISTRY[presenters.key] is not presenters:
-        raise ValueError(f"two presenters for the ruleset {presenters.key!r}")
-    _REGISTRY[presenters.key] = presenters
-    return presenters
-
-
-def _load() -> dict[str, Presenters]:
-    global _loaded
-    if not _loaded:
-        _loaded = True
-        for entry in BUILT_IN:
-            module, name = entry.split(":")
-            declared = getattr(importlib.import_module(module), name)
-            _REGISTRY.setdefault(declared.key, declared)
-    return _REGISTRY
+    return _REGISTRY.register(presenters)
 
 
 def every() -> tuple[Presenters, ...]:
     """Every registered ruleset's presenters, in the order of the rulesets' registry."""
-    found = _load()
-    return tuple(found[key] for key in rulesets.registered_keys() if key in found)
+    return tuple(found for key in rulesets.registered_keys() if (found := _REGISTRY.find(key)) is not None)
 
 
 def get(key: str) -> Presenters:
     """The presenters of the ruleset `key`."""
-    return _load()[key]
+    found = _REGISTRY.find(key)
+    if found is None:
+        raise KeyError(key)
+    return found
 
 
-@contextmanager
-def registered(presenters: Presenters) -> Iterator[Presenters]:
+def registered(presenters: Presenters) -> AbstractContextManager[Presenters]:
     """Presenters registered for the time of a `with` block (a test's own ruleset's), and unregistered after it."""
-    _load()
-    register(presenters)
-    try:
-        yield presenters
-    finally:
-        _REGISTRY.pop(presenters.key, None)
+    return _REGISTRY.registered(presenters)
