@@ -230,7 +230,10 @@ async def run_console(settings: Settings, args: argparse.Namespace) -> int:
         # (a thread reading a terminal) is not worth waiting for: every answered roll is committed already.
         if running is not None:
             running.cancel()
-        threading.Timer(INTERRUPT_GRACE, os._exit, [EXIT_INTERRUPTED]).start()
+        # A daemon: a console that closes in time exits at once, without waiting for the timer.
+        deadline = threading.Timer(INTERRUPT_GRACE, os._exit, [EXIT_INTERRUPTED])
+        deadline.daemon = True
+        deadline.start()
 
     asyncio.get_running_loop().add_signal_handler(signal.SIGINT, interrupted)
     try:
