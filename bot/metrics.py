@@ -74,18 +74,21 @@ def count_429s(record: logging.LogRecord) -> bool:
 
 
 def time_statements(engine: AsyncEngine) -> None:
-    """Observe every statement `engine` runs in DATABASE_SECONDS."""
+    """Observe every statement `engine` runs in DATABASE_SECONDS (once, however often a bot over it starts)."""
     target = engine.sync_engine
+    if not event.contains(target, "before_cursor_execute", _started):
+        event.listen(target, "before_cursor_execute", _started)
+        event.listen(target, "after_cursor_execute", _ended)
 
-    @event.listens_for(target, "before_cursor_execute")
-    def _started(connection: Any, *_: Any) -> None:
-        connection.info.setdefault("dicebot_started", []).append(time.perf_counter())
 
-    @event.listens_for(target, "after_cursor_execute")
-    def _ended(connection: Any, *_: Any) -> None:
-        started = connection.info.get("dicebot_started")
-        if started:
-            DATABASE_SECONDS.observe(time.perf_counter() - started.pop())
+def _started(connection: Any, *_: Any) -> None:
+    connection.info.setdefault("dicebot_started", []).append(time.perf_counter())
+
+
+def _ended(connection: Any, *_: Any) -> None:
+    started = connection.info.get("dicebot_started")
+    if started:
+        DATABASE_SECONDS.observe(time.perf_counter() - started.pop())
 
 
 async def health(bot: DiceBot) -> tuple[bool, dict[str, str]]:

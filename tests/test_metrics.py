@@ -127,3 +127,12 @@ async def test_python_m_bot_health_asks_the_running_bot(local: LocalDiscord, mon
     assert await asyncio.to_thread(main, ["health"]) == 1
     monkeypatch.setenv("METRICS_PORT", "")
     assert await asyncio.to_thread(main, ["health"]) == 2
+
+
+async def test_a_restarted_bot_times_each_statement_once(local: LocalDiscord) -> None:
+    """A bot started again over the same database (the console's restart) adds no second stopwatch to it."""
+    engine = local.bot.database.engine.sync_engine
+    stopwatches = len(engine.dispatch.before_cursor_execute)
+    await local.restart()
+    assert local.bot.metrics_server is not None  # type: ignore[attr-defined]  # the new bot serves metrics too
+    assert len(engine.dispatch.before_cursor_execute) == stopwatches
