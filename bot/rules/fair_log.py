@@ -363,15 +363,25 @@ class _Twice(dict[str, Any]):
     twice: str = ""
 
 
-def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """An object, marked if it names a key twice: JSON readers disagree on which value such a file means."""
-    found = dict(pairs)
-    if len(found) == len(pairs):
-        return found
-    seen: set[str] = set()
-    marked = _Twice(found)
-    marked.twice = next(key for key, _ in pairs if key in seen or seen.add(key))  # type: ignore[func-returns-value]
-    return marked
+class _Unique:
+    """JSON's object hook: each object, marked if it names a key twice, and whether any was.
+
+    JSON readers disagree on which value such a file means. A log that has none (every log the bot wrote) is
+    never walked again to find one: its 2,000 rolls of 1,000 draws would be millions of values.
+    """
+
+    def __init__(self) -> None:
+        self.seen_twice = False
+
+    def __call__(self, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        found = dict(pairs)
+        if len(found) == len(pairs):
+            return found
+        seen: set[str] = set()
+        marked = _Twice(found)
+        marked.twice = next(key for key, _ in pairs if key in seen or seen.add(key))  # type: ignore[func-returns-value]
+        self.seen_twice = True
+        return marked
 
 
 def _twice(value: Any) -> str | None:
@@ -390,14 +400,19 @@ def parse_log(raw: bytes) -> FairLog:
     Raises:
         FairLogError: Not JSON, not a fair-session log, a version this bot does not read, or a bad field.
     """
+    unique = _Unique()
     try:
-        document = json.loads(raw.decode("utf-8-sig"), object_pairs_hook=_unique)
+        document = json.loads(raw.decode("utf-8-sig"), object_pairs_hook=unique)
     except (UnicodeDecodeError, ValueError, RecursionError):
         raise FairLogError("That file is not JSON (cut short, or not a log at all).") from None
     if not isinstance(document, dict) or document.get("format") != FORMAT:
         raise FairLogError(f"That JSON is not a fair-session log (its `format` is not {FORMAT!r}).")
     twice = (
-        document.twice if isinstance(document, _Twice) else _twice({k: v for k, v in document.items() if k != "rolls"})
+        None
+        if not unique.seen_twice
+        else document.twice
+        if isinstance(document, _Twice)
+        else _twice({k: v for k, v in document.items() if k != "rolls"})
     )
     if twice is not None:
         raise FairLogError(f"The file names the key {twice[:40]!r} twice in one object: a log never does.")
@@ -439,7 +454,7 @@ def parse_log(raw: bytes) -> FairLog:
     if not isinstance(rolls, list):
         raise FairLogError("`rolls` must be a list.")
     # Order, gaps and duplicates are the checker's findings (naming the roll), not reasons to refuse the file.
-    parsed = tuple(_roll(index, entry, version) for index, entry in enumerate(rolls, start=1))
+    parsed = tuple(_roll(index, entry, version, unique.seen_twice) for index, entry in enumerate(rolls, start=1))
     return FairLog(
         commitment=commitment.lower(),
         seed=seed.lower() if seed is not None else None,
@@ -479,6 +494,22 @@ def _snowflake(value: Any, where: str) -> int:
     return int(value)
 
 
+def _are_draws(value: Any) -> bool:
+    """Whether `value` is a list of [a, b, face] lists of whole numbers (not true or false).
+
+    Checked for every draw of a log, so written as a plain loop (a third of the time of nested `all`s).
+    """
+    if type(value) is not list:
+        return False
+    for draw in value:
+        if type(draw) is not list or len(draw) != 3:
+            return False
+        a, b, face = draw
+        if type(a) is not int or type(b) is not int or type(face) is not int:
+            return False
+    return True
+
+
 def _moment(value: Any, where: str) -> datetime:
     try:
         moment = datetime.fromisoformat(value) if isinstance(value, str) else None
@@ -489,11 +520,11 @@ def _moment(value: Any, where: str) -> datetime:
     return moment
 
 
-def _roll(index: int, entry: Any, version: int) -> LogRoll | Unanswered:
+def _roll(index: int, entry: Any, version: int, seen_twice: bool = True) -> LogRoll | Unanswered:
     where = f"Entry {index} of `rolls`"
     if not isinstance(entry, dict):
         raise FairLogError(f"{where} must be an object.")
-    if (twice := _twice(entry)) is not None:
+    if seen_twice and (twice := _twice(entry)) is not None:
         named = f"Roll {entry['roll']}" if isinstance(entry.get("roll"), int) else where
         raise FairLogError(f"{named} names the key {twice[:40]!r} twice in one object: a log never does.")
     bound = version >= BOUND
@@ -514,10 +545,7 @@ def _roll(index: int, entry: Any, version: int) -> LogRoll | Unanswered:
     number = _number(entry["roll"], f"rolls[{index - 1}].roll", low=1)
     where = f"Roll {number}"
     draws = entry["draws"]
-    if not isinstance(draws, list) or not all(
-        isinstance(d, list) and len(d) == 3 and all(isinstance(v, int) and not isinstance(v, bool) for v in d)
-        for d in draws
-    ):
+    if not _are_draws(draws):
         raise FairLogError(f"{where}: `draws` must be a list of [a, b, face], whole numbers.")
     if not isinstance(entry["command"], str):
         raise FairLogError(f"{where}: `command` must be text.")
@@ -965,7 +993,7 @@ MAX_PARTS: Final = 10
 # The most bytes of log one reveal can post anywhere, uncompressed: so a log within it fits, gzipped or not.
 LOG_CAPACITY: Final = MIN_ATTACHMENT_BYTES * MAX_PARTS
 # Worst cases of the log's JSON, as `dump_log` writes it, in any copy (the public one, or one opened for a game
-# master), measured with margin by tests/test_fair_size.py on the heaviest rolls the commands make:
+# master), measured with margin by tests/cogs/test_fair_size.py on the heaviest rolls the commands make:
 HEADER_BYTES: Final = 8 * 1024  # the file's head and `session`, with a signature of 4,288 hex digits
 ROLL_BYTES: Final = 16 * 1024  # one entry without its draws: ids, options, input (a character's), summary, seal
 DRAW_BYTES: Final = 32  # one draw: `[1, 10000, 10000], ` and a face an outcome repeats (a D&D attack's damage)
@@ -973,7 +1001,7 @@ DRAW_BYTES: Final = 32  # one draw: `[1, 10000, 10000], ` and a face an outcome 
 # full attack at most 8 attacks of two d20 (hit, confirmation) and dice.MAX_DICE damage dice each (8,016).
 MAX_DRAWS_PER_ROLL: Final = 10_000
 # gzip's level: 6 (zlib's default) shrinks a log of `1000d10000` rolls 7.1 times (2.6 bytes a draw, from 18.2),
-# level 9 7.3 times at seven times the CPU (tests/test_fair_size.py measures the ratio on a real session).
+# level 9 7.3 times at seven times the CPU (tests/cogs/test_fair_size.py measures the ratio on a real session).
 GZIP_LEVEL: Final = 6
 _GZIP_MAGIC: Final = b"\x1f\x8b"
 
