@@ -67,6 +67,7 @@ from bot.local.payloads import (
 )
 from bot.rules import fair
 from bot.rules.encounter import Encounter
+from bot.tree import BotTree
 
 MENTION = re.compile(r"<@!?(\d+)>")
 UPLOAD_LIMIT = 10 * 1024 * 1024  # the attachment_size_limit the double's interactions announce
@@ -128,7 +129,26 @@ async def open_console(
         ids=ids,
         actor=actor,
     ) as local:
+        if seeded:
+            unhurried(local)
         yield local
+
+
+PATIENCE = 3600.0  # seconds a seeded console waits for an answer: a busy machine must not change what it prints
+
+
+def unhurried(local: LocalDiscord) -> None:
+    """A seeded console's bot never defers for slowness, and its double never drops a slow answer.
+
+    A seeded run prints every byte the same each time (transcripts are checked against it), so what it prints
+    may not hang on how busy the machine is: on a loaded one, a fight's Next that took 2 seconds printed "the bot
+    is thinking" once in a while. The watchdog and its clock are tested where they matter (tests/test_faults.py,
+    tests/db/test_slow_database.py); here nobody waits but the typist.
+    """
+    tree = cast(BotTree, local.bot.tree)
+    tree.defer_after = PATIENCE
+    tree.admission.backed_up = PATIENCE
+    local.double.ack_deadline = PATIENCE
 
 
 class ConsoleError(CommandLineError):
