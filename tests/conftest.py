@@ -40,6 +40,7 @@ from bot.db.engine import Database, open_database
 from bot.db.migrate import upgrade
 from bot.local.driver import LocalDiscord, local_discord
 from bot.local.payloads import MANAGER_PERMISSIONS, Snowflakes
+from tests.shards import fresh_database
 
 FIXED_TIME = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 
@@ -130,6 +131,22 @@ def postgres_admin_url() -> Iterator[str]:
     yield url
     if server is not None:
         server.cleanup()
+
+
+@pytest.fixture
+def postgres_url(request: pytest.FixtureRequest) -> str | None:
+    """The suite's PostgreSQL server under TEST_DATABASE=postgres (started outside the event loop), else None."""
+    return str(request.getfixturevalue("postgres_admin_url")) if POSTGRES else None
+
+
+@pytest_asyncio.fixture
+async def bot_database(postgres_url: str | None, tmp_path: Path) -> AsyncIterator[str]:
+    """An empty database for a bot process, which migrates it on start."""
+    if postgres_url is None:
+        yield f"sqlite+aiosqlite:///{tmp_path}/bot.db"
+        return
+    async with fresh_database(postgres_url) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")
@@ -250,7 +267,7 @@ async def _empty(url: str, schema: str, emptying: str) -> bool:
     """Empty every table of the database at `url`, its ids starting at 1 again; False if its schema changed."""
     import asyncpg
 
-    try:  # a test may have left the database refusing connections (tests/test_slow_database.py's outage)
+    try:  # a test may have left the database refusing connections (tests/db/test_slow_database.py's outage)
         connection = await asyncpg.connect(_asyncpg_dsn(url))
     except asyncpg.PostgresError:
         return False

@@ -10,6 +10,7 @@ from pathlib import Path
 from bot.client import extensions
 from bot.local.driver import LocalDiscord
 from bot.local.limits import sync_payload, validate_command_set
+from tests.helpers import ROOT
 
 
 def test_rules_core_imports_no_discord_or_database() -> None:
@@ -95,9 +96,6 @@ async def test_every_command_and_option_has_real_help_text(local: LocalDiscord) 
 
     for command in sync_payload(local.bot.tree):
         walk(command, "/" + command["name"])
-
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def _modules() -> dict[str, Path]:
@@ -221,3 +219,13 @@ def test_presentation_never_imports_storage() -> None:
         (m, t) for m, edges in graph.items() for t in edges if m.startswith("bot.ui") and t.startswith("bot.db")
     )
     assert reached == [], "bot.ui is handed plain values (or rules-level types), never bot.db's"
+
+
+def test_no_test_file_imports_another() -> None:
+    """Shared test code lives in tests/helpers.py (and the support modules beside it), never in a test file."""
+    found = []
+    for path in sorted((ROOT / "tests").rglob("*.py")):
+        for module in _imported(ast.parse(path.read_text(encoding="utf-8"))):
+            if module.startswith("tests.") and module.rsplit(".", 1)[-1].startswith("test_"):
+                found.append(f"{path.relative_to(ROOT)} imports {module}")
+    assert found == []

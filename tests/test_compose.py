@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import yaml
 from sqlalchemy.engine import make_url
 
 from bot.config import Settings
+from tests.helpers import ROOT
 
-COMPOSE = Path(__file__).parent.parent / "compose.yaml"
+COMPOSE = ROOT / "compose.yaml"
 
 
 def services() -> dict[str, Any]:

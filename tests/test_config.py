@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bot.config import DEFAULT_DATABASE_URL, Settings, SettingsError
+from tests.helpers import ROOT
 
 
 def test_defaults_when_nothing_is_set() -> None:
@@ -60,9 +61,8 @@ def test_a_database_url_is_never_echoed_with_its_password() -> None:
 
 
 def test_env_example_lists_every_setting() -> None:
-    from pathlib import Path
 
-    example = (Path(__file__).parent.parent / ".env.example").read_text()
+    example = (ROOT / ".env.example").read_text()
     for name in (
         "DISCORD_TOKEN",
         "DEV_GUILD_ID",

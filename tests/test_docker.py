@@ -19,7 +19,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.helpers import ROOT
+
 DOCKERFILE = ROOT / "Dockerfile"
 UID = int(re.search(r"--uid (\d+)", DOCKERFILE.read_text())[1])  # type: ignore[index]
 

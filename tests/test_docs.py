@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from bot.rules import rulesets
+from tests.helpers import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 RULES = ROOT / "docs" / "rules"
 DATA = ROOT / "bot" / "rules" / "data"
 # Every registered ruleset's rules reference (`Ruleset.reference`): docs/rules/<reference>.md.

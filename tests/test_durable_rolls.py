@@ -21,10 +21,8 @@ from bot.db.models import RollLog
 from bot.db.settings import GM_CHANNEL, SettingsRepository
 from bot.local.double import Captured, DiscordDouble
 from bot.rules.fair_log import FairLog, LogCheck, Unanswered, check_log, dump_log, parse_log
+from tests.helpers import start_bot
 from tests.shards import GUILDS, OWNER, Shards, deploy_step, embed_of, environment
-from tests.test_faults import bot_database, postgres_url, start_bot
-
-__all__ = ["bot_database", "postgres_url"]  # fixtures, used by name
 
 CHAINS = 8  # rolls in flight at once
 ROLLS_EACH = 40

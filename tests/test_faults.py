@@ -36,8 +36,8 @@ from bot.local.driver import Exchange, LocalDiscord, local_discord
 from bot.local.payloads import APPLICATION_COMMAND, Actor, command_data, interaction
 from tests.conftest import FIXED_TIME, POSTGRES
 from tests.dice_sources import ScriptedDice
-from tests.shards import GUILDS, OWNER, Shards, deploy_step, embed_of, environment, fresh_database, version_of
-from tests.test_hidden import GM_CHANNEL, set_gm_channel
+from tests.helpers import GM_CHANNEL, set_gm_channel
+from tests.shards import GUILDS, OWNER, Shards, deploy_step, embed_of, environment, version_of
 
 HEARTBEAT_MS = 100  # discord.py looks for a silent gateway once per heartbeat: short, so a zombie is seen soon
 RETRY_AFTER = 0.3
@@ -345,22 +345,6 @@ async def rows(database_url: str) -> dict[str, tuple[int, int]]:
     finally:
         await database.dispose()
     return {name: (version, sheet.get("bab", 0)) for name, version, sheet in found}
-
-
-@pytest.fixture
-def postgres_url(request: pytest.FixtureRequest) -> str | None:
-    """The suite's PostgreSQL server under TEST_DATABASE=postgres (started outside the event loop), else None."""
-    return str(request.getfixturevalue("postgres_admin_url")) if POSTGRES else None
-
-
-@pytest_asyncio.fixture
-async def bot_database(postgres_url: str | None, tmp_path: Path) -> AsyncIterator[str]:
-    """An empty database for a bot process, which migrates it on start."""
-    if postgres_url is None:
-        yield f"sqlite+aiosqlite:///{tmp_path}/bot.db"
-        return
-    async with fresh_database(postgres_url) as url:
-        yield url
 
 
 async def test_kill_9_during_a_burst_of_edits_loses_no_acknowledged_edit(bot_database: str, tmp_path: Path) -> None:

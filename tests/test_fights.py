@@ -25,7 +25,7 @@ from bot.db.engine import Database
 from bot.local import console
 from bot.local.driver import LocalDiscord
 from bot.rules import encounter as rules
-from tests.test_transcripts import DOCUMENTS, MARK, ROOT, blocks, script_lines, split_printed
+from tests.transcripts import DOCUMENTS, MARK, ROOT, blocks, script_lines, split_printed
 
 SCRIPTS = sorted((ROOT / "docs" / "fights").glob("*.txt"))
 # A line that passes a turn: /encounter next, or a Next button pressed (alone or with others at once).

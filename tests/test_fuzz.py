@@ -44,6 +44,7 @@ from bot.local.payloads import (
 )
 from bot.rules import rulesets
 from bot.rules.settings import SETTINGS
+from tests.helpers import ALICE, BOB, GM_CHANNEL, MOD, OTHER_GUILD
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "12"))
 FUZZ = settings(
@@ -54,11 +55,6 @@ FUZZ = settings(
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 
-ALICE = "200000000000000001"
-BOB = "200000000000000002"
-MOD = "200000000000000003"
-GM_CHANNEL = "300000000000000009"
-OTHER_GUILD = "400000000000000001"
 STRING, INTEGER, BOOLEAN, USER, CHANNEL, ROLE, ATTACHMENT, NUMBER = 3, 4, 5, 6, 7, 8, 11, 10
 DISCORD_MAX_STRING = 6000
 DISCORD_MAX_INTEGER = 2**53

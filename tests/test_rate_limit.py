@@ -7,7 +7,6 @@ import random
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import replace
 from datetime import datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,9 +21,7 @@ from bot.local.driver import Exchange, LocalDiscord, local_discord
 from bot.local.payloads import Snowflakes
 from bot.tree import RateLimiter
 from tests.conftest import FIXED_TIME
-from tests.helpers import count
-
-BOB = "200000000000000002"
+from tests.helpers import BOB, ROOT, count
 
 
 class Clock:
@@ -195,7 +192,7 @@ def test_rate_limit_setting() -> None:
     assert Settings.from_env({}).rate_limit == RateLimit(10, 10) == RateLimit.parse(DEFAULT_RATE_LIMIT)
     assert Settings.from_env({"RATE_LIMIT": "5/60"}).rate_limit == RateLimit(5, 60)
     assert Settings.from_env({"RATE_LIMIT": "0"}).rate_limit is None
-    assert "\nRATE_LIMIT=" in (Path(__file__).parent.parent / ".env.example").read_text()
+    assert "\nRATE_LIMIT=" in (ROOT / ".env.example").read_text()
 
 
 @pytest.mark.parametrize("value", ["10", "abc", "0/10", "10/0", "-1/5", "5/-1", "1.5/10", "10/10/10", "2000/10"])

@@ -11,7 +11,6 @@ import re
 from collections.abc import AsyncIterator, Iterator
 from fractions import Fraction
 from itertools import product
-from pathlib import Path
 
 import pytest
 import pytest_asyncio
@@ -31,9 +30,8 @@ from bot.ui import rulesets as presenters
 from bot.ui.help import starts
 from bot.ui.summaries import summaries
 from tests.dice_sources import ScriptedDice
-from tests.helpers import button, logged
+from tests.helpers import ROOT, button, logged, ok, state, stored
 from tests.rulesets.pool import KEY, POOL, PoolRoll, plugged_in, pool_luck, roll_pool, success_odds
-from tests.test_encounter import ok, state, stored
 
 BUILT_IN = ("dnd35", "sf", "aliensrl")
 
@@ -216,7 +214,7 @@ GAME = re.compile(
 
 @pytest.mark.parametrize("path", SHARED)
 def test_a_shared_file_names_no_game(path: str) -> None:
-    text = (Path(__file__).resolve().parents[1] / path).read_text(encoding="utf-8")
+    text = (ROOT / path).read_text(encoding="utf-8")
     named = [
         line.strip()
         for line in text.splitlines()

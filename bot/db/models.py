@@ -48,7 +48,7 @@ class RollLog(Base):
     """One roll: who made it, where, with which command and inputs, and everything it produced.
 
     The JSON columns are `CompactJSON` (bot/db/codec.py): compact bytes, read back as the same values. A row
-    stays under `bot.db.rolls.ROW_BYTES_MAX` for any roll the input caps allow (tests/test_roll_log_storage.py).
+    stays under `bot.db.rolls.ROW_BYTES_MAX` for any roll the input caps allow (tests/db/test_rolls.py).
     """
 
     __tablename__ = "roll_log"

@@ -26,7 +26,7 @@ log = logging.getLogger(__name__)
 
 LUCK_ROLLS = 20_000  # /stats reads at most this many of the latest rolls
 # The most a logged roll takes, every column as stored (an integer counted as 8 bytes): the largest roll any
-# command's input caps allow stays under it (tests/test_roll_log_storage.py). Measured: /roll at its caps in a
+# command's input caps allow stays under it (tests/db/test_rolls.py). Measured: /roll at its caps in a
 # fair session about 6 KB; the largest /dnd full-attack (7 criticals of 999 dice of 999 sides, each face kept
 # twice, in the result and in the fair draws) about 28 KB; an ordinary attack under 1 KB.
 ROW_BYTES_MAX = 32 * 1024

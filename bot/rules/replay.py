@@ -575,7 +575,7 @@ def kinds() -> dict[str, Kind[Any, Any]]:
 def unreflected() -> dict[str, dict[str, str]]:
     """Options that no roll's inputs can reflect, by command, each with why (every kind's `Kind.unreflected`).
 
-    Every option of a roll command is in its kind's `typed` or here (tests/test_fair_typed.py checks it against
+    Every option of a roll command is in its kind's `typed` or here (tests/cogs/test_fair_typed.py checks it against
     the command tree).
     """
     return {kind.command: dict(kind.unreflected) for kind in kinds().values()}

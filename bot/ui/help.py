@@ -10,7 +10,7 @@ from bot.ui import rulesets
 from bot.ui.embeds import ROLL_COLOUR
 from bot.ui.rulesets import Start
 
-# Each line is run in order by tests/test_help.py, through the command tree, so none can go stale. Each ruleset's
+# Each line is run in order by tests/cogs/test_help.py, through the command tree, so none can go stale. Each ruleset's
 # page is its own (`bot.ui.rulesets.Presenters.start`); this one is /roll's.
 DICE: Final = Start(
     "dice",

@@ -38,7 +38,7 @@ class Presenters:
     Attributes:
         key: The ruleset's key (`bot.rules.rulesets.Ruleset.key`).
         summaries: Each kind of roll it makes (`Ruleset.kinds`) to its one-line summary (/history, a fair log).
-        start: Its /help page: a new player's first commands, each run by tests/test_help.py.
+        start: Its /help page: a new player's first commands, each run by tests/cogs/test_help.py.
         odds: Each roll command with the odds command that prices it without rolling ("dnd attack", "dnd odds").
     """
 

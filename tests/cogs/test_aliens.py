@@ -12,12 +12,11 @@ import re
 from typing import Any
 
 import pytest
-from sqlalchemy import select
 
 from bot.db.engine import Database
-from bot.db.models import RollLog
 from bot.local.driver import Exchange, LocalDiscord
 from tests.dice_sources import NoDice, ScriptedDice
+from tests.helpers import BLURPLE, RED, create_vasquez, logged
 
 # These tests read every step: the server shows full answers (the compact default is tested in test_buttons).
 pytestmark = pytest.mark.usefixtures("full_answers")
@@ -25,8 +24,6 @@ pytestmark = pytest.mark.usefixtures("full_answers")
 MELEE_ODDS = "Odds: hit 100% · the damage is fixed, no dice are rolled"
 DEFAULT_FOOTER = "† a default: the rules source does not give this number, so the bot proposes one."
 
-RED = 0xE74C3C
-BLURPLE = 0x5865F2
 DAGGER = "†"
 WORDS = {  # §5, the placeholder words
     1: "barely grazes",
@@ -70,24 +67,6 @@ async def fire(local: LocalDiscord, faces: list[int], options: dict[str, Any]) -
 
 def shot(exchange: Exchange) -> list[str]:
     return fields(exchange)["The shot"].split("\n")
-
-
-async def create_vasquez(local: LocalDiscord, *, heavy: int = 2, pain: int = 1, details: str | None = None) -> None:
-    created = await local.command("character create", {"ruleset": "aliensrl", "name": "Vasquez"})
-    assert created.rejected == [] and created.ephemeral
-    for field, value in (("heavy", heavy), ("pain", pain)):
-        changed = await local.command("character set", {"character": "Vasquez", "field": field, "value": str(value)})
-        assert changed.embed["title"] == "Saved", changed.embed
-    if details is not None:
-        added = await local.command(
-            "character weapon add", {"character": "Vasquez", "name": "Smartgun", "details": details}
-        )
-        assert "Smartgun" in fields(added)["Weapons"]
-
-
-async def logged(database: Database) -> list[RollLog]:
-    async with database.read() as session:
-        return list((await session.scalars(select(RollLog))).all())
 
 
 # ---------------------------------------------------------------------------------------------------------

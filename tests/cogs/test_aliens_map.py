@@ -10,12 +10,10 @@ from bot.rules import aliensrl
 from bot.rules.fair_log import LogRoll, check_log, parse_log
 from bot.ui.aliensrl import percent
 from tests.dice_sources import NoDice, ScriptedDice
-from tests.helpers import fields
-from tests.test_aliens import create_vasquez
-from tests.test_encounter import PLAYER, ok, state, stored
+from tests.helpers import BOB as PLAYER
+from tests.helpers import RED, create_vasquez, fields, ok, state, stored
 
 pytestmark = pytest.mark.usefixtures("full_answers")
-RED = 0xE74C3C
 
 
 async def the_map(local: LocalDiscord) -> None:

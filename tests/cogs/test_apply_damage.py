@@ -3,34 +3,17 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 from bot.db.characters import CharacterRepository
 from bot.db.engine import Database
 from bot.local.double import UPDATE_MESSAGE
 from bot.local.driver import LocalDiscord
-from bot.local.payloads import MANAGER_PERMISSIONS, Actor
+from bot.local.payloads import MANAGER_PERMISSIONS
 from tests.dice_sources import ScriptedDice
+from tests.helpers import RED, buttons, ogre
 
-RED = 0xE74C3C
 GM = "300000000000000003"
 OTHER = "300000000000000004"
-
-
-def buttons(message: dict[str, Any]) -> dict[str, str]:
-    return {c["label"]: c["custom_id"] for row in message.get("components", []) for c in row["components"]}
-
-
-async def ogre(local: LocalDiscord, gm: Actor) -> int:
-    """The game master's ogre, 30 of 30 hit points, AC 10; its number."""
-    created = await local.command("character create", {"ruleset": "dnd35", "name": "Ogre"}, actor=gm)
-    assert created.embed["color"] != RED, created.embed
-    values = "hp=30/30"
-    changed = await local.command("character set", {"character": "Ogre", "values": values}, actor=gm)
-    assert changed.embed["color"] != RED, changed.embed
-    async with local.bot.database.read() as session:
-        [found] = await CharacterRepository(session).named(guild_id=int(gm.guild_id or 0), owner_id=None, name="Ogre")
-    return found.id
 
 
 async def hit_points(database: Database, character_id: int, guild_id: int) -> int:

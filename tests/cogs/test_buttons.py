@@ -14,18 +14,31 @@ import discord
 import pytest
 
 from bot.db.engine import Database
+from bot.db.models import RollLog
 from bot.local.driver import Exchange, LocalDiscord
 from bot.local.payloads import Actor
 from cogs._buttons import MAX_ID, NEVER, OnRoll, Pressed
 from cogs.encounter import MOVED_ON
 from tests.dice_sources import ScriptedDice
-from tests.test_apply_damage import GM, ogre
-from tests.test_fight_audience import ATTACK as ON_GOBLIN
-from tests.test_fight_audience import OTHER, PLAYER, goblin_fight, stored
-from tests.test_hidden import set_gm_channel
-from tests.test_hidden_leaks import ATTACK, BOB, NOT_FOUND, OTHER_GUILD, forged, gm, roll_count
+from tests.helpers import (
+    BOB,
+    GM,
+    NOT_FOUND,
+    ON_GOBLIN,
+    OTHER_GUILD,
+    QUICK_ATTACK,
+    RED,
+    count,
+    forged,
+    goblin_fight,
+    in_gm_channel,
+    ogre,
+    set_gm_channel,
+    stored,
+)
+from tests.helpers import BOB as PLAYER
+from tests.helpers import MOD as OTHER
 
-RED = 0xE74C3C
 SORRY = "Sorry"
 # Every button that names a roll, as a custom id of the roll `{}`.
 ON_ROLLS = ["again:{}", "details:{}:full", "details:{}:short", "page:{}:2", "hurt:{}", "strike:{}"]
@@ -61,13 +74,13 @@ async def test_a_roll_of_another_server_is_not_found(local: LocalDiscord, databa
     elsewhere = Actor(user_id=local.actor.user_id, guild_id=OTHER_GUILD, channel_id="400000000000000002")
     pressed = await press(local, attack, button.format(attack.payload["id"]), actor=elsewhere)
     assert refused(pressed)["description"] == NOT_FOUND
-    assert await roll_count(database) == 1
+    assert await count(database, RollLog) == 1
 
 
 @pytest.mark.parametrize("button", ["page:{}:2", "hurt:{}"])
 async def test_someone_elses_private_roll_is_not_found(local: LocalDiscord, button: str) -> None:
     local.bot.dice = ScriptedDice([15, 5])
-    first = await local.command("dnd attack", {**ATTACK, "private": True})
+    first = await local.command("dnd attack", {**QUICK_ATTACK, "private": True})
     pressed = await press(local, first, button.format(first.payload["id"]), actor=local.as_user(BOB))
     assert refused(pressed)["description"] == NOT_FOUND
 
@@ -75,7 +88,7 @@ async def test_someone_elses_private_roll_is_not_found(local: LocalDiscord, butt
 async def test_a_hidden_rolls_page_is_refused_even_to_its_roller(local: LocalDiscord) -> None:
     await set_gm_channel(local)
     local.bot.dice = ScriptedDice([15, 5])
-    first = await local.command("dnd attack", {**ATTACK, "hidden": True})
+    first = await local.command("dnd attack", {**QUICK_ATTACK, "hidden": True})
     custom_id = f"page:{first.payload['id']}:2"
     mine = await press(local, first, custom_id)
     assert refused(mine)["title"] == "Hidden roll"
@@ -84,7 +97,7 @@ async def test_a_hidden_rolls_page_is_refused_even_to_its_roller(local: LocalDis
 
 
 async def test_apply_damage_is_for_the_characters_owner_or_a_game_master(local: LocalDiscord) -> None:
-    game_master = local.as_user(GM, permissions=gm(local).permissions)
+    game_master = local.as_user(GM, permissions=in_gm_channel(local).permissions)
     await ogre(local, game_master)
     local.bot.dice = ScriptedDice([15, 5])
     attack = await local.command("dnd attack", {"target": "Ogre", "attack_bonus": 5, "damage": "1d8+3"})

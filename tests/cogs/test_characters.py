@@ -8,28 +8,17 @@ from typing import Any
 
 from bot.db.engine import Database
 from bot.db.models import Character
-from bot.local.driver import Exchange, LocalDiscord
+from bot.local.driver import LocalDiscord
 from bot.local.payloads import MANAGER_PERMISSIONS, Actor, user_object
-from tests.helpers import count, fields
-
-ALICE = "200000000000000001"
-BOB = "200000000000000002"
-MOD = "200000000000000003"
+from tests.helpers import ALICE, BOB, MOD, character, count, export, fields, import_
 
 
 def bob(local: LocalDiscord) -> Actor:
     return local.as_user(BOB)
 
 
-async def create(local: LocalDiscord, name: str, ruleset: str = "aliensrl", actor: Actor | None = None) -> int:
-    exchange = await local.command("character create", {"ruleset": ruleset, "name": name}, actor=actor)
-    assert exchange.rejected == [] and exchange.ephemeral, exchange.requests
-    footer = exchange.embed["footer"]["text"]
-    return int(footer.split()[0][1:])
-
-
 async def test_create_show_set_use_rename_delete(local: LocalDiscord, database: Database) -> None:
-    number = await create(local, "Vasquez")
+    number = await character(local, "aliensrl", "Vasquez")
     shown = await local.command("character show", {"character": "vasquez"})
     assert not shown.ephemeral
     assert shown.embed["title"] == "Vasquez"
@@ -45,7 +34,7 @@ async def test_create_show_set_use_rename_delete(local: LocalDiscord, database: 
     assert refused.ephemeral and refused.embed["color"] == 0xE74C3C
     assert refused.embed["description"] == "`rifle` takes a whole number from 0 to 4, not `9`."
 
-    second = await create(local, "Hicks")
+    second = await character(local, "aliensrl", "Hicks")
     used = await local.command("character use", {"character": "Hicks"})
     assert used.embed["description"] == "Your AliensRL rolls now use **Hicks**."
     listing = await local.command("character list")
@@ -68,7 +57,7 @@ async def test_create_show_set_use_rename_delete(local: LocalDiscord, database: 
 
 
 async def test_only_the_owner_changes_a_character(local: LocalDiscord) -> None:
-    number = await create(local, "Vasquez")
+    number = await character(local, "aliensrl", "Vasquez")
     other = bob(local)
     for name, options in [
         ("character set", {"character": f"#{number}", "field": "pain", "value": "5"}),
@@ -94,7 +83,7 @@ async def test_only_the_owner_changes_a_character(local: LocalDiscord) -> None:
 
 
 async def test_a_moderator_may_delete_any_character(local: LocalDiscord, database: Database) -> None:
-    await create(local, "Troll", actor=bob(local))
+    await character(local, "aliensrl", "Troll", actor=bob(local))
     moderator = local.as_user(MOD, permissions=MANAGER_PERMISSIONS)
     options = [{"name": "character", "type": 3, "value": "Troll"}, {"name": "user", "type": 6, "value": BOB}]
     resolved = {"users": {BOB: user_object(BOB)}}
@@ -105,7 +94,7 @@ async def test_a_moderator_may_delete_any_character(local: LocalDiscord, databas
 
 
 async def test_characters_are_invisible_in_other_servers(local: LocalDiscord) -> None:
-    number = await create(local, "Vasquez")
+    number = await character(local, "aliensrl", "Vasquez")
     elsewhere = Actor(user_id=ALICE, guild_id="400000000000000001", channel_id="400000000000000002")
     shown = await local.command("character show", {"character": f"#{number}"}, actor=elsewhere)
     assert shown.embed["description"] == f"There is no character #{number} in this server."
@@ -114,17 +103,17 @@ async def test_characters_are_invisible_in_other_servers(local: LocalDiscord) ->
 
 
 async def test_names_are_unique_per_owner_and_ruleset_in_any_case(local: LocalDiscord) -> None:
-    await create(local, "Vasquez")
+    await character(local, "aliensrl", "Vasquez")
     again = await local.command("character create", {"ruleset": "aliensrl", "name": "vAsQuEz"})
     assert again.embed["title"] == "Name taken"
-    await create(local, "Vasquez", ruleset="dnd35")  # another ruleset
-    await create(local, "Vasquez", actor=bob(local))  # another owner
+    await character(local, "dnd35", "Vasquez")  # another ruleset
+    await character(local, "aliensrl", "Vasquez", actor=bob(local))  # another owner
     ambiguous = await local.command("character show", {"character": "Vasquez"})
     assert "several characters called **Vasquez**" in ambiguous.embed["description"]
 
 
 async def test_weapons_are_added_validated_and_removed(local: LocalDiscord) -> None:
-    await create(local, "Vasquez")
+    await character(local, "aliensrl", "Vasquez")
     added = await local.command(
         "character weapon add", {"character": "Vasquez", "name": "Smartgun", "details": "type=heavy accuracy=2 shots=3"}
     )
@@ -136,7 +125,7 @@ async def test_weapons_are_added_validated_and_removed(local: LocalDiscord) -> N
 
 
 async def test_set_takes_several_fields_with_the_short_names_players_use(local: LocalDiscord) -> None:
-    await create(local, "Lira", ruleset="dnd35")
+    await character(local, "dnd35", "Lira")
     options = {"character": "Lira", "values": "str=12 DEX=17 hp=28/30 bab=3 finesse=yes"}
     changed = await local.command("character set", options)
     assert changed.embed["title"] == "Saved", changed.embed
@@ -159,7 +148,7 @@ async def test_set_takes_several_fields_with_the_short_names_players_use(local: 
 
 
 async def test_set_errors_are_short_and_name_the_closest_fields(local: LocalDiscord) -> None:
-    await create(local, "Lira", ruleset="dnd35")
+    await character(local, "dnd35", "Lira")
     typo = await local.command("character set", {"character": "Lira", "field": "strenght", "value": "12"})
     assert typo.embed["description"] == (
         "`strenght` is not a field of a D&D 3.5 / NWN character. Did you mean `strength`?"
@@ -177,7 +166,7 @@ async def test_set_errors_are_short_and_name_the_closest_fields(local: LocalDisc
 
 
 async def test_field_autocomplete_knows_short_names_and_feats(local: LocalDiscord) -> None:
-    number = await create(local, "Lira", ruleset="dnd35")
+    number = await character(local, "dnd35", "Lira")
 
     async def offered(typed: str) -> list[str]:
         options = {"character": f"#{number}", "field": typed}
@@ -191,7 +180,7 @@ async def test_field_autocomplete_knows_short_names_and_feats(local: LocalDiscor
 
 
 async def test_armor_by_its_srd_name_fills_its_numbers_and_shows_in_dnd_ac(local: LocalDiscord) -> None:
-    number = await create(local, "Vex", ruleset="dnd35")
+    number = await character(local, "dnd35", "Vex")
     await local.command("character set", {"character": "Vex", "field": "dex", "value": "16"})
     offered = await local.autocomplete(
         "character set", {"character": f"#{number}", "field": "armor", "value": "plate"}, focused="value"
@@ -238,7 +227,7 @@ async def test_armor_by_its_srd_name_fills_its_numbers_and_shows_in_dnd_ac(local
 
 async def test_armor_and_shield_set_to_none_leave_no_numbers_behind(local: LocalDiscord) -> None:
     # Issue #25: full plate and a tower shield on Dex 14 make AC 23; taken off, AC is 12, not still 23.
-    await create(local, "Vex", ruleset="dnd35")
+    await character(local, "dnd35", "Vex")
     pairs = "dex=14 armor='full plate' shield='tower shield'"
     worn = await local.command("character set", {"character": "Vex", "values": pairs})
     assert worn.embed["description"].startswith("**Vex**: `dexterity` 10 → 14"), worn.embed
@@ -259,7 +248,7 @@ async def test_armor_and_shield_set_to_none_leave_no_numbers_behind(local: Local
 
 
 async def test_a_weapon_named_alone_must_be_in_the_table(local: LocalDiscord) -> None:
-    number = await create(local, "Riker", ruleset="sf")
+    number = await character(local, "sf", "Riker")
     typo = await local.command("character weapon add", {"character": "Riker", "name": "Auto rifle"})
     assert typo.embed["title"] == "Unknown weapon"
     assert typo.embed["description"].startswith(
@@ -273,15 +262,15 @@ async def test_a_weapon_named_alone_must_be_in_the_table(local: LocalDiscord) ->
         "character weapon add", {"character": f"#{number}", "name": "auto"}, focused="name"
     )
     assert [c["value"] for c in offered.choices] == ["Automatic pistol", "Automatic rifle"]
-    await create(local, "Regis", ruleset="dnd35")
+    await character(local, "dnd35", "Regis")
     srd = await local.command("character weapon add", {"character": "Regis", "name": "bastard sword"})
     assert srd.messages[0]["content"] == "Added **bastard sword**.", srd.embed
-    await create(local, "Hicks")  # AliensRL has no table: a name alone takes the defaults
+    await character(local, "aliensrl", "Hicks")  # AliensRL has no table: a name alone takes the defaults
     assert (await local.command("character weapon add", {"character": "Hicks", "name": "Pulse rfle"})).messages
 
 
 async def test_a_weapons_bad_damage_dice_are_refused_with_the_caret(local: LocalDiscord) -> None:
-    await create(local, "Riker", ruleset="sf")
+    await character(local, "sf", "Riker")
     own = {"character": "Riker", "name": "Zapper", "details": "damage=2d1 skill=beam"}
     bad = await local.command("character weapon add", own)
     shorthand = await local.command("character weapon add", {**own, "details": "damage=d8 skill=beam"})
@@ -293,7 +282,7 @@ async def test_a_weapons_bad_damage_dice_are_refused_with_the_caret(local: Local
 
 
 async def test_hp_hurts_heals_and_sets_for_the_owner_or_the_game_master(local: LocalDiscord) -> None:
-    number = await create(local, "Lira", ruleset="dnd35")
+    number = await character(local, "dnd35", "Lira")
     await local.command("character set", {"character": "Lira", "values": "hp=28/30"})
 
     async def hp(options: dict[str, str], actor: Actor | None = None) -> str:
@@ -314,7 +303,7 @@ async def test_hp_hurts_heals_and_sets_for_the_owner_or_the_game_master(local: L
     assert "only they or a game master" in stranger
     moderator = local.as_user(MOD, permissions=MANAGER_PERMISSIONS)
     assert (await hp({"change": "-4"}, actor=moderator)).startswith("**Lira**: Hit points 30 → **26** of 34")
-    marine = await create(local, "Riker", ruleset="sf")
+    marine = await character(local, "sf", "Riker")
     stamina = await local.command("character hp", {"character": f"#{marine}", "change": "-20"})
     assert stamina.embed["description"].startswith("**Riker**: Stamina 45 → **25** of 45"), stamina.embed
 
@@ -325,7 +314,7 @@ async def test_a_number_means_one_thing_in_every_hit_point_command(local: LocalD
     Before, `/character set field:hit_points value:+5` set 5 and `/character hp change:13` set 13 while
     `/encounter hp amount:5` healed 5: a number alone in a change is now refused with the forms spelled out.
     """
-    number = await create(local, "Lira", ruleset="dnd35")
+    number = await character(local, "dnd35", "Lira")
 
     async def set_(**options: str) -> str:
         exchange = await local.command("character set", {"character": f"#{number}", **options})
@@ -355,13 +344,13 @@ async def test_a_number_means_one_thing_in_every_hit_point_command(local: LocalD
 
 async def test_setting_a_maximum_on_an_unhurt_character_sets_its_hit_points_too(local: LocalDiscord) -> None:
     """sta=50 on a new Star Frontiers character is 50/50 (was 45/50), AliensRL hp=35 is 35/35 (was 35/10)."""
-    riker = await create(local, "Riker", ruleset="sf")
+    riker = await character(local, "sf", "Riker")
     changed = await local.command("character set", {"character": f"#{riker}", "field": "sta", "value": "50"})
     assert changed.embed["description"] == "**Riker**: `stamina` 45 → 50; `current_stamina` 45 → 50"
-    hicks = await create(local, "Hicks")
+    hicks = await character(local, "aliensrl", "Hicks")
     changed = await local.command("character set", {"character": f"#{hicks}", "values": "hp=35"})
     assert changed.embed["description"] == "**Hicks**: `hit_points` 10 → 35; `max_hit_points` 10 → 35"
-    lira = await create(local, "Lira", ruleset="dnd35")
+    lira = await character(local, "dnd35", "Lira")
     changed = await local.command("character set", {"character": f"#{lira}", "values": "max_hp=30"})
     assert changed.embed["description"] == "**Lira**: `hit_points` 10 → 30; `max_hit_points` 10 → 30"
 
@@ -377,14 +366,14 @@ async def test_setting_a_maximum_on_an_unhurt_character_sets_its_hit_points_too(
 
 async def test_edit_form_changing_stamina_alone_carries_the_current_stamina(local: LocalDiscord) -> None:
     """The form shows Star Frontiers' maximum twice (STA, and now/max): the box left alone does not undo the other."""
-    await create(local, "Riker", ruleset="sf")
+    await character(local, "sf", "Riker")
     form = (await local.command("character edit", {"character": "Riker"})).modal
     saved = await local.submit(form, {"stamina": "50"})
     assert "50 / 50" in json.dumps(saved.embed), saved.embed
 
 
 async def test_edit_form_sets_current_and_maximum_hit_points(local: LocalDiscord) -> None:
-    await create(local, "Lira", ruleset="dnd35")
+    await character(local, "dnd35", "Lira")
     form = (await local.command("character edit", {"character": "Lira"})).modal
     saved = await local.submit(form, {"hit_points": "28/30"})
     assert saved.embed["footer"]["text"].endswith("version 2"), saved.embed
@@ -392,7 +381,7 @@ async def test_edit_form_sets_current_and_maximum_hit_points(local: LocalDiscord
 
 
 async def test_edit_form_saves_unless_changed_meanwhile(local: LocalDiscord) -> None:
-    await create(local, "Vasquez")
+    await character(local, "aliensrl", "Vasquez")
     opened = await local.command("character edit", {"character": "Vasquez"})
     form = opened.modal
     saved = await local.submit(form, {"rifle": "4", "pain": "2"})
@@ -407,7 +396,7 @@ async def test_edit_form_saves_unless_changed_meanwhile(local: LocalDiscord) -> 
 
 
 async def test_concurrent_sets_keep_every_acknowledged_write(local: LocalDiscord) -> None:
-    await create(local, "Vasquez")
+    await character(local, "aliensrl", "Vasquez")
     keys = ["pistol", "rifle", "heavy", "pain"]
 
     def options(i: int) -> dict[str, Any]:
@@ -427,35 +416,23 @@ async def test_concurrent_sets_keep_every_acknowledged_write(local: LocalDiscord
 async def test_forget_me_deletes_characters_and_rolls_after_confirmation(
     local: LocalDiscord, database: Database
 ) -> None:
-    await create(local, "Vasquez")
+    await character(local, "aliensrl", "Vasquez")
     await local.command("roll", {"expression": "1d6"})
-    await create(local, "Troll", actor=bob(local))
+    await character(local, "aliensrl", "Troll", actor=bob(local))
     asked = await local.command("character forget-me")
     done = await local.click(local.original(asked), "confirm")
     assert done.response["data"]["embeds"][0]["description"] == "Deleted 1 characters and 1 logged rolls."
     assert await count(database, Character) == 1  # Bob's is still there
 
 
-async def export(local: LocalDiscord, actor: Actor | None = None) -> bytes:
-    exchange = await local.command("character export", actor=actor)
-    assert exchange.ephemeral
-    return exchange.files["characters.json"]
-
-
-async def import_(local: LocalDiscord, data: bytes, filename: str = "characters.json") -> Exchange:
-    value, resolved = local.upload(filename, data)
-    options = [{"name": "file", "type": 11, "value": value}]
-    return await local.command("character import", options, resolved=resolved)
-
-
 async def test_export_then_import_round_trips(local: LocalDiscord, database: Database) -> None:
-    await create(local, "Vasquez")
+    await character(local, "aliensrl", "Vasquez")
     await local.command("character set", {"character": "Vasquez", "field": "rifle", "value": "3"})
     await local.command(
         "character weapon add", {"character": "Vasquez", "name": "Pulse rifle", "details": "accuracy=1 shots=3"}
     )
-    await create(local, "Regis", ruleset="dnd35")
-    await create(local, "Dralasite Bob", ruleset="sf")
+    await character(local, "dnd35", "Regis")
+    await character(local, "sf", "Dralasite Bob")
     first = await export(local)
     document = json.loads(first)
     assert [c["name"] for c in document["characters"]] == ["Vasquez", "Regis", "Dralasite Bob"]
@@ -480,7 +457,7 @@ async def test_export_then_import_round_trips(local: LocalDiscord, database: Dat
 
 
 async def test_hostile_imports_are_refused_and_write_nothing(local: LocalDiscord, database: Database) -> None:
-    await create(local, "Vasquez")
+    await character(local, "aliensrl", "Vasquez")
     good = json.loads(await export(local))
 
     def variant(change: Any) -> bytes:
@@ -513,8 +490,8 @@ async def test_hostile_imports_are_refused_and_write_nothing(local: LocalDiscord
 
 
 async def test_autocomplete_offers_characters_and_fields(local: LocalDiscord) -> None:
-    number = await create(local, "Vasquez")
-    await create(local, "Troll", actor=bob(local))
+    number = await character(local, "aliensrl", "Vasquez")
+    await character(local, "aliensrl", "Troll", actor=bob(local))
     mine = await local.autocomplete("character set", {"character": "vas"}, focused="character")
     assert mine.choices == [{"name": "Vasquez · AliensRL", "value": f"#{number}"}]
     theirs = await local.autocomplete("character show", {"character": ""}, focused="character", actor=bob(local))
@@ -526,7 +503,7 @@ async def test_autocomplete_offers_characters_and_fields(local: LocalDiscord) ->
 
 async def test_the_fifty_first_character_is_refused(local: LocalDiscord, database: Database) -> None:
     for i in range(50):
-        await create(local, f"Marine {i}")
+        await character(local, "aliensrl", f"Marine {i}")
     refused = await local.command("character create", {"ruleset": "sf", "name": "One too many"})
     assert refused.embed["title"] == "Too many characters"
     assert await count(database, Character) == 50
@@ -534,16 +511,16 @@ async def test_the_fifty_first_character_is_refused(local: LocalDiscord, databas
 
 async def test_an_import_that_fails_midway_writes_nothing(local: LocalDiscord, database: Database) -> None:
     for i in range(47):
-        await create(local, f"Marine {i}")
-    await create(local, "Apone")
-    await create(local, "Gorman")
+        await character(local, "aliensrl", f"Marine {i}")
+    await character(local, "aliensrl", "Apone")
+    await character(local, "aliensrl", "Gorman")
     data = await export(local)
     for name in ("Apone", "Gorman"):
         asked = await local.command("character delete", {"character": name})
         await local.click(local.original(asked), "confirm")
     planned = await import_(local, data)  # would create Apone and Gorman again: 49 characters
-    await create(local, "Drake")  # meanwhile a 48th, so the second creation is the 51st
-    await create(local, "Frost")
+    await character(local, "aliensrl", "Drake")  # meanwhile a 48th, so the second creation is the 51st
+    await character(local, "aliensrl", "Frost")
     failed = await local.click(local.original(planned), "confirm")
     assert failed.embed["title"] == "Too many characters"
     assert await count(database, Character) == 49  # neither Apone nor Gorman: the import's transaction rolled back

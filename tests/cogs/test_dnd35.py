@@ -10,71 +10,34 @@ from __future__ import annotations
 
 import json
 import random
-import re
 from typing import Any
 
 import pytest
 
 from bot.db.engine import Database
-from bot.local.driver import Exchange, LocalDiscord
-from bot.local.payloads import MANAGER_PERMISSIONS
+from bot.local.driver import LocalDiscord
 from tests.dice_sources import NoDice, ScriptedDice
-from tests.helpers import fields, logged
+from tests.helpers import (
+    BLURPLE,
+    GREEN,
+    GREY,
+    RED,
+    WORKED,
+    attack,
+    dnd_character,
+    field_lines,
+    fields,
+    heaviest_fighter,
+    logged,
+    set_variant,
+)
 
 # These tests read every step: the server shows full answers (the compact default is tested in test_buttons).
 pytestmark = pytest.mark.usefixtures("full_answers")
 
-RED = 0xE74C3C
-GREY = 0x607D8B  # a miss
-GREEN = 0x2ECC71  # a hit
 GOLD = 0xF1C40F  # a critical
-BLURPLE = 0x5865F2
-MOD = "200000000000000003"
-ODDS_LINE = re.compile(r"Odds: hit \d{1,3}\.\d% · crit \d{1,3}\.\d% · avg \d+\.\d\d")
 SEED_SRD_FOOTER = "multipliers add up (seed) · natural 20/1 decide confirmation (SRD) · /settings"
 # §8's worked example: AB +5 against AC 15 with a longsword's 19-20/x2 and 1d8+3.
-WORKED = {"attack_bonus": 5, "damage": "1d8+3", "crit": "19-20/x2", "target_ac": 15}
-
-
-def lines(exchange: Exchange, field: str) -> list[str]:
-    return fields(exchange)[field].split("\n")
-
-
-async def attack(
-    local: LocalDiscord, faces: list[int], options: dict[str, Any], *, command: str = "dnd attack"
-) -> tuple[Exchange, ScriptedDice]:
-    """One command with forced dice: every face used, a public answer that fits Discord, the odds line."""
-    dice = ScriptedDice(faces)
-    local.bot.dice = dice
-    exchange = await local.command(command, options)
-    assert exchange.rejected == [], exchange.requests
-    assert exchange.embed["color"] != RED, exchange.embed
-    assert dice.exhausted, (dice.calls, faces)
-    assert exchange.ephemeral is bool(options.get("private")), exchange.embed
-    description = exchange.embed["description"].split("\n")
-    if command == "dnd attack":
-        assert len(description) == 2 and ODDS_LINE.fullmatch(description[1]), description
-    else:
-        assert re.fullmatch(r"Odds: avg \d+\.\d\d for the whole full attack", description[-1]), description
-    return exchange, dice
-
-
-async def character(local: LocalDiscord, name: str, weapons: dict[str, str] | None = None, **values: Any) -> None:
-    """A D&D character with the fields given (`/character set`) and weapons (`/character weapon add`)."""
-    created = await local.command("character create", {"ruleset": "dnd35", "name": name})
-    assert created.rejected == [] and created.embed["color"] != RED, created.embed
-    for field, value in values.items():
-        changed = await local.command("character set", {"character": name, "field": field, "value": str(value)})
-        assert changed.embed["title"] == "Saved", changed.embed
-    for weapon, details in (weapons or {}).items():
-        added = await local.command("character weapon add", {"character": name, "name": weapon, "details": details})
-        assert added.messages[0]["content"] == f"Added **{weapon}**.", added.embed
-
-
-async def set_variant(local: LocalDiscord, setting: str, value: str) -> None:
-    moderator = local.as_user(MOD, permissions=MANAGER_PERMISSIONS)
-    saved = await local.command("settings set", {"setting": setting, "value": value}, actor=moderator)
-    assert saved.embed["title"] == "Setting saved", saved.embed
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -88,7 +51,7 @@ async def test_a_natural_1_misses_even_when_the_total_beats_the_ac(local: LocalD
     assert embed["title"] == "Player0001: attack 1d8"
     assert embed["description"].startswith("**Miss** (natural 1)\n")
     assert embed["color"] == GREY
-    assert lines(exchange, "Attack roll") == [
+    assert field_lines(exchange, "Attack roll") == [
         "d20 **1** +30 = **31** vs AC 10 → miss: a natural 1 always misses",
         "Attack bonus +30 = +30 attack bonus (given)",
     ]
@@ -102,17 +65,17 @@ async def test_a_natural_20_hits_even_when_the_total_does_not(local: LocalDiscor
     assert dice.calls == [(1, 20), (1, 20), (1, 8)]
     assert exchange.embed["description"].startswith("**Hit**: **4** damage (natural 20), threat not confirmed\n")
     assert exchange.embed["color"] == GREEN
-    assert lines(exchange, "Attack roll")[0] == "d20 **20** +0 = **20** vs AC 30 → hit: a natural 20 always hits"
+    assert field_lines(exchange, "Attack roll")[0] == "d20 **20** +0 = **20** vs AC 30 → hit: a natural 20 always hits"
     assert fields(exchange)["Threat"] == "20 threat (20 (given)): confirm d20 **5** +0 = 5 vs 30 → not confirmed"
-    assert lines(exchange, "Damage") == ["Roll 1: 1d8 (4) +0 = 4", "Damage **4**"]
+    assert field_lines(exchange, "Damage") == ["Roll 1: 1d8 (4) +0 = 4", "Damage **4**"]
 
 
 async def test_equal_to_the_ac_hits_and_one_less_misses(local: LocalDiscord) -> None:
     hit, _ = await attack(local, [10, 6], WORKED)
-    assert lines(hit, "Attack roll")[0] == "d20 **10** +5 = **15** vs AC 15 → hit: equal to the AC hits"
+    assert field_lines(hit, "Attack roll")[0] == "d20 **10** +5 = **15** vs AC 15 → hit: equal to the AC hits"
     assert hit.embed["description"].startswith("**Hit**: **9** damage\n")
     miss, _ = await attack(local, [9], WORKED)
-    assert lines(miss, "Attack roll")[0] == "d20 **9** +5 = **14** vs AC 15 → miss"
+    assert field_lines(miss, "Attack roll")[0] == "d20 **9** +5 = **14** vs AC 15 → miss"
     assert miss.embed["description"].startswith("**Miss**\n")
 
 
@@ -123,7 +86,7 @@ async def test_a_threat_face_that_misses_is_no_threat(local: LocalDiscord) -> No
     assert dice.calls == [(1, 20)]
     assert exchange.embed["description"].startswith("**Miss**\n")
     assert list(fields(exchange)) == ["Attack roll"]
-    assert lines(exchange, "Attack roll")[0] == "d20 **19** +0 = **19** vs AC 25 → miss"
+    assert field_lines(exchange, "Attack roll")[0] == "d20 **19** +0 = **19** vs AC 25 → miss"
 
 
 async def test_a_failed_confirmation_is_a_normal_hit_and_the_odds_line_is_exact(local: LocalDiscord) -> None:
@@ -137,7 +100,7 @@ async def test_a_failed_confirmation_is_a_normal_hit_and_the_odds_line_is_exact(
     assert fields(exchange)["Threat"] == (
         "19-20 threat (19-20 (given)): confirm d20 **9** +5 = 14 vs 15 → not confirmed"
     )
-    assert lines(exchange, "Damage") == [
+    assert field_lines(exchange, "Damage") == [
         "Roll 1: 1d8 (6) +3 = 9",
         "Each roll's bonus +3 = +3 damage bonus (given: 1d8+3)",
         "Damage **9**",
@@ -150,7 +113,7 @@ async def test_a_confirmed_critical_rolls_the_damage_twice(local: LocalDiscord) 
     assert exchange.embed["description"].startswith("**Critical hit!** **15** damage\n")
     assert exchange.embed["color"] == GOLD
     assert fields(exchange)["Threat"] == "19-20 threat (19-20 (given)): confirm d20 **10** +5 = 15 vs 15 → confirmed"
-    assert lines(exchange, "Damage") == [
+    assert field_lines(exchange, "Damage") == [
         "x2 (critical x2): 2 damage rolls",
         "Roll 1: 1d8 (2) +3 = 5",
         "Roll 2: 1d8 (7) +3 = 10",
@@ -196,7 +159,7 @@ async def test_the_nwn_confirmation_ignores_the_natural_20(local: LocalDiscord) 
 async def test_a_critical_makes_as_many_damage_rolls_as_the_weapons_multiplier(
     local: LocalDiscord, weapon: str, threat: str, dice: str, sides: int, multiplier: int
 ) -> None:
-    await character(local, "Kara", {weapon: ""}, bab=1, weapon_groups="martial")
+    await dnd_character(local, "Kara", {weapon: ""}, bab=1, weapon_groups="martial")
     faces = [20, 20, *range(1, multiplier + 1)]
     exchange, rolled = await attack(local, faces, {"target_ac": 10})
     assert rolled.calls == [(1, 20), (1, 20)] + [(1, sides)] * multiplier
@@ -205,7 +168,7 @@ async def test_a_critical_makes_as_many_damage_rolls_as_the_weapons_multiplier(
         f"{threat} threat ({threat} ({weapon})): confirm d20 **20** +1 = 21 vs 10 → confirmed (natural 20)"
     )
     total = sum(range(1, multiplier + 1))
-    assert lines(exchange, "Damage") == [
+    assert field_lines(exchange, "Damage") == [
         f"x{multiplier} (critical x{multiplier}): {multiplier} damage rolls",
         *(f"Roll {i}: {dice} ({i}) +0 = {i}" for i in range(1, multiplier + 1)),
         "Each roll's bonus +0 = +0 Str (Str 10 (+0), 1x Str)",
@@ -219,15 +182,15 @@ async def test_stacked_multipliers_follow_the_server_setting(local: LocalDiscord
     # Seed (default): x2 and x3 are 2 + 3 = 5 rolls (§13 item 2).
     seed, dice = await attack(local, [20, 15, 1, 2, 3, 4, 5], charge)
     assert dice.calls == [(1, 20)] * 2 + [(1, 6)] * 5
-    assert lines(seed, "Damage")[0] == "x2 (situational) and x3 (critical x3): 5 damage rolls"
-    assert lines(seed, "Damage")[-1] == "Damage **15**"
+    assert field_lines(seed, "Damage")[0] == "x2 (situational) and x3 (critical x3): 5 damage rolls"
+    assert field_lines(seed, "Damage")[-1] == "Damage **15**"
     assert seed.embed["footer"]["text"] == SEED_SRD_FOOTER
 
     await set_variant(local, "dnd35.multipliers", "srd")
     # SRD: 1 + (2 - 1) + (3 - 1) = 4 rolls.
     srd, dice = await attack(local, [20, 15, 1, 2, 3, 4], charge)
     assert dice.calls == [(1, 20)] * 2 + [(1, 6)] * 4
-    assert lines(srd, "Damage") == [
+    assert field_lines(srd, "Damage") == [
         "x2 (situational) and x3 (critical x3): 4 damage rolls",
         "Roll 1: 1d6 (1) +0 = 1",
         "Roll 2: 1d6 (2) +0 = 2",
@@ -238,7 +201,7 @@ async def test_stacked_multipliers_follow_the_server_setting(local: LocalDiscord
     assert srd.embed["footer"]["text"] == "SRD multipliers · natural 20/1 decide confirmation (SRD) · /settings"
     # A single multiplier: 2 rolls under both readings.
     single, _ = await attack(local, [12, 5, 6], charge)
-    assert lines(single, "Damage")[0] == "x2 (situational): 2 damage rolls"
+    assert field_lines(single, "Damage")[0] == "x2 (situational): 2 damage rolls"
     assert single.embed["description"].startswith("**Hit**: **11** damage\n")
 
 
@@ -246,7 +209,7 @@ async def test_precision_dice_are_added_once_on_a_critical(local: LocalDiscord) 
     options = {"attack_bonus": 0, "damage": "1d8+2", "crit": "20/x3", "precision": "3d6", "target_ac": 10}
     exchange, dice = await attack(local, [20, 15, 1, 2, 3, 4, 5, 6], options)
     assert dice.calls == [(1, 20)] * 2 + [(1, 8)] * 3 + [(1, 6)] * 3
-    assert lines(exchange, "Damage") == [
+    assert field_lines(exchange, "Damage") == [
         "x3 (critical x3): 3 damage rolls",
         "Roll 1: 1d8 (1) +2 = 3",
         "Roll 2: 1d8 (2) +2 = 4",
@@ -262,7 +225,7 @@ async def test_a_hit_deals_at_least_1_and_its_odds_line_is_exact(local: LocalDis
     # By hand: faces 11-20 hit (1/2); a 20 threatens and 10 of 20 confirm (1/40). Every plain hit deals 1; a
     # critical 2d4-6 deals 2 only on 4+4 (1/16), else 1. 19/40 x 1 + 1/40 x 17/16 = 0.5015625.
     assert exchange.embed["description"] == "**Hit**: **1** damage\nOdds: hit 50.0% · crit 2.5% · avg 0.50"
-    assert lines(exchange, "Damage") == [
+    assert field_lines(exchange, "Damage") == [
         "Roll 1: 1d4 (1) -3 = -2",
         "Each roll's bonus -3 = -3 damage bonus (given: 1d4-3)",
         "-2 is less than 1: a hit deals at least 1",
@@ -273,27 +236,27 @@ async def test_a_hit_deals_at_least_1_and_its_odds_line_is_exact(local: LocalDis
 async def test_damage_reduction_can_take_a_hit_to_0(local: LocalDiscord) -> None:
     exchange, _ = await attack(local, [12, 3], {"attack_bonus": 0, "damage": "1d4", "target_ac": 5, "dr": "10/-"})
     assert exchange.embed["description"].startswith("**Hit**: **0** damage\n")
-    assert lines(exchange, "Damage") == ["Roll 1: 1d4 (3) +0 = 3", "DR 10/-: -3", "Damage **0**"]
+    assert field_lines(exchange, "Damage") == ["Roll 1: 1d4 (3) +0 = 3", "DR 10/-: -3", "Damage **0**"]
 
 
 async def test_a_magic_weapon_bypasses_dr_magic_and_energy_ignores_dr(local: LocalDiscord) -> None:
     weapons = {"Longsword": "enhancement=1", "Rapier": "", "Club": "energy='1d6 fire'"}
-    await character(local, "Kara", weapons, strength=14, bab=1, weapon_groups="simple,martial")
+    await dnd_character(local, "Kara", weapons, strength=14, bab=1, weapon_groups="simple,martial")
     magic, _ = await attack(local, [10, 5], {"target_ac": 10, "weapon": "Longsword", "dr": "5/magic"})
-    assert lines(magic, "Attack roll")[1] == (
+    assert field_lines(magic, "Attack roll")[1] == (
         "Attack bonus +4 = +1 BAB (character) +2 Str (Str 14, melee) +0 size (medium) +1 enhancement (Longsword +1)"
     )
-    assert lines(magic, "Damage") == [
+    assert field_lines(magic, "Damage") == [
         "Roll 1: 1d8 (5) +3 = 8",
         "Each roll's bonus +3 = +2 Str (Str 14 (+2), 1x Str) +1 enhancement (Longsword +1)",
         "DR 5/magic bypassed by the weapon",
         "Damage **8**",
     ]
     plain, _ = await attack(local, [10, 5], {"target_ac": 10, "weapon": "Rapier", "dr": "5/magic"})
-    assert lines(plain, "Damage")[-2:] == ["DR 5/magic: -5", "Damage **2**"]
+    assert field_lines(plain, "Damage")[-2:] == ["DR 5/magic: -5", "Damage **2**"]
     fire, dice = await attack(local, [10, 2, 4], {"target_ac": 10, "weapon": "Club", "dr": "10/-"})
     assert dice.calls == [(1, 20), (1, 6), (1, 6)]  # the weapon roll, then the fire
-    assert lines(fire, "Damage")[-3:] == ["DR 10/-: -4", "fire 1d6 (4) = 4, DR does not apply", "Damage **4**"]
+    assert field_lines(fire, "Damage")[-3:] == ["DR 10/-: -4", "fire 1d6 (4) = 4, DR does not apply", "Damage **4**"]
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -323,10 +286,10 @@ DEFENDER = {  # AC 22 = 10 + 4 armor + 1 shield + 2 Dex + 3 natural + 1 deflecti
 async def test_the_ac_of_a_target_character(
     local: LocalDiscord, touch: bool, flat_footed: bool, kind: str, ac: int, explanation: str
 ) -> None:
-    await character(local, "Ogre", **DEFENDER)
+    await dnd_character(local, "Ogre", **DEFENDER)
     options = {"attack_bonus": 0, "damage": "1d6", "target": "Ogre", "touch": touch, "flat_footed": flat_footed}
     exchange, _ = await attack(local, [2], options)
-    assert lines(exchange, "Attack roll") == [
+    assert field_lines(exchange, "Attack roll") == [
         f"d20 **2** +0 = **2** vs {kind} {ac} → miss",
         "Attack bonus +0 = +0 attack bonus (given)",
         f"{kind[0].upper()}{kind[1:]} {explanation}",
@@ -334,10 +297,10 @@ async def test_the_ac_of_a_target_character(
 
 
 async def test_uncanny_dodge_keeps_dex_and_dodge_when_flat_footed(local: LocalDiscord) -> None:
-    await character(local, "Ogre", **DEFENDER, uncanny_dodge="yes")
+    await dnd_character(local, "Ogre", **DEFENDER, uncanny_dodge="yes")
     options = {"attack_bonus": 0, "damage": "1d6", "target": "Ogre", "flat_footed": True}
     exchange, _ = await attack(local, [2], options)
-    assert lines(exchange, "Attack roll")[::2] == [
+    assert field_lines(exchange, "Attack roll")[::2] == [
         "d20 **2** +0 = **2** vs flat-footed AC 22 → miss",
         "Flat-footed AC 22 = 10 + 4 armor + 1 shield + 2 Dex + 3 natural + 1 deflection + 1 dodge",
     ]
@@ -345,14 +308,14 @@ async def test_uncanny_dodge_keeps_dex_and_dodge_when_flat_footed(local: LocalDi
 
 
 async def test_the_uncanny_dodge_note_is_shown_once(local: LocalDiscord) -> None:
-    await character(local, "Ogre", **DEFENDER, uncanny_dodge="yes")
+    await dnd_character(local, "Ogre", **DEFENDER, uncanny_dodge="yes")
     options = {"attack_bonus": 0, "damage": "1d6", "target": "Ogre", "flat_footed": True}
     exchange, _ = await attack(local, [2], options)
     assert fields(exchange)["Notes"] == "Uncanny Dodge: keeps its Dex bonus (and dodge bonuses) while flat-footed."
 
 
 async def test_ac_shows_the_four_forms_with_their_components(local: LocalDiscord) -> None:
-    await character(local, "Ogre", **DEFENDER)
+    await dnd_character(local, "Ogre", **DEFENDER)
     local.bot.dice = NoDice()
     exchange = await local.command("dnd ac", {})
     assert exchange.rejected == [] and not exchange.ephemeral
@@ -370,12 +333,12 @@ async def test_ac_shows_the_four_forms_with_their_components(local: LocalDiscord
 
 
 async def test_ac_caps_dex_keeps_a_dex_penalty_flat_footed_and_honours_uncanny_dodge(local: LocalDiscord) -> None:
-    await character(local, "Clumsy", dexterity=8, armor="heavy", armor_bonus=8, max_dex=1, dodge=2)
+    await dnd_character(local, "Clumsy", dexterity=8, armor="heavy", armor_bonus=8, max_dex=1, dodge=2)
     clumsy = fields(await local.command("dnd ac", {"character": "Clumsy"}))
     # §13 item 6: only a Dex bonus is lost; the dodge bonus goes with it.
     assert clumsy["Flat-footed AC: 17"] == "17 = 10 + 8 armor - 1 Dex"
     assert clumsy["AC: 19"] == "19 = 10 + 8 armor - 1 Dex + 2 dodge"
-    await character(local, "Nimble", dexterity=18, armor="heavy", armor_bonus=8, max_dex=1, uncanny_dodge="yes")
+    await dnd_character(local, "Nimble", dexterity=18, armor="heavy", armor_bonus=8, max_dex=1, uncanny_dodge="yes")
     nimble = await local.command("dnd ac", {"character": "Nimble"})
     assert fields(nimble)["Flat-footed AC: 19"] == "19 = 10 + 8 armor + 1 Dex (max +1)"  # capped at +1, kept
     assert nimble.embed["footer"]["text"] == "Uncanny Dodge: keeps its Dex bonus while flat-footed."
@@ -391,7 +354,7 @@ async def test_a_target_typed_by_name_is_found_among_everyone_s_characters(local
     number = created.embed["footer"]["text"].split()[0]
     await local.command("character set", {"character": "Ogre", "values": "armor_bonus=5 natural=5"}, actor=gm)
     miss, _ = await attack(local, [12], {"attack_bonus": 0, "damage": "1d6", "target": "ogre"})
-    assert "vs AC 20" in lines(miss, "Attack roll")[0], lines(miss, "Attack roll")
+    assert "vs AC 20" in field_lines(miss, "Attack roll")[0], field_lines(miss, "Attack roll")
     # A second Ogre of another player: the name no longer says which, so the answer lists both to pick from.
     await local.command("character create", {"ruleset": "dnd35", "name": "Ogre"}, actor=local.as_user("2" * 18))
     local.bot.dice = ScriptedDice([12])
@@ -400,7 +363,7 @@ async def test_a_target_typed_by_name_is_found_among_everyone_s_characters(local
 
 
 async def test_a_target_immune_to_criticals_on_its_sheet(local: LocalDiscord) -> None:
-    await character(local, "Golem", armor_bonus=2, immune_to_criticals="yes")
+    await dnd_character(local, "Golem", armor_bonus=2, immune_to_criticals="yes")
     options = {"attack_bonus": 0, "damage": "1d6", "precision": "2d6", "target": "Golem"}
     hit, _ = await attack(local, [20, 4], options)  # a natural 20 threatens, but no confirmation die is rolled
     assert "crit 0.0%" in hit.embed["description"], hit.embed["description"]
@@ -410,9 +373,11 @@ async def test_a_target_immune_to_criticals_on_its_sheet(local: LocalDiscord) ->
 
 
 async def test_weapon_finesse_waits_for_bab_1(local: LocalDiscord) -> None:
-    await character(local, "Kit", {"Rapier": ""}, strength=12, dexterity=18, weapon_groups="martial", weapon_finesse=1)
+    await dnd_character(
+        local, "Kit", {"Rapier": ""}, strength=12, dexterity=18, weapon_groups="martial", weapon_finesse=1
+    )
     novice, _ = await attack(local, [10, 3], {"target_ac": 10, "weapon": "Rapier"})
-    assert lines(novice, "Attack roll")[1] == (
+    assert field_lines(novice, "Attack roll")[1] == (
         "Attack bonus +1 = +0 BAB (character) +1 Str (Str 12, melee) +0 size (medium)"
     )
     assert "Weapon Finesse needs BAB +1 (§2), not +0: Str is used." in fields(novice)["Notes"]
@@ -420,67 +385,72 @@ async def test_weapon_finesse_waits_for_bab_1(local: LocalDiscord) -> None:
 
 async def test_weapon_finesse_uses_dex_with_a_light_weapon_only(local: LocalDiscord) -> None:
     weapons = {"Short sword": "", "Longsword": ""}
-    await character(local, "Lia", weapons, strength=12, dexterity=18, bab=1, weapon_groups="martial", weapon_finesse=1)
+    await dnd_character(
+        local, "Lia", weapons, strength=12, dexterity=18, bab=1, weapon_groups="martial", weapon_finesse=1
+    )
     light, _ = await attack(local, [10, 3], {"target_ac": 10, "weapon": "Short sword"})
-    assert lines(light, "Attack roll")[1] == (
+    assert field_lines(light, "Attack roll")[1] == (
         "Attack bonus +5 = +1 BAB (character) +4 Dex (Dex 18, Weapon Finesse (over Str)) +0 size (medium)"
     )
-    assert lines(light, "Damage")[1] == "Each roll's bonus +1 = +1 Str (Str 12 (+1), 1x Str)"  # damage keeps Str
+    assert field_lines(light, "Damage")[1] == "Each roll's bonus +1 = +1 Str (Str 12 (+1), 1x Str)"  # damage keeps Str
     heavy, _ = await attack(local, [10, 3], {"target_ac": 10, "weapon": "Longsword"})
     assert (
-        lines(heavy, "Attack roll")[1] == "Attack bonus +2 = +1 BAB (character) +1 Str (Str 12, melee) +0 size (medium)"
+        field_lines(heavy, "Attack roll")[1]
+        == "Attack bonus +2 = +1 BAB (character) +1 Str (Str 12, melee) +0 size (medium)"
     )
 
     for field, value in (("shield", "light"), ("shield_check_penalty", "-1"), ("armor_proficiencies", "shield")):
         await local.command("character set", {"character": "Lia", "field": field, "value": value})
     shielded, _ = await attack(local, [10, 3], {"target_ac": 10, "weapon": "Short sword"})
-    assert lines(shielded, "Attack roll")[1].endswith(
+    assert field_lines(shielded, "Attack roll")[1].endswith(
         "+0 size (medium) -1 shield check (§2 Weapon Finesse with a shield)"
     )
-    assert lines(shielded, "Attack roll")[1].startswith("Attack bonus +4 = ")
+    assert field_lines(shielded, "Attack roll")[1].startswith("Attack bonus +4 = ")
     await set_variant(local, "dnd35.finesse_shield", "nwn")
     nwn, _ = await attack(local, [10, 3], {"target_ac": 10, "weapon": "Short sword"})
-    assert lines(nwn, "Attack roll")[1].startswith("Attack bonus +5 = ")
+    assert field_lines(nwn, "Attack roll")[1].startswith("Attack bonus +5 = ")
     assert fields(nwn)["Notes"] == "NWN: Weapon Finesse takes no shield check penalty."
 
 
 async def test_two_hands_add_one_and_a_half_str_and_the_off_hand_half(local: LocalDiscord) -> None:
     weapons = {"Greatsword": "", "Longsword": "", "Short sword": ""}
-    await character(local, "Brak", weapons, strength=17, weapon_groups="martial")  # Str +3
+    await dnd_character(local, "Brak", weapons, strength=17, weapon_groups="martial")  # Str +3
     great, _ = await attack(local, [10, 3, 4], {"target_ac": 5, "weapon": "Greatsword"})
-    assert lines(great, "Damage") == [
+    assert field_lines(great, "Damage") == [
         "Roll 1: 2d6 (3, 4) +4 = 11",
         "Each roll's bonus +4 = +4 Str (Str 17 (+3), two hands: 1½x a Str bonus, rounded down)",
         "Damage **11**",
     ]
     gripped, _ = await attack(local, [10, 3], {"target_ac": 5, "weapon": "Longsword", "situation": "two hands"})
-    assert lines(gripped, "Damage")[1] == (
+    assert field_lines(gripped, "Damage")[1] == (
         "Each roll's bonus +4 = +4 Str (Str 17 (+3), two hands: 1½x a Str bonus, rounded down)"
     )
     light, _ = await attack(local, [10, 3], {"target_ac": 5, "weapon": "Short sword", "situation": "two hands"})
-    assert lines(light, "Damage")[1] == "Each roll's bonus +3 = +3 Str (Str 17 (+3), 1x Str)"
+    assert field_lines(light, "Damage")[1] == "Each roll's bonus +3 = +3 Str (Str 17 (+3), 1x Str)"
     assert fields(light)["Notes"] == "The Short sword is a light weapon: no 1½x Str in two hands (§7)."
     off, _ = await attack(local, [10, 3], {"target_ac": 5, "weapon": "Short sword", "off_hand": True})
-    assert lines(off, "Damage")[1] == (
+    assert field_lines(off, "Damage")[1] == (
         "Each roll's bonus +1 = +1 Str (Str 17 (+3), off hand: ½x a Str bonus, rounded down)"
     )
-    assert lines(off, "Attack roll")[1] == (
+    assert field_lines(off, "Attack roll")[1] == (
         "Attack bonus -5 = +0 BAB (character) +3 Str (Str 17, melee) +0 size (medium) "
         "-8 two-weapon fighting (§4 light off-hand weapon, off hand)"
     )
 
 
 async def test_the_off_hand_end_of_a_double_weapon_counts_as_light_in_a_single_attack(local: LocalDiscord) -> None:
-    await character(local, "Monk", {"Quarterstaff": ""}, bab=1, weapon_groups="simple")
+    await dnd_character(local, "Monk", {"Quarterstaff": ""}, bab=1, weapon_groups="simple")
     exchange, _ = await attack(local, [15, 3], {"target_ac": 5, "weapon": "Quarterstaff", "off_hand": True})
     assert exchange.embed["title"] == "Monk: Quarterstaff (off-hand end)"
-    assert lines(exchange, "Attack roll")[1].endswith("-8 two-weapon fighting (§4 light off-hand weapon, off hand)")
+    assert field_lines(exchange, "Attack roll")[1].endswith(
+        "-8 two-weapon fighting (§4 light off-hand weapon, off hand)"
+    )
 
 
 async def test_a_full_attack_with_both_ends_of_a_double_weapon_counts_the_off_hand_end_as_light(
     local: LocalDiscord,
 ) -> None:
-    await character(local, "Monk", {"Quarterstaff": ""}, strength=16, bab=1, weapon_groups="simple")
+    await dnd_character(local, "Monk", {"Quarterstaff": ""}, strength=16, bab=1, weapon_groups="simple")
     options = {"target_ac": 5, "weapon": "Quarterstaff", "off_hand_weapon": "Quarterstaff"}
     exchange, _ = await attack(local, [15, 3, 15, 4], options, command="dnd full-attack")
     shown = fields(exchange)
@@ -503,14 +473,14 @@ async def test_a_full_attack_with_both_ends_of_a_double_weapon_counts_the_off_ha
 
 
 async def test_the_second_iterative_attack_is_5_lower(local: LocalDiscord) -> None:
-    await character(local, "Kara", {"Longsword": ""}, bab=11, weapon_groups="martial")
+    await dnd_character(local, "Kara", {"Longsword": ""}, bab=11, weapon_groups="martial")
     second, _ = await attack(local, [2], {"target_ac": 30, "attack_number": 2})
-    assert lines(second, "Attack roll")[1] == (
+    assert field_lines(second, "Attack roll")[1] == (
         "Attack bonus +6 = +11 BAB (character) -5 attack 2 (§3 iterative attack, -5 each) +0 Str (Str 10, melee) "
         "+0 size (medium)"
     )
     quick, _ = await attack(local, [2], {"attack_bonus": 8, "damage": "1d8", "target_ac": 30, "attack_number": 2})
-    assert lines(quick, "Attack roll")[1] == (
+    assert field_lines(quick, "Attack roll")[1] == (
         "Attack bonus +3 = +8 attack bonus (given) -5 attack 2 (§3 iterative attack, -5 each)"
     )
     local.bot.dice = NoDice()
@@ -520,7 +490,7 @@ async def test_the_second_iterative_attack_is_5_lower(local: LocalDiscord) -> No
 
 
 async def test_a_full_attack_with_bab_11_makes_3_attacks(local: LocalDiscord, database: Database) -> None:
-    await character(local, "Kara", {"Greatsword": ""}, strength=16, bab=11, weapon_groups="martial")
+    await dnd_character(local, "Kara", {"Greatsword": ""}, strength=16, bab=11, weapon_groups="martial")
     exchange, dice = await attack(local, [10, 3, 4, 15, 2, 2, 1], {"target_ac": 15}, command="dnd full-attack")
     assert dice.calls == [(1, 20), (1, 6), (1, 6), (1, 20), (1, 6), (1, 6), (1, 20)]
     embed = exchange.embed
@@ -563,7 +533,9 @@ async def test_full_attack_with_two_weapons_takes_the_penalties_of_the_table(
     local: LocalDiscord, feat: bool, off_hand: str, primary: int, off: int, row: str
 ) -> None:
     weapons = {"Longsword": "", "Short sword": ""}
-    await character(local, "Duo", weapons, bab=1, weapon_groups="martial", two_weapon_fighting="yes" if feat else "no")
+    await dnd_character(
+        local, "Duo", weapons, bab=1, weapon_groups="martial", two_weapon_fighting="yes" if feat else "no"
+    )
     options = {"target_ac": 30, "weapon": "Longsword", "off_hand_weapon": off_hand}
     exchange, _ = await attack(local, [2, 2], options, command="dnd full-attack")  # BAB +1: one attack a hand
     shown = fields(exchange)
@@ -577,7 +549,7 @@ async def test_full_attack_with_two_weapons_takes_the_penalties_of_the_table(
 async def test_full_attack_adds_improved_two_weapon_fighting_off_hand_attacks(local: LocalDiscord) -> None:
     weapons = {"Longsword": "", "Short sword": ""}
     feats = {"two_weapon_fighting": "yes", "improved_two_weapon_fighting": "yes"}
-    await character(local, "Duo", weapons, bab=11, weapon_groups="martial", **feats)
+    await dnd_character(local, "Duo", weapons, bab=11, weapon_groups="martial", **feats)
     options = {"target_ac": 30, "weapon": "Longsword", "off_hand_weapon": "Short sword"}
     exchange, _ = await attack(local, [2] * 5, options, command="dnd full-attack")
     names = list(fields(exchange))
@@ -623,8 +595,8 @@ async def test_odds_roll_nothing_and_show_the_chances_and_the_chart(local: Local
 
 
 async def test_odds_for_a_character_against_a_target(local: LocalDiscord) -> None:
-    await character(local, "Ogre", **DEFENDER)
-    await character(local, "Kara", {"Greatsword": ""}, strength=16, bab=6, weapon_groups="martial")
+    await dnd_character(local, "Ogre", **DEFENDER)
+    await dnd_character(local, "Kara", {"Greatsword": ""}, strength=16, bab=6, weapon_groups="martial")
     local.bot.dice = NoDice()
     exchange = await local.command("dnd odds", {"character": "Kara", "target": "Ogre", "touch": True})
     assert exchange.rejected == []
@@ -753,7 +725,7 @@ async def test_character_mistakes_are_refused_in_red(local: LocalDiscord, databa
         nobody = await local.command(command, options)
         assert nobody.ephemeral and nobody.embed["color"] == RED, nobody.embed
         assert nobody.embed["title"] == "Which character?"
-    await character(local, "Kara", {"Longsword": "", "Dagger": ""}, bab=11)
+    await dnd_character(local, "Kara", {"Longsword": "", "Dagger": ""}, bab=11)
     for command in ("dnd attack", "dnd odds", "dnd full-attack"):
         unknown = await local.command(command, {"target_ac": 15, "weapon": "Lightsaber"})
         assert unknown.ephemeral and unknown.embed["color"] == RED, unknown.embed
@@ -847,20 +819,6 @@ class CriticalDice:
 
     def randint(self, a: int, b: int) -> int:
         return b if (a, b) == (1, 20) else self.rng.randint(a, b)
-
-
-async def heaviest_fighter(local: LocalDiscord) -> None:
-    """Max: BAB 60 and every two-weapon feat, two 99d999 weapons threatening on 2-20 at x6: the largest full attack."""
-    heavy = "damage=99d999 threat=2 multiplier=6"
-    await character(
-        local,
-        "Max",
-        {"Longsword": heavy, "Short sword": heavy},
-        bab=60,
-        two_weapon_fighting=1,
-        improved_two_weapon_fighting=1,
-        greater_two_weapon_fighting=1,
-    )
 
 
 async def test_the_longest_full_attack_answer_fits_discords_6000_characters(local: LocalDiscord) -> None:

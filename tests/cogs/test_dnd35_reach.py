@@ -7,8 +7,7 @@ import pytest
 
 from bot.local.driver import LocalDiscord
 from tests.dice_sources import ScriptedDice
-from tests.helpers import fields
-from tests.test_dnd_commands import RED, attack, character, lines, set_variant
+from tests.helpers import RED, attack, dnd_character, field_lines, fields, set_variant
 
 pytestmark = pytest.mark.usefixtures("full_answers")
 QUICK = {"attack_bonus": 5, "damage": "1d8", "target_ac": 10}
@@ -16,14 +15,14 @@ QUICK = {"attack_bonus": 5, "damage": "1d8", "target_ac": 10}
 
 async def test_a_dagger_given_a_distance_is_thrown(local: LocalDiscord) -> None:
     # §2: a thrown attack adds Dex to hit, the range penalty (-2 a full increment of 10 ft), and Str to damage.
-    await character(local, "Lira", {"Dagger": ""}, strength=14, dexterity=16, bab=1, weapon_groups="simple")
+    await dnd_character(local, "Lira", {"Dagger": ""}, strength=14, dexterity=16, bab=1, weapon_groups="simple")
     thrown, _ = await attack(local, [10, 3], {"target_ac": 5, "distance": 25})
-    bonus = lines(thrown, "Attack roll")[1]
+    bonus = field_lines(thrown, "Attack roll")[1]
     assert "+3 Dex (Dex 16, thrown)" in bonus and "-4 range (§2 25 ft: 2 full increments of 10 ft)" in bonus, bonus
     assert "Str" not in bonus
     assert any(line.startswith("Roll 1: 1d4 (3) +2 = 5") for line in "\n".join(fields(thrown).values()).split("\n"))
     melee, _ = await attack(local, [10, 3], {"target_ac": 5})
-    assert "+2 Str (Str 14, melee)" in lines(melee, "Attack roll")[1]
+    assert "+2 Str (Str 14, melee)" in field_lines(melee, "Attack roll")[1]
     local.bot.dice = ScriptedDice([])
     too_far = await local.command("dnd attack", {"target_ac": 5, "distance": 60})
     assert too_far.embed["color"] == RED
@@ -33,15 +32,15 @@ async def test_a_dagger_given_a_distance_is_thrown(local: LocalDiscord) -> None:
 
 
 async def test_shooting_into_a_melee_costs_4_unless_precise_shot(local: LocalDiscord) -> None:
-    await character(local, "Robin", {"Longbow": ""}, dexterity=10, bab=1, weapon_groups="martial")
+    await dnd_character(local, "Robin", {"Longbow": ""}, dexterity=10, bab=1, weapon_groups="martial")
     shot, _ = await attack(local, [10], {"target_ac": 40, "distance": 30, "situation": "into melee"})
-    assert "-4 into melee (§2 shooting into melee without Precise Shot)" in lines(shot, "Attack roll")[1]
+    assert "-4 into melee (§2 shooting into melee without Precise Shot)" in field_lines(shot, "Attack roll")[1]
     await local.command("character set", {"character": "Robin", "field": "precise_shot", "value": "yes"})
     precise, _ = await attack(local, [10], {"target_ac": 40, "distance": 30, "situation": "into melee"})
-    assert "into melee" not in lines(precise, "Attack roll")[1]
+    assert "into melee" not in field_lines(precise, "Attack roll")[1]
     assert "Precise Shot: no penalty for shooting into melee." in "\n".join(fields(precise).values())
     quick, _ = await attack(local, [10], {**QUICK, "target_ac": 40, "situation": "into melee"})
-    assert "-4 into melee" in lines(quick, "Attack roll")[1]
+    assert "-4 into melee" in field_lines(quick, "Attack roll")[1]
 
 
 async def test_a_target_immune_to_criticals_takes_a_threat_as_a_normal_hit_and_no_precision(
@@ -115,18 +114,20 @@ async def test_a_bad_stat_block_full_attack_is_refused(
 
 
 async def test_a_monk_unarmed_steps_by_3_where_the_server_plays_nwn(local: LocalDiscord) -> None:
-    await character(local, "Ling", {"Unarmed strike": "", "Longsword": ""}, bab=11, monk="yes", weapon_groups="martial")
+    await dnd_character(
+        local, "Ling", {"Unarmed strike": "", "Longsword": ""}, bab=11, monk="yes", weapon_groups="martial"
+    )
     srd, _ = await attack(local, [2], {"target_ac": 40, "weapon": "Unarmed strike", "attack_number": 2})
-    assert "-5 attack 2" in lines(srd, "Attack roll")[1], lines(srd, "Attack roll")
+    assert "-5 attack 2" in field_lines(srd, "Attack roll")[1], field_lines(srd, "Attack roll")
     await set_variant(local, "dnd35.monk_step", "nwn")
     nwn, _ = await attack(local, [2], {"target_ac": 40, "weapon": "Unarmed strike", "attack_number": 2})
-    assert "-3 attack 2" in lines(nwn, "Attack roll")[1], lines(nwn, "Attack roll")
+    assert "-3 attack 2" in field_lines(nwn, "Attack roll")[1], field_lines(nwn, "Attack roll")
     sword, _ = await attack(local, [2], {"target_ac": 40, "weapon": "Longsword", "attack_number": 2})
-    assert "-5 attack 2" in lines(sword, "Attack roll")[1]
+    assert "-5 attack 2" in field_lines(sword, "Attack roll")[1]
 
 
 async def test_armor_set_by_its_srd_name_shows_in_the_ac(local: LocalDiscord) -> None:
-    await character(local, "Tor", dexterity=14)
+    await dnd_character(local, "Tor", dexterity=14)
     saved = await local.command("character set", {"character": "Tor", "field": "armor", "value": "Full plate"})
     assert saved.embed["color"] != RED, saved.embed
     ac = await local.command("dnd ac", {"character": "Tor"})

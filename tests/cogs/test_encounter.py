@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import Any
 
 from sqlalchemy import select
 
@@ -12,60 +11,20 @@ from bot.client import DiceBot
 from bot.db.encounters import EncounterRepository
 from bot.db.engine import Database
 from bot.db.models import RollLog
-from bot.local.driver import DEFAULT_CHANNEL, DEFAULT_GUILD, Exchange, LocalDiscord, local_discord
+from bot.local.driver import DEFAULT_CHANNEL, DEFAULT_GUILD, LocalDiscord, local_discord
 from bot.local.payloads import MANAGER_PERMISSIONS, Actor
 from bot.rules import encounter as rules
-from bot.rules.encounter import Encounter
 from tests.dice_sources import NoDice, ScriptedDice
-
-GM = "200000000000000001"  # the driver's default user starts every fight here
-PLAYER = "200000000000000002"
-MANAGER = "200000000000000099"
-
-
-def buttons(message: dict[str, Any]) -> dict[str, str]:
-    """Label -> custom id of every button on a message."""
-    return {c["label"]: c["custom_id"] for row in message.get("components", []) for c in row["components"]}
-
-
-def ok(exchange: Exchange) -> dict[str, Any]:
-    """The answer's embed, after checking Discord took everything and it is not an error."""
-    assert exchange.rejected == [], exchange.requests
-    embed = exchange.embed
-    assert embed.get("color") != 0xE74C3C, embed
-    return embed
-
-
-async def stored(database: Database, channel: str = DEFAULT_CHANNEL) -> Encounter:
-    async with database.read() as session:
-        record = await EncounterRepository(session).current(guild_id=int(DEFAULT_GUILD), channel_id=int(channel))
-    return record.encounter
-
-
-def state(encounter: Encounter) -> list[tuple[str, int]]:
-    """The turn order with hit points."""
-    return [(c.name, c.hp) for c in encounter.combatants]
-
-
-def conditions(combatant: rules.Combatant) -> list[tuple[str, int | None]]:
-    return [(c.name, c.rounds) for c in combatant.conditions]
-
-
-def whose_turn(encounter: Encounter) -> tuple[int, str | None]:
-    return encounter.round, encounter.current.name if encounter.current else None
-
-
-async def character(local: LocalDiscord, player: Actor, ruleset: str, name: str, **fields: object) -> None:
-    ok(await local.command("character create", {"ruleset": ruleset, "name": name}, actor=player))
-    for field, value in fields.items():
-        ok(await local.command("character set", {"character": name, "field": field, "value": str(value)}, actor=player))
+from tests.helpers import ALICE as GM
+from tests.helpers import BOB as PLAYER
+from tests.helpers import MANAGER, buttons, character, conditions, described, ok, state, stored, whose_turn
 
 
 async def test_a_dnd_fight_start_to_undo(local: LocalDiscord, database: Database) -> None:
     player = local.as_user(PLAYER)
     tracker = ok(await local.command("encounter start", {"ruleset": "dnd35", "name": "Cave"}))
     assert tracker["title"] == "Cave · D&D 3.5" and "first **Next** rolls initiative" in tracker["description"]
-    await character(local, player, "dnd35", "Aria", dexterity=16, hit_points=12, max_hit_points=12)
+    await character(local, "dnd35", "Aria", actor=player, dexterity=16, hit_points=12, max_hit_points=12)
     joined = ok(await local.command("encounter join", {"improved_initiative": True}, actor=player))
     assert joined["description"] == "Aria joined the fight."
     added = await local.command("encounter add", {"name": "Goblin", "count": 2, "hp": 6, "ac": 15, "initiative": 1})
@@ -126,7 +85,7 @@ async def test_a_dnd_fight_start_to_undo(local: LocalDiscord, database: Database
 async def test_a_star_frontiers_fight_rolls_by_side_every_round(local: LocalDiscord, database: Database) -> None:
     player = local.as_user(PLAYER)
     ok(await local.command("encounter start", {"ruleset": "sf", "name": "Port Loren"}))
-    await character(local, player, "sf", "Kel", reaction_speed=55, current_stamina=45, stamina=45)
+    await character(local, "sf", "Kel", actor=player, reaction_speed=55, current_stamina=45, stamina=45)
     ok(await local.command("encounter join", actor=player))
     ok(await local.command("encounter add", {"name": "Sathar", "count": 2, "hp": 30, "rs": 40}))
 
@@ -181,7 +140,7 @@ async def test_an_aliens_fight_in_entry_order_with_hidden_health(local: LocalDis
     player = local.as_user(PLAYER)
     ok(await local.command("encounter start", {"ruleset": "aliensrl", "name": "Hadley's Hope", "hide_hp": True}))
     ok(await local.command("encounter add", {"name": "Alien", "count": 2, "hp": 20, "rank": 1}))
-    await character(local, player, "aliensrl", "Vasquez", hit_points=14, max_hit_points=14)
+    await character(local, "aliensrl", "Vasquez", actor=player, hit_points=14, max_hit_points=14)
     ok(await local.command("encounter join", actor=player))
     ok(await local.command("encounter move", {"combatant": "Vasquez", "position": 1}))
     local.bot.dice = NoDice()  # type: ignore[attr-defined]
@@ -271,8 +230,8 @@ async def test_another_channel_or_server_sees_nothing(local: LocalDiscord) -> No
 async def test_the_gm_adds_a_member_s_character_and_players_leave(local: LocalDiscord, database: Database) -> None:
     player = local.as_user(PLAYER)
     ok(await local.command("encounter start", {"ruleset": "dnd35"}))
-    await character(local, player, "dnd35", "Brom", hit_points=9, max_hit_points=14)
-    await character(local, player, "sf", "Zix")
+    await character(local, "dnd35", "Brom", actor=player, hit_points=9, max_hit_points=14)
+    await character(local, "sf", "Zix", actor=player)
     wrong = await local.command("encounter join", {"character": "Zix"}, actor=player)
     assert wrong.ephemeral and "Star Frontiers character" in wrong.embed["description"]
     manager = local.as_user(MANAGER, permissions=MANAGER_PERMISSIONS)  # a game master adds a member's character
@@ -287,10 +246,6 @@ async def test_the_gm_adds_a_member_s_character_and_players_leave(local: LocalDi
     assert both.ephemeral and "one of the two" in both.embed["description"]
     ok(await local.command("encounter remove", {"combatant": "Brom"}, actor=player))  # the owner may leave
     assert (await stored(database)).combatants == ()
-
-
-def described(message: dict[str, Any]) -> str:
-    return str(message["embeds"][0]["description"])
 
 
 async def test_the_tracker_is_edited_after_a_hit_and_a_change_by_hand(local: LocalDiscord, database: Database) -> None:

@@ -7,8 +7,7 @@ import pytest
 from bot.db.engine import Database
 from bot.local.driver import LocalDiscord
 from tests.dice_sources import ScriptedDice
-from tests.helpers import fields
-from tests.test_encounter import ok, state, stored
+from tests.helpers import fields, ok, state, stored
 
 pytestmark = pytest.mark.usefixtures("full_answers")
 

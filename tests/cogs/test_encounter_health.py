@@ -15,8 +15,8 @@ from bot.local.driver import DEFAULT_CHANNEL, DEFAULT_GUILD, LocalDiscord
 from bot.rules import encounter as rules
 from bot.rules.encounter import Hit
 from tests.dice_sources import ScriptedDice
-from tests.helpers import fields
-from tests.test_encounter import PLAYER, ok, stored
+from tests.helpers import BOB as PLAYER
+from tests.helpers import fields, ok, stored
 
 pytestmark = pytest.mark.usefixtures("full_answers")
 NOW = datetime(2026, 12, 2, tzinfo=UTC)

@@ -16,7 +16,9 @@ from bot.local.payloads import MANAGER_PERMISSIONS, Actor
 from bot.ui import map as map_ui
 from bot.ui.map import BOARD, DEAD, FOES, PARTY, TURN, Board, Marker, View, draw_map, view
 from tests.dice_sources import NoDice
-from tests.test_encounter import GM, MANAGER, PLAYER, character, ok
+from tests.helpers import ALICE as GM
+from tests.helpers import BOB as PLAYER
+from tests.helpers import MANAGER, character, ok
 
 Pixel = tuple[int, int, int]
 
@@ -51,7 +53,7 @@ async def a_placed_fight(local: LocalDiscord) -> None:
     player = local.as_user(PLAYER)
     ok(await local.command("encounter start", {"ruleset": "aliensrl", "name": "Hadley's Hope", "hide_hp": True}))
     ok(await local.command("encounter add", {"name": "Alien", "count": 2, "hp": 20, "rank": 1}))
-    await character(local, player, "aliensrl", "Vasquez", hit_points=14, max_hit_points=14)
+    await character(local, "aliensrl", "Vasquez", actor=player, hit_points=14, max_hit_points=14)
     ok(await local.command("encounter join", actor=player))
     ok(await local.command("encounter move", {"combatant": "Vasquez", "position": 1}))
     ok(await local.command("encounter place", {"combatant": "Vasquez", "x": 3, "y": 4}, actor=player))

@@ -8,7 +8,7 @@ from bot.db.engine import Database
 from bot.local.driver import LocalDiscord
 from bot.rules import encounter as rules
 from tests.dice_sources import ScriptedDice
-from tests.test_encounter import conditions, ok, stored
+from tests.helpers import conditions, ok, stored
 
 pytestmark = pytest.mark.usefixtures("full_answers")
 

@@ -21,9 +21,7 @@ from bot.local.driver import Exchange, LocalDiscord
 from bot.local.payloads import MANAGER_PERMISSIONS, Actor
 from bot.rules.fair_log import LogRoll, Unanswered, check_log, filename, parse_log, unpack
 from tests.dice_sources import NoDice, ScriptedDice
-
-BOB = "200000000000000002"
-ROOT = Path(__file__).resolve().parents[1]
+from tests.helpers import BOB, ROOT, start_fair
 
 
 def independent_faces(seed_hex: str, interaction: str, sides: list[int]) -> list[int]:
@@ -41,15 +39,9 @@ def independent_faces(seed_hex: str, interaction: str, sides: list[int]) -> list
     return faces
 
 
-async def start(local: LocalDiscord) -> str:
-    started = await local.command("fair start")
-    assert not started.ephemeral
-    return started.embed["description"].split("`")[1]
-
-
 async def test_a_session_commits_rolls_reveals_and_verifies(local: LocalDiscord, database: Database) -> None:
     local.bot.dice = NoDice()  # every die of the session must come from the seed
-    commitment = await start(local)
+    commitment = await start_fair(local)
     assert len(commitment) == 64
     first = await local.command("roll", {"expression": "3d6"})
     second = await local.command("roll", {"expression": "1d20+2"}, actor=local.as_user(BOB))
@@ -81,7 +73,7 @@ async def test_a_session_commits_rolls_reveals_and_verifies(local: LocalDiscord,
 
 
 async def test_a_tampered_log_does_not_verify(local: LocalDiscord, database: Database) -> None:
-    await start(local)
+    await start_fair(local)
     await local.command("roll", {"expression": "2d6"})
     await local.command("fair reveal")
     async with database.write.begin() as session:
@@ -96,7 +88,7 @@ async def test_a_tampered_log_does_not_verify(local: LocalDiscord, database: Dat
 
 async def test_every_ruleset_rolls_from_the_session(local: LocalDiscord) -> None:
     local.bot.dice = NoDice()
-    await start(local)
+    await start_fair(local)
     attack = await local.command("dnd attack", {"attack_bonus": 5, "damage": "1d8+2", "target_ac": 12})
     shot = await local.command("sf shoot", {"score": 30, "skill": 1, "damage": "2d10", "distance": "short"})
     fire = await local.command("aliens fire", {"skill_rank": 2, "distance": 3})
@@ -105,7 +97,7 @@ async def test_every_ruleset_rolls_from_the_session(local: LocalDiscord) -> None
 
 
 async def test_sessions_are_per_channel_and_one_at_a_time(local: LocalDiscord) -> None:
-    await start(local)
+    await start_fair(local)
     again = await local.command("fair start")
     assert again.ephemeral and "already runs in this channel" in again.embed["description"]
     elsewhere = Actor(user_id=BOB, guild_id=local.actor.guild_id, channel_id="300000000000000099")
@@ -114,7 +106,7 @@ async def test_sessions_are_per_channel_and_one_at_a_time(local: LocalDiscord) -
 
 
 async def test_only_the_starter_or_a_moderator_reveals(local: LocalDiscord) -> None:
-    await start(local)
+    await start_fair(local)
     refused = await local.command("fair reveal", actor=local.as_user(BOB))
     assert refused.ephemeral and refused.embed["description"].startswith("Only <@")
     moderator = local.as_user("200000000000000003", permissions=MANAGER_PERMISSIONS)
@@ -125,7 +117,7 @@ async def test_only_the_starter_or_a_moderator_reveals(local: LocalDiscord) -> N
 async def test_verify_needs_a_revealed_session_and_a_real_roll(local: LocalDiscord) -> None:
     nothing = await local.command("fair verify", {"roll": 1})
     assert nothing.embed["description"] == "This channel has had no fair session."
-    await start(local)
+    await start_fair(local)
     secret = await local.command("fair verify", {"roll": 1})
     assert secret.embed["description"].startswith("The seed is still secret")
     await local.command("fair reveal")
@@ -136,9 +128,9 @@ async def test_verify_needs_a_revealed_session_and_a_real_roll(local: LocalDisco
 
 
 async def test_a_new_session_never_reuses_a_seed(local: LocalDiscord) -> None:
-    first = await start(local)
+    first = await start_fair(local)
     await local.command("fair reveal")
-    second = await start(local)
+    second = await start_fair(local)
     assert first != second
 
 
@@ -151,7 +143,7 @@ STRANGER = Actor(user_id="200000000000000009", guild_id="300000000000000001", ch
 async def played_session(local: LocalDiscord) -> tuple[str, Exchange]:
     """/fair start, rolls by three commands and two users (one private, one mistyped), /fair reveal."""
     local.bot.dice = NoDice()
-    commitment = await start(local)
+    commitment = await start_fair(local)
     await local.command("roll", {"expression": "3d6", "label": "Strength"})
     await local.command("dnd attack", {"attack_bonus": 5, "damage": "1d8+3", "target_ac": 15}, actor=local.as_user(BOB))
     await local.command("roll", {"expression": "1d20+"})  # refused, but its roll number is used up
@@ -301,7 +293,7 @@ async def test_fair_log_downloads_this_channels_sessions_only(local: LocalDiscor
 async def test_fair_log_refuses_what_it_cannot_show(local: LocalDiscord) -> None:
     nothing = await local.command("fair log")
     assert nothing.embed["description"] == "This channel has no revealed fair session yet."
-    commitment = await start(local)
+    commitment = await start_fair(local)
     await local.command("roll", {"expression": "1d6"})
     running = await local.command("fair log", {"session": commitment[:8]})
     assert running.files == {} and commitment[:8] in running.embed["description"]
@@ -317,7 +309,7 @@ def reveal_payload(local: LocalDiscord, limit: int) -> dict[str, object]:
 
 
 async def test_a_log_larger_than_discord_takes_comes_in_parts_that_join(local: LocalDiscord) -> None:
-    commitment = await start(local)
+    commitment = await start_fair(local)
     for _ in range(6):
         await local.command("roll", {"expression": "100d6"})
     revealed = await local.send(reveal_payload(local, 1024))
@@ -335,7 +327,7 @@ async def test_a_log_larger_than_discord_takes_comes_in_parts_that_join(local: L
 
 
 async def test_a_log_too_large_even_in_parts_is_said_so(local: LocalDiscord) -> None:
-    await start(local)
+    await start_fair(local)
     await local.command("roll", {"expression": "1000d6"})
     revealed = await local.send(reveal_payload(local, 100))
     assert revealed.files == {}
@@ -347,7 +339,7 @@ async def test_a_log_too_large_even_in_parts_is_said_so(local: LocalDiscord) -> 
 async def test_a_hidden_roll_takes_no_number_from_the_play_channels_session(local: LocalDiscord) -> None:
     # A player may have started the play channel's session and may reveal it: a hidden roll never draws from it,
     # so the session's numbers and log have no trace of it, refused or not.
-    commitment = await start(local)
+    commitment = await start_fair(local)
     refused = await local.command("roll", {"expression": "1d20", "hidden": True})
     assert refused.ephemeral and refused.embed["title"] == "No GM channel"
     await local.command("roll", {"expression": "1d6"})
@@ -402,7 +394,7 @@ async def test_a_legacy_session_running_at_the_upgrade_rolls_and_reveals_as_it_a
     local: LocalDiscord, database: Database
 ) -> None:
     """A session started before layout 4 (migration 0021 gives it layout 3) keeps its dice and its checks."""
-    await start(local)
+    await start_fair(local)
     async with database.write.begin() as session:
         row = (await session.scalars(select(FairSession))).one()
         seed = bytes.fromhex(row.seed)

@@ -36,7 +36,7 @@ from cogs import _pipeline
 from cogs._shared import Drawn
 from tests.conftest import POSTGRES
 from tests.dice_sources import NoDice
-from tests.test_fair_commands import BOB, start
+from tests.helpers import BOB, start_fair
 
 ATTACK = {"attack_bonus": 5, "damage": "1d8+3", "target_ac": 15}  # hits on a d20 of 10 or more: 55%
 
@@ -74,7 +74,7 @@ async def test_a_seed_ground_for_the_first_rolls_gains_nothing(local: LocalDisco
     handed = seeds(ground)
     local.bot.fair_seeds = lambda: next(handed)
     local.bot.dice = NoDice()  # every die comes from the session
-    commitment = await start(local)
+    commitment = await start_fair(local)
     for _ in range(12):
         await local.command("dnd attack", ATTACK, actor=local.as_user(BOB))
     revealed = await local.command("fair reveal")
@@ -115,7 +115,7 @@ async def test_a_command_made_before_the_commitment_was_posted_gets_the_bots_own
         payloads.APPLICATION_COMMAND,
         payloads.command_data("roll", [{"name": "expression", "type": 3, "value": "1d20"}]),
     )
-    commitment = await start(local)
+    commitment = await start_fair(local)
     answered = await local.send(early)
     assert "Fair roll" not in (answered.embed.get("footer") or {}).get("text", "")
     after = await local.command("roll", {"expression": "1d20"})
@@ -168,7 +168,7 @@ async def test_a_roll_given_up_and_taken_again_gets_the_same_dice_and_the_log_sh
 
     monkeypatch.setattr(_pipeline, "draw", cheating)
     local.bot.dice = NoDice()
-    commitment = await start(local)
+    commitment = await start_fair(local)
     answers = [await local.command("dnd attack", ATTACK, actor=local.as_user(BOB)) for _ in range(30)]
     revealed = await local.command("fair reveal")
     log = parse_log(revealed.files[filename(commitment)])
@@ -195,7 +195,7 @@ async def test_a_roll_given_up_and_taken_again_gets_the_same_dice_and_the_log_sh
 
 
 async def test_a_failed_fair_roll_tells_its_author_which_number_went_unanswered(local: LocalDiscord) -> None:
-    await start(local)
+    await start_fair(local)
     failed = await local.command("roll", {"expression": "1d20+"})
     assert failed.ephemeral
     assert failed.embed["description"].endswith(
@@ -226,7 +226,7 @@ async def test_a_reveal_racing_rolls_in_flight_logs_exactly_what_the_channel_saw
         await logging(record)
 
     monkeypatch.setattr(local.bot, "log_roll", slow)
-    commitment = await start(local)
+    commitment = await start_fair(local)
     rolls = [
         asyncio.create_task(
             local.command("roll", {"expression": "3d6"}) if n % 2 else local.command("dnd attack", ATTACK)
@@ -269,7 +269,7 @@ async def test_a_reveal_racing_rolls_in_flight_logs_exactly_what_the_channel_saw
 async def test_forget_me_keeps_a_fair_sessions_rolls_which_are_the_channels_proof(local: LocalDiscord) -> None:
     """Review finding: forget-me deleted a player's fair rolls; the signed log then said "never shown" of rolls
     the channel saw (both checkers passed it), and a later /fair log of a revealed session failed its signature."""
-    await start(local)
+    await start_fair(local)
     before = await local.command("roll", {"expression": "3d6"}, actor=local.as_user(BOB))
     await local.command("roll", {"expression": "1d6"}, actor=local.as_user(BOB))  # a fair roll too
     asked = await local.command("character forget-me", actor=local.as_user(BOB))
@@ -291,7 +291,7 @@ async def test_forget_me_keeps_a_fair_sessions_rolls_which_are_the_channels_proo
 async def test_a_close_waits_for_a_roll_being_logged_on_postgresql(local: LocalDiscord, database: Database) -> None:
     """Review finding: the check that a session is still open locked only closed rows, so on PostgreSQL a close
     could commit between the check and the roll's insert, and the signed log said "never shown" of a shown roll."""
-    await start(local)
+    await start_fair(local)
     channel = int(local.actor.channel_id)
     async with database.write.begin() as db:
         session = await FairRepository(db).open(channel)

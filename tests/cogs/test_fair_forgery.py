@@ -25,12 +25,9 @@ from bot.local.driver import LocalDiscord
 from bot.rules.fair import FairDice, seed_from_hex
 from bot.rules.fair_log import filename
 from tests.dice_sources import NoDice
-from tests.test_dnd_commands import character
-from tests.test_fair_commands import BOB, start
-from tests.test_star_frontiers_commands import QUICK_MELEE, QUICK_SHOT
+from tests.helpers import BOB, QUICK_MELEE, QUICK_SHOT, ROOT, dnd_character, start_fair
 
 Document = dict[str, Any]
-ROOT = Path(__file__).resolve().parents[1]
 
 SEED = bytes(range(32))  # the worked example's seed (bot.rules.fair)
 
@@ -55,8 +52,8 @@ async def exported(local: LocalDiscord) -> Document:
     """
     local.bot.fair_seeds = lambda: SEED
     local.bot.dice = NoDice()
-    await character(local, "Kara", {"Greatsword": ""}, strength=16, bab=11, weapon_groups="martial")
-    commitment = await start(local)
+    await dnd_character(local, "Kara", {"Greatsword": ""}, strength=16, bab=11, weapon_groups="martial")
+    commitment = await start_fair(local)
     for name, options in SESSION:
         await local.command(name, options, actor=local.as_user(BOB) if name == "dnd attack" else None)
     revealed = await local.command("fair reveal")

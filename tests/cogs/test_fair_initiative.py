@@ -14,23 +14,15 @@ from bot.__main__ import main
 from bot.db.encounters import EncounterRecord, EncounterRepository
 from bot.db.engine import Database
 from bot.db.models import RollLog
-from bot.local.driver import DEFAULT_CHANNEL, DEFAULT_GUILD, Exchange, LocalDiscord
+from bot.local.driver import DEFAULT_CHANNEL, DEFAULT_GUILD, LocalDiscord
 from bot.rules import encounter as rules
 from bot.rules.fair_log import LogRoll, Unanswered, check_log, filename, parse_log
 from bot.tree import command_name
 from cogs.encounter import CHANGED_MEANWHILE, NOT_NEEDED
 from tests.dice_sources import NoDice, ScriptedDice
-
-GM = "200000000000000001"  # the driver's default user starts every fight here
-PLAYER = "200000000000000002"
-
-
-def ok(exchange: Exchange) -> dict[str, Any]:
-    """The answer's embed, after checking Discord took everything and it is not an error."""
-    assert exchange.rejected == [], exchange.requests
-    embed = exchange.embed
-    assert embed.get("color") != 0xE74C3C, embed
-    return embed
+from tests.helpers import ALICE as GM
+from tests.helpers import BOB as PLAYER
+from tests.helpers import ok, start_fair
 
 
 def stamp_of(embed: dict[str, Any]) -> str:
@@ -39,11 +31,6 @@ def stamp_of(embed: dict[str, Any]) -> str:
 
 def next_button(message: dict[str, Any]) -> str:
     return next(c["custom_id"] for row in message["components"] for c in row["components"] if c["label"] == "Next")
-
-
-async def start(local: LocalDiscord) -> str:
-    started = await local.command("fair start")
-    return str(started.embed["description"].split("`")[1])
 
 
 def meanwhile(local: LocalDiscord, command: str, change: Callable[[EncounterRecord, EncounterRepository], Any]) -> None:
@@ -93,7 +80,7 @@ async def test_dnd_initiative_in_a_fair_session_is_a_roll_the_log_replays(
     local: LocalDiscord, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     local.bot.dice = NoDice()  # type: ignore[attr-defined] # every die of the session comes from its seed
-    commitment = await start(local)
+    commitment = await start_fair(local)
     ok(await local.command("encounter start", {"ruleset": "dnd35", "name": "Cave"}))
     ok(await local.command("encounter add", {"name": "Goblin", "count": 2, "hp": 6, "initiative": 1}))
     board = ok(await local.command("encounter next"))
@@ -147,7 +134,7 @@ async def test_every_star_frontiers_round_rolls_from_the_session_by_button_and_b
     local: LocalDiscord, database: Database
 ) -> None:
     local.bot.dice = NoDice()  # type: ignore[attr-defined]
-    commitment = await start(local)
+    commitment = await start_fair(local)
     ok(await local.command("encounter start", {"ruleset": "sf", "name": "Dock"}))  # by side, the default
     ok(await local.command("encounter add", {"name": "Kel", "hp": 30, "rs": 55, "side": "party"}))
     ok(await local.command("encounter add", {"name": "Sathar", "hp": 20, "rs": 40}))
@@ -186,7 +173,7 @@ async def test_every_star_frontiers_round_rolls_from_the_session_by_button_and_b
 async def test_hiding_hit_points_is_not_a_hidden_roll(local: LocalDiscord) -> None:
     """`/encounter add hidden:true` hides a creature's hit points: its initiative is still the channel's roll."""
     local.bot.dice = NoDice()  # type: ignore[attr-defined] # the GM channel runs no session: only the channel's
-    commitment = await start(local)
+    commitment = await start_fair(local)
     ok(await local.command("encounter start", {"ruleset": "dnd35"}))
     ok(await local.command("encounter add", {"name": "Goblin", "hp": 6}))
     ok(await local.command("encounter next"))
@@ -201,7 +188,7 @@ async def test_a_fight_that_changed_while_initiative_was_drawn_refuses_and_its_n
     local: LocalDiscord, database: Database
 ) -> None:
     local.bot.dice = NoDice()  # type: ignore[attr-defined]
-    commitment = await start(local)
+    commitment = await start_fair(local)
     ok(await local.command("encounter start", {"ruleset": "dnd35", "name": "Cave"}))
     ok(await local.command("encounter add", {"name": "Goblin", "hp": 6}))
     ok(await local.command("encounter next"))  # fair roll 1
@@ -231,7 +218,7 @@ async def test_a_fight_that_changed_while_initiative_was_drawn_refuses_and_its_n
 
 async def test_a_roll_drawn_for_a_change_that_no_longer_needs_it_is_left_unanswered(local: LocalDiscord) -> None:
     local.bot.dice = NoDice()  # type: ignore[attr-defined]
-    commitment = await start(local)
+    commitment = await start_fair(local)
     ok(await local.command("encounter start", {"ruleset": "dnd35", "name": "Cave"}))
     ok(await local.command("encounter add", {"name": "Goblin", "hp": 6}))
     ok(await local.command("encounter next"))
@@ -255,7 +242,7 @@ async def test_a_roll_drawn_for_a_change_that_no_longer_needs_it_is_left_unanswe
 
 async def test_a_refused_next_takes_no_fair_number(local: LocalDiscord) -> None:
     local.bot.dice = NoDice()  # type: ignore[attr-defined]
-    commitment = await start(local)
+    commitment = await start_fair(local)
     ok(await local.command("encounter start", {"ruleset": "dnd35"}))
     ok(await local.command("encounter add", {"name": "Goblin", "hp": 6}))
     refused = await local.command("encounter next", actor=local.as_user(PLAYER))

@@ -36,18 +36,14 @@ from bot.rules.fair_log import (
     unpack,
 )
 from tests.dice_sources import NoDice
-from tests.test_dnd_commands import heaviest_fighter
-from tests.test_fair_secrets import copy_for, secret_session
-from tests.test_secrets import GM
+from tests.helpers import GM, ROOT, copy_for, heaviest_fighter, secret_session, start_fair
 
-ROOT = Path(__file__).resolve().parents[1]
 BIG = "1000d10000"
 
 
 async def start(local: LocalDiscord) -> str:
     local.bot.dice = NoDice()  # every die of the session comes from its seed
-    started = await local.command("fair start")
-    return str(started.embed["description"].split("`")[1])
+    return await start_fair(local)
 
 
 async def reveal(local: LocalDiscord, limit: int) -> tuple[dict[str, bytes], list[str]]:

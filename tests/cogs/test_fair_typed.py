@@ -17,10 +17,7 @@ from bot.db.engine import Database
 from bot.local.driver import LocalDiscord
 from bot.rules import replay
 from bot.ui.summaries import SUMMARIES, accepted, summary
-from tests.helpers import logged
-from tests.test_sf_secrets import LASER, secret_sathar
-
-RED = 0xE74C3C
+from tests.helpers import LASER, RED, logged, secret_sathar
 
 
 async def dnd_characters(local: LocalDiscord) -> None:

@@ -2,26 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from bot.local.driver import LocalDiscord
-from bot.local.payloads import GM_ROLE, MANAGER_PERMISSIONS, role_object
-from tests.test_secrets import GM, secret_ogre, text
+from bot.local.payloads import GM_ROLE, MANAGER_PERMISSIONS
+from tests.helpers import GM, name_gm_role, role_option, secret_ogre, text
+from tests.helpers import MOD as MODERATOR
 
 PLAYER = "200000000000000020"
-MODERATOR = "200000000000000011"
 GM_MEMBER = "200000000000000030"  # a member of the game master role, without Manage Server
-
-
-def role_option(role_id: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """A role option and the resolved data Discord sends with it."""
-    return [{"name": "role", "type": 8, "value": role_id}], {"roles": {role_id: role_object(role_id)}}
-
-
-async def name_gm_role(local: LocalDiscord, role_id: str = GM_ROLE) -> dict[str, Any]:
-    options, resolved = role_option(role_id)
-    moderator = local.as_user(MODERATOR, permissions=MANAGER_PERMISSIONS)
-    return (await local.command("settings gm-role", options, resolved=resolved, actor=moderator)).embed
 
 
 async def test_a_member_of_the_gm_role_sees_a_secret_and_others_do_not(connected: LocalDiscord) -> None:
@@ -40,7 +27,7 @@ async def test_a_member_of_the_gm_role_sees_a_secret_and_others_do_not(connected
     member = await local.command("character show", {"character": ogre}, actor=local.as_user(PLAYER))
     assert "15 / 30" not in text(member)
     refused = await local.command("dnd odds", {"attack_bonus": 4, "damage": "1d8", "target": ogre})
-    assert refused.embed["title"] == "No such character"  # its number names nothing (tests/test_leaks.py)
+    assert refused.embed["title"] == "No such character"  # its number names nothing (tests/crossings/test_leaks.py)
     refused = await local.command("dnd odds", {"attack_bonus": 4, "damage": "1d8", "target": "Ogre"})
     assert refused.embed["title"] == "A secret"
 

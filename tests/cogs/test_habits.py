@@ -6,10 +6,7 @@ import pytest
 
 from bot.local.driver import LocalDiscord
 from tests.dice_sources import NoDice, ScriptedDice
-from tests.helpers import fields
-from tests.test_dnd_commands import RED
-from tests.test_dnd_commands import character as dnd_character
-from tests.test_star_frontiers_commands import character as sf_character
+from tests.helpers import RED, dnd_character, fields, sf_character
 
 pytestmark = pytest.mark.usefixtures("full_answers")
 

@@ -9,8 +9,7 @@ from bot.discord_api import sync_payload
 from bot.local.driver import LocalDiscord
 from bot.ui.help import BY_KEY, STARTS, Start
 from tests.dice_sources import ScriptedDice
-
-RED = 0xE74C3C
+from tests.helpers import RED
 
 
 @pytest.mark.parametrize("start", STARTS, ids=lambda s: s.key)

@@ -5,8 +5,7 @@ from __future__ import annotations
 from bot.local.driver import LocalDiscord
 from bot.local.payloads import user_object
 from tests.dice_sources import ScriptedDice
-
-BOB = "200000000000000002"
+from tests.helpers import BOB
 
 
 async def test_history_lists_public_rolls_newest_first_with_links(local: LocalDiscord) -> None:

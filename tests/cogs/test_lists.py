@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import discord
@@ -22,10 +21,9 @@ from bot.local.payloads import Actor, Snowflakes
 from bot.rules.luck import Row
 from bot.ui.embeds import PHONE_LINES
 from cogs.stats import table
-from tests.helpers import button, pages
-from tests.test_pages import lines
+from tests.helpers import BOB as STRANGER
+from tests.helpers import ROOT, button, height, pages
 
-ROOT = Path(__file__).resolve().parent.parent
 SUB_COMMAND, SUB_COMMAND_GROUP = 1, 2
 GUILD_CONTEXT = 0
 
@@ -124,9 +122,6 @@ async def test_server_only_commands_are_not_offered_in_direct_messages(local: Lo
     assert chosen.rejected == [] and "now start **short**" in chosen.embed["description"]
 
 
-STRANGER = "200000000000000002"
-
-
 def described(page: dict[str, Any]) -> list[str]:
     return str(page.get("description", "")).splitlines()
 
@@ -137,9 +132,9 @@ async def test_macro_list_pages_every_saved_roll_and_only_for_its_asker(
     for n in range(30):
         await local.command("macro save", {"name": f"attack{n:02}", "command": f"/roll expression:1d20+{n}"})
     listed = await local.command("macro list")
-    assert listed.ephemeral and lines(listed.embed) <= PHONE_LINES
+    assert listed.ephemeral and height(listed.embed) <= PHONE_LINES
     shown = await pages(local, listed)
-    assert len(shown) > 1 and all(lines(page) <= PHONE_LINES for page in shown)
+    assert len(shown) > 1 and all(height(page) <= PHONE_LINES for page in shown)
     assert shown[0]["title"] == f"Your saved rolls (30 of 50) · 1/{len(shown)}"
     names = [line.split("**")[1] for page in shown for line in described(page)]
     assert names == [f"attack{n:02}" for n in range(30)]  # every one, in order, none twice
@@ -159,9 +154,9 @@ async def test_character_list_pages_every_character(local: LocalDiscord, make_bo
     for n in range(24):
         await local.command("character create", {"ruleset": "aliensrl" if n % 2 else "dnd35", "name": f"Hero {n:02}"})
     listed = await local.command("character list")
-    assert listed.ephemeral and lines(listed.embed) <= PHONE_LINES
+    assert listed.ephemeral and height(listed.embed) <= PHONE_LINES
     shown = await pages(local, listed)
-    assert len(shown) > 1 and all(lines(page) <= PHONE_LINES for page in shown)
+    assert len(shown) > 1 and all(height(page) <= PHONE_LINES for page in shown)
     entries = [entry.split(" (#")[0] for page in shown for f in page["fields"] for entry in f["value"].splitlines()]
     assert sorted(entries) == [f"Hero {n:02}" for n in range(24)] and len(set(entries)) == 24
     message = local.original(listed)
@@ -178,9 +173,9 @@ async def test_history_pages_every_roll_asked_for(local: LocalDiscord, make_bot:
     for n in range(25):
         await local.command("roll", {"expression": f"1d20+{n}", "label": f"Attempt number {n:02} at the gate"})
     asked = await local.command("history", {"count": 25})
-    assert asked.ephemeral and lines(asked.embed) <= PHONE_LINES
+    assert asked.ephemeral and height(asked.embed) <= PHONE_LINES
     shown = await pages(local, asked)
-    assert len(shown) > 1 and all(lines(page) <= PHONE_LINES for page in shown)
+    assert len(shown) > 1 and all(height(page) <= PHONE_LINES for page in shown)
     rolls = [entry for page in shown for entry in described(page)]
     assert len(rolls) == 25 and all("/roll" in entry and "[jump](" in entry for entry in rolls)
     assert all(page["footer"]["text"] == "Private rolls are never listed." for page in shown)

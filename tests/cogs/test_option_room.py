@@ -25,7 +25,7 @@ from bot.rules import replay
 from bot.rules.dnd35 import replay as dnd_replay
 from bot.rules.fair import FairDice
 from tests.dice_sources import NoDice, ScriptedDice
-from tests.helpers import button, fields, logged
+from tests.helpers import RED, button, fields, logged
 
 MOST_OPTIONS = 22  # Discord's 25, less 3 of room
 MOST_CHARACTERS = 7_500  # Discord's 8,000, less 500 of room
@@ -94,7 +94,6 @@ def test_every_command_leaves_room_for_three_options_and_500_characters(local: L
 # ---------------------------------------------------------------------------------------------------------
 # /dnd's `situation`: the SRD's combat modifiers as words (§2, §5, §6 item 7), through the slash path, dice forced.
 
-RED = 0xE74C3C
 QUICK = {"attack_bonus": 5, "damage": "1d8+3", "target_ac": 15}
 
 

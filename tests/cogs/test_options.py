@@ -24,9 +24,8 @@ from bot.local.driver import Exchange, LocalDiscord
 from bot.ui import rulesets
 from cogs._options import Hidden, Shown, names, option, slash
 from tests.dice_sources import NoDice, ScriptedDice
-from tests.helpers import fields
+from tests.helpers import RED, fields
 
-RED = 0xE74C3C
 # Each roll command and the odds command that prices it without rolling, as each ruleset registers them.
 PAIRS = [pair for presenters in rulesets.every() for pair in presenters.odds]
 

@@ -19,10 +19,8 @@ from bot.rules import encounter as encounter_rules
 from cogs import _pipeline as pipeline
 from cogs._replay import ROLL
 from tests.dice_sources import ScriptedDice
-from tests.helpers import logged
-from tests.test_fight_audience import ATTACK, goblin_fight, state, stored
+from tests.helpers import ON_GOBLIN, RED, goblin_fight, logged, state, stored
 
-RED = 0xE74C3C
 ROLLS = [
     ("roll", {"expression": "1d6"}, [4]),
     ("aliens melee", {"attacker": "warrior"}, []),
@@ -102,7 +100,7 @@ async def test_an_attack_at_a_combatant_looks_its_name_up_once(
 
     monkeypatch.setattr(encounter_rules, "find", counted)
     local.bot.dice = ScriptedDice([15, 8])  # 15 + 5 hits flat-footed AC 10: 8 + 3 = 11
-    attack = await local.command("dnd attack", {**ATTACK, "private": private})
+    attack = await local.command("dnd attack", {**ON_GOBLIN, "private": private})
     assert attack.embed["color"] != RED, attack.embed
     # After the planner's lookup, the combatant travels by its number in the fight the roll read.
     assert named == ["Goblin"]

@@ -7,9 +7,7 @@ from bot.local.limits import sync_payload
 from bot.local.payloads import MANAGER_PERMISSIONS, Actor
 from bot.rules.settings import SETTINGS
 from tests.dice_sources import ScriptedDice
-from tests.helpers import pages
-
-MOD = "200000000000000003"
+from tests.helpers import MOD, pages
 
 
 async def shown_fields(local: LocalDiscord, exchange: Exchange) -> list[dict[str, str]]:

@@ -13,23 +13,17 @@ import re
 from typing import Any
 
 import pytest
-from sqlalchemy import select
 
 from bot.db.engine import Database
-from bot.db.models import RollLog
 from bot.local.driver import Exchange, LocalDiscord
 from bot.local.payloads import MANAGER_PERMISSIONS
 from tests.dice_sources import NoDice, ScriptedDice
+from tests.helpers import BLURPLE, GREEN, GREY, MOD, QUICK_MELEE, QUICK_SHOT, RED, logged, sf_character
 
 # These tests read every step: the server shows full answers (the compact default is tested in test_buttons).
 pytestmark = pytest.mark.usefixtures("full_answers")
 
-MOD = "200000000000000003"
-RED = 0xE74C3C
-GREEN = 0x2ECC71  # a hit
-GREY = 0x607D8B  # a miss
 GOLD = 0xF1C40F  # a knock-out
-BLURPLE = 0x5865F2  # odds
 D100 = (1, 100)
 D10 = (1, 10)
 ODDS_LINE = re.compile(r"hit \d+\.\d% · knock-out \d+\.\d% · expected damage \d+\.\d\d")
@@ -38,7 +32,6 @@ BASIC = "This server: no automatic miss (Basic); a sight stops at short. `/setti
 DEFAULT_FOOTER = "† a default: the rules source does not give this number, so the bot proposes one."
 
 # Quick mode: RW 40 + skill level 1 (+10) at point blank (0) = 50 before the situation.
-QUICK_SHOT = {"score": 40, "skill": 1, "damage": "1d10", "distance": "point_blank"}
 QUICK_SHOT_STEPS = [
     "1. Base **+40**: RW given",
     "2. Skill **+10**: skill level 1 x 10",
@@ -55,7 +48,6 @@ QUICK_SHOT_STEPS = [
     "12. Two weapons **+0**: no",
 ]
 # Quick mode melee: MW 40 + skill level 1 (+10) = 50 before the situation.
-QUICK_MELEE = {"score": 40, "skill": 1, "damage": "1d10"}
 QUICK_MELEE_STEPS = [
     "1. Base **+40**: MW given",
     "2. Skill **+10**: skill level 1 x 10",
@@ -117,29 +109,11 @@ async def refused(local: LocalDiscord, command: str, options: dict[str, Any]) ->
     return exchange.embed
 
 
-async def character(
-    local: LocalDiscord, name: str, weapons: tuple[tuple[str, str], ...] = (), **values: str | int
-) -> None:
-    created = await local.command("character create", {"ruleset": "sf", "name": name})
-    assert created.rejected == [] and created.embed["author"]["name"] == "Star Frontiers character", created.embed
-    for field, value in values.items():
-        changed = await local.command("character set", {"character": name, "field": field, "value": str(value)})
-        assert changed.embed["title"] == "Saved", changed.embed
-    for weapon, details in weapons:
-        added = await local.command("character weapon add", {"character": name, "name": weapon, "details": details})
-        assert weapon in fields(added)["Weapons"], added.embed
-
-
 async def set_variants(local: LocalDiscord, automatic_miss: str, sight: str) -> None:
     moderator = local.as_user(MOD, permissions=MANAGER_PERMISSIONS)
     for key, value in (("sf.automatic_miss", automatic_miss), ("sf.sight", sight)):
         saved = await local.command("settings set", {"setting": key, "value": value}, actor=moderator)
         assert saved.embed["title"] == "Setting saved", saved.embed
-
-
-async def logged(database: Database) -> list[RollLog]:
-    async with database.read() as session:
-        return list((await session.scalars(select(RollLog))).all())
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -288,7 +262,7 @@ async def test_the_telescopic_sight_moves_the_band_one_class_closer(local: Local
 
 async def test_the_sight_shifts_a_measured_band_and_not_the_damage_band(local: LocalDiscord) -> None:
     # Sonic disruptor: PB 2, short 10, medium 20, long 40; damage by the band the target is really in.
-    await character(local, "Kim", (("Sonic disruptor", ""),))
+    await sf_character(local, "Kim", (("Sonic disruptor", ""),))
     exchange = await attack(local, "sf shoot", [10, 4, 5], {"distance": 15, "situation": "telescopic sight"})
     assert steps(exchange)[2] == (
         "3. Range **-10**: medium: 15 m is over 10 m and up to 20 m; the telescopic sight moves it to short"
@@ -316,7 +290,7 @@ BANDS = [  # distance, step line (Kim: RW 23, no beam skill, laser pistol)
 
 
 async def test_each_range_band_of_the_laser_pistol_at_its_edges(local: LocalDiscord) -> None:
-    await character(local, "Kim", (("Laser pistol", ""),))
+    await sf_character(local, "Kim", (("Laser pistol", ""),))
     for distance, line in BANDS:
         exchange = await attack(local, "sf shoot", [99], {"distance": distance, "setting": 1})
         shown = steps(exchange)
@@ -333,7 +307,7 @@ async def test_each_range_band_of_the_laser_pistol_at_its_edges(local: LocalDisc
 
 async def test_a_table_weapons_proposed_bands_are_marked(local: LocalDiscord) -> None:
     # Automatic rifle: every band is a proposed default (PB 10, short 40, ...): the step and the footer say so.
-    await character(local, "Kim", (("Automatic rifle", ""),))
+    await sf_character(local, "Kim", (("Automatic rifle", ""),))
     exchange = await attack(local, "sf shoot", [99], {"distance": 11})
     assert steps(exchange)[2] == "3. Range **-10**†: short: 11 m is over 10 m and up to 40 m"
     assert exchange.embed["footer"]["text"] == DEFAULT_FOOTER
@@ -368,7 +342,7 @@ async def test_every_melee_option_is_a_step_with_its_value(local: LocalDiscord) 
 
 async def test_a_characters_melee_reads_load_stamina_and_the_targets_load(local: LocalDiscord) -> None:
     # Yazirian with STR 60 > DEX 45: MW 30; 26 kg of 50 is encumbered; Stamina 22 of 45 is wounded (44 <= 45).
-    await character(
+    await sf_character(
         local,
         "Zix",
         (("Shock baton", "skill=melee damage=1d10 modifier=5 blunt=true"),),
@@ -378,8 +352,8 @@ async def test_a_characters_melee_reads_load_stamina_and_the_targets_load(local:
         carried_kg=26,
         current_stamina=22,
     )
-    await character(local, "Ox", carried_kg=26)  # encumbered: 52 > 50
-    await character(local, "Lean", carried_kg=25)  # exactly half: not encumbered
+    await sf_character(local, "Ox", carried_kg=26)  # encumbered: 52 > 50
+    await sf_character(local, "Lean", carried_kg=25)  # exactly half: not encumbered
     options = {
         "character": "Zix",
         "weapon": "Shock baton",
@@ -423,8 +397,8 @@ async def test_a_characters_melee_reads_load_stamina_and_the_targets_load(local:
 
 
 async def test_battle_rage_is_for_yazirians_only(local: LocalDiscord) -> None:
-    await character(local, "Kim")
-    await character(local, "Zix", race="yazirian")
+    await sf_character(local, "Kim")
+    await sf_character(local, "Zix", race="yazirian")
     raging = await attack(local, "sf melee", [99], {"character": "Zix", "battle_rage": True})
     assert steps(raging)[4] == "5. Battle rage **+20**: a Yazirian in battle rage"
     assert steps(raging)[-1] == "Chance to hit: **43**"  # MW 23 + 20
@@ -444,8 +418,8 @@ async def test_battle_rage_is_for_yazirians_only(local: LocalDiscord) -> None:
 
 
 async def test_a_vrusk_character_ignores_the_wrong_hand(local: LocalDiscord) -> None:
-    await character(local, "Klik", (("Laser pistol", ""),), race="vrusk")
-    await character(local, "Kim", (("Laser pistol", ""),))
+    await sf_character(local, "Klik", (("Laser pistol", ""),), race="vrusk")
+    await sf_character(local, "Kim", (("Laser pistol", ""),))
     vrusk = await attack(
         local, "sf shoot", [99], {"character": "Klik", "distance": 3, "setting": 1, "hands": "wrong_hand"}
     )
@@ -459,7 +433,7 @@ async def test_a_vrusk_character_ignores_the_wrong_hand(local: LocalDiscord) -> 
 
 
 async def test_a_wounded_character_shoots_at_minus_10(local: LocalDiscord) -> None:
-    await character(local, "Kim", (("Laser pistol", ""),), stamina=44, current_stamina=22)  # exactly half
+    await sf_character(local, "Kim", (("Laser pistol", ""),), stamina=44, current_stamina=22)  # exactly half
     exchange = await attack(local, "sf shoot", [99], {"distance": 3, "setting": 1})
     assert steps(exchange)[9] == "9. Attacker wounded **-10**: Stamina 22 of 44, half or less"
     assert steps(exchange)[-1] == "Chance to hit: **13**"
@@ -598,7 +572,7 @@ async def test_under_basic_rules_a_blunt_00_that_hits_knocks_out(local: LocalDis
 
 
 async def test_a_table_clubs_blunt_knock_out(local: LocalDiscord) -> None:
-    await character(local, "Kim")
+    await sf_character(local, "Kim")
     exchange = await attack(local, "sf melee", [20, 4, 9], {"weapon": "Club"})
     assert description(exchange) == [
         "**Hit, knocked out for 9 turns**: a blunt weapon's hit on a roll ending in 0 knocks out (§3)",
@@ -613,7 +587,7 @@ async def test_a_table_clubs_blunt_knock_out(local: LocalDiscord) -> None:
 
 
 async def test_a_laser_rolls_1d10_per_seu(local: LocalDiscord) -> None:
-    await character(local, "Kim", (("Laser pistol", ""),))
+    await sf_character(local, "Kim", (("Laser pistol", ""),))
     dice = ScriptedDice([10, 1, 10, 3, 7])
     local.bot.dice = dice
     exchange = await local.command("sf shoot", {"distance": 3, "setting": 4})
@@ -646,7 +620,7 @@ BURSTS = [
 
 
 async def test_a_burst_rolls_5d10_plus_1d10_a_target_split_evenly(local: LocalDiscord) -> None:
-    await character(local, "Kim", (("Automatic pistol", ""),), projectile=1)
+    await sf_character(local, "Kim", (("Automatic pistol", ""),), projectile=1)
     for targets, faces, line in BURSTS:
         exchange = await attack(local, "sf shoot", [40, *faces], {"distance": 10, "burst": True, "targets": targets})
         # RW 23 + 10 - 10 (short: 10 m is over 5 and up to 15) + 20 = 43
@@ -656,7 +630,7 @@ async def test_a_burst_rolls_5d10_plus_1d10_a_target_split_evenly(local: LocalDi
 
 
 async def test_bare_hands_do_fixed_punching_damage(local: LocalDiscord) -> None:
-    await character(local, "Kim", strength=61)  # punch 4; MW 31
+    await sf_character(local, "Kim", strength=61)  # punch 4; MW 31
     dice = ScriptedDice([25])  # no damage die
     local.bot.dice = dice
     exchange = await local.command("sf melee", {})
@@ -673,7 +647,7 @@ async def test_bare_hands_do_fixed_punching_damage(local: LocalDiscord) -> None:
 
 async def test_the_worked_example_of_section_9(local: LocalDiscord, database: Database) -> None:
     # Human, DEX 55 (RW 28), beam 2, laser pistol at 30 m (medium), target running, careful aim, dial 3.
-    await character(local, "Kim", (("Laser pistol", ""),), dexterity=55, beam=2)
+    await sf_character(local, "Kim", (("Laser pistol", ""),), dexterity=55, beam=2)
     options = {"distance": 30, "setting": 3, "target_movement": "running", "attacker_movement": "aiming"}
     exchange = await attack(local, "sf shoot", [33, 3, 4, 5], options)
     assert steps(exchange) == [
@@ -726,7 +700,7 @@ async def test_melee_odds_roll_nothing(local: LocalDiscord, database: Database) 
     assert fields(exchange)["Chance to hit"].split("\n") == with_line(
         QUICK_MELEE_STEPS, "1. Base **+25**: MW given", 35
     )
-    await character(local, "Zix", race="yazirian", carried_kg=30, current_stamina=20)
+    await sf_character(local, "Zix", race="yazirian", carried_kg=30, current_stamina=20)
     local.bot.dice = NoDice()
     own = await local.command("sf odds melee", {"battle_rage": True, "helpless": "stunned", "target_defending": True})
     # MW 23 + 0 + 0 + 20 + 20 - 10 - 10 - 15 = 28; bare hands are blunt: 01, 02, 10, 20: 4%; punch 3.
@@ -850,7 +824,7 @@ async def test_bad_shots_are_refused_in_red(local: LocalDiscord, database: Datab
 
 
 async def test_a_characters_weapon_mistakes_are_refused(local: LocalDiscord, database: Database) -> None:
-    await character(local, "Kim", (("Laser pistol", ""),))
+    await sf_character(local, "Kim", (("Laser pistol", ""),))
     cases = [
         (
             "sf shoot",
@@ -901,7 +875,7 @@ async def test_a_characters_weapon_mistakes_are_refused(local: LocalDiscord, dat
 
 
 async def test_a_shot_is_logged_with_every_roll(local: LocalDiscord, database: Database) -> None:
-    await character(local, "Kim", (("Laser pistol", ""),), dexterity=55, beam=2)
+    await sf_character(local, "Kim", (("Laser pistol", ""),), dexterity=55, beam=2)
     options = {
         "distance": 30,
         "setting": 3,
@@ -952,7 +926,7 @@ async def test_a_shot_is_logged_with_every_roll(local: LocalDiscord, database: D
 
 
 async def test_shoot_defaults_to_the_only_ranged_weapon(local: LocalDiscord) -> None:
-    await character(local, "Kim", (("Laser pistol", ""), ("Club", "")))
+    await sf_character(local, "Kim", (("Laser pistol", ""), ("Club", "")))
     exchange = await attack(local, "sf shoot", [99], {"distance": 10, "setting": 2})
     assert exchange.embed["title"] == "Kim shoots with the Laser pistol"
 

@@ -8,8 +8,7 @@ import pytest
 
 from bot.local.driver import Exchange, LocalDiscord
 from tests.dice_sources import NoDice, ScriptedDice
-from tests.helpers import fields
-from tests.test_star_frontiers_commands import RED, character
+from tests.helpers import RED, fields, sf_character
 
 pytestmark = pytest.mark.usefixtures("full_answers")
 QUICK = {"score": 40, "skill": 1, "distance": "point_blank"}
@@ -30,8 +29,8 @@ async def roll(local: LocalDiscord, command: str, faces: list[int], options: dic
 
 
 async def test_an_albedo_suit_halves_a_lasers_damage_on_its_wearer(local: LocalDiscord) -> None:
-    await character(local, "Kim", (("Laser pistol", ""),))
-    await character(local, "Sathar", defenses="albedo suit")
+    await sf_character(local, "Kim", (("Laser pistol", ""),))
+    await sf_character(local, "Sathar", defenses="albedo suit")
     # 05 hits; 2 SEU: 2d10 = 7 + 8 = 15, halved by the suit to 7 (the half point dropped).
     shot = await roll(
         local, "sf shoot", [5, 7, 8], {"character": "Kim", "distance": 5, "setting": 2, "target": "Sathar"}
@@ -51,8 +50,8 @@ async def test_a_quick_target_wears_what_target_names(local: LocalDiscord) -> No
 
 
 async def test_a_stun_rolls_the_targets_avoidance_against_its_stamina(local: LocalDiscord) -> None:
-    await character(local, "Kim", (("Electrostunner", ""),))
-    await character(local, "Sathar", current_stamina=30)
+    await sf_character(local, "Kim", (("Electrostunner", ""),))
+    await sf_character(local, "Sathar", current_stamina=30)
     # 05 hits; the electrostunner on stun does no damage; Sathar's d100 60 is over its Stamina 30: out 7 turns.
     stunned = await roll(
         local, "sf shoot", [5, 60, 7], {"character": "Kim", "distance": 5, "setting": "stun", "target": "Sathar"}

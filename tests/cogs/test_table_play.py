@@ -19,40 +19,13 @@ from bot.db.macros import MAX_MACROS
 from bot.db.models import RollLog
 from bot.local.double import UPDATE_MESSAGE
 from bot.local.driver import LocalDiscord
-from bot.local.payloads import MANAGER_PERMISSIONS, user_object
+from bot.local.payloads import MANAGER_PERMISSIONS
 from tests.dice_sources import ScriptedDice
-from tests.test_aliens import create_vasquez
+from tests.helpers import BOB as STRANGER
+from tests.helpers import buttons, create_vasquez, dnd_character, logged, resolved, user_option
 
-STRANGER = "200000000000000002"
 QUICK = {"attack_bonus": 5, "damage": "1d8+3", "target_ac": 15}  # hit 55%, 20/x2
 PNG = b"\x89PNG\r\n\x1a\n"
-
-
-def user_option(user_id: str) -> list[dict[str, Any]]:
-    """A user option as Discord sends it."""
-    return [{"name": "user", "type": 6, "value": user_id}]
-
-
-def resolved(user_id: str) -> dict[str, Any]:
-    """The resolved data Discord sends with a user option."""
-    return {"users": {user_id: user_object(user_id)}}
-
-
-def buttons(message: dict[str, Any]) -> dict[str, str]:
-    """Label -> custom id of every button on a message."""
-    return {c["label"]: c["custom_id"] for row in message.get("components", []) for c in row["components"]}
-
-
-async def rows(database: Database) -> list[RollLog]:
-    async with database.read() as session:
-        return list((await session.scalars(select(RollLog).order_by(RollLog.id))).all())
-
-
-async def dnd_character(local: LocalDiscord, name: str) -> None:
-    created = await local.command("character create", {"ruleset": "dnd35", "name": name})
-    assert created.rejected == [], created.requests
-    added = await local.command("character weapon add", {"character": name, "name": "Longsword"})
-    assert added.rejected == [], added.requests
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -169,7 +142,7 @@ async def test_the_compact_answer_carries_the_outcome_and_the_odds_line(
     first = await local.command(command, options)
     assert first.embed["description"] == compact
     assert not first.embed.get("fields")  # the steps wait behind Details
-    [row] = await rows(database)
+    [row] = await logged(database)
     assert row.summary == history  # the /history line, from the same result
 
     message = local.original(first)
@@ -192,7 +165,7 @@ async def test_a_multi_shot_weapon_answers_every_shot_and_the_total_compact(
         "Total to the target: **14**",
         f"Odds (each shot): {ALIENS_ODDS}",
     ]
-    [row] = await rows(database)
+    [row] = await logged(database)
     assert row.summary == "3 shots: 14 damage to the target"
 
 
@@ -206,7 +179,7 @@ async def test_alien_melee_answers_with_its_odds_line_and_no_details(local: Loca
 
 
 async def test_a_full_attack_answers_compact_with_its_odds_line(local: LocalDiscord, database: Database) -> None:
-    await dnd_character(local, "Kara")
+    await dnd_character(local, "Kara", {"Longsword": None})
     local.bot.dice = ScriptedDice([15, 6])
     first = await local.command("dnd full-attack", {"character": "Kara", "target_ac": 10})
     lines = first.embed["description"].split("\n")
@@ -217,7 +190,7 @@ async def test_a_full_attack_answers_compact_with_its_odds_line(local: LocalDisc
     ]
     assert re.fullmatch(r"Odds: avg \d+\.\d\d for the whole full attack", lines[3]), lines
     assert not first.embed.get("fields")
-    [row] = await rows(database)
+    [row] = await logged(database)
     assert row.summary == "6 damage in total: 1 of 1 attacks hit"
 
 
@@ -238,7 +211,7 @@ async def test_history_lists_the_line_each_result_gives(local: LocalDiscord) -> 
 async def test_roll_again_repeats_a_character_attack_with_the_same_options(
     local: LocalDiscord, database: Database
 ) -> None:
-    await dnd_character(local, "Kara")
+    await dnd_character(local, "Kara", {"Longsword": None})
     local.bot.dice = ScriptedDice([12, 5, 2])
     options = {"character": "Kara", "target_ac": 10, "situation": "+2"}
     first = await local.command("dnd attack", options)
@@ -247,10 +220,10 @@ async def test_roll_again_repeats_a_character_attack_with_the_same_options(
     again = await local.click(local.original(first), f"again:{first.payload['id']}")
     assert again.response["type"] == 4 and again.embed["title"] == "Kara: Longsword"
     assert again.embed["description"].startswith("**Miss**")  # the 2 rolled for the second attack
-    logged = await rows(database)
-    assert [(r.command, r.inputs) for r in logged] == [("dnd attack", options)] * 2
-    assert logged[0].character_id == logged[1].character_id is not None
-    assert [r.ruleset for r in logged] == ["dnd35", "dnd35"]
+    made = await logged(database)
+    assert [(r.command, r.inputs) for r in made] == [("dnd attack", options)] * 2
+    assert made[0].character_id == made[1].character_id is not None
+    assert [r.ruleset for r in made] == ["dnd35", "dnd35"]
 
 
 async def test_roll_again_in_a_fair_session_takes_the_next_roll_number(local: LocalDiscord) -> None:
@@ -262,7 +235,7 @@ async def test_roll_again_in_a_fair_session_takes_the_next_roll_number(local: Lo
 
 
 async def test_roll_again_of_a_deleted_character_says_what_is_wrong(local: LocalDiscord) -> None:
-    await dnd_character(local, "Kara")
+    await dnd_character(local, "Kara", {"Longsword": None})
     first = await local.command("dnd attack", {"character": "Kara", "target_ac": 10})
     confirm = await local.command("character delete", {"character": "Kara"})
     await local.click(local.original(confirm), buttons(local.original(confirm))["Delete"])
@@ -283,8 +256,8 @@ async def test_a_saved_roll_runs_as_if_typed(local: LocalDiscord, database: Data
     assert ran.embed["description"].startswith("**Hit**: **8** damage\n")
     again = await local.click(local.original(ran), f"again:{ran.payload['id']}")
     assert again.embed["title"] == "Player0001: attack 1d8+3"
-    logged = await rows(database)
-    assert [(r.command, r.inputs) for r in logged] == [("dnd attack", QUICK)] * 2
+    made = await logged(database)
+    assert [(r.command, r.inputs) for r in made] == [("dnd attack", QUICK)] * 2
     listed = await local.command("macro list")
     assert listed.embed["description"] == f"**Axe**: `{line}`"
     choices = await local.autocomplete("macro run", {"name": "a"}, "name")
@@ -300,8 +273,8 @@ async def test_a_saved_roll_takes_this_run_s_options(local: LocalDiscord, databa
     harder = await local.command("macro run", {"name": "axe", "options": "target_ac:18 'damage:1d8 + 3'"})
     assert harder.rejected == [], harder.requests
     assert harder.embed["description"].startswith("**Miss**"), harder.embed  # 12 + 5 = 17 misses AC 18
-    logged = await rows(database)
-    assert logged[-1].inputs == {**QUICK, "target_ac": 18, "damage": "1d8 + 3"}
+    made = await logged(database)
+    assert made[-1].inputs == {**QUICK, "target_ac": 18, "damage": "1d8 + 3"}
     local.bot.dice = ScriptedDice([3])
     private = await local.command("macro run", {"name": "axe", "options": "private:true"})
     assert private.ephemeral and private.embed["description"].startswith("**Miss**"), private.embed
@@ -430,8 +403,8 @@ async def test_stats_keep_private_rolls_to_their_roller(local: LocalDiscord) -> 
 
 
 async def test_history_of_one_character(local: LocalDiscord) -> None:
-    await dnd_character(local, "Kara")
-    await dnd_character(local, "Brom")
+    await dnd_character(local, "Kara", {"Longsword": None})
+    await dnd_character(local, "Brom", {"Longsword": None})
     await local.command("dnd attack", {"character": "Kara", "target_ac": 10})
     await local.command("dnd attack", {"character": "Brom", "target_ac": 10})
     await local.command("dnd attack", {"character": "Kara", "target_ac": 12})
@@ -443,7 +416,7 @@ async def test_history_of_one_character(local: LocalDiscord) -> None:
 
 
 async def test_history_and_stats_suggest_any_ruleset_and_the_chosen_users_characters(local: LocalDiscord) -> None:
-    await dnd_character(local, "Kara")
+    await dnd_character(local, "Kara", {"Longsword": None})
     await local.command("character create", {"ruleset": "aliensrl", "name": "Karl"})
     await local.command("character create", {"ruleset": "sf", "name": "Kato"}, actor=local.as_user(STRANGER))
     everyone = await local.autocomplete("history", {"character": "ka"}, "character")
@@ -460,7 +433,7 @@ async def test_history_and_stats_suggest_any_ruleset_and_the_chosen_users_charac
 async def test_every_ruleset_reads_a_character_roll_in_as_many_transactions_as_dnd(local: LocalDiscord) -> None:
     """With nothing kept in memory (settings, the channel's fair session), /dnd attack reads everything in one
     read transaction; Star Frontiers and AliensRL took three, and a melee against a character one more."""
-    await dnd_character(local, "Kara")
+    await dnd_character(local, "Kara", {"Longsword": None})
     await local.command("character create", {"ruleset": "sf", "name": "Zix"})
     await local.command("character create", {"ruleset": "sf", "name": "Lean"})
     await local.command("character weapon add", {"character": "Zix", "name": "Laser pistol"})
@@ -505,8 +478,8 @@ async def test_the_compact_answer_names_the_rule_variants_only_when_the_server_c
 
 
 async def test_the_compact_answer_names_the_defender_when_it_is_a_character(local: LocalDiscord) -> None:
-    await dnd_character(local, "Kara")
-    await dnd_character(local, "Ogre")  # a new sheet: AC 10
+    await dnd_character(local, "Kara", {"Longsword": None})
+    await dnd_character(local, "Ogre", {"Longsword": None})  # a new sheet: AC 10
     local.bot.dice = ScriptedDice([12, 5])
     quick = await local.command("dnd attack", {"attack_bonus": 5, "damage": "1d8+3", "target": "Ogre"})
     assert quick.embed["description"].split("\n")[1] == "d20 **12** +5 = **17** vs Ogre's AC 10"

@@ -18,8 +18,8 @@ from bot.db.engine import Database
 from bot.local.driver import Exchange, LocalDiscord
 from bot.rules import encounter as rules
 from tests.dice_sources import ScriptedDice
-from tests.helpers import fields
-from tests.test_encounter import PLAYER, ok, stored
+from tests.helpers import BOB as PLAYER
+from tests.helpers import fields, ok, stored
 
 pytestmark = pytest.mark.usefixtures("full_answers")
 

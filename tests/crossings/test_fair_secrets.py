@@ -13,65 +13,21 @@ import re
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from bot.__main__ import main
-from bot.local.driver import Exchange, LocalDiscord
+from bot.local.driver import LocalDiscord
 from bot.local.payloads import GM_ROLE, MANAGER_PERMISSIONS
 from bot.rules.fair_log import LogRoll, parse_log
-from tests.dice_sources import NoDice
-from tests.test_encounter import ok
-from tests.test_gm_role import name_gm_role
-from tests.test_secrets import GM, secret_ogre
-from tests.test_sf_secrets import LASER, PLAYER, secret_sathar
+from tests.helpers import CAROL as PLAYER
+from tests.helpers import GM, ROOT, SLITH_HP, attached, copy_for, name_gm_role, secret_session
 
-ROOT = Path(__file__).resolve().parents[1]
 GM_MEMBER = "200000000000000020"  # a member of the server's game master role, once it names one
-SLITH_HP = 41  # the quick creature's Stamina: the fight hides it
 # What the public copy must not hold: the keys of the secrets' numbers and the values they had.
 SECRET_KEYS = ('"ac"', '"dr"', '"immune_to_criticals"', '"defenses"', '"stamina"', '"explanation"')
 # "5 natural" is the ogre's natural armor in an AC formula; a bare "natural" is also a natural 20 or 1 in a summary.
 SECRET_TEXT = ("5 natural", "magic", "albedo", "skeinsuit")
-
-
-async def secret_session(local: LocalDiscord) -> tuple[Exchange, dict[str, int]]:
-    """A player's fair session: a roll, then attacks at three secrets; its reveal, and each roll's number."""
-    await secret_ogre(local)
-    await secret_sathar(local)
-    gm = local.as_user(GM)
-    ok(await local.command("encounter start", {"ruleset": "sf", "name": "Port Loren", "hide_hp": True}, actor=gm))
-    ok(await local.command("encounter add", {"name": "Slith", "hp": SLITH_HP, "rs": 40}, actor=gm))
-    player = local.as_user(PLAYER)
-    local.bot.dice = NoDice()  # every die comes from the session's seed
-    started = await local.command("fair start", actor=player)
-    assert started.embed["title"] == "Fair dice: session started", started.embed
-    await local.command("roll", {"expression": "2d6"}, actor=player)
-    await local.command("dnd attack", {"attack_bonus": 30, "damage": "2d8+2", "target": "Ogre"}, actor=player)
-    await local.command("sf shoot", {**LASER, "score": 90}, actor=player)
-    await local.command("sf shoot", {**LASER, "score": 90, "target": "Slith"}, actor=player)
-    revealed = await local.command("fair reveal", actor=player)
-    assert revealed.embed["title"] == "Fair dice: seed revealed", revealed.embed
-    return revealed, {"roll": 1, "ogre": 2, "sathar": 3, "slith": 4}
-
-
-def attached(exchange: Exchange) -> bytes:
-    [data] = exchange.files.values()
-    return data
-
-
-async def copy_for(local: LocalDiscord, actor: Any) -> bytes:
-    """The log `/fair log` gives `actor`; its note says whether it opens seals, so to keep it to oneself."""
-    asked = await local.command("fair log", actor=actor)
-    assert asked.ephemeral
-    data = attached(asked)
-    note = asked.messages[-1]["embeds"][0]["description"]
-    opened = any(r.sealed.opened for r in parse_log(data).rolls if isinstance(r, LogRoll) and r.sealed)
-    assert "(3 against a secret)" in note, note
-    assert ("3 sealed rolls opened for you (keep this copy to yourself)" in note) is opened, note
-    assert ("the sealed rolls' inputs and outcomes are left out" in note) is not opened, note
-    return data
 
 
 def secrets_in(data: bytes) -> list[str]:

@@ -14,13 +14,28 @@ from bot.local.driver import DEFAULT_GUILD, LocalDiscord
 from bot.local.payloads import GM_ROLE, MANAGER_PERMISSIONS, Actor
 from bot.rules import encounter as rules
 from tests.dice_sources import ScriptedDice
-from tests.test_encounter import GM, MANAGER, buttons, character, described, ok, state, stored, whose_turn
-from tests.test_gm_role import name_gm_role
-from tests.test_hidden import GM_CHANNEL, MOD, set_gm_channel
-from tests.test_secrets import secret_ogre, text
+from tests.helpers import ALICE as GM
+from tests.helpers import BOB as PLAYER
+from tests.helpers import (
+    GM_CHANNEL,
+    MANAGER,
+    MOD,
+    ON_GOBLIN,
+    buttons,
+    character,
+    described,
+    goblin_fight,
+    name_gm_role,
+    ok,
+    secret_ogre,
+    set_gm_channel,
+    state,
+    stored,
+    text,
+    whose_turn,
+)
+from tests.helpers import MOD as OTHER
 
-PLAYER = "200000000000000002"
-OTHER = "200000000000000003"
 ROLE_MEMBER = "200000000000000020"
 
 
@@ -50,7 +65,7 @@ async def test_the_starter_runs_the_fight_but_adds_only_their_own(local: LocalDi
     """Finding: whoever starts a fight is its game master, and adds any member's character (#25 item 6)."""
     starter, other = local.as_user(PLAYER), local.as_user(OTHER)
     ok(await local.command("encounter start", {"ruleset": "dnd35"}, actor=starter))
-    await character(local, other, "dnd35", "Brom", hit_points=9, max_hit_points=14)
+    await character(local, "dnd35", "Brom", actor=other, hit_points=9, max_hit_points=14)
     refused = await local.command("encounter add", {"character": "#1"}, actor=starter)
     assert refused.ephemeral and refused.embed["title"] == "Not allowed", refused.embed
     assert "Brom" in refused.embed["description"]
@@ -98,7 +113,7 @@ async def test_a_player_brings_at_most_the_cap_of_combatants(local: LocalDiscord
     over = await local.command("encounter add", {"name": "Orc", "count": 2, "hp": 6}, actor=starter)
     assert over.ephemeral and over.embed["title"] == "Too many combatants", over.embed
     assert f"at most {cap}" in over.embed["description"]
-    await character(local, starter, "dnd35", "Aria", hit_points=8, max_hit_points=8)
+    await character(local, "dnd35", "Aria", actor=starter, hit_points=8, max_hit_points=8)
     ok(await local.command("encounter join", actor=starter))  # the sixth
     again = await local.command("encounter add", {"name": "Orc", "hp": 6}, actor=starter)
     assert again.embed["title"] == "Too many combatants"
@@ -130,18 +145,6 @@ def gm_copy(local: LocalDiscord) -> dict[str, Any]:
     return max(found, key=lambda m: int(m["id"]))
 
 
-async def goblin_fight(local: LocalDiscord) -> dict[str, Any]:
-    """A D&D fight with a Goblin of 30 hit points (AC 10) whose tracker the channel sees; that tracker."""
-    ok(await local.command("encounter start", {"ruleset": "dnd35", "name": "Cave"}))
-    ok(await local.command("encounter add", {"name": "Goblin", "hp": 30, "ac": 10}))
-    tracker = local.original(await local.command("encounter show"))
-    assert "30/30 hp" in described(tracker)
-    return tracker
-
-
-ATTACK = {"target": "Goblin", "attack_bonus": 5, "damage": "1d8+3"}
-
-
 async def test_a_hidden_attack_changes_nothing_the_table_sees_until_a_game_master_applies_it(
     local: LocalDiscord, database: Database
 ) -> None:
@@ -151,7 +154,7 @@ async def test_a_hidden_attack_changes_nothing_the_table_sees_until_a_game_maste
     for private in (False, True):
         local.bot.dice = ScriptedDice([15, 8])  # 15 + 5 = 20 against flat-footed AC 10: a hit, 8 + 3 = 11
         attack = await local.command(
-            "dnd attack", {**ATTACK, "hidden": True, "private": private}, actor=local.as_user(PLAYER)
+            "dnd attack", {**ON_GOBLIN, "hidden": True, "private": private}, actor=local.as_user(PLAYER)
         )
         assert attack.rejected == [], attack.requests
         assert not [r for r in attack.requests if r.method == "PATCH"], attack.requests  # the tracker is left alone
@@ -177,7 +180,7 @@ async def test_a_private_attack_waits_for_its_roller_to_apply_it(local: LocalDis
     tracker = await goblin_fight(local)
     local.bot.dice = ScriptedDice([15, 8])
     roller = local.as_user(PLAYER)
-    attack = await local.command("dnd attack", {**ATTACK, "private": True}, actor=roller)
+    attack = await local.command("dnd attack", {**ON_GOBLIN, "private": True}, actor=roller)
     assert attack.ephemeral and len(attack.messages) == 1, attack.messages  # no note of a change
     assert state(await stored(database)) == [("Goblin", 30)] and "30/30 hp" in described(tracker)
     answer = local.original(attack)
@@ -189,7 +192,7 @@ async def test_a_private_attack_waits_for_its_roller_to_apply_it(local: LocalDis
     assert state(await stored(database)) == [("Goblin", 19)] and "19/30 hp" in described(tracker)
     # Two presses at once apply it once.
     local.bot.dice = ScriptedDice([15, 1])  # 1 + 3 = 4
-    answer = local.original(await local.command("dnd attack", {**ATTACK, "private": True}, actor=roller))
+    answer = local.original(await local.command("dnd attack", {**ON_GOBLIN, "private": True}, actor=roller))
     custom_id = buttons(answer)["Apply the hit to Goblin"]
     both = await asyncio.gather(
         local.click(answer, custom_id, actor=roller), local.click(answer, custom_id, actor=roller)
@@ -202,7 +205,7 @@ async def test_a_public_attack_still_strikes_at_once(local: LocalDiscord, databa
     """The public roll acts as before: `changes_public` says it may."""
     tracker = await goblin_fight(local)
     local.bot.dice = ScriptedDice([15, 8])
-    attack = await local.command("dnd attack", ATTACK)
+    attack = await local.command("dnd attack", ON_GOBLIN)
     assert attack.messages[-1]["embeds"][0]["description"] == "Goblin: 30 → 19 hp"
     assert "Apply the hit" not in text(attack)
     assert "19/30 hp" in described(tracker)
@@ -229,7 +232,7 @@ async def test_a_waiting_hit_lands_on_nobody_after_its_combatant_or_its_fight_is
     await goblin_fight(local)
     local.bot.dice = ScriptedDice([15, 8, 15, 8])
     roller = local.as_user(PLAYER)
-    first = local.original(await local.command("dnd attack", {**ATTACK, "private": True}, actor=roller))
+    first = local.original(await local.command("dnd attack", {**ON_GOBLIN, "private": True}, actor=roller))
     # The goblin leaves and another takes its name: the hit was not on it.
     ok(await local.command("encounter remove", {"combatant": "Goblin"}))
     ok(await local.command("encounter add", {"name": "Goblin", "hp": 30, "ac": 10}))
@@ -237,7 +240,7 @@ async def test_a_waiting_hit_lands_on_nobody_after_its_combatant_or_its_fight_is
     assert missed.ephemeral and "no combatant **#1**" in text(missed), missed.messages
     assert state(await stored(database)) == [("Goblin", 30)]
     # A hit rolled in a fight that has ended waits in vain: the next fight here is another.
-    second = local.original(await local.command("dnd attack", {**ATTACK, "private": True}, actor=roller))
+    second = local.original(await local.command("dnd attack", {**ON_GOBLIN, "private": True}, actor=roller))
     ok(await local.command("encounter end"))
     await goblin_fight(local)
     refused = await local.click(second, buttons(second)["Apply the hit to Goblin"], actor=roller)

@@ -2,40 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from bot.local.double import Captured
-from bot.local.driver import Exchange, LocalDiscord
+from bot.local.driver import LocalDiscord
 from bot.local.payloads import MANAGER_PERMISSIONS, Actor
 from tests.dice_sources import ScriptedDice
-
-GM_CHANNEL = "300000000000000077"
-MOD = "200000000000000003"
-
-
-async def set_gm_channel(local: LocalDiscord, *, permissions: str = MANAGER_PERMISSIONS) -> Exchange:
-    channel: dict[str, Any] = {
-        "id": GM_CHANNEL,
-        "type": 0,
-        "name": "gm-screen",
-        "guild_id": local.actor.guild_id,
-        "permissions": permissions,
-        "parent_id": None,
-    }
-    options = [{"name": "channel", "type": 7, "value": GM_CHANNEL}]
-    return await local.command(
-        "settings gm-channel",
-        options,
-        actor=local.as_user(MOD, permissions=permissions),
-        resolved={"channels": {GM_CHANNEL: channel}},
-    )
-
-
-def gm_post(local: LocalDiscord) -> Captured:
-    """The message the bot posted in the GM channel (it carries no interaction token)."""
-    [posted] = [r for r in local.double.requests if r.method == "POST" and r.path == f"/channels/{GM_CHANNEL}/messages"]
-    assert posted.status == 200  # the double checked it against Discord's limits
-    return posted
+from tests.helpers import GM_CHANNEL, MOD, gm_post, set_gm_channel
 
 
 async def test_a_hidden_roll_goes_to_the_gm_channel(local: LocalDiscord) -> None:

@@ -12,7 +12,7 @@ import hmac
 import json
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import select
 
 from bot.db.engine import Database
 from bot.db.models import RollLog
@@ -20,19 +20,22 @@ from bot.local.driver import Exchange, LocalDiscord
 from bot.local.payloads import MANAGER_PERMISSIONS, Actor, user_object
 from bot.rules.fair_log import parse_log
 from tests.dice_sources import NoDice, ScriptedDice
-from tests.test_hidden import GM_CHANNEL, MOD, gm_post, set_gm_channel
+from tests.helpers import (
+    BOB,
+    GM_CHANNEL,
+    MOD,
+    NOT_FOUND,
+    OTHER_GUILD,
+    QUICK_ATTACK,
+    count,
+    forged,
+    gm_post,
+    in_gm_channel,
+    set_gm_channel,
+)
 
-BOB = "200000000000000002"
-OTHER_GUILD = "400000000000000001"
 OTHER_CHANNEL = "300000000000000099"
 # +4 against AC 14 with 1d8: a d20 of 15 hits.
-ATTACK = {"attack_bonus": 4, "damage": "1d8", "target_ac": 14}
-NOT_FOUND = "I can't find that roll in the log (it may still be being saved); try again in a moment."
-
-
-def gm(local: LocalDiscord) -> Actor:
-    """The game master, in the GM channel."""
-    return Actor(user_id=MOD, guild_id=local.actor.guild_id, channel_id=GM_CHANNEL, permissions=MANAGER_PERMISSIONS)
 
 
 def shown(exchange: Exchange) -> str:
@@ -65,18 +68,6 @@ def faces(seed_hex: str, interaction: str, sides: list[int]) -> list[int]:
     return out
 
 
-def forged(message: dict[str, Any], custom_id: str) -> dict[str, Any]:
-    """`message` as a crafted payload carries it: with a button of any custom id (discord.py dispatches a
-    button only if the message in the payload has it, and the payload is the client's to make up)."""
-    button = {"type": 2, "style": 2, "label": "Details", "custom_id": custom_id}
-    return {**message, "components": [{"type": 1, "components": [button]}]}
-
-
-async def roll_count(database: Database) -> int:
-    async with database.read() as session:
-        return int(await session.scalar(select(func.count()).select_from(RollLog)) or 0)
-
-
 def about(user_id: str, **more: Any) -> dict[str, Any]:
     """/stats options about one user, with the resolved data Discord sends."""
     options = [{"name": "user", "type": 6, "value": user_id}]
@@ -97,9 +88,9 @@ def hits(exchange: Exchange) -> str:
 async def test_stats_never_count_hidden_rolls(local: LocalDiscord) -> None:
     await set_gm_channel(local)
     local.bot.dice = ScriptedDice([15, 5, 15, 5, 15, 5])
-    await local.command("dnd attack", ATTACK)
+    await local.command("dnd attack", QUICK_ATTACK)
     for _ in range(2):
-        await local.command("dnd attack", {**ATTACK, "hidden": True})
+        await local.command("dnd attack", {**QUICK_ATTACK, "hidden": True})
     alice = local.actor.user_id
     # Measured on main: the public answer about yourself said 3 hits over 3 rolls.
     public = await local.command("stats", **about(alice))
@@ -121,7 +112,7 @@ async def test_roll_again_on_someone_elses_hidden_notice_says_nothing_of_the_rol
 ) -> None:
     await set_gm_channel(local)
     local.bot.dice = ScriptedDice([15, 5, 16, 6])
-    first = await local.command("dnd attack", {**ATTACK, "hidden": True})
+    first = await local.command("dnd attack", {**QUICK_ATTACK, "hidden": True})
     notice = local.original(first)
     custom_ids = [c["custom_id"] for row in notice["components"] for c in row["components"]]
     assert custom_ids == [f"again:{first.payload['id']}"]
@@ -131,7 +122,7 @@ async def test_roll_again_on_someone_elses_hidden_notice_says_nothing_of_the_rol
     # Measured on main: "Run `/dnd attack` yourself".
     for secret in ("dnd", "attack", "1d8", "15", "Hit", "damage"):
         assert secret not in text, (secret, text)
-    assert await roll_count(database) == 1
+    assert await count(database, RollLog) == 1
     # Details cannot be forced onto the notice either, by anyone: it would edit the roll into the channel.
     for actor in (local.actor, local.as_user(BOB)):
         custom_id = f"details:{first.payload['id']}:full"
@@ -156,7 +147,7 @@ async def test_a_hidden_roll_never_joins_a_session_a_player_started(local: Local
     assert not (await local.command("fair start", actor=bob)).ephemeral  # `fair.who` is `anyone` by default
     local.bot.dice = ScriptedDice([17, 6])  # no session runs in the GM channel: the bot's own dice
     gm_in_play = local.as_user(MOD, permissions=MANAGER_PERMISSIONS)
-    hidden = await local.command("dnd attack", {**ATTACK, "hidden": True}, actor=gm_in_play)
+    hidden = await local.command("dnd attack", {**QUICK_ATTACK, "hidden": True}, actor=gm_in_play)
     assert hidden.embed["description"] == f"<@{MOD}> made a hidden roll."
     assert local.bot.dice.exhausted
     revealed = await local.command("fair reveal", actor=bob)
@@ -172,11 +163,11 @@ async def test_a_hidden_roll_never_joins_a_session_a_player_started(local: Local
 
 async def test_hidden_rolls_stay_provable_through_the_gm_channels_own_session(local: LocalDiscord) -> None:
     await set_gm_channel(local)
-    started = await local.command("fair start", actor=gm(local))
+    started = await local.command("fair start", actor=in_gm_channel(local))
     commitment = started.embed["description"].split("`")[1]
     local.bot.dice = NoDice()  # every die comes from the GM's seed
     gm_in_play = local.as_user(MOD, permissions=MANAGER_PERMISSIONS)
-    hidden = await local.command("dnd attack", {**ATTACK, "hidden": True}, actor=gm_in_play)
+    hidden = await local.command("dnd attack", {**QUICK_ATTACK, "hidden": True}, actor=gm_in_play)
     assert hidden.embed["description"] == (
         f"<@{MOD}> made a hidden roll (the GM's fair roll #1, commitment `{commitment[:16]}…`)."
     )
@@ -186,7 +177,7 @@ async def test_hidden_rolls_stay_provable_through_the_gm_channels_own_session(lo
     nothing = await local.command("fair verify", {"roll": 1}, actor=local.as_user(BOB))
     assert nothing.embed["description"] == "This channel has had no fair session."
     # The GM reveals when they choose, in the GM channel; the roll then checks against the commitment.
-    revealed = await local.command("fair reveal", actor=gm(local))
+    revealed = await local.command("fair reveal", actor=in_gm_channel(local))
     seed, key = revealed.embed["description"].split("`")[1:4:2]
     domain = b"rules-dice-bot/fair-session/4\n"
     assert hashlib.sha256(domain + bytes.fromhex(seed) + bytes.fromhex(key)).hexdigest() == commitment
@@ -194,7 +185,7 @@ async def test_hidden_rolls_stay_provable_through_the_gm_channels_own_session(lo
     assert entry.roll == 1 and entry.private and entry.options is None
     d20 = faces(seed, hidden.payload["id"], [20])[0]
     assert entry.draws[0] == (1, 20, d20)
-    checked = await local.command("fair verify", {"roll": 1}, actor=gm(local))
+    checked = await local.command("fair verify", {"roll": 1}, actor=in_gm_channel(local))
     assert checked.embed["title"] == "Fair roll #1: verified"
 
 
@@ -240,7 +231,7 @@ async def test_hidden_and_private_is_fully_private(local: LocalDiscord, database
 
 async def test_details_of_a_roll_of_another_server_or_channel_is_refused(local: LocalDiscord) -> None:
     local.bot.dice = ScriptedDice([15, 5])
-    first = await local.command("dnd attack", ATTACK)
+    first = await local.command("dnd attack", QUICK_ATTACK)
     message = local.original(first)
     secret = "Attack bonus +4 ="  # a step of the full breakdown, not in the compact answer
     assert secret not in json.dumps(message)
@@ -260,16 +251,16 @@ async def test_details_of_a_roll_of_another_server_or_channel_is_refused(local: 
 
 async def test_roll_again_of_a_roll_of_another_server_is_refused(local: LocalDiscord, database: Database) -> None:
     local.bot.dice = ScriptedDice([15, 5])
-    first = await local.command("dnd attack", ATTACK)
+    first = await local.command("dnd attack", QUICK_ATTACK)
     elsewhere = Actor(user_id=local.actor.user_id, guild_id=OTHER_GUILD, channel_id="400000000000000002")
     crafted = await local.click(local.original(first), f"again:{first.payload['id']}", actor=elsewhere)
     assert crafted.ephemeral and crafted.embed["description"] == NOT_FOUND
-    assert await roll_count(database) == 1
+    assert await count(database, RollLog) == 1
 
 
 async def test_buttons_of_someone_elses_private_roll_are_refused(local: LocalDiscord, database: Database) -> None:
     local.bot.dice = ScriptedDice([15, 5])
-    first = await local.command("dnd attack", {**ATTACK, "private": True})
+    first = await local.command("dnd attack", {**QUICK_ATTACK, "private": True})
     message = local.original(first)
     bob = local.as_user(BOB)
     # Measured on main: a made-up Details id showed Bob the full breakdown of Alice's private roll.
@@ -278,7 +269,7 @@ async def test_buttons_of_someone_elses_private_roll_are_refused(local: LocalDis
     for crafted in (details, again):
         assert crafted.ephemeral and crafted.embed["description"] == NOT_FOUND
         assert "d20" not in said(crafted) and "attack" not in said(crafted)
-    assert await roll_count(database) == 1
+    assert await count(database, RollLog) == 1
     # Alice's own buttons still work.
     mine = await local.click(message, f"details:{first.payload['id']}:full")
     assert mine.response["type"] == 7 and "d20 **15** +4" in said(mine)
@@ -287,7 +278,7 @@ async def test_buttons_of_someone_elses_private_roll_are_refused(local: LocalDis
 async def test_buttons_of_a_hidden_roll_of_another_server_are_refused(local: LocalDiscord) -> None:
     await set_gm_channel(local)
     local.bot.dice = ScriptedDice([15, 5])
-    first = await local.command("dnd attack", {**ATTACK, "hidden": True})
+    first = await local.command("dnd attack", {**QUICK_ATTACK, "hidden": True})
     elsewhere = Actor(user_id=BOB, guild_id=OTHER_GUILD, channel_id="400000000000000002")
     for custom_id in (f"again:{first.payload['id']}", f"details:{first.payload['id']}:full"):
         crafted = await local.click(forged(local.original(first), custom_id), custom_id, actor=elsewhere)
@@ -310,7 +301,7 @@ async def test_an_edit_form_submitted_from_another_server_is_refused(local: Loca
 async def test_saved_and_repeated_hidden_rolls_draw_from_the_gm_channels_session_too(local: LocalDiscord) -> None:
     await set_gm_channel(local)
     await local.command("fair start", actor=local.as_user(BOB))  # a player's session in the play channel
-    started = await local.command("fair start", actor=gm(local))
+    started = await local.command("fair start", actor=in_gm_channel(local))
     commitment = started.embed["description"].split("`")[1][:16]
     local.bot.dice = NoDice()
     await local.command("macro save", {"name": "sneak", "command": "/roll expression:1d20+7 hidden:true"})

@@ -26,9 +26,8 @@ from bot.local.driver import Exchange, LocalDiscord
 from bot.local.payloads import MANAGER_PERMISSIONS, Actor
 from tests.conftest import FIXED_TIME, POSTGRES
 from tests.dice_sources import ScriptedDice
-from tests.helpers import button
+from tests.helpers import RED, button
 
-RED = 0xE74C3C
 GM = "300000000000000003"
 BOB = "300000000000000004"
 DELETED = "**Goblin** was deleted. Nothing was changed."

@@ -18,12 +18,10 @@ from bot.local.payloads import GM_ROLE, MANAGER_PERMISSIONS
 from bot.rules.audience import ANYONE, Viewer
 from bot.rules.luck import Tally
 from tests.dice_sources import ScriptedDice
-from tests.test_gm_role import name_gm_role
-from tests.test_secrets import GM, buttons, secret_ogre, text
-from tests.test_table_play import resolved, user_option
+from tests.helpers import CAROL as PLAYER
+from tests.helpers import GM, buttons, name_gm_role, resolved, secret_ogre, text, user_option
+from tests.helpers import MOD as MODERATOR
 
-PLAYER = "200000000000000012"  # a member who is neither the secret's owner nor a game master
-MODERATOR = "200000000000000011"
 AT_OGRE = {"attack_bonus": 3, "damage": "1d8+2", "target": "Ogre"}
 NO_ROLLS = "No rolls with odds yet"
 

@@ -12,10 +12,7 @@ import pytest
 from bot.db.engine import Database
 from bot.db.models import Character, Macro
 from bot.local.driver import Exchange, LocalDiscord
-from tests.helpers import count, fields, pages
-from tests.test_characters import create, export, import_
-
-RED = 0xE74C3C
+from tests.helpers import RED, character, count, export, fields, import_, pages
 
 # The names members tried (issue 13), with a piece of each refusal.
 HOSTILE = {
@@ -44,13 +41,15 @@ async def test_character_names(local: LocalDiscord, database: Database, name: st
     refused(exchange, HOSTILE[name])
     assert exchange.embed["description"].startswith("A character name ")
     assert await count(database, Character) == 0
-    await create(local, "Vasquez")
+    await character(local, "aliensrl", "Vasquez")
     refused(await local.command("character rename", {"character": "Vasquez", "new_name": name}), HOSTILE[name])
     assert (await local.command("character show")).embed["title"] == "Vasquez"
 
 
 async def test_character_names_are_normalized_and_found_as_typed(local: LocalDiscord) -> None:
-    number = await create(local, "  \uff22\uff4f\uff42   the\u00a0Brave ")  # fullwidth Bob, no-break space
+    number = await character(
+        local, "aliensrl", "  \uff22\uff4f\uff42   the\u00a0Brave "
+    )  # fullwidth Bob, no-break space
     assert fields(await local.command("character list"))["AliensRL"] == f"Bob the Brave (#{number}) · active"
     shown = await local.command("character show", {"character": "\uff42\uff4f\uff42 THE brave"})
     assert shown.embed["title"] == "Bob the Brave"
@@ -60,7 +59,7 @@ async def test_character_names_are_normalized_and_found_as_typed(local: LocalDis
 
 @pytest.mark.parametrize("ruleset", ["aliensrl", "dnd35", "sf"])
 async def test_weapon_names(local: LocalDiscord, ruleset: str) -> None:
-    await create(local, "Vasquez", ruleset=ruleset)
+    await character(local, ruleset, "Vasquez")
     for name, message in HOSTILE.items():
         exchange = await local.command("character weapon add", {"character": "Vasquez", "name": name})
         refused(exchange, message)
@@ -76,7 +75,7 @@ async def test_weapon_names(local: LocalDiscord, ruleset: str) -> None:
 
 
 async def test_list_entries(local: LocalDiscord) -> None:
-    await create(local, "Regis", ruleset="dnd35")
+    await character(local, "dnd35", "Regis")
     for name, message in HOSTILE.items():
         if name.strip():  # an empty entry is simply left out of a comma-separated list
             exchange = await local.command(
@@ -113,9 +112,9 @@ async def test_saved_roll_names_are_normalized_and_fit_their_key(local: LocalDis
 
 
 async def test_imported_names(local: LocalDiscord, database: Database) -> None:
-    await create(local, "Vasquez")
+    await character(local, "aliensrl", "Vasquez")
     await local.command("character weapon add", {"character": "Vasquez", "name": "Pulse rifle"})
-    await create(local, "Regis", ruleset="dnd35")
+    await character(local, "dnd35", "Regis")
     await local.command("character set", {"character": "Regis", "field": "weapon_focus", "value": "longsword"})
     good = json.loads(await export(local))
 
@@ -143,7 +142,7 @@ async def test_imported_names(local: LocalDiscord, database: Database) -> None:
 
 
 async def test_a_character_stored_before_the_policy_still_works(local: LocalDiscord, database: Database) -> None:
-    number = await create(local, "Vasquez")
+    number = await character(local, "aliensrl", "Vasquez")
     async with database.write.begin() as session:  # as an older bot stored it: names it allowed then
         row = await session.get(Character, number)
         assert row is not None

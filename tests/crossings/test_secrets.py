@@ -1,6 +1,6 @@
 """A game master's secret characters: its numbers reach its owner, Manage Server and the GM channel only.
 
-Everyone else finds no such character (not even its name: tests/test_leaks.py) and sees "vs AC ?" in attacks
+Everyone else finds no such character (not even its name: tests/crossings/test_leaks.py) and sees "vs AC ?" in attacks
 against it, and cannot roll with it, ask its AC or the odds against it, nor read its numbers through
 autocomplete, Details or an error message.
 """
@@ -8,46 +8,19 @@ autocomplete, Details or an error message.
 from __future__ import annotations
 
 import json
-from typing import Any
 
-from bot.local.driver import Exchange, LocalDiscord
+from bot.local.driver import LocalDiscord
 from bot.local.payloads import MANAGER_PERMISSIONS
 from tests.dice_sources import ScriptedDice
-from tests.test_hidden import gm_post, set_gm_channel
-from tests.test_table_play import resolved, user_option
+from tests.helpers import GM, buttons, gm_post, resolved, secret_ogre, set_gm_channel, text, user_option
 
-GM = "200000000000000010"
 # AC 15 (natural armor 5, Dex 10), 15 of 30 hit points, DR 5/magic: none of it may reach a player.
-OGRE = "hp=15/30 natural_armor=5 dr=5/magic"
 SECRET_NUMBERS = ("15 / 30", "AC 15", "5/magic", "5 natural", "45.0%")
-
-
-def text(exchange: Exchange | dict[str, Any]) -> str:
-    """Everything a message shows, as one string to search."""
-    return json.dumps(exchange if isinstance(exchange, dict) else exchange.response, ensure_ascii=False)
-
-
-def buttons(message: dict[str, Any]) -> dict[str, str]:
-    return {c["label"]: c["custom_id"] for row in message.get("components", []) for c in row["components"]}
-
-
-async def secret_ogre(local: LocalDiscord) -> str:
-    """The game master's ogre, secret; its number as autocomplete fills it in."""
-    gm = local.as_user(GM)
-    created = await local.command("character create", {"ruleset": "dnd35", "name": "Ogre"}, actor=gm)
-    assert created.rejected == [], created.requests
-    ogre = "#" + created.embed["footer"]["text"].split()[0].lstrip("#")
-    saved = await local.command("character set", {"character": ogre, "values": OGRE}, actor=gm)
-    assert saved.embed["title"] == "Saved", saved.embed
-    await local.command("character weapon add", {"character": ogre, "name": "Greatclub"}, actor=gm)
-    marked = await local.command("character secret", {"character": ogre}, actor=gm)
-    assert marked.ephemeral and "is now yours and the game masters'" in marked.embed["description"]
-    return ogre
 
 
 async def test_a_player_finds_no_secret_and_the_owner_the_numbers(local: LocalDiscord) -> None:
     ogre = await secret_ogre(local)
-    # A secret is not even named to a player (tests/test_leaks.py): for them there is no such character.
+    # A secret is not even named to a player (tests/crossings/test_leaks.py): for them there is no such character.
     options = [{"name": "character", "type": 3, "value": "Ogre"}, *user_option(GM)]
     seen = await local.command("character show", options, resolved=resolved(GM))
     assert seen.ephemeral and seen.embed["title"] == "No such character"
@@ -117,7 +90,7 @@ async def test_a_player_cannot_reach_the_numbers_another_way(local: LocalDiscord
     for answer in refused:
         assert answer.ephemeral and answer.embed["color"] == 0xE74C3C, answer.response
         assert not any(secret in text(answer) for secret in SECRET_NUMBERS), text(answer)
-    # Its number names nothing (tests/test_leaks.py); the odds against it, typed by name, say why not.
+    # Its number names nothing (tests/crossings/test_leaks.py); the odds against it, typed by name, say why not.
     assert refused[0].embed["description"] == f"There is no character {ogre} in this server."
     assert "secret" in refused[1].embed["description"]
     weapons = await local.autocomplete("dnd attack", {"character": ogre, "weapon": "club"}, "weapon")

@@ -16,10 +16,9 @@ from typing import Any
 from bot.local.driver import Exchange, LocalDiscord
 from bot.local.payloads import MANAGER_PERMISSIONS, Actor
 from tests.dice_sources import ScriptedDice
-from tests.test_hidden import gm_post, set_gm_channel
+from tests.helpers import CAROL as PLAYER
+from tests.helpers import GM, LASER, gm_post, secret_sathar, set_gm_channel
 
-GM = "200000000000000010"
-PLAYER = "200000000000000012"  # a member who is neither the roller nor the game master
 # Sathar wears an albedo suit and a skeinsuit and has 37 of 50 Stamina: none of it may reach a player. A laser's
 # 19 points (10 + 9) come to 9 after the suit: that 9 would tell the suit too.
 SECRETS = (
@@ -36,7 +35,6 @@ SECRETS = (
     r"expected damage",
     r"knock-out \*\*",
 )
-LASER = {"target": "Sathar", "score": 60, "skill": 2, "damage": "2d10 laser", "distance": "short"}
 
 
 def seen(exchange: Exchange | dict[str, Any]) -> str:
@@ -74,20 +72,6 @@ async def every_page(local: LocalDiscord, shot: Exchange, *, actor: str) -> list
         if f"· {number}/{number}" in page.messages[-1]["embeds"][0].get("title", ""):
             return pages
     raise AssertionError("a breakdown of more than nine pages")
-
-
-async def secret_sathar(local: LocalDiscord) -> str:
-    """The game master's Sathar, secret; its number."""
-    gm = local.as_user(GM)
-    created = await local.command("character create", {"ruleset": "sf", "name": "Sathar"}, actor=gm)
-    assert created.rejected == [], created.requests
-    sathar = "#" + created.embed["footer"]["text"].split()[0].lstrip("#")
-    for field, value in (("stamina", "50"), ("current_stamina", "37"), ("defenses", "albedo suit, skeinsuit")):
-        saved = await local.command("character set", {"character": sathar, "field": field, "value": value}, actor=gm)
-        assert saved.embed["title"] == "Saved", saved.embed
-    marked = await local.command("character secret", {"character": sathar}, actor=gm)
-    assert marked.ephemeral and "is now yours and the game masters'" in marked.embed["description"]
-    return sathar
 
 
 async def test_a_players_shot_on_a_secret_shows_the_damage_rolled_not_its_defenses(local: LocalDiscord) -> None:

@@ -18,11 +18,8 @@ from bot.db.engine import Database
 from bot.db.models import ActiveCharacter, Character, FairSession, GuildSetting, RollLog
 from bot.local.driver import Exchange, LocalDiscord
 from bot.local.payloads import MANAGER_PERMISSIONS, Actor, user_object
+from tests.helpers import ALICE, BOB, GM_CHANNEL, OTHER_GUILD
 
-ALICE = "200000000000000001"
-BOB = "200000000000000002"
-GM_CHANNEL = "300000000000000009"
-OTHER_GUILD = "400000000000000001"
 SECRET = "Zq7 secret label"
 
 

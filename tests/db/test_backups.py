@@ -34,9 +34,7 @@ from bot.local.payloads import Snowflakes
 from bot.rules.fair_log import check_log, parse_log
 from tests.conftest import FIXED_TIME, POSTGRES
 from tests.dice_sources import NoDice
-
-ROOT = Path(__file__).resolve().parents[1]
-BOB = "200000000000000002"
+from tests.helpers import BOB, ROOT
 
 
 @pytest.fixture

@@ -10,8 +10,8 @@ from sqlalchemy import Connection, text
 from bot.__main__ import prepare_database
 from bot.config import Settings, SettingsError
 from bot.db.engine import Database
+from tests.helpers import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 # PRAGMA synchronous answers with a number: 0 OFF, 1 NORMAL, 2 FULL, 3 EXTRA.
 LEVELS = {"normal": 1, "full": 2}
 

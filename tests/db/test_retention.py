@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 import random
 from datetime import datetime, timedelta
-from pathlib import Path
 
 import pytest
 from sqlalchemy import select
@@ -17,7 +16,7 @@ from bot.db.models import FairSession, RollLog
 from bot.db.rolls import RollLogPruner, RollRecord, RollRepository, prune_batch
 from bot.local.driver import LocalDiscord, local_discord
 from tests.conftest import FIXED_TIME
-from tests.helpers import count
+from tests.helpers import ROOT, count
 
 KEEP_DAYS = 30
 
@@ -38,7 +37,7 @@ def test_a_bad_retention_is_refused_with_a_reason(value: str) -> None:
 
 
 def test_env_example_lists_the_retention() -> None:
-    example = (Path(__file__).parent.parent / ".env.example").read_text()
+    example = (ROOT / ".env.example").read_text()
     assert f"\nROLL_LOG_KEEP_DAYS={DEFAULT_ROLL_LOG_KEEP_DAYS}\n" in example
 
 

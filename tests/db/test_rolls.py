@@ -28,9 +28,8 @@ from bot.rules.sheets.dnd35 import DndSheet
 from bot.ui.dnd35 import full_attack_answer
 from bot.ui.embeds import Defender, fit
 from cogs._replay import stored_details
+from tests.helpers import RED
 from tests.roll_log_rows import stored_rows
-
-RED = 0xE74C3C
 
 # ------------------------------------------------------------------------------------------------ the codec
 

@@ -18,6 +18,7 @@ from discord import app_commands
 from bot.commandline import CommandLineError, parse_line
 from bot.local import console
 from bot.local.driver import LocalDiscord
+from tests.helpers import ROOT
 
 SCRIPT = """\
 /roll expression:4d6kh3 label:"Strength score"
@@ -32,7 +33,7 @@ SCRIPT = """\
 
 def _console(tmp_path: Path, *args: str, stdin: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path}/console.db", "DISCORD_TOKEN": ""}
-    env["PYTHONPATH"] = str(Path(__file__).resolve().parents[1])  # this tree's bot, run from another folder
+    env["PYTHONPATH"] = str(ROOT)  # this tree's bot, run from another folder
     return subprocess.run(
         [sys.executable, "-m", "bot", *args],
         input=stdin,

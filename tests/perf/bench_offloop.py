@@ -8,8 +8,8 @@ and the delay of a /ping sent every 25 ms from another server while it ran, coun
 `--quick` uses a session of 200 rolls and 2,000 tallies instead of 2,000 and 20,000.
 
 It also prints the time figures tests no longer assert (tests/test_free_loop.py runs the heavy inputs without
-the probe): the slowest refusal of a capped /roll (tests/test_roll.py) and a warm /dnd attack's answer time
-against the 0.3 s window of tests/test_slow_database.py.
+the probe): the slowest refusal of a capped /roll (tests/cogs/test_dice.py) and a warm /dnd attack's answer time
+against the 0.3 s window of tests/db/test_slow_database.py.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from bot.local import payloads
 from bot.local.double import Captured
 from bot.local.driver import Exchange, LocalDiscord, local_discord
 from bot.local.payloads import Actor, Snowflakes
-from tests.test_free_loop import HEAVIEST_ODDS, command, large_session, many_tallies
+from tests.helpers import HEAVIEST_ODDS, command_payload, large_session, many_tallies
 
 FIXED_TIME = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 PING_DEADLINE = 0.100  # the issue's figure, in seconds
@@ -116,7 +116,7 @@ def percentile(values: list[float], q: float) -> float:
 
 async def measure(local: LocalDiscord, name: str, options: dict[str, Any] | None = None) -> dict[str, Any]:
     cpu, wall = time.process_time(), time.monotonic()
-    exchange, probe = await while_pinging(local, command(local, name, options))
+    exchange, probe = await while_pinging(local, command_payload(local, name, options))
     wall, cpu = time.monotonic() - wall, time.process_time() - cpu
     delays = [d * 1000 for d in probe.delays]
     return {
@@ -131,8 +131,8 @@ async def measure(local: LocalDiscord, name: str, options: dict[str, Any] | None
     }
 
 
-# Inputs /roll refuses before rolling a die (tests/test_roll.py), and how soon a warm roll must answer to go out
-# without a defer in tests/test_slow_database.py's tightened window: figures these tests once asserted.
+# Inputs /roll refuses before rolling a die (tests/cogs/test_dice.py), and how soon a warm roll must answer to go out
+# without a defer in tests/db/test_slow_database.py's tightened window: figures these tests once asserted.
 CAPPED = ("1001d6", "100000d100000", "1d0", "1d10001", "1+" * 100 + "1", "600d6+500d6", "1d6!>0")
 REFUSAL_TARGET_MS = 1000.0
 QUICK_ATTACK = {"attack_bonus": 5, "damage": "1d8+3", "target_ac": 15}

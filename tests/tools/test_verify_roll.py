@@ -22,7 +22,9 @@ from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.helpers import ALICE as PLAYER
+from tests.helpers import ROOT
+
 TOOL = ROOT / "tools" / "verify_roll.py"
 FAIR_DOC = ROOT / "docs" / "fair.md"
 
@@ -122,7 +124,6 @@ def log_digest(session: dict[str, Any], rolls: list[dict[str, Any]]) -> bytes:
 SEED = bytes.fromhex("5e" * 32)
 SECRET = bytes.fromhex("a7" * 32)
 MESSAGE = 1_300_000_000_000_000_000  # the id of the message that posted the commitment
-PLAYER = "200000000000000001"
 
 
 def roll_entry(

@@ -20,16 +20,10 @@ from bot.local.driver import Exchange, LocalDiscord, local_discord
 from bot.local.payloads import Snowflakes
 from bot.ui.embeds import PHONE_LINES, paged, phone_lines
 from tests.dice_sources import ScriptedDice
-from tests.helpers import button, pages
-from tests.test_aliens import create_vasquez
-from tests.test_secrets import GM, secret_ogre
+from tests.helpers import BOB as STRANGER
+from tests.helpers import GM, button, create_vasquez, height, pages, secret_ogre
 
-STRANGER = "200000000000000002"
 TWO_WEAPONS = {"character": "Duo", "target_ac": 16, "weapon": "Longsword", "off_hand_weapon": "Short sword"}
-
-
-def lines(embed: dict[str, Any]) -> int:
-    return phone_lines(discord.Embed.from_dict(embed))
 
 
 async def two_weapon_fighter(local: LocalDiscord) -> None:
@@ -81,12 +75,12 @@ async def test_a_two_weapon_full_attack_pages_its_details(local: LocalDiscord, d
     await two_weapon_fighter(local)
     local.bot.dice = ScriptedDice([15, 5, 4, 12, 3])
     attack = await local.command("dnd full-attack", TWO_WEAPONS)
-    assert lines(attack.embed) <= PHONE_LINES
+    assert height(attack.embed) <= PHONE_LINES
     first = await details(local, attack)
     assert first["embeds"][0]["title"] == "Duo: full attack with Longsword · 1/2"
     assert [c["label"] for row in first["components"] for c in row["components"]] == ["Roll again", "Less", "Page 2"]
     shown = await pages(local, attack)
-    assert len(shown) == 2 and all(lines(page) <= PHONE_LINES for page in shown)
+    assert len(shown) == 2 and all(height(page) <= PHONE_LINES for page in shown)
     # The pages are the whole breakdown, step by step: nothing cut, nothing repeated.
     assert [f for page in shown for f in page["fields"]] == await logged_full(database)
     back = local.original(attack)
@@ -120,21 +114,21 @@ async def test_an_aliens_burst_and_a_star_frontiers_shot_fit_in_pages(local: Loc
     burst = await local.command("aliens fire", {"character": "Vasquez", "dx": 9, "dy": 3, "intervening": True})
     await details(local, burst)
     shown = await pages(local, burst)
-    assert len(shown) > 1 and all(lines(page) <= PHONE_LINES for page in shown)
+    assert len(shown) > 1 and all(height(page) <= PHONE_LINES for page in shown)
     await local.command("character create", {"ruleset": "sf", "name": "Zix"})
     await local.command("character weapon add", {"character": "Zix", "name": "Laser pistol"})
     local.bot.dice = ScriptedDice([12])
     shot = await local.command("sf shoot", {"character": "Zix", "distance": 30, "setting": 2})
     await details(local, shot)
-    assert all(lines(page) <= PHONE_LINES for page in await pages(local, shot))
+    assert all(height(page) <= PHONE_LINES for page in await pages(local, shot))
 
 
 async def test_a_dnd_sheet_shows_one_screen_and_the_rest_behind_buttons(local: LocalDiscord) -> None:
     await two_weapon_fighter(local)
     shown = await local.command("character show", {"character": "Duo"})
-    assert lines(shown.embed) <= PHONE_LINES and button(local.original(shown), "Page 2") is not None
+    assert height(shown.embed) <= PHONE_LINES and button(local.original(shown), "Page 2") is not None
     sheet = await pages(local, shown, actor=local.as_user(STRANGER))  # anyone may turn a public sheet's pages
-    assert all(lines(page) <= PHONE_LINES for page in sheet)
+    assert all(height(page) <= PHONE_LINES for page in sheet)
     sections = [f["name"] for page in sheet for f in page["fields"]]
     assert sections[0] == "Abilities" and "Weapons" in sections and sections[-1] == "Derived"
 
@@ -148,7 +142,7 @@ async def test_a_sheet_made_secret_after_it_was_shown_turns_no_page_for_the_tabl
     assert not shown.ephemeral and page_2 is not None
     await local.command("character secret", {"character": ogre}, actor=gm)
     peek = await local.click(local.original(shown), page_2)
-    # A secret is not named to a player any more (tests/test_leaks.py): for them it is gone.
+    # A secret is not named to a player any more (tests/crossings/test_leaks.py): for them it is gone.
     assert peek.ephemeral and peek.embed["description"] == "This character was deleted."
     assert "Health" not in str(peek.embed)
     own = await local.click(local.original(shown), page_2, actor=gm)
@@ -159,4 +153,4 @@ async def test_a_sheet_made_secret_after_it_was_shown_turns_no_page_for_the_tabl
 async def test_settings_show_fits_in_pages(local: LocalDiscord) -> None:
     shown = await local.command("house-rules")
     laid_out = await pages(local, shown)
-    assert len(laid_out) > 1 and all(lines(page) <= PHONE_LINES for page in laid_out)
+    assert len(laid_out) > 1 and all(height(page) <= PHONE_LINES for page in laid_out)
