@@ -167,3 +167,10 @@ async def test_a_prone_sathar_is_harder_to_shoot(local: LocalDiscord) -> None:
     )
     text = odds.embed.get("description", "") + said(odds)
     assert "Sathar is prone" in text, text
+
+
+async def test_soft_cover_is_a_situation_word_against_ranged_attacks(local: LocalDiscord) -> None:
+    shot = await local.command("dnd odds", {**QUICK, "target_ac": 15, "situation": "soft cover ranged"})
+    assert "AC 19 = 15 +4 soft cover" in fields(shot)["The situation"], fields(shot)
+    offered = await local.autocomplete("dnd attack", {"situation": "so"}, focused="situation")
+    assert [c["value"] for c in offered.choices] == ["soft cover"], offered.choices

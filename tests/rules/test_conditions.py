@@ -188,3 +188,16 @@ def test_star_frontiers_stunned_and_unconscious_are_helpless_in_melee_and_prone_
     # The referee's helpless option and the condition are one step: +20 once.
     both = quick_melee(30, 1, Dice(1, 10), MeleeSituation(stunned=True, helpless_condition="Sathar is stunned"))
     assert sum(s.value for s in melee_steps(both) if s.number == 4) == 20
+
+
+@pytest.mark.parametrize(("words", "ac"), [("soft cover ranged", 19), ("soft cover", 15)])
+def test_soft_cover_counts_against_ranged_attacks_only_and_the_fair_log_reads_it(words: str, ac: int) -> None:
+    built = attack(words=words)
+    assert built.target.ac == ac and [t.name for t in built.target.adjustments] == ["soft cover"]
+    assert dnd.odds(built).hit == enumerated_hit(5, ac)
+    inputs = replay.encode(DndAttackRoll(built, dnd.DEFAULT_VARIANTS))
+    typed = {"attack_bonus": 5, "damage": "1d8+2", "target_ac": 15}
+    assert replay.disagreement("dnd.attack", inputs, {**typed, "situation": words}) is None
+    assert replay.disagreement("dnd.attack", inputs, typed) is not None
+    with pytest.raises(dnd.SituationError):
+        dnd.parse_situation("cover soft cover")

@@ -91,11 +91,12 @@ class Cover(StrEnum):
     NONE = "none"
     COVER = "cover"
     IMPROVED = "improved cover"
+    SOFT = "soft cover"  # creatures in the way: against ranged attacks only
 
     @property
     def ac(self) -> int:
-        """+4 for cover, +8 for improved cover (an arrow slit)."""
-        return {Cover.NONE: 0, Cover.COVER: 4, Cover.IMPROVED: 8}[self]
+        """+4 for cover, +8 for improved cover (an arrow slit), +4 for soft cover (against ranged attacks only)."""
+        return {Cover.NONE: 0, Cover.COVER: 4, Cover.IMPROVED: 8, Cover.SOFT: 4}[self]
 
 
 class Concealment(StrEnum):
@@ -452,9 +453,11 @@ def _circumstances(situation: Situation, target: Target, *, ranged: bool, notes:
     if situation.charge:
         notes.append("Charging: the charger has -2 AC until its next turn (§2).")
     adjustments: list[Term] = []
-    if situation.cover is not Cover.NONE:
-        adjustments.append(Term(str(situation.cover), situation.cover.ac, "§5"))
     against = "ranged" if ranged else "melee"
+    if situation.cover is Cover.SOFT:
+        adjustments.append(Term(str(situation.cover), situation.cover.ac if ranged else 0, f"§5, against {against}"))
+    elif situation.cover is not Cover.NONE:
+        adjustments.append(Term(str(situation.cover), situation.cover.ac, "§5"))
     if situation.prone:
         adjustments.append(Term("prone", PRONE_RANGED if ranged else PRONE_MELEE, f"§5 prone, against {against}"))
     helpless = situation.helpless or any(rule.dex_zero for rule in situation.defender.rules)

@@ -150,6 +150,7 @@ def _situation(attack: dnd.Attack) -> object:
         "higher ground": "higher ground" in terms,
         "cover": _adjusted(attack, "cover"),
         "improved cover": _adjusted(attack, "improved cover"),
+        "soft cover": _adjusted(attack, "soft cover"),
         "prone": _adjusted(attack, "prone"),
         "helpless": _adjusted(attack, "helpless"),
         "concealment": _concealment(attack, dnd.Concealment.CONCEALMENT),
