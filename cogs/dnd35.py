@@ -72,10 +72,10 @@ class Against:
     """Whom an attack is against."""
 
     target_ac: int | None = option(
-        "The AC that applies (already touch or flat-footed if the attack is)", None, low=-50, high=200
+        "The AC that applies (touch or flat-footed already); with target, that combatant's", None, low=-50, high=200
     )
     target: str | None = option(
-        "Or a character here: its AC is computed (touch, flat-footed, Uncanny Dodge)", None, high=40
+        "Or a character or combatant here: its AC is computed (touch, flat-footed, its conditions)", None, high=40
     )
     touch: bool = option("A touch attack: no armor, shield or natural armor", False)
     flat_footed: bool = option("The defender is flat-footed (loses Dex and dodge bonuses)", False)

@@ -174,3 +174,12 @@ async def test_soft_cover_is_a_situation_word_against_ranged_attacks(local: Loca
     assert "AC 19 = 15 +4 soft cover" in fields(shot)["The situation"], fields(shot)
     offered = await local.autocomplete("dnd attack", {"situation": "so"}, focused="situation")
     assert [c["value"] for c in offered.choices] == ["soft cover"], offered.choices
+
+
+async def test_a_full_attack_reads_the_conditions_on_every_swing(local: LocalDiscord, database: Database) -> None:
+    await goblins(local, "prone")
+    local.bot.dice = ScriptedDice([6, 3, 11, 2])  # +5: 6 + 5 = 11, +0: 11: both hit AC 15 - 4 = 11; 1d8 3 and 2
+    full = await local.command("dnd full-attack", {"attack_bonus": "+5/+0", "damage": "1d8", "target": "Goblin 1"})
+    text = full.embed.get("description", "") + said(full)
+    assert "prone" in text, text
+    assert ("Goblin 1", 1) in state(await stored(database))
