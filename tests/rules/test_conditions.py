@@ -68,6 +68,9 @@ def test_known_names_aliases_and_labels() -> None:
         (("stunned",), (), "", 13, 0),
         (("blinded",), (), "", 13, 0),
         (("cowering",), (), "", 13, 0),
+        (("kneeling",), (), "", 13, 0),
+        (("sitting",), (), "ranged", 17, 0),
+        (("charging",), (), "ranged", 13, 0),
         (("paralyzed",), (), "", 11, 0),  # the AC given is taken as it is, -4 in melee
         (("paralyzed",), (), "ranged", 15, 0),
         (("invisible",), (), "", 15, 50),

@@ -133,6 +133,16 @@ RULES: Final[tuple[ConditionRule, ...]] = (
         attack_ranged=2,
         unseen=True,
     ),
+    ConditionRule(
+        "kneeling",
+        AC_TABLE,
+        "kneeling or sitting: -2 AC against melee, +2 against ranged",
+        ac_melee=-2,
+        ac_ranged=2,
+    ),
+    ConditionRule(
+        "charging", "SRD, Charge", "-2 AC until its next turn (its charge attack's +2 is the `charge` word)", -2, -2
+    ),
     ConditionRule("dazed", SUMMARY, "cannot act; no AC penalty", acts=False),
     ConditionRule("dazzled", SUMMARY, "-1 on attack rolls", attack_melee=-1, attack_ranged=-1),
     ConditionRule(
@@ -155,6 +165,8 @@ ALIASES: Final[Mapping[str, str]] = {
     "sleeping": "asleep",
     "knocked out": "unconscious",
     "stun": "stunned",
+    "sitting": "kneeling",
+    "charged": "charging",
 }
 NAMES: Final = tuple(rule.name for rule in RULES)
 
