@@ -281,6 +281,11 @@ class Creature:
         return None
 
     @property
+    def conditions(self) -> tuple[str, ...]:
+        """The names of the conditions its fight has on it, which the rules read (none outside a fight)."""
+        return tuple(c.name for c in self.combatant.conditions) if self.combatant is not None else ()
+
+    @property
     def hurt(self) -> CharacterRecord | None:
         """The character an Apply damage button hurts: one outside this channel's fight (the fight takes its own)."""
         return self.record if self.fight is None else None

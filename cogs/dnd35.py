@@ -16,7 +16,7 @@ from bot.errors import UserError
 from bot.rules import dnd35 as dnd
 from bot.rules import encounter as encounter_rules
 from bot.rules import luck
-from bot.rules.dnd35 import replay
+from bot.rules.dnd35 import conditions, replay
 from bot.rules.dnd35.ruleset import DND35, attack_luck
 from bot.rules.dnd35.situation import NOTHING, from_options, suggest
 from bot.rules.encounter import Hit
@@ -72,10 +72,10 @@ class Against:
     """Whom an attack is against."""
 
     target_ac: int | None = option(
-        "The AC that applies (already touch or flat-footed if the attack is)", None, low=-50, high=200
+        "The AC that applies (touch or flat-footed already); with target, that combatant's", None, low=-50, high=200
     )
     target: str | None = option(
-        "Or a character here: its AC is computed (touch, flat-footed, Uncanny Dodge)", None, high=40
+        "Or a character or combatant here: its AC is computed (touch, flat-footed, its conditions)", None, high=40
     )
     touch: bool = option("A touch attack: no armor, shield or natural armor", False)
     flat_footed: bool = option("The defender is flat-footed (loses Dex and dodge bonuses)", False)
@@ -225,31 +225,55 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
     # -- planners ------------------------------------------------------------------------------------------
     async def target(
         self, reading: Reading, options: Against, dr: dnd.DamageReduction | None, situation: dnd.Situation
-    ) -> tuple[dnd.Target, CharacterRecord | None, str | None, Defender | None]:
-        """The defender, its character here (damage can be applied), its name in this channel's fight, its name.
+    ) -> tuple[dnd.Target, CharacterRecord | None, str | None, Defender | None, dnd.Situation]:
+        """The defender, its character here, its name in this channel's fight, its name, and the situation.
 
         The AC given, else the creature `target` names (`Reading.creature`): a character is its sheet, in this
         channel's fight or out of it; a quick creature is the fight's numbers. The name says whether its numbers
-        are a game master's secret, a combatant's too when it is a character.
+        are a game master's secret, a combatant's too when it is a character. A combatant's conditions go on the
+        situation (§14); with `target_ac` too, the AC is the one given and the hit is the combatant's.
         """
-        if options.target_ac is not None and options.target is None:
-            kind = " ".join(w for w, on in (("flat-footed", options.flat_footed), ("touch", options.touch)) if on)
-            given = dnd.target_ac(
-                options.target_ac,
-                dr=dr,
-                denied_dex=options.flat_footed,
-                kind=f"{kind} AC".strip(),
-                immune_to_criticals=options.crit_immune,
-            )
-            return given, None, None, None
-        if options.target is None or options.target_ac is not None:
+        if options.target is None:
+            if options.target_ac is None:
+                raise UserError(
+                    "Give the defender as `target_ac` (a number) or `target` (a character here), one of them.",
+                    title="Attack what?",
+                )
+            return self.given(options, dr), None, None, None, situation
+        if options.target_ac is not None and await reading.combatant(options.target, RULESET) is None:
             raise UserError(
-                "Give the defender as `target_ac` (a number) or `target` (a character here), one of them.",
+                "Give the defender as `target_ac` (a number) or `target` (a character here), one of them; both "
+                "only for a combatant of this channel's fight (the AC given, its hit applied).",
                 title="Attack what?",
             )
         creature = await reading.creature(options.target, RULESET, TITLE)
         fighting = creature.combatant.name if creature.combatant is not None else None
-        return defense(creature, options, dr, helpless=situation.helpless), creature.hurt, fighting, creature.named
+        situation = replace(situation, defender=conditions.bearer(creature.name, creature.conditions))
+        if options.target_ac is not None:
+            given = replace(self.given(options, dr), notes=(f"The AC given is {creature.name}'s.",))
+            return given, None, fighting, creature.named, situation
+        found = defense(creature, options, dr, situation)
+        return found, creature.hurt, fighting, creature.named, situation
+
+    @staticmethod
+    def given(options: Against, dr: dnd.DamageReduction | None) -> dnd.Target:
+        """The AC typed, already in the form the attack uses."""
+        assert options.target_ac is not None
+        kind = " ".join(w for w, on in (("flat-footed", options.flat_footed), ("touch", options.touch)) if on)
+        return dnd.target_ac(
+            options.target_ac,
+            dr=dr,
+            denied_dex=options.flat_footed,
+            kind=f"{kind} AC".strip(),
+            immune_to_criticals=options.crit_immune,
+        )
+
+    async def bearer(self, reading: Reading, record: CharacterRecord | None) -> conditions.Bearer:
+        """The attacking character's conditions, when it is a combatant of this channel's fight (§14)."""
+        fought = await reading.fighter(record) if record is not None else None
+        if fought is None:
+            return conditions.NOBODY
+        return conditions.bearer(fought[1].name, (c.name for c in fought[1].conditions))
 
     async def attacker(self, reading: Reading, options: Attacker) -> tuple[CharacterRecord, DndSheet, str]:
         """The attacking character (named, or your active one), its sheet and its weapon (or the one it used last)."""
@@ -265,11 +289,14 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
     async def plan_attack(self, reading: Reading, options: AttackOdds) -> Plan[replay.DndAttackRoll, dnd.AttackResult]:
         """One attack from quick-mode numbers or from a character, priced, with its presenters."""
         variants: dnd.Variants = reading.settings.variants(DND35.key)
-        situation = options.circumstances()
-        target, defending, fighting, defender = await self.target(reading, options, options.dr, situation)
         quick = options.quick()
+        attacking = None if quick else await self.attacker(reading, options)
+        situation = replace(
+            options.circumstances(), attacker=await self.bearer(reading, attacking[0] if attacking else None)
+        )
+        target, defending, fighting, defender, situation = await self.target(reading, options, options.dr, situation)
         name, character_id = options.attacker(reading.user_name, quick=quick), None
-        if quick:
+        if attacking is None:
             assert options.attack_bonus is not None and options.damage is not None  # quick() makes sure
             built = dnd.quick_attack(
                 options.attack_bonus,
@@ -282,7 +309,7 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
                 label=f"attack {options.damage}",
             )
         else:
-            record, sheet, weapon = await self.attacker(reading, options)
+            record, sheet, weapon = attacking
             name, character_id = record.name, record.id
             two_weapon = None
             if options.off_hand:
@@ -323,18 +350,21 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
     ) -> Plan[replay.DndFullAttackRoll, dnd.FullAttackResult]:
         """Every attack of a full attack (a character's, or a stat block's bonuses), priced under one work budget."""
         variants: dnd.Variants = reading.settings.variants(DND35.key)
-        situation = options.circumstances()
-        target, defending, fighting, defender = await self.target(reading, options, options.dr, situation)
         quick = options.quick()
+        attacking = None if quick else await self.attacker(reading, options)
+        situation = replace(
+            options.circumstances(), attacker=await self.bearer(reading, attacking[0] if attacking else None)
+        )
+        target, defending, fighting, defender, situation = await self.target(reading, options, options.dr, situation)
         name, character_id = options.attacker(reading.user_name, quick=quick), None
-        if quick:
+        if attacking is None:
             assert options.attack_bonus is not None and options.damage is not None  # quick() makes sure
             weapon = str(options.damage)
             attacks = dnd.quick_full_attack(
                 options.attack_bonus, options.damage, target, situation, crit=options.crit or "20/x2"
             )
         else:
-            record, sheet, weapon = await self.attacker(reading, options)
+            record, sheet, weapon = attacking
             name, character_id = record.name, record.id
             attacks = dnd.full_attack(
                 sheet,
@@ -415,37 +445,47 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
 
 
 def defense(
-    creature: Creature, options: Against, dr: dnd.DamageReduction | None, *, helpless: bool = False
+    creature: Creature, options: Against, dr: dnd.DamageReduction | None, situation: dnd.Situation = dnd.NO_SITUATION
 ) -> dnd.Target:
-    """The defender as an attack sees it (§5-§7): the same creature in this channel's fight and out of it.
+    """The defender as an attack sees it (§5-§7, §14): the same creature in this channel's fight and out of it.
 
     A character's AC in every form, damage reduction, critical immunity and Uncanny Dodge are its sheet's
-    (`dr` and `crit_immune` given add to them, as outside a fight); a fight adds only that the creature is
-    flat-footed until its first turn begins, said in a note. A quick creature of the fight has the fight's one
-    AC and what the options give. `flat_footed:true` holds against anyone. A helpless character's AC counts its
-    Dex as 0 (§5).
+    (`dr` and `crit_immune` given add to them, as outside a fight); a fight adds that the creature is
+    flat-footed until its first turn begins, and what its conditions (and the attacker's: an invisible one) do to
+    the form of its AC, each said in a note. A quick creature of the fight has the fight's one AC and what the
+    options give. `flat_footed:true` holds against anyone. A helpless character's AC counts its Dex as 0 (§5).
     """
     fight, fighting = creature.fight, creature.combatant
     why = encounter_rules.flat_footed_why(fight, fighting, given=options.flat_footed) if fight and fighting else None
-    if isinstance(creature.sheet, DndSheet) and helpless:
-        return dnd.target_sheet(
-            creature.sheet, touch=options.touch, dr=dr, immune_to_criticals=options.crit_immune, helpless=True
-        )
-    if isinstance(creature.sheet, DndSheet):
+    form = conditions.defense_form(situation.defender, situation.attacker)
+    sheet = creature.sheet
+    if isinstance(sheet, DndSheet) and (situation.helpless or form.dex_zero):
         target = dnd.target_sheet(
-            creature.sheet,
+            sheet, touch=options.touch, dr=dr, immune_to_criticals=options.crit_immune, helpless=True
+        )
+        return target if situation.helpless else replace(target, notes=(f"Dex 0: {form.why} (§14).", *target.notes))
+    if isinstance(sheet, DndSheet):
+        if form.loses_dex and not form.uncanny and sheet.uncanny_dodge:
+            sheet = sheet.model_copy(update={"uncanny_dodge": False})  # §14: Uncanny Dodge does not cover these
+        target = dnd.target_sheet(
+            sheet,
             touch=options.touch,
-            flat_footed=options.flat_footed or why is not None,
+            flat_footed=options.flat_footed or why is not None or form.loses_dex,
             dr=dr,
             immune_to_criticals=options.crit_immune,
         )
-        if why is None or options.flat_footed:
-            return target
-        return replace(target, notes=(f"Flat-footed: {why}.", *target.notes))
+        notes = [] if why is None or options.flat_footed else [f"Flat-footed: {why}."]
+        if form.loses_dex:
+            notes.append(f"No Dex bonus to AC: {form.why} (§14).")
+        return replace(target, notes=(*notes, *target.notes))
     if fight is None or fighting is None:  # a character found is a D&D one (`Reading.creature`)
         raise UserError(f"**{creature.name}** has no D&D stat block to attack.")
-    found = encounter_rules.dnd_defense(fight, fighting, touch=options.touch, flat=options.flat_footed)
-    return dnd.Target(found.ac, found.kind, found.why, dr, options.crit_immune, found.flat_footed)
+    lost = form.why if form.loses_dex or form.dex_zero else ""
+    found = encounter_rules.dnd_defense(fight, fighting, touch=options.touch, flat=options.flat_footed, lost=lost)
+    quick_notes: tuple[str, ...] = ()
+    if form.dex_zero:
+        quick_notes = (f"Dex 0: {form.why}; its one AC is taken as flat-footed (`target_ac` gives Dex 0).",)
+    return dnd.Target(found.ac, found.kind, found.why, dr, options.crit_immune, found.flat_footed, quick_notes)
 
 
 def _strikes(fighting: str | None, damage: Callable[[R], int]) -> Strikes[R] | None:

@@ -480,6 +480,24 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
         """The combatants of this channel's encounter whose name contains what was typed."""
         return await combatant_choices(self.bot, interaction, current)
 
+    async def condition_names(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
+        """The conditions the encounter's ruleset gives effects, that start with (or contain) what was typed.
+
+        Any other name is taken as a label: what was typed stays a choice of its own.
+        """
+        if interaction.guild_id is None or interaction.channel_id is None:
+            return []
+        async with self.bot.database.read() as session:
+            record = await EncounterRepository(session).get(
+                guild_id=interaction.guild_id, channel_id=interaction.channel_id
+            )
+        if record is None:
+            return []
+        typed = " ".join(current.split()).casefold()
+        names = rulesets.fighting(record.encounter.ruleset).conditions
+        found = sorted((n for n in names if typed in n), key=lambda n: (not n.startswith(typed), n))
+        return [app_commands.Choice(name=n, value=n) for n in found[:25]]
+
     async def characters(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
         """Characters of the encounter's ruleset: yours for join, anyone's here for add."""
         if interaction.guild_id is None or interaction.channel_id is None:
@@ -770,7 +788,7 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
         await self.answer(interaction, after, ui.change_line(after, changed))
 
     @app_commands.command(name="condition")
-    @app_commands.autocomplete(combatant=combatants)
+    @app_commands.autocomplete(combatant=combatants, name=condition_names)
     async def condition(
         self,
         interaction: Interaction,
@@ -783,7 +801,7 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
 
         Args:
             combatant: Who has the condition
-            name: The condition, e.g. prone, stunned, blinded
+            name: The condition: prone, stunned, helpless... (autocomplete lists the ruleset's); others are labels
             rounds: How many of its turns it lasts (default: until taken off)
             remove: Take the condition off instead
         """
@@ -796,7 +814,9 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
             if remove:
                 return rules.clear_condition(encounter, target.number, name), f"{target.name} is no longer {name}."
             lasting = f" for {rounds} round(s)" if rounds else ""
-            return rules.set_condition(encounter, target.number, name, rounds), f"{target.name} is {name}{lasting}."
+            effect = rulesets.fighting(encounter.ruleset).condition(name)
+            said = f"{target.name} is {name}{lasting}." + (f"\n{effect[0].upper()}{effect[1:]}." if effect else "")
+            return rules.set_condition(encounter, target.number, name, rounds), said
 
         after, note = await self.change(interaction, step)
         await self.answer(interaction, after, note)

@@ -17,6 +17,7 @@ from bot.rules.audience import public_hit_points, sees_hit_points
 from bot.rules.encounter import Hit
 from bot.rules.replay import Kind
 from bot.rules.sheets.star_frontiers import SfSheet
+from bot.rules.star_frontiers import conditions as sf_conditions
 from bot.rules.star_frontiers import replay
 from bot.rules.star_frontiers.ruleset import STAR_FRONTIERS, attack_luck
 from bot.rules.star_frontiers.situation import NOTHING, ShotSituation, parse_shot_situation, suggest
@@ -124,6 +125,7 @@ class Target(NamedTuple):
         fighting: Its name in this channel's fight, if it is a combatant there.
         named: Its character as the answer names it, a game master's secret one included (a combatant's too).
         sheet: Its character's sheet as the roll reads it (the fight's Stamina when it fights here).
+        conditions: The names of its conditions in this channel's fight (§12: stunned, unconscious, prone ...).
     """
 
     text: str | None
@@ -131,6 +133,15 @@ class Target(NamedTuple):
     fighting: str | None
     named: Defender | None = None
     sheet: SfSheet | None = None
+    conditions: tuple[str, ...] = ()
+
+    def helpless(self) -> str:
+        """Why melee step 4 holds by its conditions, or "" (§12)."""
+        return sf_conditions.helpless_because(self.fighting or "", self.conditions)
+
+    def prone(self) -> str:
+        """Why ranged step 10 holds by its conditions, or "" (§12)."""
+        return sf_conditions.prone_because(self.fighting or "", self.conditions)
 
 
 class Dial(app_commands.Transformer):
@@ -384,6 +395,7 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
         )
         quick = (options.score, options.skill, options.damage)
         defender, target = await self.defender(reading, options.target)
+        situation = replace(situation, prone_condition=target.prone())
         attack: sf.RangedAttack
         if quick_mode(quick, needed=quick, needs=needs, character=options.character, weapon=options.weapon):
             assert options.score is not None and options.skill is not None and options.damage is not None
@@ -435,6 +447,7 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
             distance=options.distance,
             setting=options.setting,
             modifier=options.modifier,
+            helpless_condition=target.helpless(),
         )
         needs = "Quick mode needs `score` (the MW score), `skill` (the level) and `damage` (dice)."
         quick = (options.score, options.skill, options.damage)
@@ -535,7 +548,7 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
         else:
             assert creature.combatant is not None  # a character found is a Star Frontiers one (`Reading.creature`)
             found = sf.Defender(creature.name, frozenset(), creature.combatant.hp)
-        return found, Target(text, creature.hurt, fighting, creature.named, sheet)
+        return found, Target(text, creature.hurt, fighting, creature.named, sheet, creature.conditions)
 
     # -- commands ----------------------------------------------------------------------------------------
     @app_commands.autocomplete(weapon=weapons, character=characters, target=targets)

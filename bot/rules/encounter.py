@@ -838,13 +838,16 @@ class Defense:
     kind: str = "AC"  # the AC that applies: "AC", "touch AC", "flat-footed AC", "flat-footed touch AC"
 
 
-def dnd_defense(encounter: Encounter, target: Combatant, *, touch: bool = False, flat: bool = False) -> Defense:
+def dnd_defense(
+    encounter: Encounter, target: Combatant, *, touch: bool = False, flat: bool = False, lost: str = ""
+) -> Defense:
     """The AC an attack on a quick creature uses: flat-footed until its first turn begins, or when `flat` says so.
 
     A quick creature has one AC, used in every form (a default); a character is read from its sheet instead
-    (`as_fought`), the same as outside the fight (SRD, Initiative: Flat-Footed).
+    (`as_fought`), the same as outside the fight (SRD, Initiative: Flat-Footed). `lost`: why its conditions (or an
+    unseen attacker) take its Dex bonus to AC (dnd35.md §14), which calls for the flat-footed form too.
     """
-    why = flat_footed_why(encounter, target, given=flat)
+    why = flat_footed_why(encounter, target, given=flat) or lost or None
     flat = why is not None
     form = ("flat_footed_touch" if touch else "flat_footed") if flat else ("touch" if touch else "ac")
     ac = target.stat(form)

@@ -40,6 +40,10 @@ def _no_tiebreak(modifiers: tuple[Modifier, ...], stats: Mapping[str, int]) -> i
     return 0
 
 
+def _no_condition(name: str) -> str | None:
+    return None
+
+
 def _never_by_side(values: Mapping[str, str]) -> bool:
     return False
 
@@ -75,6 +79,8 @@ class Fighting:
         flat_footed: A combatant is flat-footed until its first turn (D&D).
         has_map: The fight has a map of squares its shots stray onto.
         initiative_options: The typed initiative options of join and add (`initiative_bonus`, ...) enter its checks.
+        conditions: The names of the conditions its rules give effects (autocompleted; any other is a label).
+        condition: What a condition's name does under its rules, in a few words (None: a label).
     """
 
     join: Callable[[str, Any, int, Side, int, bool, int], Combatant]
@@ -88,6 +94,8 @@ class Fighting:
     flat_footed: bool = False
     has_map: bool = False
     initiative_options: bool = False
+    conditions: tuple[str, ...] = ()
+    condition: Callable[[str], str | None] = _no_condition
 
 
 def _no_variants(values: Mapping[str, str]) -> None:

@@ -657,7 +657,8 @@ REFUSALS = [
     pytest.param(
         {**QUICK, "target_ac": 15, "target": "Ogre"},
         "Attack what?",
-        "Give the defender as `target_ac` (a number) or `target` (a character here), one of them.",
+        "Give the defender as `target_ac` (a number) or `target` (a character here), one of them; both only for "
+        "a combatant of this channel's fight (the AC given, its hit applied).",
         id="both-targets",
     ),
     pytest.param(

@@ -34,6 +34,7 @@ from fractions import Fraction
 from typing import Any, Final, Literal
 
 from bot.rules.dice import MAX_DICE, DiceSource
+from bot.rules.dnd35.conditions import NOBODY, Bearer
 from bot.rules.dnd35.tables import (
     MAX_MULTIPLIER,
     AttackError,
@@ -90,11 +91,12 @@ class Cover(StrEnum):
     NONE = "none"
     COVER = "cover"
     IMPROVED = "improved cover"
+    SOFT = "soft cover"  # creatures in the way: against ranged attacks only
 
     @property
     def ac(self) -> int:
-        """+4 for cover, +8 for improved cover (an arrow slit)."""
-        return {Cover.NONE: 0, Cover.COVER: 4, Cover.IMPROVED: 8}[self]
+        """+4 for cover, +8 for improved cover (an arrow slit), +4 for soft cover (against ranged attacks only)."""
+        return {Cover.NONE: 0, Cover.COVER: 4, Cover.IMPROVED: 8, Cover.SOFT: 4}[self]
 
 
 class Concealment(StrEnum):
@@ -331,6 +333,9 @@ class Situation:
     concealment: Concealment = Concealment.NONE
     prone: bool = False  # the defender lies prone: -4 AC against melee, +4 against ranged
     helpless: bool = False  # the defender is helpless: -4 AC against melee, Dex 0, denied its Dex bonus
+    # The conditions of a combatant attacked, and of a combatant attacking (§14, `conditions`).
+    defender: Bearer = NOBODY
+    attacker: Bearer = NOBODY
 
 
 NO_SITUATION: Final = Situation()
@@ -356,6 +361,8 @@ class Attack:
     notes: tuple[str, ...] = ()
     # §6 item 7: percent of hits that concealment turns into misses (a d100 after the hit); logged when set.
     miss_chance: int = field(default=0, metadata={"log": "when set"})
+    # §14: the condition the miss chance comes from (an invisible defender, a blinded attacker), when it is one's.
+    miss_source: str = field(default="", metadata={"log": "when set"})
 
     @property
     def attack_bonus(self) -> int:
@@ -406,25 +413,34 @@ def _check_dice_budget(attack: Attack) -> Attack:
     return attack
 
 
-def _precision(
-    riders: Sequence[Rider], target: Target, notes: list[str], situation: Situation = NO_SITUATION
-) -> tuple[Rider, ...]:
+def _precision(riders: Sequence[Rider], target: Target, notes: list[str], concealed: str = "") -> tuple[Rider, ...]:
     """§6, §7: precision dice (sneak attack) do nothing against a target immune to critical hits or concealed."""
     if riders and target.immune_to_criticals:
         notes.append("The target is immune to critical hits, so precision damage (sneak attack) does nothing.")
         return ()
-    if riders and situation.concealment is not Concealment.NONE:
-        notes.append(
-            f"The target has {situation.concealment}, so precision damage (sneak attack) does nothing (§6 item 7)."
-        )
+    if riders and concealed:
+        notes.append(f"{concealed}, so precision damage (sneak attack) does nothing (§6 item 7).")
         return ()
     return tuple(riders)
 
 
-def _circumstances(
-    situation: Situation, target: Target, *, ranged: bool, notes: list[str]
-) -> tuple[list[Term], Target, int]:
-    """§2, §5, §6: the attack terms, the defender's AC changes and the miss chance of the situation's SRD modifiers."""
+@dataclass(frozen=True, slots=True)
+class _Circumstances:
+    """What the situation's SRD modifiers and the fighters' conditions do to one attack (§2, §5, §6, §14)."""
+
+    terms: list[Term]  # added to the attack bonus
+    target: Target  # the defender, its AC adjusted
+    miss_chance: int
+    miss_source: str  # the condition the miss chance comes from, if a condition's is the one that holds
+    concealed: str  # why precision damage does nothing, if a miss chance holds ("" when none)
+    damage_terms: list[Term]  # added to each weapon damage roll
+
+
+def _circumstances(situation: Situation, target: Target, *, ranged: bool, notes: list[str]) -> _Circumstances:
+    """§2, §5, §6, §14: the attack terms, the AC changes and the miss chance of the situation and the conditions.
+
+    A condition the situation's words say too (`prone` given and the combatant prone) counts once, as the word.
+    """
     terms: list[Term] = []
     for on, name, value in (
         (situation.charge, "charge", CHARGE),
@@ -437,31 +453,58 @@ def _circumstances(
     if situation.charge:
         notes.append("Charging: the charger has -2 AC until its next turn (§2).")
     adjustments: list[Term] = []
-    if situation.cover is not Cover.NONE:
-        adjustments.append(Term(str(situation.cover), situation.cover.ac, "§5"))
     against = "ranged" if ranged else "melee"
+    if situation.cover is Cover.SOFT:
+        adjustments.append(Term(str(situation.cover), situation.cover.ac if ranged else 0, f"§5, against {against}"))
+    elif situation.cover is not Cover.NONE:
+        adjustments.append(Term(str(situation.cover), situation.cover.ac, "§5"))
     if situation.prone:
         adjustments.append(Term("prone", PRONE_RANGED if ranged else PRONE_MELEE, f"§5 prone, against {against}"))
+    helpless = situation.helpless or any(rule.dex_zero for rule in situation.defender.rules)
     if situation.helpless:
         adjustments.append(Term("helpless", 0 if ranged else HELPLESS_MELEE, f"§5 helpless, against {against}"))
-        if "helpless" not in target.kind:
-            notes.append(
-                "A helpless defender's Dex counts as 0 (-5): the AC given is taken as it is; a character's is "
-                "worked out (§5)."
-            )
-    if adjustments:
+    words = {"prone": situation.prone, "helpless": situation.helpless}
+    defender, attacker = situation.defender, situation.attacker
+    for rule in defender.rules:
+        value = rule.ac_ranged if ranged else rule.ac_melee
+        if value and not words.get(rule.name, False):
+            adjustments.append(Term(rule.name, value, f"{defender.because(rule)}, against {against}"))
+    if helpless and "helpless" not in target.kind:
+        notes.append(
+            "A helpless defender's Dex counts as 0 (-5): the AC given is taken as it is; a character's is "
+            "worked out (§5)."
+        )
+    if adjustments or helpless:
         target = replace(
             target,
             ac=target.ac + sum(t.value for t in adjustments),
             adjustments=(*target.adjustments, *adjustments),
-            denied_dex=target.denied_dex or situation.helpless,
+            denied_dex=target.denied_dex or helpless,
         )
+    damage_terms: list[Term] = []
+    for rule in attacker.rules:
+        value = rule.attack_ranged if ranged else rule.attack_melee
+        if value:
+            terms.append(Term(rule.name, value, attacker.because(rule)))
+        if rule.damage:
+            damage_terms.append(Term(rule.name, rule.damage, attacker.because(rule)))
+        if rule.name == "prone" and ranged:
+            notes.append(f"{attacker.who or 'A prone attacker'} is prone: only a crossbow shoots from prone (§14).")
     miss_chance = situation.concealment.miss_chance
-    if miss_chance:
+    concealed = f"The target has {situation.concealment}" if miss_chance else ""
+    miss_source = ""
+    chances = [(rule.concealed, f"{defender.who or 'the defender'} is {rule.name}") for rule in defender.rules]
+    chances += [(rule.blind, f"{attacker.who or 'the attacker'} is {rule.name}") for rule in attacker.rules]
+    for chance, why in chances:
+        if chance > miss_chance:
+            miss_chance, miss_source, concealed = chance, why, why[0].upper() + why[1:]
+    if miss_source:
+        notes.append(f"{concealed}: a hit misses on a d100 of {miss_chance} or less (§6 item 7, §14).")
+    elif miss_chance:
         notes.append(
             f"{str(situation.concealment).capitalize()}: a hit misses on a d100 of {miss_chance} or less (§6 item 7)."
         )
-    return terms, target, miss_chance
+    return _Circumstances(terms, target, miss_chance, miss_source, concealed, damage_terms)
 
 
 MONK_WEAPONS: Final = ("unarmed strike", "kama")  # §3 NWN: what a monk's smaller step applies to
@@ -545,7 +588,8 @@ def quick_attack(
         goal = _with_dr(goal, dr)
     notes: list[str] = []
     ranged = situation.into_melee or situation.ranged  # all that is known: a ranged attack when said
-    circumstances, goal, miss_chance = _circumstances(situation, goal, ranged=ranged, notes=notes)
+    moment = _circumstances(situation, goal, ranged=ranged, notes=notes)
+    goal = moment.target
     step = monk_step(situation, variants, notes)
     count = MAX_OFF_HAND_ATTACKS if off_hand else MAX_ITERATIVE_ATTACKS
     terms = [Term("attack bonus", attack_bonus, "given")]
@@ -556,7 +600,7 @@ def quick_attack(
         terms.append(Term("into melee", INTO_MELEE, "§2 shooting into melee"))
     if situation.flanking:
         terms.append(Term("flanking", FLANKING, "§2"))
-    terms += circumstances
+    terms += moment.terms
     terms += _two_weapon_term(two_weapon, off_hand)
     if situation.modifier:
         terms.append(Term("situational", situation.modifier, "given"))
@@ -566,6 +610,7 @@ def quick_attack(
         damage_terms.append(Term("damage bonus", rolled.bonus, f"given: {rolled}"))
     if situation.damage_bonus:
         damage_terms.append(Term("situational", situation.damage_bonus, "given"))
+    damage_terms += moment.damage_terms
     riders = energy if not isinstance(energy, str) else parse_energy(energy)
     return _check_dice_budget(
         Attack(
@@ -577,13 +622,14 @@ def quick_attack(
             threat_source=f"{threat_text(critical.threat)} (given)",
             critical_multiplier=critical.multiplier,
             multipliers=tuple(Multiplier(m, "situational") for m in situation.multipliers),
-            precision=_precision([Rider("precision", d) for d in situation.precision], goal, notes, situation),
+            precision=_precision([Rider("precision", d) for d in situation.precision], goal, notes, moment.concealed),
             energy=tuple(Rider(r.energy, r.dice) for r in riders),
             target=goal,
             properties=parse_properties(properties),
             ranged=ranged,
             notes=(*goal.notes, *notes),
-            miss_chance=miss_chance,
+            miss_chance=moment.miss_chance,
+            miss_source=moment.miss_source,
         )
     )
 
@@ -752,7 +798,8 @@ def character_attack(
     if ranged and grip == "two-handed":
         grip = "one-handed"  # §7: a thrown weapon adds 1x Str, even a two-handed one
     notes: list[str] = []
-    circumstances, goal, miss_chance = _circumstances(situation, goal, ranged=ranged, notes=notes)
+    moment = _circumstances(situation, goal, ranged=ranged, notes=notes)
+    goal = moment.target
     if situation.two_hands and w.light:
         notes.append(f"The {w.name} is a light weapon: no 1½x Str in two hands (§7).")
 
@@ -822,7 +869,7 @@ def character_attack(
         if ranged:
             raise AttackError("Flanking helps melee attacks only.")
         terms.append(Term("flanking", FLANKING, "§2"))
-    terms += circumstances
+    terms += moment.terms
     terms += _two_weapon_term(two_weapon, off_hand)
     if situation.modifier:
         terms.append(Term("situational", situation.modifier, "given"))
@@ -839,6 +886,7 @@ def character_attack(
         damage_terms.append(Term("enhancement", w.enhancement, f"{w.name} +{w.enhancement}"))
     if situation.damage_bonus:
         damage_terms.append(Term("situational", situation.damage_bonus, "given"))
+    damage_terms += moment.damage_terms
 
     # §6: threat range.
     threat, threat_source = w.threat, f"{threat_text(w.threat)} ({w.name})"
@@ -871,13 +919,14 @@ def character_attack(
             threat_source=threat_source,
             critical_multiplier=multiplier,
             multipliers=tuple(multipliers),
-            precision=_precision(precision, goal, notes, situation),
+            precision=_precision(precision, goal, notes, moment.concealed),
             energy=tuple(Rider(r.energy, r.dice) for r in w.energy),
             target=goal,
             properties=w.dr_properties,
             ranged=ranged,
             notes=(*goal.notes, *notes),
-            miss_chance=miss_chance,
+            miss_chance=moment.miss_chance,
+            miss_source=moment.miss_source,
         )
     )
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from bot.rules import dnd35 as dnd
+from bot.rules.dnd35.conditions import CONDITION
 from bot.rules.dnd35.situation import NOTHING as SITUATION_NOTHING
 from bot.rules.dnd35.situation import ORDER as SITUATION_WORDS
 from bot.rules.dnd35.situation import from_options as situation_options
@@ -120,7 +121,13 @@ def _into_melee(attack: dnd.Attack) -> object:
 
 
 def _adjusted(attack: dnd.Attack, name: str) -> bool:
-    return any(t.name == name for t in attack.target.adjustments)
+    """The situation's word `name` changed the AC (a combatant's condition of that name is not the word, §14)."""
+    return any(t.name == name and not t.source.startswith(CONDITION) for t in attack.target.adjustments)
+
+
+def _concealment(attack: dnd.Attack, word: dnd.Concealment) -> object:
+    """The word's miss chance holds; unknown when a condition's larger one does (the word may have been said)."""
+    return UNKNOWN if attack.miss_source else attack.miss_chance == word.miss_chance
 
 
 def _said(text: dnd.SituationText) -> Said:
@@ -143,10 +150,11 @@ def _situation(attack: dnd.Attack) -> object:
         "higher ground": "higher ground" in terms,
         "cover": _adjusted(attack, "cover"),
         "improved cover": _adjusted(attack, "improved cover"),
+        "soft cover": _adjusted(attack, "soft cover"),
         "prone": _adjusted(attack, "prone"),
         "helpless": _adjusted(attack, "helpless"),
-        "concealment": attack.miss_chance == dnd.Concealment.CONCEALMENT.miss_chance,
-        "total concealment": attack.miss_chance == dnd.Concealment.TOTAL.miss_chance,
+        "concealment": _concealment(attack, dnd.Concealment.CONCEALMENT),
+        "total concealment": _concealment(attack, dnd.Concealment.TOTAL),
     }
     if (sneak := _sneak_attack(attack)) is not UNKNOWN:
         reads["sneak attack"] = sneak
@@ -176,7 +184,8 @@ _DND_ATTACK: Final[dict[str, Typed[dnd.Attack]]] = {
     # Given as a number, the AC is the target's; a character or a combatant has its AC computed ("target").
     "target_ac": Typed(_given_ac, absent=none),
     # A character or a combatant named: the name is resolved to its numbers, which the inputs hold, not the name.
-    "target": Typed(lambda a: a.target.explanation != "given", present, no),
+    # With an AC given too, a combatant named only takes the hit (§14): the inputs cannot say it was named.
+    "target": Typed(lambda a: True if a.target.explanation != "given" else UNKNOWN, present, no),
     "touch": Typed(lambda a: "touch" in a.target.kind, absent=no),
     # A fight makes a combatant flat-footed before its first turn (a note says why): given says nothing then.
     # A helpless character's AC is its own (§5): flat-footed or not, it counts no Dex bonus.

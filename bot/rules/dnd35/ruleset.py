@@ -16,6 +16,7 @@ from bot.rules.dnd35 import (
     MonkStepRule,
     MultiplierRule,
     Variants,
+    conditions,
     table_weapon,
     weapon_names,
 )
@@ -141,6 +142,12 @@ def quick(name: str, numbers: Quick) -> fight.Combatant:
     )
 
 
+def condition(name: str) -> str | None:
+    """What a condition's name does in a fight (its rule's summary), if it is one the rules give effects."""
+    rule = conditions.known(name)
+    return None if rule is None else f"{rule.name}: {rule.summary}"
+
+
 def _tiebreak(modifiers: tuple[fight.Modifier, ...], stats: Mapping[str, int]) -> int:
     return sum(m.value for m in modifiers)  # ties act in order of the higher total modifier (SRD, Initiative)
 
@@ -167,5 +174,7 @@ DND35: Final = Ruleset(
         tiebreak=_tiebreak,
         flat_footed=True,
         initiative_options=True,
+        conditions=conditions.NAMES,
+        condition=condition,
     ),
 )

@@ -30,6 +30,7 @@ VOCABULARY: Final[Mapping[str, str]] = {
     "high ground": "higher ground",
     "cover": "cover",
     "improved cover": "improved cover",
+    "soft cover": "soft cover",
     "concealment": "concealment",
     "concealed": "concealment",
     "total concealment": "total concealment",
@@ -42,9 +43,9 @@ VOCABULARY: Final[Mapping[str, str]] = {
     "two handed": "two hands",
     "ranged": "ranged",
 }
-CLASHES: Final = (frozenset({"cover", "improved cover"}), frozenset({"concealment", "total concealment"}))
+CLASHES: Final = (frozenset({"cover", "improved cover", "soft cover"}), frozenset({"concealment", "total concealment"}))
 HINT: Final = (
-    "Words: flanking, charge, higher ground, cover, improved cover, concealment, total concealment, prone, "
+    "Words: flanking, charge, higher ground, cover, improved cover, soft cover, concealment, total concealment, prone, "
     "helpless, sneak attack, into melee, two hands, ranged; and a modifier like +2."
 )
 # The order `SituationText.__str__` writes the words in.
@@ -74,7 +75,15 @@ class SituationText:
     def apply(self, situation: Situation) -> Situation:
         """`situation` with what the text says on it (the other options' fields untouched)."""
         on = self.words.__contains__
-        cover = Cover.IMPROVED if on("improved cover") else Cover.COVER if on("cover") else Cover.NONE
+        cover = (
+            Cover.IMPROVED
+            if on("improved cover")
+            else Cover.COVER
+            if on("cover")
+            else Cover.SOFT
+            if on("soft cover")
+            else Cover.NONE
+        )
         concealment = (
             Concealment.TOTAL
             if on("total concealment")

@@ -160,7 +160,9 @@ def ranged_steps(attack: RangedAttack, variants: Variants = DEFAULT_VARIANTS) ->
         Step(7, "Cover", *COVER[s.cover]),
         Step(8, "Target size", SIZE[s.size], f"{s.size.value} target"),
         _flag(9, "Attacker wounded", a.wounded, WOUNDED_PENALTY, a.wounded_reason, a.wounded_reason),
-        _flag(10, "Target prone", s.prone, PRONE_PENALTY, "target prone"),
+        _flag(
+            10, "Target prone", s.prone or bool(s.prone_condition), PRONE_PENALTY, s.prone_condition or "target prone"
+        ),
         wrong_hand,
         _flag(12, "Two weapons", s.two_weapons, TWO_WEAPONS_PENALTY, "firing two weapons: -10 to both shots"),
         *_situational(13, s.modifier),
@@ -170,7 +172,15 @@ def ranged_steps(attack: RangedAttack, variants: Variants = DEFAULT_VARIANTS) ->
 def melee_steps(attack: MeleeAttack) -> tuple[Step, ...]:
     """§5 steps 1-9, every one recorded (a step that does not apply adds 0)."""
     s, a, weapon = attack.situation, attack.attacker, attack.weapon
-    helpless = [why for on, why in ((s.unaware, "attacked from behind or unaware"), (s.stunned, "stunned")) if on]
+    helpless = [
+        why
+        for on, why in (
+            (s.unaware, "attacked from behind or unaware"),
+            (s.stunned, "stunned"),
+            (bool(s.helpless_condition), s.helpless_condition),
+        )
+        if on
+    ]
     helpless_reason = " and ".join(helpless) + (": +20 once (§10 item 6)" if len(helpless) > 1 else "")
     return (
         a.base,

@@ -9,7 +9,7 @@ for anyone but a Yazirian, melee beyond 2 m), so the engine only ever sees attac
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Final
 
@@ -192,6 +192,8 @@ class RangedSituation:
     seu: int | None = None  # a laser's dial, set before the roll (§6)
     modifier: int = 0  # anything else the referee rules, added after the procedure
     setting: Setting = Setting.DAMAGE  # the stun setting of a weapon that has one (§11 item 5)
+    # §12: why the target is prone by its conditions in the fight ("Sathar is prone"); logged when set.
+    prone_condition: str = field(default="", metadata={"log": "when set"})
 
     def __post_init__(self) -> None:
         if self.aim and self.attacker is not AttackerMovement.STANDING:
@@ -216,6 +218,8 @@ class MeleeSituation:
     distance: float | None = None  # metres, when known; melee needs 2 m or less
     modifier: int = 0  # anything else the referee rules, added after the procedure
     setting: Setting = Setting.DAMAGE  # the stun setting of a weapon that has one (§11 item 5)
+    # §12: why the defender is helpless by its conditions in the fight ("Sathar is stunned"); logged when set.
+    helpless_condition: str = field(default="", metadata={"log": "when set"})
 
     def __post_init__(self) -> None:
         if self.distance is not None and not (math.isfinite(self.distance) and 0 <= self.distance <= MELEE_REACH_M):

@@ -10,7 +10,7 @@ from bot.rules import luck
 from bot.rules.rulesets import Fighting, Quick, Ruleset
 from bot.rules.settings import Setting
 from bot.rules.sheets.star_frontiers import SfSheet
-from bot.rules.star_frontiers import AttackResult, Odds, Variants, weapon_names
+from bot.rules.star_frontiers import AttackResult, Odds, Variants, conditions, weapon_names
 from bot.rules.star_frontiers.replay import SF_MELEE, SF_SHOT
 
 KEY: Final = "sf"
@@ -108,6 +108,12 @@ def quick(name: str, numbers: Quick) -> fight.Combatant:
     )
 
 
+def condition(name: str) -> str | None:
+    """What a condition's name does in a fight (its rule's summary), if it is one the rules give effects."""
+    rule = conditions.known(name)
+    return None if rule is None else f"{rule.name}: {rule.summary}"
+
+
 def _tiebreak(modifiers: tuple[fight.Modifier, ...], stats: Mapping[str, int]) -> int:
     return stats.get("rs", 0)  # ties go to the higher RS
 
@@ -132,5 +138,7 @@ STAR_FRONTIERS: Final = Ruleset(
         every_round=True,
         sides=True,
         by_side=by_side,
+        conditions=conditions.NAMES,
+        condition=condition,
     ),
 )
