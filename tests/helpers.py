@@ -213,6 +213,18 @@ async def character(
     return int(created.embed["footer"]["text"].split()[0].lstrip("#"))
 
 
+async def sheet(local: LocalDiscord, ruleset: str, name: str, values: str, *, actor: str | None = None) -> str:
+    """A character made with `/character create` and one `/character set values:` line (by the user `actor`);
+    its number as autocomplete fills it in ("#12")."""
+    who = local.as_user(actor) if actor else None
+    created = await local.command("character create", {"ruleset": ruleset, "name": name}, actor=who)
+    assert created.rejected == [] and created.embed.get("color") != RED, created.embed
+    number = "#" + created.embed["footer"]["text"].split()[0].lstrip("#")
+    saved = await local.command("character set", {"character": number, "values": values}, actor=who)
+    assert saved.embed["title"] == "Saved", saved.embed
+    return number
+
+
 async def dnd_character(
     local: LocalDiscord, name: str, weapons: Mapping[str, str | None] = {}, **values: object
 ) -> int:

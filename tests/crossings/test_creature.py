@@ -19,7 +19,7 @@ from bot.local.driver import Exchange, LocalDiscord
 from bot.rules import encounter as rules
 from tests.dice_sources import ScriptedDice
 from tests.helpers import BOB as PLAYER
-from tests.helpers import fields, ok, stored
+from tests.helpers import fields, ok, sheet, stored
 
 pytestmark = pytest.mark.usefixtures("full_answers")
 
@@ -27,17 +27,6 @@ RED = 0xE74C3C
 OTHER = "300000000000000009"  # a channel of the test server with no fight
 SKELETON = "dex=12 natural=2 hp=13/13 immune=true dr=5/bludgeoning"  # SRD human warrior skeleton, sturdier
 SCIMITAR = {"attack_bonus": 6, "damage": "1d6+2", "crit": "19-20/x2"}  # a skeleton's own scimitar, say
-
-
-async def character(local: LocalDiscord, ruleset: str, name: str, values: str, *, actor: str | None = None) -> str:
-    """A character with the `values` given; its number, as autocomplete fills it in."""
-    who = local.as_user(actor) if actor else None
-    created = await local.command("character create", {"ruleset": ruleset, "name": name}, actor=who)
-    assert created.rejected == [] and created.embed.get("color") != RED, created.embed
-    number = "#" + created.embed["footer"]["text"].split()[0].lstrip("#")
-    saved = await local.command("character set", {"character": number, "values": values}, actor=who)
-    assert saved.embed["title"] == "Saved", saved.embed
-    return number
 
 
 async def fight(local: LocalDiscord, ruleset: str, number: str, *, extra: dict[str, Any]) -> None:
@@ -66,7 +55,7 @@ def roll_seen(exchange: Exchange) -> tuple[str, dict[str, str]]:
 
 
 async def test_a_skeleton_in_a_fight_keeps_its_critical_immunity_and_damage_reduction(local: LocalDiscord) -> None:
-    skeleton = await character(local, "dnd35", "Skeleton", SKELETON)
+    skeleton = await sheet(local, "dnd35", "Skeleton", SKELETON)
     outside = await local.command("dnd odds", {"target": "Skeleton", "flat_footed": True, **SCIMITAR})
     assert "confirmed critical **0.0%**" in outside.embed["description"], outside.embed
     assert "Expected damage **0.75**" in outside.embed["description"], outside.embed
@@ -89,9 +78,9 @@ async def test_a_skeleton_in_a_fight_keeps_its_critical_immunity_and_damage_redu
 async def test_sneak_attack_on_an_uncanny_dodge_combatant_is_refused_as_outside_the_fight(
     local: LocalDiscord,
 ) -> None:
-    await character(local, "dnd35", "Vex", "bab=4 dex=16 rogue_level=3", actor=PLAYER)
+    await sheet(local, "dnd35", "Vex", "bab=4 dex=16 rogue_level=3", actor=PLAYER)
     ok(await local.command("character weapon add", {"character": "Vex", "name": "Rapier"}, actor=local.as_user(PLAYER)))
-    wary = await character(local, "dnd35", "Wary", "dex=16 uncanny_dodge=true")
+    wary = await sheet(local, "dnd35", "Wary", "dex=16 uncanny_dodge=true")
     sneak = {"character": "Vex", "target": "Wary", "situation": "sneak attack"}
     outside = await local.command("dnd odds", {**sneak, "flat_footed": True}, actor=local.as_user(PLAYER))
     assert outside.embed["color"] == RED and "Sneak attack needs" in outside.embed["description"], outside.embed
@@ -101,7 +90,7 @@ async def test_sneak_attack_on_an_uncanny_dodge_combatant_is_refused_as_outside_
 
 
 async def test_a_star_frontiers_attacker_s_wounds_are_read_from_the_fight(local: LocalDiscord) -> None:
-    await character(local, "sf", "Kel", "rs=55 dex=60 str=50 stamina=50 current_stamina=50 beam=4", actor=PLAYER)
+    await sheet(local, "sf", "Kel", "rs=55 dex=60 str=50 stamina=50 current_stamina=50 beam=4", actor=PLAYER)
     gunner = local.as_user(PLAYER)
     ok(await local.command("character weapon add", {"character": "Kel", "name": "laser pistol"}, actor=gunner))
     ok(await local.command("encounter start", {"ruleset": "sf", "name": "Port Loren"}))
@@ -132,7 +121,7 @@ async def test_flat_footed_ends_when_the_combatant_s_first_turn_begins(local: Lo
 
 
 async def test_flat_footed_given_holds_on_a_combatant_that_has_acted(local: LocalDiscord) -> None:
-    rogue = await character(local, "dnd35", "Rogue", "dex=16 armor_bonus=2")  # AC 15, flat-footed 12
+    rogue = await sheet(local, "dnd35", "Rogue", "dex=16 armor_bonus=2")  # AC 15, flat-footed 12
     await fight(local, "dnd35", rogue, extra={"ac": 10, "initiative": 40})
     local.bot.dice = ScriptedDice([1, 20])  # the Rogue 1 + 3 Dex, the Lurker 20 + 40: the Lurker first
     ok(await local.command("encounter next"))
@@ -149,8 +138,8 @@ async def test_flat_footed_given_holds_on_a_combatant_that_has_acted(local: Loca
 
 async def test_a_character_named_by_number_in_the_fight_is_the_combatant(local: LocalDiscord) -> None:
     for other in ("Bones", "Dust"):  # the skeleton's number is then no combatant's number (`#1` names combatant 1)
-        await character(local, "dnd35", other, "dex=10")
-    skeleton = await character(local, "dnd35", "Skeleton", SKELETON)
+        await sheet(local, "dnd35", other, "dex=10")
+    skeleton = await sheet(local, "dnd35", "Skeleton", SKELETON)
     assert int(skeleton[1:]) > 2  # the fight below numbers its two combatants 1 and 2
     await fight(local, "dnd35", skeleton, extra={"ac": 10})
     local.bot.dice = ScriptedDice([15, 5])
@@ -190,9 +179,9 @@ async def test_a_dnd_character_is_the_same_defender_in_a_fight_and_out_of_it(
     local: LocalDiscord, defender: str, moment: str
 ) -> None:
     player = local.as_user(PLAYER)
-    await character(local, "dnd35", "Vex", "bab=4 str=12 dex=16 rogue_level=3 weapon_groups=martial", actor=PLAYER)
+    await sheet(local, "dnd35", "Vex", "bab=4 str=12 dex=16 rogue_level=3 weapon_groups=martial", actor=PLAYER)
     ok(await local.command("character weapon add", {"character": "Vex", "name": "Rapier"}, actor=player))
-    target = await character(local, "dnd35", "Target", DND_DEFENDERS[defender])
+    target = await sheet(local, "dnd35", "Target", DND_DEFENDERS[defender])
     nexts, outside_given, inside_given = MOMENTS[moment]
 
     async def seen(given: dict[str, Any]) -> dict[str, Any]:
@@ -233,10 +222,8 @@ SF_SHOTS: dict[str, tuple[str, dict[str, Any]]] = {
 async def test_a_star_frontiers_character_is_the_same_target_in_a_fight_and_out_of_it(
     local: LocalDiscord, database: Database, defender: str
 ) -> None:
-    target = await character(local, "sf", "Target", SF_DEFENDERS[defender])
-    gunner = await character(
-        local, "sf", "Kel", "rs=55 dex=60 str=50 stamina=50 current_stamina=20 beam=4", actor=PLAYER
-    )
+    target = await sheet(local, "sf", "Target", SF_DEFENDERS[defender])
+    gunner = await sheet(local, "sf", "Kel", "rs=55 dex=60 str=50 stamina=50 current_stamina=20 beam=4", actor=PLAYER)
     player = local.as_user(PLAYER)
     ok(await local.command("character weapon add", {"character": "Kel", "name": "laser pistol"}, actor=player))
     ok(await local.command("encounter start", {"ruleset": "sf", "name": "Port Loren"}))

@@ -10,9 +10,8 @@ import pytest
 from bot.db.engine import Database
 from bot.local.driver import LocalDiscord
 from tests.dice_sources import ScriptedDice
-from tests.helpers import fields
-from tests.test_creature import character
-from tests.test_encounter import PLAYER, ok, state, stored
+from tests.helpers import BOB as PLAYER
+from tests.helpers import fields, ok, sheet, state, stored
 
 pytestmark = pytest.mark.usefixtures("full_answers")
 
@@ -74,7 +73,7 @@ async def test_an_invisible_goblin_rolls_its_miss_chance_with_the_dice(local: Lo
 async def test_a_paralyzed_character_counts_dex_0(local: LocalDiscord, database: Database) -> None:
     player = local.as_user(PLAYER)
     ok(await local.command("encounter start", {"ruleset": "dnd35", "name": "Cave"}))
-    number = await character(local, "dnd35", "Aria", "dex=16 hp=12/12", actor=PLAYER)
+    number = await sheet(local, "dnd35", "Aria", "dex=16 hp=12/12", actor=PLAYER)
     ok(await local.command("encounter join", actor=player))
     ok(await local.command("encounter condition", {"combatant": "Aria", "name": "paralyzed"}, actor=player))
     local.bot.dice = ScriptedDice([2, 3])  # 2 vs helpless AC 10 - 5 (Dex 0) - 4 (melee) = 1: a hit
@@ -89,7 +88,7 @@ async def test_a_paralyzed_character_counts_dex_0(local: LocalDiscord, database:
 async def test_a_stunned_rogue_loses_its_dex_even_with_uncanny_dodge(local: LocalDiscord) -> None:
     player = local.as_user(PLAYER)
     ok(await local.command("encounter start", {"ruleset": "dnd35", "name": "Cave"}))
-    number = await character(local, "dnd35", "Vex", "dex=16 hp=12/12 uncanny_dodge=true", actor=PLAYER)
+    number = await sheet(local, "dnd35", "Vex", "dex=16 hp=12/12 uncanny_dodge=true", actor=PLAYER)
     ok(await local.command("encounter join", actor=player))
     ok(await local.command("encounter condition", {"combatant": "Vex", "name": "flat-footed"}, actor=player))
     odds = await local.command("dnd odds", {**QUICK, "target": number})
@@ -104,7 +103,7 @@ async def test_an_attacker_in_the_fight_brings_its_own_conditions(local: LocalDi
     player = local.as_user(PLAYER)
     ok(await local.command("encounter start", {"ruleset": "dnd35", "name": "Cave"}))
     ok(await local.command("encounter add", {"name": "Goblin", "hp": 6, "ac": 15, "initiative": 1}))
-    await character(local, "dnd35", "Aria", "str=10 bab=2 hp=12/12", actor=PLAYER)
+    await sheet(local, "dnd35", "Aria", "str=10 bab=2 hp=12/12", actor=PLAYER)
     ok(await local.command("character weapon add", {"character": "Aria", "name": "Longsword"}, actor=player))
     ok(await local.command("encounter join", actor=player))
     ok(await local.command("encounter condition", {"combatant": "Aria", "name": "sickened"}, actor=player))
