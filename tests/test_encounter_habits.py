@@ -3,11 +3,15 @@ delay and ready, healing by anyone in the fight (a setting), and the AliensRL ma
 
 from __future__ import annotations
 
+from typing import Any
+
 from bot.db.engine import Database
 from bot.local.driver import LocalDiscord
 from bot.local.payloads import MANAGER_PERMISSIONS
+from bot.ui.map import BOARD, DIGIT_HEIGHT, FOES, INK, PARTY, TURN, Board, Marker, draw_map, view
 from tests.dice_sources import NoDice, ScriptedDice
 from tests.test_encounter import MANAGER, PLAYER, character, ok, state, stored, whose_turn
+from tests.test_encounter_map import middle, near, picture
 
 OTHER = "200000000000000003"  # a member with no combatant in the fight
 
@@ -221,3 +225,45 @@ async def test_place_says_what_it_needs(local: LocalDiscord) -> None:
     ):
         refused = await local.command("encounter place", options)
         assert refused.ephemeral and says in refused.embed["description"], (options, refused.embed)
+
+
+# ---------------------------------------------------------------------------------------- the map's numbers
+
+
+def ink_rows(image: Any, x: int, top: int, bottom: int, colour: tuple[int, int, int]) -> list[int]:
+    """The rows from `top` to `bottom` where a pixel within two of column `x` is `colour` (the number's ink)."""
+    return [y for y in range(top, bottom) if any(near(image.getpixel((x + dx, y)), colour, 40) for dx in range(-2, 3))]
+
+
+def test_marker_numbers_are_legible_on_a_phone_on_the_widest_map() -> None:
+    """Finding: on a wide map the marker numbers shrank to about 5 px as a phone shows the picture (400 px wide)."""
+    markers = (
+        Marker("8", (0, 0), foe=False, dead=False, turn=False),
+        Marker("3", (30, 20), foe=False, dead=False, turn=False),
+        Marker("7", (59, 34), foe=True, dead=False, turn=True),
+    )
+    shown = Board(markers)
+    layout = view(shown)
+    assert (layout.cols, layout.cell) == (60, 15)  # the widest map: a square is under 7 px on a phone
+    image = picture(draw_map(shown))
+    assert image.size == (layout.width, layout.height)
+    phone = 400 / layout.width  # how much a phone shrinks the picture
+    assert layout.label * phone >= 14
+    x, y = middle(layout, (30, 20))
+    half = layout.label // 2
+    rows = ink_rows(image, x, y - half, y + half, INK)
+    assert rows and (rows[-1] - rows[0] + 1) * phone >= 14 * DIGIT_HEIGHT, rows  # the digit's own height, ~10 px
+    assert near(image.getpixel((x - 8, y)), PARTY)  # on its badge, centred on its square
+    # At the picture's edge the badge is pushed in, whole, and still covers its square.
+    x, y = middle(layout, (59, 34))
+    assert near(image.getpixel((x, y)), FOES) or near(image.getpixel((x, y)), INK, 40)
+    assert any(near(image.getpixel((layout.width - dx, y)), TURN, 40) for dx in range(1, 8))  # framed, in sight
+
+
+def test_a_small_map_keeps_its_numbers_inside_their_squares() -> None:
+    markers = (Marker("1", (20, 20), False, False, False), Marker("2", (24, 22), True, False, True))
+    layout = view(Board(markers))
+    assert layout.cell == 44 and layout.width * 14 * 1.1 / 400 <= 0.42 * 44 + 3  # the cell's own size already
+    image = picture(draw_map(Board(markers)))
+    for empty in ((21, 20), (19, 20), (20, 21), (23, 22), (25, 22)):
+        assert near(image.getpixel(middle(layout, empty)), BOARD), empty
