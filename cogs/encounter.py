@@ -766,7 +766,7 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
         combatant: app_commands.Range[str, 1, 40],
         amount: app_commands.Range[str, 1, 20],
     ) -> None:
-        """Heal, hurt or set a combatant's hit points by hand (game master, or its owner).
+        """Heal, hurt or set a combatant's hit points by hand (game master, or its owner; heals: encounter.heals).
 
         Args:
             combatant: Whose hit points change

@@ -400,8 +400,7 @@ def add(encounter: Encounter, newcomers: Sequence[Combatant], dice: Dice, *, gro
     A newcomer acts after anyone it ties with (a default: the rules give latecomers no tie rule); AliensRL and
     Star Frontiers by side put it at the end (of its side). The newcomers' checks are one roll (`entering`).
     `group`: the newcomers are like creatures that roll one initiative together and act one after another in the
-    order (group initiative, a common table habit the SRD leaves to the game master: "DMs may roll initiative for
-    groups of like monsters").
+    order (SRD, Initiative: Monster Initiative: the game master may make one check for a group of monsters).
     """
     if len(encounter.combatants) + len(newcomers) > MAX_COMBATANTS:
         raise EncounterError(f"An encounter holds at most {MAX_COMBATANTS} combatants.", title="Too many")
