@@ -766,7 +766,7 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
         combatant: app_commands.Range[str, 1, 40],
         amount: app_commands.Range[str, 1, 20],
     ) -> None:
-        """Heal, hurt or set a combatant's hit points by hand (game master, or its owner; heals: encounter.heals).
+        """Heal, hurt or set a combatant's hit points (game master, or its owner; heals: encounter.heals).
 
         Args:
             combatant: Whose hit points change
@@ -848,7 +848,7 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
     @app_commands.command(name="delay")
     @app_commands.autocomplete(after=combatants)
     async def delay(self, interaction: Interaction, after: app_commands.Range[str, 1, 40] | None = None) -> None:
-        """Delay your turn: act later this round, after the one you name or last (its owner, or whoever runs it).
+        """Delay this turn: act later this round, after the one named or last (owner, or whoever runs it).
 
         Args:
             after: Act right after this combatant, still to act this round (default: last in the round)
