@@ -733,7 +733,7 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
                 ]
                 entries = [_hidden(_owned(e, interaction.user.id, Side(side)), secret) for e in entries]
             entries = rules.with_given(encounter, entries, rolled)
-            grouped = together and len(entries) > 1 and rulesets.fighting(encounter.ruleset).die is not None
+            grouped = together and len(entries) > 1 and rules.rolls_each(encounter)
             after = rules.add(encounter, entries, dice, group=grouped)
             return after, self._entered(after, [e.name for e in entries], grouped=grouped)
 

@@ -69,6 +69,13 @@ async def test_the_server_setting_groups_like_creatures_and_the_option_overrides
     assert [c.name for c in (await stored(database)).combatants] == ["Orc 1", "Goblin 1", "Goblin 2", "Orc 2"]
 
 
+async def test_no_group_where_the_fight_rolls_no_initiative_of_each(local: LocalDiscord, database: Database) -> None:
+    ok(await local.command("encounter start", {"ruleset": "sf", "name": "Dock"}))  # by side, the default
+    added = ok(await local.command("encounter add", {"name": "Sathar", "count": 2, "hp": 30, "group": True}))
+    assert added["description"] == "Sathar 1, Sathar 2 joined the fight."
+    assert {c.group for c in (await stored(database)).combatants} == {0}
+
+
 # ---------------------------------------------------------------------------------------- a player's own roll
 
 

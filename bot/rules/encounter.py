@@ -450,7 +450,9 @@ def remove(encounter: Encounter, number: int, dice: Dice) -> Encounter:
     if not combatants:
         return dataclasses.replace(encounter, combatants=(), turn=0, steps=encounter.steps + 1)
     # The turn passes: a Next press meant for the removed combatant's turn must not end the next one's too.
-    return _pass(dataclasses.replace(encounter, combatants=combatants, steps=encounter.steps + 1), index, dice)
+    return _unready_current(
+        _pass(dataclasses.replace(encounter, combatants=combatants, steps=encounter.steps + 1), index, dice)
+    )
 
 
 def move(encounter: Encounter, number: int, position: int) -> Encounter:
@@ -800,11 +802,16 @@ def with_given(encounter: Encounter, entries: Sequence[Combatant], value: int | 
         return list(entries)
     if not _rolls_initiative(encounter.ruleset):
         raise EncounterError("An AliensRL fight rolls no initiative: `/encounter move` sets the order.")
-    if _by_side(encounter):
+    if not rolls_each(encounter):
         raise EncounterError("This fight rolls initiative by side: each side rolls, not each combatant.")
     if not -MAX_GIVEN <= value <= MAX_GIVEN:
         raise EncounterError(f"An initiative given goes from -{MAX_GIVEN} to {MAX_GIVEN}.")
     return [dataclasses.replace(e, given=value) for e in entries]
+
+
+def rolls_each(encounter: Encounter) -> bool:
+    """Whether each combatant (or group) of this fight rolls its own initiative: not AliensRL, not by side."""
+    return _rolls_initiative(encounter.ruleset) and not _by_side(encounter)
 
 
 def units(combatants: Sequence[Combatant]) -> list[list[Combatant]]:
@@ -954,6 +961,11 @@ def delay(encounter: Encounter, after: int | None) -> Encounter:
     current = encounter.current
     if current is None:
         raise EncounterError("The fight has not begun: nobody has a turn to delay yet.")
+    if current.readied is not None:
+        raise EncounterError(
+            f"**{current.name}** has readied an action this turn, and a delay takes no action: Next ends the turn.",
+            title="Delay",
+        )
     index = encounter.turn
     rest = [c for c in encounter.combatants if c.number != current.number]
     if after is None:
@@ -972,7 +984,9 @@ def delay(encounter: Encounter, after: int | None) -> Encounter:
     delayed = dataclasses.replace(current, acted=True)
     combatants = (*rest[:place], delayed, *rest[place:])
     # Whoever came next has the turn; the delayer comes later this round, so the round never ends here.
-    return _to_able(dataclasses.replace(encounter, combatants=combatants, steps=encounter.steps + 1), index)
+    return _unready_current(
+        _to_able(dataclasses.replace(encounter, combatants=combatants, steps=encounter.steps + 1), index)
+    )
 
 
 def ready(encounter: Encounter, trigger: str) -> Encounter:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bot.rules import encounter as enc
 from bot.rules.encounter import EncounterError, Side
@@ -179,12 +181,63 @@ def test_a_readied_action_is_lost_when_its_bearers_turn_comes_again() -> None:
         enc.act_readied(enc.advance(fight, NoDice()), fight.current.number)
 
 
+def test_a_readied_action_is_lost_when_a_removal_or_a_delay_brings_its_turn() -> None:
+    fight = enc.ready(begun_four(), "the ogre comes")  # Aria readies; Goblin 1, Brom, Goblin 2 to act
+    for _ in range(3):
+        fight = enc.advance(fight, NoDice())
+    assert fight.current is not None and fight.current.name == "Goblin 2"
+    removed = enc.remove(fight, fight.current.number, NoDice())  # the turn passes on to Aria, round 2
+    assert removed.current is not None and removed.current.name == "Aria" and removed.current.readied is None
+    fight = enc.ready(enc.advance(begun_four(), NoDice()), "Aria moves")  # Goblin 1 readies
+    for _ in range(3):
+        fight = enc.advance(fight, NoDice())
+    assert (fight.round, fight.current.name if fight.current else None) == (2, "Aria")
+    delayed = enc.delay(fight, None)  # Aria delays to the end: Goblin 1's turn comes
+    assert delayed.current is not None and delayed.current.name == "Goblin 1" and delayed.current.readied is None
+
+
+def test_a_readier_cannot_delay_too() -> None:
+    with pytest.raises(EncounterError, match="readied an action this turn"):
+        enc.delay(enc.ready(begun_four(), "the ogre comes"), None)
+
+
 def test_ready_needs_a_trigger_and_a_readied_combatant() -> None:
     fight = begun_four()
     with pytest.raises(EncounterError, match="1 to"):
         enc.ready(fight, "   ")
     with pytest.raises(EncounterError, match="no readied action"):
         enc.act_readied(fight, enc.find(fight, "Brom").number)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.tuples(st.sampled_from(["next", "delay", "delay-end", "ready", "act"]), st.integers(0, 3)), max_size=30)
+)
+def test_any_delays_and_readies_keep_the_order_whole(moves: list[tuple[str, int]]) -> None:
+    """Every combatant stays in the order once, the turn on someone, the round never goes back."""
+    fight = begun_four()
+    numbers = sorted(c.number for c in fight.combatants)
+    for move, pick in moves:
+        named = fight.combatants[pick].number
+        before = (fight.round, fight.steps)
+        try:
+            if move == "next":
+                fight = enc.advance(fight, NoDice())
+            elif move == "delay":
+                fight = enc.delay(fight, named)
+            elif move == "delay-end":
+                fight = enc.delay(fight, None)
+            elif move == "ready":
+                fight = enc.ready(fight, "a trigger")
+            else:
+                fight = enc.act_readied(fight, named)
+        except EncounterError:
+            continue
+        assert sorted(c.number for c in fight.combatants) == numbers
+        assert 0 <= fight.turn < len(fight.combatants) and fight.current is not None
+        assert (fight.round, fight.steps) >= before
+        if move != "ready":  # a turn that begins finds no readied action standing on its combatant
+            assert fight.current.readied is None
 
 
 # ---------------------------------------------------------------------------------------- the map
