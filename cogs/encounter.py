@@ -642,7 +642,7 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
         if not encounter.begun:
             return f"{', '.join(names)} joined the fight{together}."
         rolled = [
-            f"{', '.join(c.name for c in unit)}: {ui.roll_text(unit[0].initiative)}"
+            f"{rules.unit_name(unit)}: {ui.roll_text(unit[0].initiative)}"
             for unit in rules.units(placed)
             if unit[0].initiative
         ]

@@ -48,7 +48,7 @@ async def test_like_creatures_added_as_a_group_roll_one_initiative(local: LocalD
     assert dice.exhausted
     assert state(await stored(database)) == [("Goblin 1", 6), ("Goblin 2", 6), ("Goblin 3", 6), ("Aria", 12)]
     assert initiative_field(board).split("\n") == [
-        "Goblin 1, Goblin 2, Goblin 3: d20 15 + 1 initiative = **16**",
+        "Goblin 1-3: d20 15 + 1 initiative = **16**",
         "Aria: d20 10 + 2 Dex = **12**",
     ]
 
@@ -125,6 +125,8 @@ async def test_a_player_delays_until_after_a_goblin(local: LocalDiscord, databas
     note = ok(await local.command("encounter delay", {"after": "Goblin 1"}, actor=local.as_user(PLAYER)))
     assert note["title"] == "Cave: Goblin 1's turn"
     assert note["description"] == "Aria delays, and acts after **Goblin 1** from now on."
+    board = ok(await local.command("encounter show"))
+    assert "▶ 16 **Goblin 1**" in board["description"] and "· 16 **Aria**" in board["description"]  # its new count
     fight = await stored(database)
     assert [c.name for c in fight.combatants] == ["Goblin 1", "Aria", "Goblin 2"]
     assert whose_turn(fight) == (1, "Goblin 1")

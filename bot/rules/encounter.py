@@ -171,6 +171,14 @@ class Combatant:
     group: int = 0  # like creatures that share one initiative: the group's first member's number (0: alone)
     given: int | None = None  # an initiative its player rolled with their own dice, for its next initiative roll
     readied: str | None = None  # a readied action's trigger, until it acts on it or its next turn begins
+    count: int | None = None  # the initiative count it acts at since it delayed or took a readied action (SRD)
+
+    @property
+    def standing(self) -> int | None:
+        """The initiative count it acts at: its roll's total, or the count a delay or a readied action gave it."""
+        if self.count is not None:
+            return self.count
+        return self.initiative.total if self.initiative is not None else None
 
     def stat(self, name: str) -> int | None:
         """One of its stats, if it has it."""
@@ -431,13 +439,18 @@ def add(encounter: Encounter, newcomers: Sequence[Combatant], dice: Dice, *, gro
             index = max((i + 1 for i, c in enumerate(combatants) if c.side is entry.side), default=len(combatants))
         else:
             key = entry.initiative.key()[:2]
-            index = next(
-                (i for i, c in enumerate(combatants) if c.initiative and c.initiative.key()[:2] > key), len(combatants)
-            )
+            index = next((i for i, c in enumerate(combatants) if (_rank(c) or key) > key), len(combatants))
         if combatants and index <= turn:  # placed before whoever has the turn (in an empty fight, nobody has)
             turn += 1
         combatants.insert(index, entry)
     return dataclasses.replace(encounter, combatants=tuple(combatants), turn=turn, next_number=number)
+
+
+def _rank(combatant: Combatant) -> tuple[int, ...] | None:
+    """Where a combatant stands in the order, as `InitiativeRoll.key` sorts: by the count it acts at."""
+    if combatant.initiative is None:
+        return None
+    return (-(combatant.standing or 0), -combatant.initiative.tiebreak)
 
 
 def remove(encounter: Encounter, number: int, dice: Dice) -> Encounter:
@@ -825,13 +838,24 @@ def units(combatants: Sequence[Combatant]) -> list[list[Combatant]]:
 def _roller(unit: Sequence[Combatant]) -> Roller:
     """One initiative check for a combatant, or for a group of like creatures (its first member's numbers)."""
     first = unit[0]
-    return Roller(", ".join(c.name for c in unit), first.modifiers, first.tiebreak, given=first.given)
+    return Roller(unit_name(unit), first.modifiers, first.tiebreak, given=first.given)
+
+
+def unit_name(unit: Sequence[Combatant]) -> str:
+    """A combatant's name, or a group's: "Goblin 1-4" for numbered like creatures, else "Ana & Bo"."""
+    names = [c.name for c in unit]
+    if len(names) == 1:
+        return names[0]
+    base, _, first = names[0].rpartition(" ")
+    if base and first.isdigit() and names == [f"{base} {int(first) + i}" for i in range(len(names))]:
+        return f"{base} {first}-{int(first) + len(names) - 1}"
+    return " & ".join(names)
 
 
 def _with_checks(unit_list: Sequence[Sequence[Combatant]], checks: Sequence[InitiativeRoll]) -> list[Combatant]:
     """Each member of each unit with its unit's check; a given initiative is used up (the next roll is rolled)."""
     return [
-        dataclasses.replace(c, initiative=check, given=None)
+        dataclasses.replace(c, initiative=check, given=None, count=None)
         for unit, check in zip(unit_list, checks, strict=True)
         for c in unit
     ]
@@ -981,7 +1005,9 @@ def delay(encounter: Encounter, after: int | None) -> Encounter:
                 title="Delay",
             )
         place = later  # its index among the others is one less, so it goes in right after it
-    delayed = dataclasses.replace(current, acted=True)
+    # SRD: its initiative becomes the count it acts at, the one it acts right after (or the round's last).
+    before = rest[place - 1] if place > 0 else None
+    delayed = dataclasses.replace(current, acted=True, count=before.standing if before is not None else None)
     combatants = (*rest[:place], delayed, *rest[place:])
     # Whoever came next has the turn; the delayer comes later this round, so the round never ends here.
     return _unready_current(
@@ -1024,7 +1050,9 @@ def act_readied(encounter: Encounter, number: int) -> Encounter:
         raise EncounterError(f"**{acting.name}** cannot act.", title="Ready")
     rest = [c for c in encounter.combatants if c.number != number]
     place = rest.index(current)
-    combatants = (*rest[:place], dataclasses.replace(acting, readied=None), *rest[place:])
+    # SRD: its initiative becomes the count it acted at, the trigger's.
+    moved = dataclasses.replace(acting, readied=None, count=current.standing)
+    combatants = (*rest[:place], moved, *rest[place:])
     return dataclasses.replace(encounter, combatants=combatants, turn=place, steps=encounter.steps + 1)
 
 

@@ -102,7 +102,7 @@ def tracker_embed(encounter: Encounter, *, viewer: Viewer = ANYONE, note: str | 
     lines = [status, ""] if not note else [note, "", status, ""]
     for index, combatant in enumerate(encounter.combatants):
         marker = "▶" if current is not None and index == encounter.turn else "·"
-        rank = f"{combatant.initiative.total} " if combatant.initiative and encounter.begun else ""
+        rank = f"{combatant.standing} " if combatant.standing is not None and encounter.begun else ""
         line = f"{marker} {rank}**{combatant.name}** {health_text(encounter, combatant, viewer)}"
         extras = [f"on {combatant.position}"] if combatant.position is not None else []
         if rules.flat_footed(encounter, combatant) and encounter.begun:
@@ -127,7 +127,7 @@ def tracker_embed(encounter: Encounter, *, viewer: Viewer = ANYONE, note: str | 
     elif encounter.begun and rulesets.fighting(encounter.ruleset).die is not None:
         # A group of like creatures rolled one check: one line names them all.
         rolled = [
-            f"{', '.join(c.name for c in unit)}: {roll_text(unit[0].initiative)}"
+            f"{rules.unit_name(unit)}: {roll_text(unit[0].initiative)}"
             for unit in rules.units(encounter.combatants)
             if unit[0].initiative
         ]

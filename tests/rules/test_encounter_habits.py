@@ -141,6 +141,33 @@ def test_delay_moves_the_current_after_the_one_named_and_passes_the_turn() -> No
     assert round_two.round == 2 and round_two.current is not None and round_two.current.name == "Goblin 1"
 
 
+def test_a_delayer_and_a_readier_take_the_count_they_act_at() -> None:
+    fight = begun_four()  # Aria 20, Goblin 1 15, Brom 10, Goblin 2 5
+    delayed = enc.delay(fight, enc.find(fight, "Brom").number)
+    assert [(c.name, c.standing) for c in delayed.combatants] == [
+        ("Goblin 1", 15),
+        ("Brom", 10),
+        ("Aria", 10),
+        ("Goblin 2", 5),
+    ]
+    last = enc.delay(enc.advance(fight, NoDice()), None)  # Goblin 1 waits for everyone
+    assert [(c.name, c.standing) for c in last.combatants][-1] == ("Goblin 1", 5)
+    # A newcomer rolling 12 slots in by the counts the order now has: before Brom and Aria at 10.
+    joined = enc.add(delayed, goblins(1, modifier=0), ScriptedDice([12]))
+    assert [c.name for c in joined.combatants] == ["Goblin 1", "Goblin", "Brom", "Aria", "Goblin 2"]
+    readied = enc.advance(enc.ready(fight, "the ogre"), NoDice())  # Goblin 1's turn: Aria acts before it
+    acting = enc.act_readied(readied, enc.find(readied, "Aria").number)
+    assert [(c.name, c.standing) for c in acting.combatants][:2] == [("Aria", 15), ("Goblin 1", 15)]
+
+
+def test_a_group_is_named_once() -> None:
+    fight = enc.add(enc.new_encounter("dnd35", "Cave", 1), goblins(3), NoDice(), group=True)
+    assert enc.unit_name(fight.combatants) == "Goblin 1-3"
+    assert enc.unit_name([hero("Ana"), hero("Bo")]) == "Ana & Bo"
+    assert enc.unit_name([fight.combatants[0], fight.combatants[2]]) == "Goblin 1 & Goblin 3"
+    assert enc.unit_name([hero("Ana")]) == "Ana"
+
+
 def test_delay_to_the_end_of_the_round() -> None:
     delayed = enc.delay(begun_four(), None)
     assert order(delayed) == ["Goblin 1", "Brom", "Goblin 2", "Aria"]
