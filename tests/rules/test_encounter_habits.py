@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot.rules import encounter as enc
+from bot.rules import replay
 from bot.rules.encounter import EncounterError, Side
+from bot.rules.fair import FairDice
 from tests.dice_sources import NoDice, ScriptedDice
 
 
@@ -112,6 +116,38 @@ def test_no_given_initiative_where_none_is_rolled_by_each() -> None:
     sides = enc.new_encounter("sf", "Dock", 1, by_side=True)
     with pytest.raises(EncounterError, match="by side"):
         enc.with_given(sides, [hero("Aria")], 10)
+
+
+def test_a_group_and_a_given_roll_replay_from_a_fair_log() -> None:
+    """The fair log keeps who gave their roll and who rolled as a group; the replay draws the same dice."""
+    fight = enc.new_encounter("dnd35", "Cave", 1)
+    fight = enc.add(fight, enc.with_given(fight, [hero("Aria")], 17), NoDice())
+    fight = enc.add(fight, goblins(3), NoDice(), group=True)
+    with pytest.raises(enc.Unrolled) as needed:
+        enc.advance(fight, enc.Prerolled())
+    asked = needed.value.asked
+    assert [(r.name, r.given) for r in asked.rollers] == [("Aria", 17), ("Goblin 1-3", None)]
+    kind = replay.INITIATIVE["encounter next"]
+    seed = bytes(range(32))
+    dice = FairDice(seed, 1)
+    proof = replay.roll(kind, asked, dice)
+    logged = json.loads(json.dumps(proof.inputs))
+    assert replay.decode(kind.inputs, logged) == asked
+    again = replay.replay(kind.name, logged, seed, 1)
+    assert again.draws == dice.draws and again.outcome == proof.outcome
+    assert len(dice.draws) == 1  # the group's one d20; none for Aria's given 17
+    aria = next(c for c in proof.outcome["initiative"] if c["name"] == "Aria")
+    assert (aria["given"], aria["total"]) == (True, 17)
+    # Joining a fight under way: the log holds the number given, and a join typed with another disagrees.
+    begun = enc.add(enc.new_encounter("dnd35", "Cave", 1), goblins(1), NoDice())
+    begun = enc.advance(begun, ScriptedDice([10]))
+    with pytest.raises(enc.Unrolled) as needed:
+        enc.add(begun, enc.with_given(begun, [hero("Aria")], 17), enc.Prerolled())
+    join = replay.INITIATIVE["encounter join"]
+    logged = json.loads(json.dumps(replay.roll(join, needed.value.asked, FairDice(seed, 2)).inputs))
+    assert replay.disagreement(join.name, logged, {"rolled": 17}) is None
+    assert "option `rolled` is 16" in (replay.disagreement(join.name, logged, {"rolled": 16}) or "")
+    assert "`rolled` was not given" in (replay.disagreement(join.name, logged, {}) or "")
 
 
 # ---------------------------------------------------------------------------------------- delay and ready
