@@ -66,10 +66,8 @@ MAP_SIZE: Final = 60  # AliensRL squares across and down: x and y are 0 to MAP_S
 MAX_ROLLOFFS: Final = 20  # roll-offs in a row before the entry order decides (a stuck die, never fair dice)
 MAX_MODIFIERS: Final = 8  # added to one initiative check (D&D adds at most three: Dex, the feat, any other)
 MAX_ROUND: Final = 1_000_000
-MAX_TRIGGER: Final = 80
-MAX_GIVEN: Final = (
-    99  # an initiative total a player gives from their own dice  # a readied action's trigger, as the tracker shows it
-)
+MAX_TRIGGER: Final = 80  # a readied action's trigger, as the tracker shows it
+MAX_GIVEN: Final = 99  # an initiative total a player gives from their own dice
 
 IMPROVED_INITIATIVE: Final = 4  # the feat's bonus (SRD)
 # Where a D&D initiative modifier comes from, as its check shows it: the feat, any other modifier given with a

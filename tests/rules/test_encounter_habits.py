@@ -299,6 +299,7 @@ def test_any_delays_and_readies_keep_the_order_whole(moves: list[tuple[str, int]
         assert sorted(c.number for c in fight.combatants) == numbers
         assert 0 <= fight.turn < len(fight.combatants) and fight.current is not None
         assert (fight.round, fight.steps) >= before
+        assert enc.load(enc.dump(fight)) == fight  # a readied trigger and a new count are stored too
         if move != "ready":  # a turn that begins finds no readied action standing on its combatant
             assert fight.current.readied is None
 
