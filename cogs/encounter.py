@@ -601,6 +601,7 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
         side: str = Side.PARTY.value,
         improved_initiative: bool = False,
         initiative_bonus: app_commands.Range[int, -20, 20] = 0,
+        rolled: app_commands.Range[int, -rules.MAX_GIVEN, rules.MAX_GIVEN] | None = None,
     ) -> None:
         """Join the fight with your active character of its ruleset (or the one you name).
 
@@ -609,6 +610,7 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
             side: Which side you fight on (default: party)
             improved_initiative: D&D: you have the Improved Initiative feat (+4)
             initiative_bonus: D&D: any other initiative modifier
+            rolled: The initiative you rolled with your own dice, its total: taken as given, not rolled
         """
         asker = await viewer(self.bot, interaction)
 
@@ -626,7 +628,8 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
                 improved_initiative=improved_initiative,
                 misc=initiative_bonus,
             )
-            after = rules.add(encounter, [_hidden(entry, found.secret)], dice)
+            entries = rules.with_given(encounter, [_hidden(entry, found.secret)], rolled)
+            after = rules.add(encounter, entries, dice)
             return after, self._entered(after, [entry.name])
 
         after, note, drawn = await self.rolling_change(interaction, "encounter join", step)
@@ -651,12 +654,17 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
         return found
 
     @staticmethod
-    def _entered(encounter: Encounter, names: list[str]) -> str:
+    def _entered(encounter: Encounter, names: list[str], *, grouped: bool = False) -> str:
         placed = [rules.find(encounter, name) for name in names]
+        together = " as a group: one initiative, acting together" if grouped else ""
         if not encounter.begun:
-            return f"{', '.join(names)} joined the fight."
-        rolled = [f"{c.name}: {ui.roll_text(c.initiative)}" for c in placed if c.initiative]
-        return "\n".join([f"{', '.join(names)} joined the fight under way.", *rolled])
+            return f"{', '.join(names)} joined the fight{together}."
+        rolled = [
+            f"{rules.unit_name(unit)}: {ui.roll_text(unit[0].initiative)}"
+            for unit in rules.units(placed)
+            if unit[0].initiative
+        ]
+        return "\n".join([f"{', '.join(names)} joined the fight under way{together}.", *rolled])
 
     @app_commands.command(name="add")
     @app_commands.autocomplete(character=characters)
@@ -677,6 +685,8 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
         side: str = Side.FOES.value,
         hidden: bool | None = None,
         improved_initiative: bool = False,
+        rolled: app_commands.Range[int, -rules.MAX_GIVEN, rules.MAX_GIVEN] | None = None,
+        group: bool | None = None,
     ) -> None:
         """Add quick creatures or a character to the fight (whoever runs it; another's character: a game master).
 
@@ -694,11 +704,14 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
             side: Which side it fights on (default: foes)
             hidden: Hide its hit points from players (default: as the encounter was started)
             improved_initiative: D&D: it has the Improved Initiative feat (+4)
+            rolled: The initiative its player rolled with their own dice, its total: taken as given, not rolled
+            group: Like creatures roll one initiative and act together (default: the encounter.groups setting)
         """
         if (name is None) == (character is None):
             raise UserError("Give a quick creature's `name` and `hp`, or a `character`, one of the two.")
 
         asker = await viewer(self.bot, interaction)
+        together = (await self.bot.server_settings(guild_of(interaction))).encounter_groups if group is None else group
 
         async def step(record: EncounterRecord, session: AsyncSession, dice: rules.Prerolled) -> tuple[Encounter, str]:
             encounter = record.encounter
@@ -737,8 +750,10 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
                     for each in rules.numbered(name, count, taken)
                 ]
                 entries = [_hidden(_owned(e, interaction.user.id, Side(side)), secret) for e in entries]
-            after = rules.add(encounter, entries, dice)
-            return after, self._entered(after, [e.name for e in entries])
+            entries = rules.with_given(encounter, entries, rolled)
+            grouped = together and len(entries) > 1 and rules.rolls_each(encounter)
+            after = rules.add(encounter, entries, dice, group=grouped)
+            return after, self._entered(after, [e.name for e in entries], grouped=grouped)
 
         after, note, drawn = await self.rolling_change(interaction, "encounter add", step)
         await self.answer(interaction, after, note, drawn)
@@ -769,7 +784,7 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
         combatant: app_commands.Range[str, 1, 40],
         amount: app_commands.Range[str, 1, 20],
     ) -> None:
-        """Heal, hurt or set a combatant's hit points by hand (game master, or its owner).
+        """Heal, hurt or set a combatant's hit points (game master, or its owner; heals: encounter.heals).
 
         Args:
             combatant: Whose hit points change
@@ -778,10 +793,15 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
         change = health_input.read_change(amount, what="`amount`", signed=True)
 
         asker = await viewer(self.bot, interaction)
+        heals = (
+            change.op is health_input.Op.ADD and (await self.bot.server_settings(guild_of(interaction))).encounter_heals
+        )
 
         async def step(record: EncounterRecord, session: AsyncSession) -> tuple[Encounter, rules.Change]:
             target = rules.find(record.encounter, combatant)
-            require_owner(asker, record.encounter, target, "change the hit points of")
+            # `encounter.heals` fighters: anyone with a combatant in the fight heals any combatant (never hurts).
+            if not (heals and any(c.owner_id == asker.user_id for c in record.encounter.combatants)):
+                require_owner(asker, record.encounter, target, "change the hit points of")
             return rules.change_health(record.encounter, target.number, change)
 
         after, changed = await self.change(interaction, step)
@@ -845,28 +865,115 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
         after, note = await self.change(interaction, step)
         await self.answer(interaction, after, note)
 
+    @app_commands.command(name="delay")
+    @app_commands.autocomplete(after=combatants)
+    async def delay(self, interaction: Interaction, after: app_commands.Range[str, 1, 40] | None = None) -> None:
+        """Delay this turn: act later this round, after the one named or last (owner, or whoever runs it).
+
+        Args:
+            after: Act right after this combatant, still to act this round (default: last in the round)
+        """
+        asker = await viewer(self.bot, interaction)
+
+        async def step(record: EncounterRecord, session: AsyncSession) -> tuple[Encounter, str]:
+            encounter = record.encounter
+            current = encounter.current
+            if current is None:
+                raise EncounterError("The fight has not begun: nobody has a turn to delay yet.")
+            require_owner(asker, encounter, current, "delay the turn of")
+            named = rules.find(encounter, after) if after is not None else None
+            delayed = rules.delay(encounter, named.number if named is not None else None)
+            when = f"after **{named.name}**" if named is not None else "last this round"
+            return delayed, f"{current.name} delays, and acts {when} from now on."
+
+        after_, note = await self.change(interaction, step)
+        await self.answer(interaction, after_, note)
+
+    @app_commands.command(name="ready")
+    @app_commands.autocomplete(now=combatants)
+    async def ready(
+        self,
+        interaction: Interaction,
+        trigger: app_commands.Range[str, 1, rules.MAX_TRIGGER] | None = None,
+        now: app_commands.Range[str, 1, 40] | None = None,
+    ) -> None:
+        """Ready an action on your turn; when its trigger comes, it acts before the turn under way.
+
+        Args:
+            trigger: On your turn: what your readied action waits for, e.g. "the ogre steps in"
+            now: The trigger came: this readied combatant acts now, before whoever has the turn
+        """
+        if (trigger is None) == (now is None):
+            raise UserError("Give a `trigger` to ready an action on your turn, or `now` to act on one.", title="Ready")
+        asker = await viewer(self.bot, interaction)
+
+        async def step(record: EncounterRecord, session: AsyncSession) -> tuple[Encounter, str]:
+            encounter = record.encounter
+            current = encounter.current
+            if now is not None:
+                acting = rules.find(encounter, now)
+                require_owner(asker, encounter, acting, "act on the readied action of")
+                before = f" before **{current.name}**" if current is not None else ""
+                done = rules.act_readied(encounter, acting.number)
+                return done, f"{acting.name} takes the readied action ({acting.readied}){before}; Next ends its turn."
+            assert trigger is not None
+            if current is None:
+                raise EncounterError("The fight has not begun: nobody has a turn to ready an action in yet.")
+            require_owner(asker, encounter, current, "ready an action for")
+            readied = rules.ready(encounter, trigger)
+            waits = readied.combatants[readied.turn].readied
+            return readied, (
+                f"{current.name} readies an action until: {waits}. Next ends the turn; when it comes, "
+                f"`/encounter ready now:{current.name}`."
+            )
+
+        after, note = await self.change(interaction, step)
+        await self.answer(interaction, after, note)
+
     @app_commands.command(name="place")
     @app_commands.autocomplete(combatant=combatants)
     async def place(
         self,
         interaction: Interaction,
-        combatant: app_commands.Range[str, 1, 40],
-        x: app_commands.Range[int, 0, rules.MAP_SIZE - 1],
-        y: app_commands.Range[int, 0, rules.MAP_SIZE - 1],
+        combatant: app_commands.Range[str, 1, 40] | None = None,
+        x: app_commands.Range[int, 0, rules.MAP_SIZE - 1] | None = None,
+        y: app_commands.Range[int, 0, rules.MAP_SIZE - 1] | None = None,
+        by: app_commands.Range[str, 1, 40] | None = None,
+        squares: app_commands.Range[str, 1, rules.MAX_PLACES] | None = None,
     ) -> None:
-        """Stand a combatant on a square of an AliensRL fight's map (game master, or its owner).
+        """Stand combatants on squares of an AliensRL fight's map, or move them (game master, or the owner).
 
         Args:
-            combatant: Who stands there
+            combatant: Who stands there (or moves)
             x: The square's column, counted from 0 at the left
             y: The square's row, counted from 0 at the top
+            by: Instead of x and y, a move from where it stands: +1,-2 (x, y) or compass steps n, ne, 3e
+            squares: Several at once: Vasquez 1,3; Hicks 4,3; Alien 1 +1,0; #4 2ne
         """
+        if squares is not None:
+            if combatant is not None or x is not None or y is not None or by is not None:
+                raise UserError("`squares` places everyone it names: leave `combatant`, `x`, `y` and `by` out.")
+            typed = rules.read_squares(squares)
+        elif combatant is None:
+            raise UserError("Name the `combatant` with its `x` and `y` (or `by`), or give `squares` for several.")
+        elif by is not None:
+            if x is not None or y is not None:
+                raise UserError("Give `x` and `y` for a square, or `by` for a move from where it stands, not both.")
+            typed = [(combatant, rules.read_square(by, relative=True))]
+        elif x is None or y is None:
+            raise UserError("A square needs both `x` and `y` (or `by`: a move such as `+1,-2` or `ne`).")
+        else:
+            typed = [(combatant, rules.Square(x, y))]
         asker = await viewer(self.bot, interaction)
 
         async def step(record: EncounterRecord, session: AsyncSession) -> tuple[Encounter, str]:
-            target = rules.find(record.encounter, combatant)
-            require_owner(asker, record.encounter, target, "place")
-            return rules.place(record.encounter, target.number, x, y), f"{target.name} stands on ({x}, {y})."
+            moves = []
+            for name, square in typed:
+                target = rules.find(record.encounter, name)
+                require_owner(asker, record.encounter, target, "place")
+                moves.append((target.number, square))
+            after, moved = rules.place_all(record.encounter, moves)
+            return after, "\n".join(f"{c.name} stands on {c.position}." for c in moved)
 
         after, note = await self.change(interaction, step)
         await self.answer(interaction, after, note)

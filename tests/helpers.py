@@ -9,6 +9,7 @@ statistics in tests/stats.py.
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 import re
 import sys
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import discord
+from PIL import Image
 from sqlalchemy import func, select, update
 
 from bot.db.characters import CharacterRepository
@@ -32,6 +34,7 @@ from bot.rules import encounter as rules
 from bot.rules.encounter import Encounter
 from bot.rules.fair_log import LogRoll, parse_log
 from bot.ui.embeds import phone_lines
+from bot.ui.map import View
 from tests.dice_sources import NoDice, ScriptedDice
 from tests.shards import environment
 
@@ -449,6 +452,30 @@ def conditions(combatant: rules.Combatant) -> list[tuple[str, int | None]]:
 def whose_turn(encounter: Encounter) -> tuple[int, str | None]:
     """The round and whose turn it is."""
     return encounter.round, encounter.current.name if encounter.current else None
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Pictures (the AliensRL map).
+
+
+def near(pixel: Any, colour: tuple[int, int, int], tolerance: int = 10) -> bool:
+    """Within `tolerance` of `colour` in every channel (the picture is drawn large and scaled down)."""
+    return all(abs(int(a) - b) <= tolerance for a, b in zip(pixel[:3], colour, strict=True))
+
+
+def middle(shown: View, square: tuple[int, int]) -> tuple[int, int]:
+    """The pixel at the middle of a square."""
+    x, y = shown.centre(square)
+    return round(x), round(y)
+
+
+def picture(png: bytes) -> Image.Image:
+    """A PNG the bot attached, checked to be one, as RGB pixels."""
+    assert png.startswith(b"\x89PNG\r\n\x1a\n")
+    image = Image.open(io.BytesIO(png))
+    image.load()
+    assert image.format == "PNG"
+    return image.convert("RGB")
 
 
 # ---------------------------------------------------------------------------------------------------------

@@ -32,6 +32,7 @@ turn is skipped; AliensRL treats 0 hit points or less as dead.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -65,6 +66,8 @@ MAP_SIZE: Final = 60  # AliensRL squares across and down: x and y are 0 to MAP_S
 MAX_ROLLOFFS: Final = 20  # roll-offs in a row before the entry order decides (a stuck die, never fair dice)
 MAX_MODIFIERS: Final = 8  # added to one initiative check (D&D adds at most three: Dex, the feat, any other)
 MAX_ROUND: Final = 1_000_000
+MAX_TRIGGER: Final = 80  # a readied action's trigger, as the tracker shows it
+MAX_GIVEN: Final = 99  # an initiative total a player gives from their own dice
 
 IMPROVED_INITIATIVE: Final = 4  # the feat's bonus (SRD)
 # Where a D&D initiative modifier comes from, as its check shows it: the feat, any other modifier given with a
@@ -123,6 +126,7 @@ class InitiativeRoll:
     modifiers: tuple[Modifier, ...]
     tiebreak: int  # compared first on a tie: D&D the total modifier, Star Frontiers the (highest) RS
     rolloffs: tuple[int, ...] = ()  # the faces of the roll-offs it took part in, in order
+    given: bool = False  # a player's own roll (physical dice): `face` is the total they gave, no die was rolled
 
     @property
     def total(self) -> int:
@@ -162,6 +166,17 @@ class Combatant:
     acted: bool = False  # has had a turn in this fight
     hidden: bool = False  # its hit points are the game master's: players see a health word
     position: tuple[int, int] | None = None  # AliensRL: the square it stands on (x across, y down), once placed
+    group: int = 0  # like creatures that share one initiative: the group's first member's number (0: alone)
+    given: int | None = None  # an initiative its player rolled with their own dice, for its next initiative roll
+    readied: str | None = None  # a readied action's trigger, until it acts on it or its next turn begins
+    count: int | None = None  # the initiative count it acts at since it delayed or took a readied action (SRD)
+
+    @property
+    def standing(self) -> int | None:
+        """The initiative count it acts at: its roll's total, or the count a delay or a readied action gave it."""
+        if self.count is not None:
+            return self.count
+        return self.initiative.total if self.initiative is not None else None
 
     def stat(self, name: str) -> int | None:
         """One of its stats, if it has it."""
@@ -385,11 +400,13 @@ def numbered(name: str, count: int, taken: Iterable[str]) -> list[str]:
     return names
 
 
-def add(encounter: Encounter, newcomers: Sequence[Combatant], dice: Dice) -> Encounter:
+def add(encounter: Encounter, newcomers: Sequence[Combatant], dice: Dice, *, group: bool = False) -> Encounter:
     """Add combatants, numbered in order; in a fight under way each rolls initiative now and slots in.
 
     A newcomer acts after anyone it ties with (a default: the rules give latecomers no tie rule); AliensRL and
     Star Frontiers by side put it at the end (of its side). The newcomers' checks are one roll (`entering`).
+    `group`: the newcomers are like creatures that roll one initiative together and act one after another in the
+    order (SRD, Initiative: Monster Initiative: the game master may make one check for a group of monsters).
     """
     if len(encounter.combatants) + len(newcomers) > MAX_COMBATANTS:
         raise EncounterError(f"An encounter holds at most {MAX_COMBATANTS} combatants.", title="Too many")
@@ -405,10 +422,11 @@ def add(encounter: Encounter, newcomers: Sequence[Combatant], dice: Dice) -> Enc
         taken.add(name_key(newcomer.name))
         entries.append(dataclasses.replace(newcomer, number=number))
         number += 1
+    if group and len(entries) > 1:
+        entries = [dataclasses.replace(e, group=entries[0].number) for e in entries]
     asked = entering(encounter, entries)
     if asked is not None:
-        checks = _initiative(dice, asked).checks
-        entries = [dataclasses.replace(e, initiative=check) for e, check in zip(entries, checks, strict=True)]
+        entries = _with_checks(units(entries), _initiative(dice, asked).checks)
     combatants = list(encounter.combatants)
     turn = encounter.turn
     for entry in entries:
@@ -419,13 +437,18 @@ def add(encounter: Encounter, newcomers: Sequence[Combatant], dice: Dice) -> Enc
             index = max((i + 1 for i, c in enumerate(combatants) if c.side is entry.side), default=len(combatants))
         else:
             key = entry.initiative.key()[:2]
-            index = next(
-                (i for i, c in enumerate(combatants) if c.initiative and c.initiative.key()[:2] > key), len(combatants)
-            )
+            index = next((i for i, c in enumerate(combatants) if (_rank(c) or key) > key), len(combatants))
         if combatants and index <= turn:  # placed before whoever has the turn (in an empty fight, nobody has)
             turn += 1
         combatants.insert(index, entry)
     return dataclasses.replace(encounter, combatants=tuple(combatants), turn=turn, next_number=number)
+
+
+def _rank(combatant: Combatant) -> tuple[int, ...] | None:
+    """Where a combatant stands in the order, as `InitiativeRoll.key` sorts: by the count it acts at."""
+    if combatant.initiative is None:
+        return None
+    return (-(combatant.standing or 0), -combatant.initiative.tiebreak)
 
 
 def remove(encounter: Encounter, number: int, dice: Dice) -> Encounter:
@@ -438,7 +461,9 @@ def remove(encounter: Encounter, number: int, dice: Dice) -> Encounter:
     if not combatants:
         return dataclasses.replace(encounter, combatants=(), turn=0, steps=encounter.steps + 1)
     # The turn passes: a Next press meant for the removed combatant's turn must not end the next one's too.
-    return _pass(dataclasses.replace(encounter, combatants=combatants, steps=encounter.steps + 1), index, dice)
+    return _unready_current(
+        _pass(dataclasses.replace(encounter, combatants=combatants, steps=encounter.steps + 1), index, dice)
+    )
 
 
 def move(encounter: Encounter, number: int, position: int) -> Encounter:
@@ -455,15 +480,131 @@ def move(encounter: Encounter, number: int, position: int) -> Encounter:
 
 def place(encounter: Encounter, number: int, x: int, y: int) -> Encounter:
     """AliensRL: stand a combatant on square (x, y); one being to a square (a default: the reference has no map)."""
+    return place_all(encounter, [(number, Square(x, y))])[0]
+
+
+# Compass words for a move of one square on the map: y counts down, so north is y - 1.
+COMPASS: Final = {
+    "n": (0, -1),
+    "ne": (1, -1),
+    "e": (1, 0),
+    "se": (1, 1),
+    "s": (0, 1),
+    "sw": (-1, 1),
+    "w": (-1, 0),
+    "nw": (-1, -1),
+}
+_PAIR: Final = re.compile(r"\(?\s*([+-]?)(\d{1,3})\s*,\s*([+-]?)(\d{1,3})\s*\)?")
+_STEP: Final = re.compile(r"(\d{0,2})(n|ne|e|se|s|sw|w|nw)")
+MAX_PLACES: Final = 4000  # characters of a `squares:` list (Discord's option holds 6000): 25 combatants with room
+
+
+@dataclass(frozen=True, slots=True)
+class Square:
+    """Where a combatant is to stand: a square (x, y), or an offset from where it stands (`relative`)."""
+
+    x: int
+    y: int
+    relative: bool = False
+
+
+def read_square(text: str, *, relative: bool = False) -> Square:
+    """A square as typed: `4,3` (absolute), `+1,-2` (an offset: a sign makes it one) or compass steps `n`, `2ne e`.
+
+    `relative`: the text is an offset whatever it looks like (the `by:` option), so `1,-2` moves too.
+    """
+    cleaned = " ".join(text.lower().split())
+    pair = _PAIR.fullmatch(cleaned)
+    if pair is not None:
+        x_sign, x, y_sign, y = pair.groups()
+        dx = -int(x) if x_sign == "-" else int(x)
+        dy = -int(y) if y_sign == "-" else int(y)
+        return Square(dx, dy, relative or bool(x_sign or y_sign))
+    dx = dy = 0
+    words = cleaned.split(" ") if cleaned else []
+    for word in words:
+        step = _STEP.fullmatch(word)
+        if step is None:
+            break
+        times = int(step[1] or 1)
+        dx, dy = dx + times * COMPASS[step[2]][0], dy + times * COMPASS[step[2]][1]
+    else:
+        if words:
+            return Square(dx, dy, relative=True)
+    raise EncounterError(
+        f"`{text[:40]}` is not a square: write `4,3` (x across, y down), an offset `+1,-2`, or compass steps "
+        "such as `n`, `ne` or `3e` (north is up the map).",
+        title="Which square?",
+    )
+
+
+def read_squares(text: str) -> list[tuple[str, Square]]:
+    """Several combatants and their squares: `Vasquez 1,3; Hicks 4,3; #3 +1,0; Alien 1 2ne`, `;` between each.
+
+    The last word of each is the square (`read_square`), the rest names the combatant.
+    """
+    if len(text) > MAX_PLACES:
+        raise EncounterError(f"A list of squares is at most {MAX_PLACES} characters.", title="Too long")
+    found: list[tuple[str, Square]] = []
+    for part in (p.strip() for p in text.split(";")):
+        if not part:
+            continue
+        match = re.fullmatch(r"(.+?)\s+(\(?\s*[+-]?\d+\s*,\s*[+-]?\d+\s*\)?|[0-9nsew]+)", part)
+        if match is None:
+            raise EncounterError(
+                f"`{part[:40]}` names no square: write a name then its square, e.g. `Hicks 4,3` or `Hicks ne`.",
+                title="Which square?",
+            )
+        found.append((match[1].strip(), read_square(match[2])))
+    if not found:
+        raise EncounterError("Name at least one combatant and its square, e.g. `Hicks 4,3`.", title="Which square?")
+    if len(found) > MAX_COMBATANTS:
+        raise EncounterError(f"An encounter holds at most {MAX_COMBATANTS} combatants.", title="Too many")
+    return found
+
+
+def place_all(encounter: Encounter, moves: Sequence[tuple[int, Square]]) -> tuple[Encounter, list[Combatant]]:
+    """AliensRL: stand each combatant on its square at once (an offset moves it from where it stands).
+
+    All or none: a square off the map, two on one square, or a square taken by someone who stays are refused.
+    Returns the fight and the combatants moved, as they now stand.
+    """
     if not rulesets.fighting(encounter.ruleset).has_map:
         raise EncounterError("Only an AliensRL fight has a map: its shots stray onto squares.")
-    if not (0 <= x < MAP_SIZE and 0 <= y < MAP_SIZE):
-        raise EncounterError(f"A square is 0 to {MAP_SIZE - 1} across (x) and down (y).")
-    index = _index(encounter, number)
-    there = occupant(encounter, (x, y))
-    if there is not None and there.number != number:
-        raise EncounterError(f"**{there.name}** stands on ({x}, {y}) already.", title="Square taken")
-    return _replace_at(encounter, index, dataclasses.replace(encounter.combatants[index], position=(x, y)))
+    targets: dict[int, tuple[int, int]] = {}
+    for number, square in moves:
+        who = encounter.combatants[_index(encounter, number)]
+        if number in targets:
+            raise EncounterError(f"**{who.name}** is named twice.", title="Which square?")
+        if square.relative and who.position is None:
+            raise EncounterError(
+                f"**{who.name}** is not on the map yet: give it a square such as `4,3` first.", title="Not on the map"
+            )
+        x, y = square.x, square.y
+        if square.relative and who.position is not None:
+            x, y = who.position[0] + x, who.position[1] + y
+        if not (0 <= x < MAP_SIZE and 0 <= y < MAP_SIZE):
+            raise EncounterError(
+                f"({x}, {y}) is off the map for **{who.name}**: a square is 0 to {MAP_SIZE - 1} across (x) and down "
+                "(y).",
+                title="Off the map",
+            )
+        targets[number] = (x, y)
+    seen: dict[tuple[int, int], int] = {}
+    for number, spot in targets.items():
+        other = seen.get(spot)
+        staying = occupant(encounter, spot)
+        if other is None and staying is not None and staying.number not in targets:
+            other = staying.number
+        if other is not None and other != number:
+            name = encounter.combatants[_index(encounter, other)].name
+            raise EncounterError(f"**{name}** stands on {spot} already.", title="Square taken")
+        seen[spot] = number
+    combatants = tuple(
+        dataclasses.replace(c, position=targets[c.number]) if c.number in targets else c for c in encounter.combatants
+    )
+    moved = [c for c in combatants if c.number in targets]
+    return dataclasses.replace(encounter, combatants=combatants), moved
 
 
 def shot_field(encounter: Encounter, shooter: Combatant, target: Combatant) -> Field:
@@ -515,6 +656,7 @@ class Roller:
     modifiers: tuple[Modifier, ...]
     tiebreak: int  # compared first on a tie: D&D the total modifier, Star Frontiers the (highest) RS
     leader: str = ""  # by side: the member whose initiative modifier the side adds
+    given: int | None = None  # the initiative its player rolled with their own dice: taken as it is, not rolled
 
 
 @dataclass(frozen=True, slots=True)
@@ -576,10 +718,14 @@ class Initiative:
 def roll_initiative(asked: InitiativeInput, dice: DiceSource) -> Initiative:
     """Roll initiative: each roller's die in order, then the ties rolled off (SRD, Initiative; Alpha Dawn).
 
-    D&D: d20 + modifiers; Star Frontiers: d10 + IM. Combatants entering a fight under way do not roll off.
+    D&D: d20 + modifiers; Star Frontiers: d10 + IM. Combatants entering a fight under way do not roll off. A
+    roller with a `given` initiative (its player rolled their own dice) takes it as its total and draws no die;
+    its ties break as anyone's.
     """
     checks = [
         InitiativeRoll(die=asked.die, face=dice.randint(1, asked.die), modifiers=r.modifiers, tiebreak=r.tiebreak)
+        if r.given is None
+        else InitiativeRoll(die=asked.die, face=r.given, modifiers=(), tiebreak=r.tiebreak, given=True)
         for r in asked.rollers
     ]
     if not asked.entering:
@@ -653,8 +799,64 @@ def entering(encounter: Encounter, entries: Sequence[Combatant]) -> InitiativeIn
     """The initiative roll of combatants entering a fight under way, if they roll one (not AliensRL, not by side)."""
     if not entries or not encounter.begun or not _rolls_initiative(encounter.ruleset) or _by_side(encounter):
         return None
-    rollers = tuple(Roller(e.name, e.modifiers, e.tiebreak) for e in entries)
+    rollers = tuple(_roller(unit) for unit in units(entries))
     return InitiativeInput(encounter.ruleset, encounter.name, encounter.round, rollers, entering=True)
+
+
+def with_given(encounter: Encounter, entries: Sequence[Combatant], value: int | None) -> list[Combatant]:
+    """Newcomers whose player rolled initiative with their own dice: `value` is taken as their total, not rolled.
+
+    It counts for the next initiative roll that includes them (D&D rolls once; a Star Frontiers round after that
+    rolls again). Refused where there is no individual initiative to give: AliensRL, a Star Frontiers fight by side.
+    """
+    if value is None:
+        return list(entries)
+    if not _rolls_initiative(encounter.ruleset):
+        raise EncounterError("An AliensRL fight rolls no initiative: `/encounter move` sets the order.")
+    if not rolls_each(encounter):
+        raise EncounterError("This fight rolls initiative by side: each side rolls, not each combatant.")
+    if not -MAX_GIVEN <= value <= MAX_GIVEN:
+        raise EncounterError(f"An initiative given goes from -{MAX_GIVEN} to {MAX_GIVEN}.")
+    return [dataclasses.replace(e, given=value) for e in entries]
+
+
+def rolls_each(encounter: Encounter) -> bool:
+    """Whether each combatant (or group) of this fight rolls its own initiative: not AliensRL, not by side."""
+    return _rolls_initiative(encounter.ruleset) and not _by_side(encounter)
+
+
+def units(combatants: Sequence[Combatant]) -> list[list[Combatant]]:
+    """The combatants as they roll initiative: each alone, or a group together, in the order of each's first."""
+    found: dict[int, list[Combatant]] = {}
+    for c in combatants:
+        found.setdefault(c.group or -c.number, []).append(c)
+    return list(found.values())
+
+
+def _roller(unit: Sequence[Combatant]) -> Roller:
+    """One initiative check for a combatant, or for a group of like creatures (its first member's numbers)."""
+    first = unit[0]
+    return Roller(unit_name(unit), first.modifiers, first.tiebreak, given=first.given)
+
+
+def unit_name(unit: Sequence[Combatant]) -> str:
+    """A combatant's name, or a group's: "Goblin 1-4" for numbered like creatures, else "Ana & Bo"."""
+    names = [c.name for c in unit]
+    if len(names) == 1:
+        return names[0]
+    base, _, first = names[0].rpartition(" ")
+    if base and first.isdigit() and names == [f"{base} {int(first) + i}" for i in range(len(names))]:
+        return f"{base} {first}-{int(first) + len(names) - 1}"
+    return " & ".join(names)
+
+
+def _with_checks(unit_list: Sequence[Sequence[Combatant]], checks: Sequence[InitiativeRoll]) -> list[Combatant]:
+    """Each member of each unit with its unit's check; a given initiative is used up (the next roll is rolled)."""
+    return [
+        dataclasses.replace(c, initiative=check, given=None, count=None)
+        for unit, check in zip(unit_list, checks, strict=True)
+        for c in unit
+    ]
 
 
 def begin(encounter: Encounter, dice: Dice) -> Encounter:
@@ -671,20 +873,19 @@ def _order(encounter: Encounter, dice: Dice) -> Encounter:
         return encounter
     by_side = _by_side(encounter)
     leading = _leading(encounter) if by_side else []
+    unit_list = units(encounter.combatants)
     if by_side:
         rollers = tuple(Roller(side.value, leader.modifiers, best_rs, leader.name) for side, leader, best_rs in leading)
     else:
-        rollers = tuple(Roller(c.name, c.modifiers, c.tiebreak) for c in encounter.combatants)
+        rollers = tuple(_roller(unit) for unit in unit_list)
     checks: tuple[InitiativeRoll, ...] = ()
     if rollers:  # a fight with nobody able to act rolls nothing
         asked = InitiativeInput(encounter.ruleset, encounter.name, encounter.round, rollers, by_side=by_side)
         checks = _initiative(dice, asked).checks
     if by_side:
         return _side_order(encounter, leading, checks)
-    ranked = sorted(
-        (dataclasses.replace(c, initiative=roll) for c, roll in zip(encounter.combatants, checks, strict=True)),
-        key=lambda c: c.initiative.key() if c.initiative else (),
-    )
+    # A group's members share one check and act one after another, in the order they entered (a stable sort).
+    ranked = sorted(_with_checks(unit_list, checks), key=lambda c: c.initiative.key() if c.initiative else ())
     return dataclasses.replace(encounter, combatants=tuple(ranked), sides=())
 
 
@@ -759,7 +960,98 @@ def advance(encounter: Encounter, dice: Dice) -> Encounter:
     ticked = dataclasses.replace(ending, acted=True, conditions=_ticked(ending.conditions, encounter.steps))
     combatants = (*encounter.combatants[:index], ticked, *encounter.combatants[index + 1 :])
     encounter = dataclasses.replace(encounter, combatants=combatants, steps=encounter.steps + 1)
-    return _pass(encounter, index + 1, dice)
+    return _unready_current(_pass(encounter, index + 1, dice))
+
+
+def _unready_current(encounter: Encounter) -> Encounter:
+    """A readied action not taken before its bearer's next turn is lost (SRD, Special Initiative Actions: Ready)."""
+    current = encounter.current
+    if current is None or current.readied is None:
+        return encounter
+    return _replace_at(encounter, encounter.turn, dataclasses.replace(current, readied=None))
+
+
+def delay(encounter: Encounter, after: int | None) -> Encounter:
+    """The combatant whose turn it is delays: it acts later this round, right after `after` (None: last).
+
+    SRD (Special Initiative Actions: Delay): a delaying combatant takes no action now and acts at a later count
+    of its choosing, which is its place in the order from then on. Its turn has begun, so it is no longer
+    flat-footed; its conditions count down when the turn it delayed to ends. Whoever is next in the order has the
+    turn now. Delaying past someone who has already acted this round would be a turn lost, so `after` must be
+    still to act this round (or be the last: the end of the round).
+    """
+    current = encounter.current
+    if current is None:
+        raise EncounterError("The fight has not begun: nobody has a turn to delay yet.")
+    if current.readied is not None:
+        raise EncounterError(
+            f"**{current.name}** has readied an action this turn, and a delay takes no action: Next ends the turn.",
+            title="Delay",
+        )
+    index = encounter.turn
+    rest = [c for c in encounter.combatants if c.number != current.number]
+    if after is None:
+        place = len(rest)
+    else:
+        later = _index(encounter, after)
+        if later == index:
+            raise EncounterError(f"**{current.name}** cannot delay until after itself.", title="Delay")
+        if later < index:
+            named = encounter.combatants[later].name
+            raise EncounterError(
+                f"**{named}** has acted this round already: delay until after someone still to act, or to the end.",
+                title="Delay",
+            )
+        place = later  # its index among the others is one less, so it goes in right after it
+    # SRD: its initiative becomes the count it acts at, the one it acts right after (or the round's last).
+    before = rest[place - 1] if place > 0 else None
+    delayed = dataclasses.replace(current, acted=True, count=before.standing if before is not None else None)
+    combatants = (*rest[:place], delayed, *rest[place:])
+    # Whoever came next has the turn; the delayer comes later this round, so the round never ends here.
+    return _unready_current(
+        _to_able(dataclasses.replace(encounter, combatants=combatants, steps=encounter.steps + 1), index)
+    )
+
+
+def ready(encounter: Encounter, trigger: str) -> Encounter:
+    """The combatant whose turn it is readies an action against `trigger` (SRD: Ready); Next ends its turn.
+
+    It keeps the readied action until it takes it (`act_readied`) or its next turn begins, when it is lost.
+    """
+    current = encounter.current
+    if current is None:
+        raise EncounterError("The fight has not begun: nobody has a turn to ready an action in yet.")
+    trigger = " ".join(trigger.split())
+    if not 1 <= len(trigger) <= MAX_TRIGGER:
+        raise EncounterError(f"Say what the readied action waits for in 1 to {MAX_TRIGGER} characters.")
+    return _replace_at(encounter, encounter.turn, dataclasses.replace(current, readied=trigger))
+
+
+def act_readied(encounter: Encounter, number: int) -> Encounter:
+    """A readied combatant acts now: it moves in front of whoever has the turn, and has the turn (SRD: Ready).
+
+    The SRD: its initiative result becomes the count on which it took the readied action, just before the
+    trigger's; so it keeps that place in the order. When its turn ends, the one it interrupted has the turn.
+    """
+    current = encounter.current
+    if current is None:
+        raise EncounterError("The fight has not begun: nobody has readied an action yet.")
+    index = _index(encounter, number)
+    acting = encounter.combatants[index]
+    if acting.readied is None:
+        raise EncounterError(
+            f"**{acting.name}** has no readied action: on its turn, `/encounter ready` readies one.", title="Ready"
+        )
+    if acting.number == current.number:
+        raise EncounterError(f"It is **{acting.name}**'s turn already.", title="Ready")
+    if not can_act(encounter.ruleset, acting):
+        raise EncounterError(f"**{acting.name}** cannot act.", title="Ready")
+    rest = [c for c in encounter.combatants if c.number != number]
+    place = rest.index(current)
+    # SRD: its initiative becomes the count it acted at, the trigger's.
+    moved = dataclasses.replace(acting, readied=None, count=current.standing)
+    combatants = (*rest[:place], moved, *rest[place:])
+    return dataclasses.replace(encounter, combatants=combatants, turn=place, steps=encounter.steps + 1)
 
 
 def _pass(encounter: Encounter, start: int, dice: Dice) -> Encounter:
@@ -1000,6 +1292,7 @@ def load(data: Mapping[str, Any]) -> Encounter:
             modifiers=tuple(Modifier(**m) for m in raw["modifiers"]),
             tiebreak=raw["tiebreak"],
             rolloffs=tuple(raw["rolloffs"]),
+            given=raw.get("given", False),  # stored before players could give their own roll: rolled
         )
 
     def fighter(raw: Mapping[str, Any]) -> Combatant:

@@ -499,9 +499,19 @@ def _initiative_option(*sources: str, feat: bool = False) -> Callable[[fight.Ini
     return read
 
 
+def _given(asked: fight.InitiativeInput) -> object:
+    """`rolled`: the initiative its player gave from their own dice, as every newcomer took it (none: rolled)."""
+    found: list[object] = [r.given for r in asked.rollers]
+    return found[0] if len(set(found)) == 1 else Varies(found)
+
+
+# A newcomer's own roll: its total as given, or none when the bot rolled (the default).
+_ROLLED: Final = Typed(_given, absent=none)
+
+
 def _initiative(
     command: str,
-    typed: Mapping[str, Callable[[fight.InitiativeInput], object]] | None = None,
+    typed: Mapping[str, Typed[fight.InitiativeInput] | Callable[[fight.InitiativeInput], object]] | None = None,
     unreflected: Mapping[str, str] | None = None,
 ) -> Kind[fight.InitiativeInput, fight.Initiative]:
     """The encounter tracker's initiative, rolled by `command` ("encounter next" is kind "encounter.next")."""
@@ -531,7 +541,11 @@ INITIATIVE: Final[dict[str, Kind[fight.InitiativeInput, fight.Initiative]]] = {
     "encounter next": _initiative("encounter next"),
     "encounter join": _initiative(
         "encounter join",
-        {"initiative_bonus": _initiative_option(fight.OTHER), "improved_initiative": _initiative_option(feat=True)},
+        {
+            "initiative_bonus": _initiative_option(fight.OTHER),
+            "improved_initiative": _initiative_option(feat=True),
+            "rolled": _ROLLED,
+        },
         {
             **_JOINS,
             "side": "where it stands in a Star Frontiers fight by side, which rolls no newcomer's initiative",
@@ -542,8 +556,10 @@ INITIATIVE: Final[dict[str, Kind[fight.InitiativeInput, fight.Initiative]]] = {
         {
             "initiative": _initiative_option(fight.OTHER, fight.QUICK_INITIATIVE),
             "improved_initiative": _initiative_option(feat=True),
+            "rolled": _ROLLED,
         },
         {
+            "group": "whether like creatures roll one check together: the roller's name then names the whole group",
             "name": "the quick creatures' name, numbered by `count`: the rollers' names hold it as made unique",
             **_JOINS,
             "count": "how many quick creatures: one roller each, but a character ignores it",

@@ -24,6 +24,8 @@ class SettingError(UserError):
 ANSWERS = "rolls.answers"  # compact or full: how a roll's answer starts
 FAIR_WHO = "fair.who"  # anyone or managers: who starts and reveals fair sessions
 ENCOUNTER_WHO = "encounter.who"  # anyone or game-masters: who starts a fight
+ENCOUNTER_GROUPS = "encounter.groups"  # each or together: whether like quick creatures share one initiative
+ENCOUNTER_HEALS = "encounter.heals"  # owners or fighters: who may heal a combatant besides whoever runs the fight
 # Kept beside the rules settings, but not one of them: its value is a role, not a choice (`/settings gm-role`).
 GM_ROLE = "gm_role"
 
@@ -70,6 +72,26 @@ COMMON: Final = (
             "game-masters": "only the game masters (Manage Server or the `/settings gm-role` role) start one",
         },
         default="anyone",
+    ),
+    Setting(
+        key=ENCOUNTER_GROUPS,
+        title="Encounters: initiative for like creatures",
+        help="`/encounter add name count` adds like creatures; `group:` on the command decides it for one add.",
+        choices={
+            "each": "each creature rolls its own initiative (the default, the SRD's rule)",
+            "together": "they roll one initiative as a group and act one after another (the common table habit)",
+        },
+        default="each",
+    ),
+    Setting(
+        key=ENCOUNTER_HEALS,
+        title="Encounters: who heals a combatant",
+        help="Whoever runs the fight and the game masters change any combatant's hit points, by hand, always.",
+        choices={
+            "owners": "a combatant's owner heals it, nobody else (the default)",
+            "fighters": "anyone with a combatant in the fight heals any combatant (`/encounter hp` with `+`)",
+        },
+        default="owners",
     ),
 )
 
@@ -122,6 +144,8 @@ class ServerSettings:
     fair_managers_only: bool = False  # `fair.who`: only Manage Server starts and reveals fair sessions
     gm_role: int | None = None  # `/settings gm-role`: its members are the server's game masters
     encounter_gm_only: bool = False  # `encounter.who`: only the game masters start a fight
+    encounter_groups: bool = False  # `encounter.groups`: like quick creatures added at once share one initiative
+    encounter_heals: bool = False  # `encounter.heals`: anyone with a combatant in the fight heals any combatant
     # Every setting's effective value (the rulesets' included): what `variants` and `by_side` read.
     values: tuple[tuple[str, str], ...] = ()
 
@@ -148,6 +172,8 @@ def server_settings(stored: Mapping[str, str]) -> ServerSettings:
         fair_managers_only=values[FAIR_WHO] == "managers",
         gm_role=_role(stored.get(GM_ROLE)),
         encounter_gm_only=values[ENCOUNTER_WHO] == "game-masters",
+        encounter_groups=values[ENCOUNTER_GROUPS] == "together",
+        encounter_heals=values[ENCOUNTER_HEALS] == "fighters",
         values=tuple(values.items()),
     )
 

@@ -56,7 +56,10 @@ def conditions_text(combatant: Combatant) -> str:
 
 
 def roll_text(roll: InitiativeRoll) -> str:
-    """One initiative check, every step: "d20 12 + 3 Dex + 4 Improved Initiative = 19"."""
+    """One initiative check, every step: "d20 12 + 3 Dex + 4 Improved Initiative = 19", or "given **17**"."""
+    if roll.given:  # rolled at the table with the player's own dice: the total as they gave it
+        text = f"given **{roll.total}**"
+        return text + (f" (tie: roll-off {', '.join(map(str, roll.rolloffs))})" if roll.rolloffs else "")
     parts = [f"d{roll.die} {roll.face}"]
     parts += [f"{'+' if m.value >= 0 else '-'} {abs(m.value)} {m.source}" for m in roll.modifiers]
     text = " ".join(parts) + f" = **{roll.total}**"
@@ -99,13 +102,15 @@ def tracker_embed(encounter: Encounter, *, viewer: Viewer = ANYONE, note: str | 
     lines = [status, ""] if not note else [note, "", status, ""]
     for index, combatant in enumerate(encounter.combatants):
         marker = "▶" if current is not None and index == encounter.turn else "·"
-        rank = f"{combatant.initiative.total} " if combatant.initiative and encounter.begun else ""
+        rank = f"{combatant.standing} " if combatant.standing is not None and encounter.begun else ""
         line = f"{marker} {rank}**{combatant.name}** {health_text(encounter, combatant, viewer)}"
         extras = [f"on {combatant.position}"] if combatant.position is not None else []
         if rules.flat_footed(encounter, combatant) and encounter.begun:
             extras.append("flat-footed")
         if combatant.conditions:
             extras.append(conditions_text(combatant))
+        if combatant.readied is not None:
+            extras.append(f"readied: {combatant.readied}")
         if extras:
             line += f" · {', '.join(extras)}"
         lines.append(line)
@@ -120,7 +125,12 @@ def tracker_embed(encounter: Encounter, *, viewer: Viewer = ANYONE, note: str | 
             inline=False,
         )
     elif encounter.begun and rulesets.fighting(encounter.ruleset).die is not None:
-        rolled = [f"{c.name}: {roll_text(c.initiative)}" for c in encounter.combatants if c.initiative]
+        # A group of like creatures rolled one check: one line names them all.
+        rolled = [
+            f"{rules.unit_name(unit)}: {roll_text(unit[0].initiative)}"
+            for unit in rules.units(encounter.combatants)
+            if unit[0].initiative
+        ]
         if rolled:
             embed.add_field(name="Initiative", value="\n".join(rolled), inline=False)
     if viewer == ANYONE:

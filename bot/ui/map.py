@@ -8,12 +8,17 @@ line of fire may be drawn too: the squares a shot crosses, and the squares a str
 
 The drawing takes plain data (`Board`), so the cog can hand it to the worker process (bot/offload.py); `board`
 builds it from an encounter. What a picture may cost is capped by the map itself: at most MAP_SIZE squares
-each way, each at most GRID_LIMIT // MAP_SIZE = 15 pixels wide then, so a picture is at most 942 pixels across.
+each way, each at most GRID_LIMIT // MAP_SIZE = 15 pixels wide then, so a picture is at most 956 pixels across.
+
+A phone shows the picture about 400 pixels wide whatever its size, so its text (the markers' numbers, the
+coordinates, the key) is drawn at least 14 pixels tall as shown there: on a wide map a square is smaller than its
+number, and the marker grows into a badge around its square's centre that holds it.
 """
 
 from __future__ import annotations
 
 import io
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final
@@ -58,6 +63,11 @@ PATH: Final = (0, 114, 178)  # a line of fire's squares: blue
 STRAY: Final = (204, 121, 167)  # where a stray could land: reddish purple
 CROSS: Final = (200, 203, 208)
 MIN_LABEL: Final = 10  # pixels: a marker's number is never drawn smaller
+# A phone shows the picture about SHOWN_WIDTH pixels wide, whatever its size: a marker's number is drawn at least
+# SHOWN_LABEL pixels tall as shown there (its font size), so at least SHOWN_LABEL / SHOWN_WIDTH of the width.
+SHOWN_WIDTH: Final = 400
+SHOWN_LABEL: Final = 14
+DIGIT_HEIGHT: Final = 0.7  # a digit's ink is about this share of its font size
 SHAPES: Final = {False: "●", True: "◆"}  # the party's circle, the foes' diamond, as the embed names them
 
 
@@ -92,19 +102,43 @@ class View:
     cell: int
 
     @property
+    def label(self) -> int:
+        """The least font size in pixels of the picture's text: SHOWN_LABEL pixels when shown SHOWN_WIDTH wide.
+
+        Worked out from the grid with the least margins, a tenth more: the margins then grow to hold the text.
+        """
+        least = (GUTTER + self.cols * self.cell + PAD) * SHOWN_LABEL * 1.1 / SHOWN_WIDTH
+        return max(MIN_LABEL, math.ceil(least))
+
+    @property
+    def gutter(self) -> int:
+        """Left of the grid: the y coordinates, two digits wide."""
+        return max(GUTTER, round(self.label * 1.2))
+
+    @property
+    def head(self) -> int:
+        """Above the grid: the x coordinates."""
+        return max(HEAD, self.label + 4)
+
+    @property
+    def key(self) -> int:
+        """The strip below that says which shape is what."""
+        return max(KEY_HEIGHT, self.label + 12)
+
+    @property
     def width(self) -> int:
         """The picture's width in pixels."""
-        return GUTTER + self.cols * self.cell + PAD
+        return self.gutter + self.cols * self.cell + PAD
 
     @property
     def height(self) -> int:
         """The picture's height in pixels."""
-        return HEAD + self.rows * self.cell + PAD + KEY_HEIGHT
+        return self.head + self.rows * self.cell + PAD + self.key
 
     def centre(self, square: Square) -> tuple[float, float]:
         """The pixel at the middle of a square (which must be shown)."""
         x, y = square
-        return GUTTER + (x - self.x0 + 0.5) * self.cell, HEAD + (y - self.y0 + 0.5) * self.cell
+        return self.gutter + (x - self.x0 + 0.5) * self.cell, self.head + (y - self.y0 + 0.5) * self.cell
 
 
 def placed(encounter: Encounter) -> list[Combatant]:
@@ -200,17 +234,6 @@ def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
     return ImageFont.load_default(size=size)
 
 
-def _fitting_font(
-    draw: ImageDraw.ImageDraw, text: str, size: int, width: float, smallest: int
-) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
-    """The largest font from `smallest` up to `size` in which `text` is at most `width` pixels wide."""
-    font = _font(size)
-    while size > smallest and draw.textlength(text, font=font) > width:
-        size -= 1
-        font = _font(size)
-    return font
-
-
 def _shape(draw: ImageDraw.ImageDraw, box: tuple[float, float, float, float], foe: bool, fill: Colour) -> None:
     """A circle for the party, a diamond for the foes, filling `box` (left, top, right, bottom)."""
     left, top, right, bottom = box
@@ -222,23 +245,43 @@ def _shape(draw: ImageDraw.ImageDraw, box: tuple[float, float, float, float], fo
         draw.ellipse(box, fill=fill, outline=outline, width=width)
 
 
-def _marker(draw: ImageDraw.ImageDraw, marker: Marker, left: float, top: float, cell: float) -> None:
-    """One combatant in its square (all in scaled pixels)."""
+def _marker(
+    draw: ImageDraw.ImageDraw,
+    marker: Marker,
+    left: float,
+    top: float,
+    cell: float,
+    least: float,
+    bounds: tuple[float, float, float, float],
+) -> tuple[float, float, float, float]:
+    """One combatant on its square (all in scaled pixels); returns the box its shape takes.
+
+    The number is at least `least` pixels (legible on a phone at any map size). Where the square is too small to
+    hold it, the shape grows around the square's centre into a badge that does, over the squares next to it; at
+    the picture's edge the badge is pushed in (`bounds`), still covering its square.
+    """
+    size = max(round(cell * 0.42), round(least))
+    font = _font(size)
+    text_width = draw.textlength(marker.label, font=font)
+    digits = size * 0.75
+    # A diamond holds a box of w by h when its diagonal is w + h; a circle, when its diameter is the box's diagonal.
+    needed = 1.15 * ((text_width + digits) if marker.foe else (text_width**2 + digits**2) ** 0.5)
     inset = cell * (0.04 if marker.foe else 0.1)  # a diamond of the same width covers half as much
-    box = (left + inset, top + inset, left + cell - inset, top + cell - inset)
+    side = max(cell - 2 * inset, needed)
+    cx = min(max(left + cell / 2, bounds[0] + side / 2), bounds[2] - side / 2)
+    cy = min(max(top + cell / 2, bounds[1] + side / 2), bounds[3] - side / 2)
+    box = (cx - side / 2, cy - side / 2, cx + side / 2, cy + side / 2)
     fill = DEAD if marker.dead else (FOES if marker.foe else PARTY)
     _shape(draw, box, marker.foe, fill)
-    if marker.dead and cell >= EVERY_SQUARE_FROM * SCALE:  # in a small square the cross would hide the number
+    if marker.dead and side >= EVERY_SQUARE_FROM * SCALE:  # in a small shape the cross would hide the number
         _cross(draw, box, CROSS)
-    # The number is never smaller than MIN_LABEL: in a small square it spills over the shape, on a halo of the
-    # shape's colour, rather than shrink past reading.
-    size = max(round(cell * 0.42), MIN_LABEL * SCALE)
-    font = _fitting_font(draw, marker.label, size, cell * (0.5 if marker.foe else 0.66), MIN_LABEL * SCALE)
-    centre = (left + cell / 2, top + cell / 2)
+    # A halo a tenth of the number's size keeps it clear of the dead's cross and of the lines of the grid.
+    halo = max(SCALE, size // 10)
     if marker.dead:
-        draw.text(centre, marker.label, fill=TEXT, font=font, anchor="mm", stroke_width=SCALE, stroke_fill=INK)
+        draw.text((cx, cy), marker.label, fill=TEXT, font=font, anchor="mm", stroke_width=halo, stroke_fill=INK)
     else:
-        draw.text(centre, marker.label, fill=INK, font=font, anchor="mm", stroke_width=SCALE, stroke_fill=fill)
+        draw.text((cx, cy), marker.label, fill=INK, font=font, anchor="mm", stroke_width=halo, stroke_fill=fill)
+    return box
 
 
 def _cross(draw: ImageDraw.ImageDraw, box: tuple[float, float, float, float], fill: Colour) -> None:
@@ -251,16 +294,17 @@ def _cross(draw: ImageDraw.ImageDraw, box: tuple[float, float, float, float], fi
         draw.line(line, fill=fill, width=max(2, round(width / 12)))
 
 
-def _frame(draw: ImageDraw.ImageDraw, left: float, top: float, cell: float) -> None:
-    """Whose turn it is: a white frame around the square, drawn outside it so it never covers the marker."""
+def _frame(draw: ImageDraw.ImageDraw, box: tuple[float, float, float, float], cell: float) -> None:
+    """Whose turn it is: a white frame around its square or badge, drawn outside so it never covers the marker."""
     width = max(2 * SCALE, round(cell / 10))
     out = width / 2
-    draw.rectangle((left - out, top - out, left + cell + out, top + cell + out), outline=TURN, width=width)
+    left, top, right, bottom = box
+    draw.rectangle((left - out, top - out, right + out, bottom + out), outline=TURN, width=width)
 
 
-def _key(draw: ImageDraw.ImageDraw, shown: Board, left: float, top: float, height: float) -> None:
-    """The strip under the grid: which shape and colour is what (scaled pixels)."""
-    font = _font(13 * SCALE)
+def _key(draw: ImageDraw.ImageDraw, shown: Board, left: float, top: float, height: float, words: int) -> None:
+    """The strip under the grid: which shape and colour is what (scaled pixels; its words `words` pixels tall)."""
+    font = _font(words)
     size = height * 0.62
     x, y = left, top + (height - size) / 2
     items = ["party", "foes", "dead", "whose turn"]
@@ -285,7 +329,7 @@ def draw_map(shown: Board) -> bytes:
     seen = view(shown)
     s = SCALE
     cell = seen.cell * s
-    left, top = GUTTER * s, HEAD * s
+    left, top = seen.gutter * s, seen.head * s
     right, bottom = left + seen.cols * cell, top + seen.rows * cell
     image = Image.new("RGB", (seen.width * s, seen.height * s), BACKGROUND)
     draw = ImageDraw.Draw(image)
@@ -312,8 +356,9 @@ def draw_map(shown: Board) -> bytes:
         y = top + index * cell
         draw.line((left, y, right, y), fill=GRID_FIVE if five else GRID, width=s)
 
-    step = 1 if seen.cell >= EVERY_SQUARE_FROM else 5
-    font = _font(min(13, max(10, seen.cell // 2)) * s)
+    font = _font(max(min(13, max(10, seen.cell // 2)), round(seen.label * 0.85)) * s)
+    # Every square's coordinate where two digits fit in a square, else every 5th.
+    step = 1 if seen.cell >= EVERY_SQUARE_FROM and draw.textlength("59", font=font) + 4 * s <= cell else 5
     for index in range(seen.cols):
         if (seen.x0 + index) % step == 0:
             draw.text(
@@ -326,13 +371,18 @@ def draw_map(shown: Board) -> bytes:
             )
 
     markers = [m for m in shown.markers if shown_square(m.square)]
+    # Where badges overlap, the living are drawn over the dead, and whoever has the turn over everyone, framed.
+    markers.sort(key=lambda m: (not m.dead, m.turn))
+    edge = 2 * max(2 * s, round(cell / 10))  # room for the turn's frame, drawn outside the badge
+    bounds = (float(edge), float(edge), float(seen.width * s - edge), float(seen.height * s - edge))
     for marker in markers:
-        _marker(draw, marker, *square_box(marker.square), cell)
-    for marker in markers:
+        x, y = square_box(marker.square)
+        box = _marker(draw, marker, x, y, cell, seen.label * s, bounds)
         if marker.turn:
-            _frame(draw, *square_box(marker.square), cell)
+            own = (x, y, x + cell, y + cell)
+            _frame(draw, (min(box[0], own[0]), min(box[1], own[1]), max(box[2], own[2]), max(box[3], own[3])), cell)
 
-    _key(draw, shown, left, bottom + PAD * s, KEY_HEIGHT * s)
+    _key(draw, shown, left, bottom + PAD * s, seen.key * s, max(13, round(seen.label * 0.85)) * s)
     image = image.resize((seen.width, seen.height), Image.Resampling.LANCZOS)
     out = io.BytesIO()
     image.save(out, format="PNG", optimize=True)

@@ -6,11 +6,6 @@ here), so a marker drawn one square off, or a view that starts elsewhere, fails.
 
 from __future__ import annotations
 
-import io
-from typing import Any
-
-from PIL import Image
-
 from bot.local.driver import DEFAULT_GUILD, LocalDiscord
 from bot.local.payloads import MANAGER_PERMISSIONS, Actor
 from bot.ui import map as map_ui
@@ -18,34 +13,15 @@ from bot.ui.map import BOARD, DEAD, FOES, PARTY, TURN, Board, Marker, View, draw
 from tests.dice_sources import NoDice
 from tests.helpers import ALICE as GM
 from tests.helpers import BOB as PLAYER
-from tests.helpers import MANAGER, character, ok
+from tests.helpers import MANAGER, character, middle, near, ok, picture
 
 Pixel = tuple[int, int, int]
 
 
-def near(pixel: Any, colour: Pixel, tolerance: int = 10) -> bool:
-    """Within `tolerance` of `colour` in every channel (the picture is drawn large and scaled down)."""
-    return all(abs(int(a) - b) <= tolerance for a, b in zip(pixel[:3], colour, strict=True))
-
-
-def middle(shown: View, square: tuple[int, int]) -> tuple[int, int]:
-    """The pixel at the middle of a square."""
-    x, y = shown.centre(square)
-    return round(x), round(y)
-
-
 def inside(shown: View, square: tuple[int, int]) -> tuple[int, int]:
-    """A pixel within the marker on `square`, below its number: the shape's own colour shows there."""
+    """A pixel within the marker on `square`, below its number (14 px tall on a phone): the shape shows there."""
     x, y = shown.centre(square)
-    return round(x), round(y + 0.3 * shown.cell)
-
-
-def picture(png: bytes) -> Image.Image:
-    assert png.startswith(b"\x89PNG\r\n\x1a\n")
-    image = Image.open(io.BytesIO(png))
-    image.load()
-    assert image.format == "PNG"
-    return image.convert("RGB")
+    return round(x), round(y + 0.34 * shown.cell)
 
 
 async def a_placed_fight(local: LocalDiscord) -> None:
@@ -83,8 +59,9 @@ async def test_the_map_shows_everyone_on_their_square(local: LocalDiscord) -> No
 
     image = picture(shown.files["map.png"])
     # x 3..10 with two squares either side: 1..12 (12 squares); y 4..8: 2..10, widened to the least 10, 2..11.
-    # 900 px // 12 squares is more than the largest cell, 44: 30 + 12 x 44 + 12 across, 24 + 10 x 44 + 12 + 34 down.
-    assert image.size == (570, 510)
+    # 900 px // 12 squares is more than the largest cell, 44: 30 + 12 x 44 + 12 across, 26 + 10 x 44 + 12 + 34 down
+    # (the text at least 14 px as a phone shows it 400 px wide: 570 x 14 x 1.1 / 400 makes 22 px, 4 more above).
+    assert image.size == (570, 512)
     layout = View(x0=1, y0=2, cols=12, rows=10, cell=44)
     assert near(image.getpixel(inside(layout, (3, 4))), PARTY)
     assert near(image.getpixel(inside(layout, (10, 8))), FOES)
@@ -92,8 +69,8 @@ async def test_the_map_shows_everyone_on_their_square(local: LocalDiscord) -> No
     for empty in ((5, 9), (3, 5), (10, 7), (4, 4)):
         assert near(image.getpixel(middle(layout, empty)), BOARD), empty
     # Whose turn: a white frame on the edge of Vasquez's square, none on Alien 1's.
-    assert near(image.getpixel((30 + 2 * 44, 24 + 2 * 44 + 22)), TURN)
-    assert not near(image.getpixel((30 + 9 * 44, 24 + 6 * 44 + 22)), TURN)
+    assert near(image.getpixel((30 + 2 * 44, 26 + 2 * 44 + 22)), TURN)
+    assert not near(image.getpixel((30 + 9 * 44, 26 + 6 * 44 + 22)), TURN)
 
 
 async def test_a_private_map_and_the_map_after_a_move(local: LocalDiscord) -> None:
@@ -127,7 +104,8 @@ async def test_a_line_of_fire_and_where_a_stray_may_land(local: LocalDiscord) ->
     image = picture(fired.files["map.png"])
     # Markers x 3..10 and the ring's x 8..12: x 1..14; y 4..8 and the ring's 6..10: y 2..12.
     layout = View(x0=1, y0=2, cols=14, rows=11, cell=44)
-    assert image.size == (layout.width, layout.height) == (658, 554)
+    # Text of 658 x 14 x 1.1 / 400, 26 px: the margins 31 left, 30 above and 38 below hold it.
+    assert image.size == (layout.width, layout.height) == (31 + 14 * 44 + 12, 30 + 11 * 44 + 12 + 38)
     for square in ((4, 5), (5, 5), (7, 6), (8, 7), (9, 7)):
         assert near(image.getpixel(middle(layout, square)), map_ui.PATH), square
     for square in ((8, 6), (10, 6), (12, 10), (12, 8), (9, 10)):  # the ring, Chebyshev distance 2 from (10, 8)
@@ -196,7 +174,9 @@ def test_the_view_holds_every_marker_with_a_margin_and_stays_small() -> None:
     spread = Board((Marker("1", (0, 0), False, False, False), Marker("2", (59, 30), True, False, False)))
     widest = view(spread)
     assert widest == View(x0=0, y0=0, cols=60, rows=35, cell=15)
-    assert (widest.width, widest.height) == (942, 24 + 35 * 15 + 12 + 34)
+    # Text of 942 x 14 x 1.1 / 400, 37 px, legible on a phone: the margins 44 left, 41 above and 49 below hold it.
+    assert (widest.label, widest.gutter, widest.head, widest.key) == (37, 44, 41, 49)
+    assert (widest.width, widest.height) == (44 + 60 * 15 + 12, 41 + 35 * 15 + 12 + 49)
     assert widest.width <= 1000
     line = Board((Marker("1", (20, 20), False, False, False),), path=((21, 20), (30, 20)), strays=((32, 22),))
     assert view(line) == View(x0=18, y0=17, cols=17, rows=10, cell=44)  # x 20..32 and y 20..22, y widened

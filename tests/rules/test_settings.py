@@ -16,6 +16,7 @@ from bot.rules.star_frontiers.ruleset import STAR_FRONTIERS
 def test_nothing_stored_reads_as_every_default() -> None:
     chosen = server_settings({})
     assert not chosen.full_answers and not chosen.fair_managers_only and not chosen.encounter_gm_only
+    assert not chosen.encounter_groups and not chosen.encounter_heals
     assert chosen.gm_role is None
     assert chosen.variants(DND35.key) == dnd.DEFAULT_VARIANTS
     assert chosen.variants(STAR_FRONTIERS.key) == sf.DEFAULT_VARIANTS
@@ -26,7 +27,14 @@ def test_nothing_stored_reads_as_every_default() -> None:
 def _typed(key: str, value: str) -> object:
     """Everything a command reads of the settings with `key` set to `value`."""
     chosen = server_settings({key: value})
-    common = (chosen.full_answers, chosen.fair_managers_only, chosen.encounter_gm_only, chosen.gm_role)
+    common = (
+        chosen.full_answers,
+        chosen.fair_managers_only,
+        chosen.encounter_gm_only,
+        chosen.encounter_groups,
+        chosen.encounter_heals,
+        chosen.gm_role,
+    )
     rules = [DND35.key, STAR_FRONTIERS.key, ALIENSRL.key]
     return common, [chosen.variants(k) for k in rules], [chosen.by_side(k) for k in rules]
 
