@@ -144,6 +144,25 @@ class SideInitiative:
 
 
 @dataclass(frozen=True, slots=True)
+class StoredAttack:
+    """An attack a combatant carries: the roll command it is rolled with and that command's options as typed.
+
+    Read from the notation a game master types on `/encounter add attacks:` (`bot.rules.encounter_attacks`),
+    rolled by `/encounter attack` as that very command (the one roll path, logged and replayed as it), with the
+    attacker's name and its target added.
+    """
+
+    name: str
+    command: str  # "dnd attack", "dnd full-attack", "sf shoot", "sf melee", "aliens melee"
+    options: tuple[tuple[str, str | int | bool], ...] = ()
+
+    @property
+    def typed(self) -> dict[str, str | int | bool]:
+        """The command's options, as a user would type them."""
+        return dict(self.options)
+
+
+@dataclass(frozen=True, slots=True)
 class Combatant:
     """Someone in the fight: a player's character or a game master's quick creature."""
 
@@ -162,6 +181,7 @@ class Combatant:
     acted: bool = False  # has had a turn in this fight
     hidden: bool = False  # its hit points are the game master's: players see a health word
     position: tuple[int, int] | None = None  # AliensRL: the square it stands on (x across, y down), once placed
+    attacks: tuple[StoredAttack, ...] = ()  # a quick creature's attacks (a character's are its sheet's weapons)
 
     def stat(self, name: str) -> int | None:
         """One of its stats, if it has it."""
@@ -960,6 +980,10 @@ def dump(encounter: Encounter) -> dict[str, Any]:
                 "stats": [list(pair) for pair in c.stats],
                 "initiative": _dump_check(c.initiative),
                 "conditions": [_fields(condition) for condition in c.conditions],
+                "attacks": [
+                    {"name": a.name, "command": a.command, "options": [list(pair) for pair in a.options]}
+                    for a in c.attacks
+                ],
             }
             for c in encounter.combatants
         ],
@@ -1009,6 +1033,11 @@ def load(data: Mapping[str, Any]) -> Encounter:
                 "initiative": roll(raw["initiative"]),
                 "conditions": tuple(Condition(**c) for c in raw["conditions"]),
                 "position": _square(raw.get("position")),
+                # Fights stored before combatants carried attacks have none.
+                "attacks": tuple(
+                    StoredAttack(a["name"], a["command"], tuple((str(k), v) for k, v in a["options"]))
+                    for a in raw.get("attacks", ())
+                ),
             }
         )
 

@@ -24,7 +24,7 @@ from bot.rules.sheets.base import Ruleset as Sheets
 from bot.rules.sheets.base import SheetError
 
 if TYPE_CHECKING:
-    from bot.rules.encounter import Combatant, Health, Modifier, Side
+    from bot.rules.encounter import Combatant, Health, Modifier, Side, StoredAttack
     from bot.rules.replay import Kind
     from bot.rules.settings import Setting
 
@@ -75,6 +75,9 @@ class Fighting:
         flat_footed: A combatant is flat-footed until its first turn (D&D).
         has_map: The fight has a map of squares its shots stray onto.
         initiative_options: The typed initiative options of join and add (`initiative_bonus`, ...) enter its checks.
+        attacks: A quick creature's stored attacks from the notation `/encounter add attacks:` took
+            (`bot.rules.encounter_attacks`); None: its creatures carry none.
+        sheet_attacks: A character's attacks in a fight, from its sheet's weapons: (sheet, character id) to them.
     """
 
     join: Callable[[str, Any, int, Side, int, bool, int], Combatant]
@@ -88,6 +91,8 @@ class Fighting:
     flat_footed: bool = False
     has_map: bool = False
     initiative_options: bool = False
+    attacks: Callable[[str], tuple[StoredAttack, ...]] | None = None
+    sheet_attacks: Callable[[Any, int], tuple[StoredAttack, ...]] | None = None
 
 
 def _no_variants(values: Mapping[str, str]) -> None:

@@ -20,6 +20,7 @@ from bot.rules.dnd35 import (
     weapon_names,
 )
 from bot.rules.dnd35.replay import DND_ATTACK, DND_FULL_ATTACK
+from bot.rules.encounter_attacks import dnd_attacks
 from bot.rules.rulesets import Fighting, Quick, Ruleset
 from bot.rules.settings import Setting
 from bot.rules.sheets.dnd35 import DndSheet
@@ -141,6 +142,17 @@ def quick(name: str, numbers: Quick) -> fight.Combatant:
     )
 
 
+def sheet_attacks(sheet: Any, character_id: int) -> tuple[fight.StoredAttack, ...]:
+    """A character's attacks in a fight: one attack and a full attack with each weapon it carries (SRD, Attack)."""
+    assert isinstance(sheet, DndSheet)
+    attacks: list[fight.StoredAttack] = []
+    for weapon in sheet.weapons:
+        options = (("character", f"#{character_id}"), ("weapon", weapon.name))
+        attacks.append(fight.StoredAttack(weapon.name, "dnd attack", options))
+        attacks.append(fight.StoredAttack(f"{weapon.name} (full attack)", "dnd full-attack", options))
+    return tuple(attacks)
+
+
 def _tiebreak(modifiers: tuple[fight.Modifier, ...], stats: Mapping[str, int]) -> int:
     return sum(m.value for m in modifiers)  # ties act in order of the higher total modifier (SRD, Initiative)
 
@@ -167,5 +179,7 @@ DND35: Final = Ruleset(
         tiebreak=_tiebreak,
         flat_footed=True,
         initiative_options=True,
+        attacks=dnd_attacks,
+        sheet_attacks=sheet_attacks,
     ),
 )

@@ -1,0 +1,113 @@
+"""Monsters that act in one command (#28 items 3-4): stored attacks, `/encounter attack`, bursts across targets."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from bot.db.engine import Database
+from bot.local.driver import LocalDiscord
+from tests.dice_sources import ScriptedDice
+from tests.helpers import logged
+from tests.test_encounter import ok, state, stored
+
+pytestmark = pytest.mark.usefixtures("full_answers")
+
+PLAYER = "200000000000000002"
+
+
+def text(embed: dict[str, Any]) -> str:
+    """Everything an embed says."""
+    parts = [embed.get("title", ""), embed.get("description", "")]
+    parts += [f"{f['name']} {f['value']}" for f in embed.get("fields", [])]
+    return "\n".join(parts)
+
+
+async def ogre_fight(local: LocalDiscord, attacks: str = "greatclub +8 2d8+7 x3; bite +3/-2 1d6+1") -> None:
+    ok(await local.command("encounter start", {"ruleset": "dnd35", "name": "Cave"}))
+    ok(await local.command("encounter add", {"name": "Ogre", "hp": 30, "ac": 13, "initiative": 5, "attacks": attacks}))
+    ok(await local.command("encounter add", {"name": "Lira", "hp": 12, "ac": 14, "side": "party"}))
+    ok(await local.command("encounter add", {"name": "Bram", "hp": 12, "ac": 12, "side": "party"}))
+
+
+async def test_stored_attacks_are_kept_with_the_creature_across_a_restart(
+    local: LocalDiscord, database: Database
+) -> None:
+    await ogre_fight(local)
+    [ogre] = [c for c in (await stored(database)).combatants if c.name == "Ogre"]
+    assert [(a.name, a.command) for a in ogre.attacks] == [("greatclub", "dnd attack"), ("bite", "dnd full-attack")]
+    assert ogre.attacks[0].typed == {"attack_bonus": 8, "damage": "2d8+7", "crit": "x3"}
+
+
+async def test_a_bad_attack_notation_is_refused_with_a_caret(local: LocalDiscord, database: Database) -> None:
+    ok(await local.command("encounter start", {"ruleset": "dnd35", "name": "Cave"}))
+    refused = await local.command("encounter add", {"name": "Ogre", "hp": 30, "attacks": "greatclub +8 2d8+x7"})
+    assert refused.ephemeral and "character 18" in refused.embed["description"], refused.embed
+    assert "^" in refused.embed["description"]
+    assert (await stored(database)).combatants == ()
+
+
+async def test_encounter_attack_rolls_the_current_monsters_stored_attack_and_applies_it(
+    local: LocalDiscord, database: Database
+) -> None:
+    await ogre_fight(local)
+    local.bot.dice = ScriptedDice([20, 2, 1])  # initiative: Ogre 20 + 5 first, then Lira, Bram
+    ok(await local.command("encounter next"))
+    assert (await stored(database)).current.name == "Ogre"
+    local.bot.dice = ScriptedDice([10, 4, 5])  # d20 10 + 8 = 18 vs AC 14 (flat-footed: the same) ; 2d8 4 5 + 7 = 16
+    attack = await local.command("encounter attack", {"target": "Lira"})
+    said = text(attack.embed)
+    assert "Ogre" in said and "Lira" in said, said
+    assert attack.embed["color"] != 0xE74C3C, attack.embed
+    assert ("Lira", -4) in state(await stored(database))
+    [roll] = [r for r in await logged(database) if r.command == "dnd attack"]
+    assert roll.inputs == {"attack_bonus": 8, "damage": "2d8+7", "crit": "x3", "target": "Lira", "name": "Ogre"}
+
+
+async def test_the_dead_and_the_helpless_cannot_attack(local: LocalDiscord, database: Database) -> None:
+    await ogre_fight(local)
+    ok(await local.command("encounter hp", {"combatant": "Ogre", "amount": "=-12"}))
+    dead = await local.command("encounter attack", {"attacker": "Ogre", "target": "Lira"})
+    assert dead.ephemeral and "dead" in dead.embed["description"], dead.embed
+    ok(await local.command("encounter hp", {"combatant": "Ogre", "amount": "=30"}))
+    ok(await local.command("encounter condition", {"combatant": "Ogre", "name": "paralyzed"}))
+    helpless = await local.command("encounter attack", {"attacker": "Ogre", "target": "Lira"})
+    assert helpless.ephemeral and "paralyzed" in helpless.embed["description"], helpless.embed
+    assert [r for r in await logged(database) if r.command.startswith("dnd")] == []
+
+
+async def test_a_player_may_not_attack_with_the_game_masters_monster(local: LocalDiscord, database: Database) -> None:
+    await ogre_fight(local)
+    player = local.as_user(PLAYER)
+    refused = await local.command("encounter attack", {"attacker": "Ogre", "target": "Lira"}, actor=player)
+    assert refused.ephemeral and refused.embed["title"] == "Not allowed", refused.embed
+
+
+async def test_a_full_attack_stored_as_iteratives_rolls_as_a_full_attack(
+    local: LocalDiscord, database: Database
+) -> None:
+    await ogre_fight(local)
+    local.bot.dice = ScriptedDice([15, 3, 15, 2])  # +3: 18 hits AC 12 for 1d6 3 + 1; -2: 13 hits for 2 + 1
+    attack = await local.command("encounter attack", {"attacker": "Ogre", "attack": "bite", "target": "Bram"})
+    assert attack.embed["color"] != 0xE74C3C, attack.embed
+    assert ("Bram", 5) in state(await stored(database))
+    assert [r.command for r in await logged(database)] == ["dnd full-attack"]
+
+
+async def test_attack_buttons_roll_at_the_next_foe_in_order(local: LocalDiscord, database: Database) -> None:
+    await ogre_fight(local)
+    local.bot.dice = ScriptedDice([1])  # a miss
+    attack = await local.command("encounter attack", {"attacker": "Ogre", "target": "Bram"})
+    assert attack.messages[-1].get("flags", 0) & 64, attack.messages  # only the roller sees them
+    # The message as the double holds it (with its id), as a client clicks it.
+    buttons = max(
+        (m for m in local.double.messages.values() if "encounter:attack:" in str(m.get("components"))),
+        key=lambda m: int(m["id"]),
+    )
+    ids = [c["custom_id"] for row in buttons["components"] for c in row["components"]]
+    assert len(ids) == 2 and ids[0].startswith("encounter:attack:"), ids
+    local.bot.dice = ScriptedDice([19, 1, 1])  # greatclub at Lira (the first foe after the Ogre): 27 hits; 2 + 7
+    pressed = await local.click(buttons, ids[0])
+    assert "Lira" in text(pressed.embed), pressed.embed
+    assert ("Lira", 3) in state(await stored(database))
