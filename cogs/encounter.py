@@ -491,8 +491,8 @@ async def roll_stored(
     if struck is None:
         raise EncounterError(f"**{who.name}** has nobody of the other side left to attack: name a `target`.")
     options: dict[str, Any] = {**chosen.typed, "target": struck.name}
-    if "character" not in options:
-        options["name"] = who.name  # a stored attack is quick mode, under the combatant's name
+    if chosen.named_by:
+        options[chosen.named_by] = who.name  # a stored attack is quick mode, under the combatant's name
     if hidden:
         options["hidden"] = True
     if distance is not None:

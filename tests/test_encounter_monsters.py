@@ -8,6 +8,7 @@ import pytest
 
 from bot.db.engine import Database
 from bot.local.driver import LocalDiscord
+from tests.conftest import MANAGER_PERMISSIONS
 from tests.dice_sources import ScriptedDice
 from tests.helpers import logged
 from tests.test_encounter import ok, state, stored
@@ -111,3 +112,76 @@ async def test_attack_buttons_roll_at_the_next_foe_in_order(local: LocalDiscord,
     pressed = await local.click(buttons, ids[0])
     assert "Lira" in text(pressed.embed), pressed.embed
     assert ("Lira", 3) in state(await stored(database))
+
+
+async def sathar_fight(local: LocalDiscord) -> None:
+    ok(await local.command("encounter start", {"ruleset": "sf", "name": "Port Loren"}))
+    ok(await local.command("encounter add", {"name": "Sathar", "count": 3, "hp": 30, "rs": 40}))
+
+
+BURST = {"score": 40, "skill": 1, "damage": "1d10", "distance": "point blank", "burst": True, "targets": 2}
+
+
+async def test_a_burst_split_between_two_targets_hits_both_as_one_change(
+    local: LocalDiscord, database: Database
+) -> None:
+    await sathar_fight(local)
+    local.bot.dice = ScriptedDice([30, 5, 5, 5, 5, 5, 6])  # a hit; 6d10 = 31, split 2 ways: 15 each, 1 lost
+    shot = await local.command("sf shoot", {**BURST, "target": "Sathar 1", "also": "Sathar 3"})
+    assert shot.embed["color"] != 0xE74C3C, shot.embed
+    assert "Sathar 1" in shot.embed["title"], shot.embed  # the short answer names the defender
+    assert state(await stored(database)) == [("Sathar 1", 15), ("Sathar 2", 30), ("Sathar 3", 15)]
+    note = shot.messages[-1]["embeds"][0]["description"]
+    assert "Sathar 1: 30 → 15" in note and "Sathar 3: 30 → 15" in note, note
+    ok(await local.command("encounter undo"))  # one change: one undo takes back both
+    assert state(await stored(database)) == [("Sathar 1", 30), ("Sathar 2", 30), ("Sathar 3", 30)]
+
+
+async def test_a_burst_at_a_combatant_must_name_its_other_targets(local: LocalDiscord, database: Database) -> None:
+    await sathar_fight(local)
+    local.bot.dice = ScriptedDice([])
+    refused = await local.command("sf shoot", {**BURST, "target": "Sathar 1"})
+    assert refused.ephemeral and "also" in refused.embed["description"], refused.embed
+    wrong = await local.command("sf shoot", {**BURST, "target": "Sathar 1", "also": "Sathar 2, Sathar 3"})
+    assert wrong.ephemeral and "`also` names 2" in wrong.embed["description"], wrong.embed
+    twice = await local.command("sf shoot", {**BURST, "target": "Sathar 1", "also": "sathar 1"})
+    assert twice.ephemeral and "twice" in twice.embed["description"], twice.embed
+    assert [r for r in await logged(database) if r.command == "sf shoot"] == []
+
+
+async def test_aliens_melee_by_a_combatant_is_named_hidden_and_refused_to_the_dead(
+    local: LocalDiscord, database: Database
+) -> None:
+    ok(await local.command("encounter start", {"ruleset": "aliensrl", "name": "Hadley's Hope"}))
+    ok(await local.command("encounter add", {"name": "Hicks", "hp": 10, "rank": 2, "side": "party"}))
+    ok(await local.command("encounter add", {"name": "Alien", "count": 2, "hp": 8, "rank": 1}))
+    bite = await local.command("aliens melee", {"attacker": "Alien 1", "target": "Hicks"})
+    assert bite.embed["title"] == "Alien 1 attacks Hicks in melee", bite.embed
+    assert ("Hicks", 5) in state(await stored(database))
+    hidden = await local.command("aliens melee", {"attacker": "Alien 2", "target": "Hicks", "hidden": True})
+    assert "Alien 2" not in str(hidden.messages[0]), hidden.messages  # the channel sees only that someone rolled
+    assert ("Hicks", 5) in state(await stored(database))  # a hidden bite waits for the game master's hand
+    ok(await local.command("encounter hp", {"combatant": "Alien 1", "amount": "=0"}))
+    dead = await local.command("aliens melee", {"attacker": "Alien 1", "target": "Hicks"})
+    assert dead.ephemeral and "dead" in dead.embed["description"], dead.embed
+    nobody = await local.command("aliens melee", {"attacker": "Bishop", "target": "Hicks"})
+    assert nobody.ephemeral and nobody.embed["title"] == "Who attacks?", nobody.embed
+
+
+async def test_a_stored_aliens_bite_rolls_as_aliens_melee(local: LocalDiscord, database: Database) -> None:
+    ok(await local.command("encounter start", {"ruleset": "aliensrl", "name": "Hadley's Hope"}))
+    ok(await local.command("encounter add", {"name": "Hicks", "hp": 10, "rank": 2, "side": "party"}))
+    ok(await local.command("encounter add", {"name": "Alien", "hp": 8, "attacks": "bite 3; claws warrior"}))
+    bite = await local.command("encounter attack", {"attacker": "Alien", "target": "Hicks"})
+    assert bite.embed["title"] == "Alien attacks Hicks in melee", bite.embed
+    assert ("Hicks", 7) in state(await stored(database))
+
+
+async def test_a_dnd_miss_on_a_quick_creature_names_it(local: LocalDiscord, database: Database) -> None:
+    await ogre_fight(local)
+    local.bot.dice = ScriptedDice([2])
+    moderator = local.as_user("200000000000000099", permissions=MANAGER_PERMISSIONS)
+    saved = await local.command("settings set", {"setting": "rolls.answers", "value": "compact"}, actor=moderator)
+    assert saved.embed["title"] == "Setting saved", saved.embed
+    miss = await local.command("dnd attack", {"target": "Lira", "attack_bonus": 2, "damage": "1d6", "name": "Ogre"})
+    assert "Lira" in text(miss.embed) and "Ogre" in text(miss.embed), miss.embed

@@ -155,6 +155,7 @@ class StoredAttack:
     name: str
     command: str  # "dnd attack", "dnd full-attack", "sf shoot", "sf melee", "aliens melee"
     options: tuple[tuple[str, str | int | bool], ...] = ()
+    named_by: str = "name"  # the command's option that names the attacker ("": its `character` option does)
 
     @property
     def typed(self) -> dict[str, str | int | bool]:
@@ -981,7 +982,12 @@ def dump(encounter: Encounter) -> dict[str, Any]:
                 "initiative": _dump_check(c.initiative),
                 "conditions": [_fields(condition) for condition in c.conditions],
                 "attacks": [
-                    {"name": a.name, "command": a.command, "options": [list(pair) for pair in a.options]}
+                    {
+                        "name": a.name,
+                        "command": a.command,
+                        "options": [list(pair) for pair in a.options],
+                        "named_by": a.named_by,
+                    }
                     for a in c.attacks
                 ],
             }
@@ -1035,7 +1041,9 @@ def load(data: Mapping[str, Any]) -> Encounter:
                 "position": _square(raw.get("position")),
                 # Fights stored before combatants carried attacks have none.
                 "attacks": tuple(
-                    StoredAttack(a["name"], a["command"], tuple((str(k), v) for k, v in a["options"]))
+                    StoredAttack(
+                        a["name"], a["command"], tuple((str(k), v) for k, v in a["options"]), a.get("named_by", "name")
+                    )
                     for a in raw.get("attacks", ())
                 ),
             }

@@ -218,7 +218,7 @@ def aliens_attacks(text: str) -> tuple[StoredAttack, ...]:
             options = (("damage", ALIEN_MELEE_DAMAGE[last.casefold()]),)
         else:
             raise AttackNotationError(text, where, f"Unexpected {last!r}", ALIENS_HINT)
-        read.append((offset, StoredAttack(name, "aliens melee", options)))
+        read.append((offset, StoredAttack(name, "aliens melee", options, named_by="attacker")))
     return _unique(text, read)
 
 

@@ -63,7 +63,7 @@ def test_a_star_frontiers_attack_that_does_not_read_is_refused(text: str) -> Non
 
 def test_an_aliens_melee_attack_is_its_damage_or_an_aliens_default() -> None:
     [bite, tail] = stored.read_attacks("aliensrl", "bite 7; tail spike warrior")
-    assert bite == StoredAttack("bite", "aliens melee", (("damage", 7),))
+    assert bite == StoredAttack("bite", "aliens melee", (("damage", 7),), named_by="attacker")
     assert tail.name == "tail spike" and tail.typed == {"damage": 5}
     with pytest.raises(AttackNotationError):
         stored.read_attacks("aliensrl", "bite hard")

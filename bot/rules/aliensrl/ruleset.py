@@ -98,7 +98,7 @@ def sheet_attacks(sheet: Any, character_id: int) -> tuple[fight.StoredAttack, ..
     """A character's attacks in a fight: a shot with each weapon it carries (the map gives the aim)."""
     assert isinstance(sheet, AliensSheet)
     return tuple(
-        fight.StoredAttack(w.name, "aliens fire", (("character", f"#{character_id}"), ("weapon", w.name)))
+        fight.StoredAttack(w.name, "aliens fire", (("character", f"#{character_id}"), ("weapon", w.name)), named_by="")
         for w in sheet.weapons
     )
 

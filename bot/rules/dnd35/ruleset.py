@@ -148,8 +148,8 @@ def sheet_attacks(sheet: Any, character_id: int) -> tuple[fight.StoredAttack, ..
     attacks: list[fight.StoredAttack] = []
     for weapon in sheet.weapons:
         options = (("character", f"#{character_id}"), ("weapon", weapon.name))
-        attacks.append(fight.StoredAttack(weapon.name, "dnd attack", options))
-        attacks.append(fight.StoredAttack(f"{weapon.name} (full attack)", "dnd full-attack", options))
+        attacks.append(fight.StoredAttack(weapon.name, "dnd attack", options, named_by=""))
+        attacks.append(fight.StoredAttack(f"{weapon.name} (full attack)", "dnd full-attack", options, named_by=""))
     return tuple(attacks)
 
 

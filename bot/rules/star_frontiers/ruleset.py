@@ -119,7 +119,7 @@ def sheet_attacks(sheet: Any, character_id: int) -> tuple[fight.StoredAttack, ..
         except AttackError:
             continue  # a weapon that cannot be used as it stands is not offered
         options = (("character", f"#{character_id}"), ("weapon", weapon.name))
-        attacks.append(fight.StoredAttack(weapon.name, "sf melee" if melee else "sf shoot", options))
+        attacks.append(fight.StoredAttack(weapon.name, "sf melee" if melee else "sf shoot", options, named_by=""))
     return tuple(attacks)
 
 
