@@ -44,7 +44,7 @@ from bot.ui.embeds import clip, fit
 from cogs._audience import is_game_master, viewer
 from cogs._buttons import NOT_FOUND, OnRoll, Pressed
 from cogs._replay import replay as run_roll
-from cogs._replay import without
+from cogs._replay import roll_command, without
 from cogs._shared import STRIKE, Drawn, Interaction, Rolled, character_choices, draw, find, guild_of, log_drawn, stamp
 
 log = logging.getLogger(__name__)
@@ -444,6 +444,18 @@ async def fighting_attacks(
     return stored.attacks_of(encounter.ruleset, who, sheet)
 
 
+def turn_to(encounter: Encounter, attacker: Combatant, target: Combatant) -> list[Combatant]:
+    """Whom a full attack turns to when its target drops: the next living foes after the target, in turn order.
+
+    A default (the SRD lets each attack of a full attack pick its foe): at most 4, and none whose hit points the
+    game master keeps (they would be in the roll's input).
+    """
+    at = next(i for i, c in enumerate(encounter.combatants) if c.number == target.number)
+    ring = [*encounter.combatants[at + 1 :], *encounter.combatants[:at]]
+    foes = [c for c in ring if c.side is not attacker.side and c.number != attacker.number and not c.hidden]
+    return [c for c in foes if rules.can_act(encounter.ruleset, c)][:4]
+
+
 def attack_buttons(encounter: Encounter, combatant: Combatant, attacks: Sequence[StoredAttack]) -> list[AttackButton]:
     """The buttons of a combatant's attacks (at most 5: one row), labelled "Goblin 1: greatclub".
 
@@ -497,6 +509,11 @@ async def roll_stored(
         options["hidden"] = True
     if distance is not None:
         options["distance"] = distance
+    command = roll_command(bot.tree, chosen.command)
+    turns = command is not None and any(p.display_name == "then" for p in command.parameters)
+    # A full attack turns to the next foes in turn order when its target drops (SRD, Full Attack).
+    if turns and (then := turn_to(encounter, who, struck)):
+        options["then"] = ", ".join(c.name for c in then)
     await run_roll(interaction, chosen.command, options)
     return encounter, who, attacks
 

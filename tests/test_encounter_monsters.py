@@ -185,3 +185,41 @@ async def test_a_dnd_miss_on_a_quick_creature_names_it(local: LocalDiscord, data
     assert saved.embed["title"] == "Setting saved", saved.embed
     miss = await local.command("dnd attack", {"target": "Lira", "attack_bonus": 2, "damage": "1d6", "name": "Ogre"})
     assert "Lira" in text(miss.embed) and "Ogre" in text(miss.embed), miss.embed
+
+
+async def test_a_full_attack_turns_to_the_next_foe_when_its_target_drops(
+    local: LocalDiscord, database: Database
+) -> None:
+    await ogre_fight(local, "greatclub +8/+3 2d8+7")
+    ok(await local.command("encounter hp", {"combatant": "Lira", "amount": "=5"}))
+    # +8: d20 10 = 18 hits Lira's AC 14, 2d8 1 1 + 7 = 9: Lira 5 → -4, dying. +3: d20 10 = 13 hits Bram's AC 12
+    # (Lira's 14 it would miss), 2d8 2 2 + 7 = 11: Bram 12 → 1.
+    local.bot.dice = ScriptedDice([10, 1, 1, 10, 2, 2])
+    attack = await local.command("encounter attack", {"attacker": "Ogre", "target": "Lira"})
+    assert attack.embed["color"] != 0xE74C3C, attack.embed
+    said = text(attack.embed)
+    assert "at Lira" in said and "at Bram" in said, said
+    assert state(await stored(database)) == [("Ogre", 30), ("Lira", -4), ("Bram", 1)]
+    [roll] = await logged(database)
+    assert roll.command == "dnd full-attack" and roll.inputs["then"] == "Bram", roll.inputs
+    ok(await local.command("encounter undo"))  # one change
+    assert state(await stored(database)) == [("Ogre", 30), ("Lira", 5), ("Bram", 12)]
+
+
+async def test_a_full_attack_whose_target_stands_stays_on_it(local: LocalDiscord, database: Database) -> None:
+    await ogre_fight(local, "greatclub +8/+3 2d8+7")
+    local.bot.dice = ScriptedDice([10, 1, 1, 10, 2, 2])  # Lira 12 → 3 (standing), then 13 misses her AC 14
+    attack = await local.command("encounter attack", {"attacker": "Ogre", "target": "Lira"})
+    assert "Bram" not in text(attack.embed), attack.embed
+    assert state(await stored(database)) == [("Ogre", 30), ("Lira", 3), ("Bram", 12)]
+
+
+async def test_then_names_only_combatants_of_the_fight(local: LocalDiscord, database: Database) -> None:
+    await ogre_fight(local)
+    options = {"attack_bonus": "+8/+3", "damage": "2d8+7", "name": "Ogre", "target": "Lira"}
+    refused = await local.command("dnd full-attack", {**options, "then": "Nobody"})
+    assert refused.ephemeral, refused.embed
+    twice = await local.command("dnd full-attack", {**options, "then": "Bram, lira"})
+    assert twice.ephemeral and "twice" in twice.embed["description"], twice.embed
+    outside = await local.command("dnd full-attack", {**options, "target": None, "target_ac": 12, "then": "Bram"})
+    assert outside.ephemeral, outside.embed

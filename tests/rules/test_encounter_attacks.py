@@ -10,11 +10,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bot.errors import UserError
+from bot.rules import dnd35 as dnd
 from bot.rules import encounter as enc
 from bot.rules import encounter_attacks as stored
 from bot.rules.encounter import Condition, EncounterError, Side, StoredAttack
 from bot.rules.encounter_attacks import AttackNotationError
-from tests.dice_sources import NoDice
+from tests.dice_sources import NoDice, ScriptedDice
 
 
 def test_a_dnd_attack_reads_as_a_stat_block_prints_it() -> None:
@@ -125,3 +126,31 @@ def test_an_attack_is_chosen_by_name_else_the_first() -> None:
         stored.choose(creature, creature.attacks, "axe")
     with pytest.raises(EncounterError, match="carries no attacks"):
         stored.choose(creature, (), None)
+
+
+def full_attack_at(ac: int) -> tuple[dnd.Attack, ...]:
+    target = dnd.target_ac(ac)
+    return tuple(dnd.quick_full_attack((8, 3), dnd.parse_damage("2d8+7"), target, dnd.NO_SITUATION, crit="20/x2"))
+
+
+def test_a_full_attack_turns_when_the_damage_drops_its_target_below_0() -> None:
+    # +8: 10 + 8 = 18 hits AC 14 for 1 + 1 + 7 = 9 (5 hp → -4: dying); +3 then goes to the next target: 13 vs 12.
+    full = dnd.resolve_turning((full_attack_at(14), full_attack_at(12)), (5, 12), ScriptedDice([10, 1, 1, 10, 2, 2]))
+    assert [r.attack.target.ac for r in full.results] == [14, 12]
+    assert [r.hit for r in full.results] == [True, True]
+    assert dnd.turned(full.results, (5, 12)) == (0, 1)
+
+
+def test_a_full_attack_stays_on_a_target_left_standing_or_disabled() -> None:
+    # 9 damage leaves 9 hp at 0 (disabled, still standing): the second attack stays, and 13 misses AC 14.
+    full = dnd.resolve_turning((full_attack_at(14), full_attack_at(12)), (9, 12), ScriptedDice([10, 1, 1, 10]))
+    assert [r.attack.target.ac for r in full.results] == [14, 14]
+    assert [r.hit for r in full.results] == [True, False]
+    assert dnd.turned(full.results, (9, 12)) == (0, 0)
+
+
+def test_a_full_attack_stays_on_its_last_target() -> None:
+    full = dnd.resolve_turning((full_attack_at(10),), (1,), ScriptedDice([10, 1, 1, 10, 1, 1]))
+    assert dnd.turned(full.results, (1,)) == (0, 0)
+    with pytest.raises(dnd.AttackError):
+        dnd.resolve_turning((full_attack_at(10), full_attack_at(10)[:1]), (1, 1), NoDice())
