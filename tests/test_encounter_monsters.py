@@ -11,7 +11,7 @@ from bot.local.driver import LocalDiscord
 from tests.conftest import MANAGER_PERMISSIONS
 from tests.dice_sources import ScriptedDice
 from tests.helpers import logged
-from tests.test_encounter import ok, state, stored
+from tests.test_encounter import character, ok, state, stored
 
 pytestmark = pytest.mark.usefixtures("full_answers")
 
@@ -223,3 +223,40 @@ async def test_then_names_only_combatants_of_the_fight(local: LocalDiscord, data
     assert twice.ephemeral and "twice" in twice.embed["description"], twice.embed
     outside = await local.command("dnd full-attack", {**options, "target": None, "target_ac": 12, "then": "Bram"})
     assert outside.ephemeral, outside.embed
+
+
+async def test_a_player_attacks_with_their_own_characters_weapon(local: LocalDiscord, database: Database) -> None:
+    player = local.as_user(PLAYER)
+    ok(await local.command("encounter start", {"ruleset": "dnd35", "name": "Cave"}))
+    await character(local, player, "dnd35", "Aria", strength=16, hit_points=12, max_hit_points=12, bab=6)
+    ok(await local.command("character weapon add", {"character": "Aria", "name": "longsword"}, actor=player))
+    ok(await local.command("encounter join", {}, actor=player))
+    ok(await local.command("encounter add", {"name": "Goblin", "hp": 6, "ac": 15}))
+    choices = await local.autocomplete("encounter attack", {"attacker": "Aria", "attack": ""}, "attack", actor=player)
+    names = [c["name"] for c in choices.response["data"]["choices"]]
+    assert names == ["longsword", "longsword (full attack)"], names
+    local.bot.dice = ScriptedDice([15, 8])  # 15 + 9 = 24 vs AC 15; 1d8 8 + 3 = 11
+    attack = await local.command("encounter attack", {"attacker": "Aria", "target": "Goblin"}, actor=player)
+    assert attack.embed["color"] != 0xE74C3C, attack.embed
+    assert ("Goblin", -5) in state(await stored(database))
+    [roll] = [r for r in await logged(database) if r.command == "dnd attack"]
+    assert roll.inputs == {"character": "#1", "weapon": "longsword", "target": "Goblin"}, roll.inputs
+
+
+async def test_star_frontiers_stored_attacks_shoot_at_a_band_and_strike_in_melee(
+    local: LocalDiscord, database: Database
+) -> None:
+    ok(await local.command("encounter start", {"ruleset": "sf", "name": "Port Loren"}))
+    ok(await local.command("encounter add", {"name": "Kel", "hp": 40, "rs": 50, "side": "party"}))
+    attacks = "laser rifle rw60/2 3d10 laser; claws mw55/1 2d10"
+    ok(await local.command("encounter add", {"name": "Sathar", "hp": 30, "rs": 40, "attacks": attacks}))
+    needs = await local.command("encounter attack", {"attacker": "Sathar", "target": "Kel"})
+    assert needs.ephemeral and "distance" in needs.embed["description"], needs.embed
+    local.bot.dice = ScriptedDice([30, 5, 5, 5])  # a hit; 3d10 = 15
+    shot = await local.command("encounter attack", {"attacker": "Sathar", "target": "Kel", "distance": "short"})
+    assert shot.embed["title"] == "Sathar shoots Kel", shot.embed
+    assert ("Kel", 25) in state(await stored(database))
+    local.bot.dice = ScriptedDice([30, 4, 4])  # a hit; 2d10 = 8
+    claws = await local.command("encounter attack", {"attacker": "Sathar", "attack": "claws", "target": "Kel"})
+    assert claws.embed["title"] == "Sathar attacks Kel in melee", claws.embed
+    assert ("Kel", 17) in state(await stored(database))
