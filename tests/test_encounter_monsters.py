@@ -12,6 +12,8 @@ from tests.conftest import MANAGER_PERMISSIONS
 from tests.dice_sources import ScriptedDice
 from tests.helpers import logged
 from tests.test_encounter import character, ok, state, stored
+from tests.test_fight_audience import gm_copy
+from tests.test_hidden import set_gm_channel
 
 pytestmark = pytest.mark.usefixtures("full_answers")
 
@@ -260,3 +262,16 @@ async def test_star_frontiers_stored_attacks_shoot_at_a_band_and_strike_in_melee
     claws = await local.command("encounter attack", {"attacker": "Sathar", "attack": "claws", "target": "Kel"})
     assert claws.embed["title"] == "Sathar attacks Kel in melee", claws.embed
     assert ("Kel", 17) in state(await stored(database))
+
+
+async def test_a_hidden_stored_attack_goes_to_the_gm_channel_and_waits_for_its_hand(
+    local: LocalDiscord, database: Database
+) -> None:
+    await set_gm_channel(local)
+    await ogre_fight(local)
+    local.bot.dice = ScriptedDice([19, 4, 5])  # 19 + 8 = 27 hits Lira; 2d8 4 5 + 7 = 16
+    attack = await local.command("encounter attack", {"attacker": "Ogre", "target": "Lira", "hidden": True})
+    assert "16" not in str(attack.messages[0]) and "greatclub" not in str(attack.messages[0]), attack.messages
+    assert ("Lira", 12) in state(await stored(database))  # the hit waits for the game master's Apply button
+    copy = gm_copy(local)
+    assert "Apply the hit to Lira" in str(copy.get("components")), copy
