@@ -275,3 +275,16 @@ async def test_a_hidden_stored_attack_goes_to_the_gm_channel_and_waits_for_its_h
     assert ("Lira", 12) in state(await stored(database))  # the hit waits for the game master's Apply button
     copy = gm_copy(local)
     assert "Apply the hit to Lira" in str(copy.get("components")), copy
+
+
+async def test_the_short_answer_of_a_turned_full_attack_names_each_target(
+    local: LocalDiscord, database: Database
+) -> None:
+    await ogre_fight(local, "greatclub +8/+3 2d8+7")
+    moderator = local.as_user("200000000000000099", permissions=MANAGER_PERMISSIONS)
+    ok(await local.command("settings set", {"setting": "rolls.answers", "value": "compact"}, actor=moderator))
+    ok(await local.command("encounter hp", {"combatant": "Lira", "amount": "=5"}))
+    local.bot.dice = ScriptedDice([10, 1, 1, 10, 2, 2])
+    attack = await local.command("encounter attack", {"attacker": "Ogre", "target": "Lira"})
+    lines = attack.embed["description"].splitlines()
+    assert "vs Lira's flat-footed AC 14" in lines[1] and "vs Bram's flat-footed AC 12" in lines[2], lines
