@@ -807,7 +807,7 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
             side: Which side it fights on (default: foes)
             hidden: Hide its hit points from players (default: as the encounter was started)
             improved_initiative: D&D: it has the Improved Initiative feat (+4)
-            attacks: Its attacks: greatclub +8 2d8+7 x3; claws mw55/1 2d10 (SF); bite 5 (AliensRL). ; between
+            attacks: Its attacks, ; between: greatclub +8 2d8+7 x3 (D&D), claws mw55/1 2d10 (SF), bite 5 (AliensRL)
         """
         if (name is None) == (character is None):
             raise UserError("Give a quick creature's `name` and `hp`, or a `character`, one of the two.")
