@@ -271,13 +271,14 @@ class Creature:
         """Its name in an answer, which tells the audience policy what the answer may show of it.
 
         A character's: whether its numbers are a game master's secret. A combatant's, a quick creature's too,
-        whether the fight keeps its hit points from the players. None for a quick creature with nothing to keep.
+        whether the fight keeps its hit points from the players; a quick creature's name is said in the answer
+        (a miss too) even when it keeps nothing. None only without a character or a combatant.
         """
         hidden_hp = self.combatant is not None and self.combatant.hidden
         if self.record is not None:
             return Defender(self.name, self.record.secret, self.record.owner_id, hidden_hp=hidden_hp)
-        if hidden_hp and self.combatant is not None:
-            return Defender(self.name, owner_id=self.combatant.owner_id, hidden_hp=True)
+        if self.combatant is not None:
+            return Defender(self.name, owner_id=self.combatant.owner_id, hidden_hp=hidden_hp)
         return None
 
     @property

@@ -15,6 +15,7 @@ from bot.rules import encounter as encounter_rules
 from bot.rules.aliensrl import replay
 from bot.rules.aliensrl.ruleset import ALIENSRL, Readings, shot_luck
 from bot.rules.encounter import Combatant, Encounter, EncounterError, Hit
+from bot.rules.encounter_attacks import able_to_attack
 from bot.rules.sheets.aliensrl import AliensSheet
 from bot.rules.sheets.aliensrl import Weapon as AliensWeapon
 from bot.ui.aliensrl import melee_answer, odds_embed, shot_answer, skill_text
@@ -89,13 +90,13 @@ class FireOptions(Hidden, FireOdds):
 
 
 @dataclass(frozen=True, kw_only=True)
-class MeleeOptions(Shown):
+class MeleeOptions(Hidden, Shown):
     """The options of `/aliens melee`."""
 
     attacker: str = option(
-        "The alien (its damage is a proposed default of 5 until a table corrects it)",
+        "The alien (worker, warrior, hunter: 5 damage, a proposed default) or a combatant of this fight",
         "warrior",
-        choices=MELEE_ATTACKERS,
+        high=40,
     )
     damage: int | None = option("The damage of this attack instead of the alien's default", None, low=0, high=10000)
     target: str | None = option("A combatant of this channel's fight: the damage is taken off it", None, high=40)
@@ -248,20 +249,42 @@ class Aliens(commands.GroupCog, group_name="aliens", group_description="AliensRL
         await pipeline.odds(self.bot, interaction, options, self.plan_shot)
 
     async def plan_melee(self, reading: Reading, options: MeleeOptions) -> Plan[rules.Melee, rules.Melee]:
-        """A melee attack: no dice (it always hits), so its result is planned whole; at a combatant, its damage."""
-        result = rules.melee(options.attacker, options.damage)
+        """A melee attack: no dice (it always hits), so its result is planned whole; at a combatant, its damage.
+
+        The attacker is an alien kind, or a combatant of this channel's fight (answered under its name; the dead
+        and the helpless do not attack), whose damage is the warrior's unless `damage` says.
+        """
+        kind = " ".join(options.attacker.split()).casefold()
+        if kind in rules.ALIEN_MELEE_DAMAGE:
+            result = rules.melee(kind, options.damage)
+        else:
+            found = await reading.combatant(options.attacker, RULESET)
+            if found is None:
+                raise UserError(
+                    f"`attacker` is an alien ({', '.join(rules.ALIEN_MELEE_DAMAGE)}) or a combatant of this channel's "
+                    f"AliensRL fight, and there is none called **{clip(options.attacker, 40)}**.",
+                    title="Who attacks?",
+                )
+            fight, biter = found
+            able_to_attack(fight, biter)
+            result = rules.melee(biter.name, options.damage, kind="warrior")
         bitten = (await _fight(reading, options))[1] if options.target is not None else None
         return Plan(
             None,
             result,
             RULESET,
-            answer=melee_answer,
+            answer=lambda melee: melee_answer(melee, target=bitten.name if bitten is not None else None),
             luck=lambda drawn: None,
             logged=lambda melee: {"attacker": options.attacker, "damage": melee.damage},
             strikes=Strikes(bitten.name, _bite) if bitten is not None else None,
         )
 
-    @app_commands.autocomplete(target=fighters)
+    async def biters(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
+        """The alien kinds, then the combatants of this channel's fight."""
+        kinds = [c for c in MELEE_ATTACKERS if current.casefold() in c.value]
+        return (kinds + await combatant_choices(self.bot, interaction, current))[:25]
+
+    @app_commands.autocomplete(target=fighters, attacker=biters)
     @slash("melee", MeleeOptions, extras=ROLLS)
     async def melee(self, interaction: Interaction, options: MeleeOptions) -> None:
         """A melee attack: it always hits; shows the damage (and takes it off a combatant named as target)."""

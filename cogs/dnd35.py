@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from fractions import Fraction
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 from discord import app_commands
 from discord.ext import commands
@@ -43,6 +43,7 @@ from cogs._shared import (
 R = TypeVar("R")  # the rules core's result
 
 RULESET = "dnd35"
+MAX_THEN = 8  # combatants a full attack may turn to (`then`)
 TITLE = "D&D 3.5"
 QUICK = ("attack_bonus", "damage", "crit")  # the options that make an attack quick mode
 QUICK_NEEDS = "Quick mode needs `attack_bonus` and `damage` (e.g. 1d8+4); `crit` defaults to 20/x2."
@@ -185,8 +186,30 @@ class QuickFull:
     )
 
 
+class Turn(NamedTuple):
+    """A target a full attack may turn to: its name in the fight, its name in the answer, its defense, its hp."""
+
+    name: str
+    defender: Defender | None
+    target: dnd.Target
+    hp: int
+
+
 @dataclass(frozen=True, kw_only=True)
-class FullAttackOptions(Hidden, Shown, Named, QuickFull, Moment, OffHand, Attacker, Against):
+class Then:
+    """Where a full attack turns when its target drops (SRD, Full Attack: each attack may be at another foe)."""
+
+    then: str | None = option(
+        "Combatants to turn to, in order, when the target drops: Goblin 2, Goblin 3", None, high=100
+    )
+
+    def named(self) -> list[str]:
+        """The combatants named, in order."""
+        return [" ".join(n.split()) for n in (self.then or "").split(",") if n.strip()]
+
+
+@dataclass(frozen=True, kw_only=True)
+class FullAttackOptions(Then, Hidden, Shown, Named, QuickFull, Moment, OffHand, Attacker, Against):
     """The options of `/dnd full-attack`."""
 
     def quick(self) -> bool:
@@ -357,23 +380,30 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
         )
         target, defending, fighting, defender, situation = await self.target(reading, options, options.dr, situation)
         name, character_id = options.attacker(reading.user_name, quick=quick), None
+        build: Callable[[dnd.Target], tuple[dnd.Attack, ...]]
         if attacking is None:
             assert options.attack_bonus is not None and options.damage is not None  # quick() makes sure
+            bonuses, damage = options.attack_bonus, options.damage
             weapon = str(options.damage)
-            attacks = dnd.quick_full_attack(
-                options.attack_bonus, options.damage, target, situation, crit=options.crit or "20/x2"
-            )
+
+            def build(at: dnd.Target) -> tuple[dnd.Attack, ...]:
+                return tuple(dnd.quick_full_attack(bonuses, damage, at, situation, crit=options.crit or "20/x2"))
+
         else:
             record, sheet, weapon = attacking
             name, character_id = record.name, record.id
-            attacks = dnd.full_attack(
-                sheet,
-                weapon,
-                target,
-                _monk(sheet, weapon, situation),
-                off_hand_weapon=options.off_hand_weapon,
-                variants=variants,
-            )
+
+            def build(at: dnd.Target) -> tuple[dnd.Attack, ...]:
+                monk = _monk(sheet, weapon, situation)
+                return tuple(
+                    dnd.full_attack(sheet, weapon, at, monk, off_hand_weapon=options.off_hand_weapon, variants=variants)
+                )
+
+        attacks = build(target)
+        turns = await self.turns(reading, options, situation, fighting)
+        then = tuple(build(turn.target) for turn in turns[1:])
+        hit_points = tuple(turn.hp for turn in turns) if then else ()
+        names = [defender, *(turn.defender for turn in turns[1:])]
         chances = dnd.odds_for(attacks, variants=variants)  # one work budget for the whole command
         expected = sum((c.expected_damage for c in chances), start=Fraction(0))
         exact = all(c.approximation is None or c.approximation.expected_exact for c in chances)
@@ -384,18 +414,52 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
                 luck.add(counted, attack_luck(result, odds))
             return counted
 
+        def at(full: dnd.FullAttackResult) -> list[Defender | None] | None:
+            return [names[t] for t in dnd.turned(full.results, hit_points)] if then else None
+
         return Plan(
             replay.DND_FULL_ATTACK,
-            replay.DndFullAttackRoll(attacks, variants),
+            replay.DndFullAttackRoll(attacks, variants, then, hit_points),
             RULESET,
             answer=lambda full: full_attack_answer(
-                full, expected, attacker=name, weapon=weapon, exact=exact, defender=defender
+                full, expected, attacker=name, weapon=weapon, exact=exact, defender=defender, at=at(full)
             ),
             luck=tally,
             character_id=character_id,
             hurts=Hurts(defending.id, defending.name, lambda full: full.total_damage) if defending else None,
-            strikes=_strikes(fighting, lambda full: full.total_damage),
+            strikes=_turning(turns) if then else _strikes(fighting, lambda full: full.total_damage),
         )
+
+    async def turns(
+        self, reading: Reading, options: FullAttackOptions, situation: dnd.Situation, fighting: str | None
+    ) -> list[Turn]:
+        """The targets a full attack may turn to (`then`), the target itself first; empty without `then`.
+
+        Each is a combatant of this channel's fight, read as any defender is (`defense`); a game master's secret
+        character cannot be one (its numbers would show in the channel).
+        """
+        named = options.named()
+        if not named:
+            return []
+        if fighting is None:
+            raise UserError("`then` names combatants to turn to: the `target` must be a combatant of this fight too.")
+        if len(named) > MAX_THEN:
+            raise UserError(f"`then` names at most {MAX_THEN} combatants.")
+        found: list[Turn] = []
+        for text in [fighting, *named]:
+            creature = await reading.creature(text, RULESET, TITLE)
+            if creature.combatant is None:
+                raise UserError(f"**{creature.name}** is not a combatant of this fight, so `then` cannot name it.")
+            if hides(creature.named) or (found and creature.combatant.hidden):
+                # Its hit points would be in the roll's input, which a fair log reveals.
+                raise UserError(f"**{creature.name}**'s numbers are the game master's: `then` cannot name it.")
+            if any(creature.combatant.name == turn.name for turn in found):
+                raise UserError(f"**{creature.name}** is named twice among the full attack's targets.")
+            # Each target's own conditions change its AC form, as the first target's do (§14).
+            turned = replace(situation, defender=conditions.bearer(creature.name, creature.conditions))
+            at = defense(creature, options, options.dr, turned)
+            found.append(Turn(creature.combatant.name, creature.named, at, creature.combatant.hp))
+        return found
 
     # -- commands ----------------------------------------------------------------------------------------
     @app_commands.autocomplete(weapon=weapons, character=characters, target=anyones)
@@ -493,6 +557,26 @@ def _strikes(fighting: str | None, damage: Callable[[R], int]) -> Strikes[R] | N
     if fighting is None:
         return None
     return Strikes(fighting, lambda result: Hit(damage(result)) if damage(result) > 0 else None)
+
+
+def _turning(turns: list[Turn]) -> Strikes[dnd.FullAttackResult]:
+    """A full attack that turned (`then`): each target takes the damage of the attacks made at it, one change."""
+    hit_points = [turn.hp for turn in turns]
+
+    def dealt(full: dnd.FullAttackResult) -> list[int]:
+        damage = [0] * len(turns)
+        for result, at in zip(full.results, dnd.turned(full.results, hit_points), strict=True):
+            damage[at] += result.damage if result.hit else 0
+        return damage
+
+    def first(full: dnd.FullAttackResult) -> Hit | None:
+        damage = dealt(full)[0]
+        return Hit(damage) if damage > 0 else None
+
+    def others(full: dnd.FullAttackResult) -> list[tuple[str, Hit]]:
+        return [(turn.name, Hit(d)) for turn, d in zip(turns[1:], dealt(full)[1:], strict=True) if d > 0]
+
+    return Strikes(turns[0].name, first, others)
 
 
 def _monk(sheet: DndSheet, weapon: str, situation: dnd.Situation) -> dnd.Situation:

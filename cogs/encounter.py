@@ -31,10 +31,11 @@ from bot.db.encounters import EncounterRecord, EncounterRepository
 from bot.db.rolls import LoggedRoll, RollRepository
 from bot.errors import UserError
 from bot.rules import encounter as rules
+from bot.rules import encounter_attacks as stored
 from bot.rules import health as health_input
 from bot.rules import replay, rulesets
 from bot.rules.audience import ANYONE, Viewer, Visibility, applies_hit
-from bot.rules.encounter import Combatant, Encounter, EncounterError, Hit, Side
+from bot.rules.encounter import Combatant, Encounter, EncounterError, Hit, Side, StoredAttack
 from bot.rules.names import name_key
 from bot.rules.rulesets import Quick
 from bot.ui import encounter as ui
@@ -42,7 +43,8 @@ from bot.ui import map as map_ui
 from bot.ui.embeds import clip, fit
 from cogs._audience import is_game_master, viewer
 from cogs._buttons import NOT_FOUND, OnRoll, Pressed
-from cogs._replay import without
+from cogs._replay import replay as run_roll
+from cogs._replay import roll_command, without
 from cogs._shared import STRIKE, Drawn, Interaction, Rolled, character_choices, draw, find, guild_of, log_drawn, stamp
 
 log = logging.getLogger(__name__)
@@ -421,6 +423,134 @@ class ApplyHits(OnRoll, template=r"strike:(?P<interaction_id>[0-9]+)"):
         await refresh_tracker(bot, roll.guild_id, roll.channel_id)
 
 
+def default_target(encounter: Encounter, attacker: Combatant) -> Combatant | None:
+    """Whom an attack strikes when no target is named: the next living foe after the attacker in turn order.
+
+    A default: the table names another with `/encounter attack target:`.
+    """
+    at = next(i for i, c in enumerate(encounter.combatants) if c.number == attacker.number)
+    ring = [*encounter.combatants[at + 1 :], *encounter.combatants[:at]]
+    return next((c for c in ring if c.side is not attacker.side and rules.can_act(encounter.ruleset, c)), None)
+
+
+async def fighting_attacks(
+    session: AsyncSession, guild_id: int, encounter: Encounter, who: Combatant
+) -> tuple[StoredAttack, ...]:
+    """A combatant's attacks: its stored ones, and a character's weapons read from its sheet."""
+    sheet = None
+    if who.character_id is not None:
+        record = await CharacterRepository(session).get(who.character_id, guild_id=guild_id)
+        sheet = record.sheet if record is not None and record.ruleset.key == encounter.ruleset else None
+    return stored.attacks_of(encounter.ruleset, who, sheet)
+
+
+def turn_to(encounter: Encounter, attacker: Combatant, target: Combatant) -> list[Combatant]:
+    """Whom a full attack turns to when its target drops: the next living foes after the target, in turn order.
+
+    A default (the SRD lets each attack of a full attack pick its foe): at most 4, and none whose hit points the
+    game master keeps (they would be in the roll's input).
+    """
+    at = next(i for i, c in enumerate(encounter.combatants) if c.number == target.number)
+    ring = [*encounter.combatants[at + 1 :], *encounter.combatants[:at]]
+    foes = [c for c in ring if c.side is not attacker.side and c.number != attacker.number and not c.hidden]
+    return [c for c in foes if rules.can_act(encounter.ruleset, c)][:4]
+
+
+def attack_buttons(encounter: Encounter, combatant: Combatant, attacks: Sequence[StoredAttack]) -> list[AttackButton]:
+    """The buttons of a combatant's attacks (at most 5: one row), labelled "Goblin 1: greatclub".
+
+    Each rolls that attack at the next foe in order (`default_target`) as `/encounter attack` would. For a turn
+    message: under the turn of whoever has it. `/encounter attack` shows them to its roller.
+    """
+    return [
+        AttackButton(combatant.number, index, encounter.steps, f"{combatant.name}: {attack.name}")
+        for index, attack in enumerate(attacks[:5])
+    ]
+
+
+async def roll_stored(
+    interaction: Interaction,
+    *,
+    attacker: str | None,
+    target: str | None,
+    attack: str | None,
+    hidden: bool,
+    distance: str | None = None,
+) -> tuple[Encounter, Combatant, tuple[StoredAttack, ...]]:
+    """Roll a combatant's stored attack as its ruleset's own roll command (the one roll path, `cogs._replay`).
+
+    The attacker is `attacker` or whoever has the turn; who may: whoever runs the fight, or the attacker's owner.
+    The dead, the dying and the helpless are refused (`encounter_attacks.able_to_attack`). Its hit is applied
+    as any attack's on a combatant; the roll is logged as that command with these options.
+    """
+    bot = interaction.client
+    guild_id, channel_id = guild_of(interaction), channel_of(interaction)
+    asker = await viewer(bot, interaction)
+    async with bot.database.read() as session:
+        record = await EncounterRepository(session).current(guild_id=guild_id, channel_id=channel_id)
+        encounter = record.encounter
+        if attacker is not None:
+            who = rules.find(encounter, attacker)
+        elif encounter.current is not None:
+            who = encounter.current
+        else:
+            raise EncounterError("The fight has not begun: name the `attacker`, or roll initiative with Next.")
+        require_owner(asker, encounter, who, "attack with")
+        stored.able_to_attack(encounter, who)
+        attacks = await fighting_attacks(session, guild_id, encounter, who)
+        chosen = stored.choose(who, attacks, attack)
+    struck = rules.find(encounter, target) if target is not None else default_target(encounter, who)
+    if struck is None:
+        raise EncounterError(f"**{who.name}** has nobody of the other side left to attack: name a `target`.")
+    options: dict[str, Any] = {**chosen.typed, "target": struck.name}
+    if chosen.named_by:
+        options[chosen.named_by] = who.name  # a stored attack is quick mode, under the combatant's name
+    if hidden:
+        options["hidden"] = True
+    if distance is not None:
+        options["distance"] = distance
+    command = roll_command(bot.tree, chosen.command)
+    turns = command is not None and any(p.display_name == "then" for p in command.parameters)
+    # A full attack turns to the next foes in turn order when its target drops (SRD, Full Attack).
+    if turns and (then := turn_to(encounter, who, struck)):
+        options["then"] = ", ".join(c.name for c in then)
+    await run_roll(interaction, chosen.command, options)
+    return encounter, who, attacks
+
+
+class AttackButton(Pressed, template=r"encounter:attack:(?P<number>[0-9]+):(?P<index>[0-9]+):(?P<step>[0-9]+)"):
+    """One of a combatant's attacks as a button: rolls it at the next foe in order, as `/encounter attack`.
+
+    Who may press it, and whether the attacker can still attack, `roll_stored` asks; the step it was shown at only
+    tells the button apart from an older one's.
+    """
+
+    def __init__(self, number: int, index: int, step: int, label: str = "Attack") -> None:
+        super().__init__(
+            discord.ui.Button(
+                label=label[:80],
+                style=discord.ButtonStyle.secondary,
+                custom_id=f"encounter:attack:{number}:{index}:{step}",
+            )
+        )
+        self.number, self.index, self.step = number, index, step
+
+    async def press(self, interaction: Interaction) -> None:
+        """Roll the attack at the next foe in order."""
+        bot = interaction.client
+        async with bot.database.read() as session:
+            record = await EncounterRepository(session).current(
+                guild_id=guild_of(interaction), channel_id=channel_of(interaction)
+            )
+            who = rules.find(record.encounter, f"#{self.number}")
+            attacks = await fighting_attacks(session, guild_of(interaction), record.encounter, who)
+        if self.index >= len(attacks):
+            raise EncounterError(f"**{who.name}** no longer has that attack.", title="No such attack")
+        await roll_stored(
+            interaction, attacker=f"#{self.number}", target=None, attack=attacks[self.index].name, hidden=False
+        )
+
+
 @app_commands.guild_only()
 class Encounters(commands.GroupCog, group_name="encounter", group_description="A combat tracker for this channel"):
     """One encounter per channel: combatants, initiative, turns, health and conditions."""
@@ -687,6 +817,7 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
         improved_initiative: bool = False,
         rolled: app_commands.Range[int, -rules.MAX_GIVEN, rules.MAX_GIVEN] | None = None,
         group: bool | None = None,
+        attacks: app_commands.Range[str, 1, stored.MAX_TEXT] | None = None,
     ) -> None:
         """Add quick creatures or a character to the fight (whoever runs it; another's character: a game master).
 
@@ -706,9 +837,12 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
             improved_initiative: D&D: it has the Improved Initiative feat (+4)
             rolled: The initiative its player rolled with their own dice, its total: taken as given, not rolled
             group: Like creatures roll one initiative and act together (default: the encounter.groups setting)
+            attacks: Its attacks, ; between: greatclub +8 2d8+7 x3 (D&D), claws mw55/1 2d10 (SF), bite 5 (AliensRL)
         """
         if (name is None) == (character is None):
             raise UserError("Give a quick creature's `name` and `hp`, or a `character`, one of the two.")
+        if attacks is not None and character is not None:
+            raise UserError("A character's attacks are its weapons: `attacks` is for a quick creature.")
 
         asker = await viewer(self.bot, interaction)
         together = (await self.bot.server_settings(guild_of(interaction))).encounter_groups if group is None else group
@@ -750,6 +884,9 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
                     for each in rules.numbered(name, count, taken)
                 ]
                 entries = [_hidden(_owned(e, interaction.user.id, Side(side)), secret) for e in entries]
+                if attacks is not None:
+                    carried = stored.read_attacks(encounter.ruleset, attacks)
+                    entries = [dataclasses.replace(e, attacks=carried) for e in entries]
             entries = rules.with_given(encounter, entries, rolled)
             grouped = together and len(entries) > 1 and rules.rolls_each(encounter)
             after = rules.add(encounter, entries, dice, group=grouped)
@@ -840,6 +977,57 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
 
         after, note = await self.change(interaction, step)
         await self.answer(interaction, after, note)
+
+    async def attack_names(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
+        """The attacks of the attacker named (or of whoever has the turn) whose name contains what was typed."""
+        if interaction.guild_id is None or interaction.channel_id is None:
+            return []
+        async with self.bot.database.read() as session:
+            record = await EncounterRepository(session).get(
+                guild_id=interaction.guild_id, channel_id=interaction.channel_id
+            )
+            if record is None:
+                return []
+            named = getattr(interaction.namespace, "attacker", None)
+            try:
+                who = rules.find(record.encounter, named) if named else record.encounter.current
+            except EncounterError:
+                return []
+            if who is None:
+                return []
+            attacks = await fighting_attacks(session, interaction.guild_id, record.encounter, who)
+        typed = current.casefold()
+        return [app_commands.Choice(name=a.name, value=a.name) for a in attacks if typed in a.name.casefold()][:25]
+
+    @app_commands.command(name="attack")
+    @app_commands.autocomplete(target=combatants, attack=attack_names, attacker=combatants)
+    async def attack(
+        self,
+        interaction: Interaction,
+        target: app_commands.Range[str, 1, 40] | None = None,
+        attack: app_commands.Range[str, 1, 40] | None = None,
+        attacker: app_commands.Range[str, 1, 40] | None = None,
+        hidden: bool = False,
+        distance: app_commands.Range[str, 1, 20] | None = None,
+    ) -> None:
+        """Roll a combatant's stored attack (or a character's weapon) at a combatant; its hit is applied.
+
+        Args:
+            target: Who is attacked (default: the next foe in turn order who is not dead)
+            attack: Which of its attacks (default: its first)
+            attacker: Who attacks (default: whoever has the turn); a player may attack with their own
+            hidden: Send the result to the GM channel; this channel only sees that you rolled
+            distance: Star Frontiers shots: the range band (point blank, short, ...) or metres
+        """
+        encounter, who, attacks = await roll_stored(
+            interaction, attacker=attacker, target=target, attack=attack, hidden=hidden, distance=distance
+        )
+        if len(attacks) > 1:
+            view = discord.ui.View(timeout=None)
+            for button in attack_buttons(encounter, who, attacks):
+                view.add_item(button)
+            note = ui.change_embed(f"{who.name}'s attacks", "A button rolls it at the next foe in turn order.")
+            await interaction.followup.send(embed=note, view=view, ephemeral=True)
 
     @app_commands.command(name="move")
     @app_commands.autocomplete(combatant=combatants)
@@ -1048,4 +1236,4 @@ def _hidden(entry: Combatant, hidden: bool) -> Combatant:
 async def setup(bot: DiceBot) -> None:
     """Load the cog and its persistent Next button."""
     await bot.add_cog(Encounters(bot))
-    bot.add_dynamic_items(NextTurn, ApplyHits)
+    bot.add_dynamic_items(NextTurn, ApplyHits, AttackButton)

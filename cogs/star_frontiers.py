@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any, Literal, NamedTuple, TypeVar, get_args
@@ -16,7 +17,7 @@ from bot.rules import star_frontiers as sf
 from bot.rules.audience import public_hit_points, sees_hit_points
 from bot.rules.encounter import Hit
 from bot.rules.replay import Kind
-from bot.rules.sheets.star_frontiers import SfSheet
+from bot.rules.sheets.star_frontiers import Defense, SfSheet
 from bot.rules.star_frontiers import conditions as sf_conditions
 from bot.rules.star_frontiers import replay
 from bot.rules.star_frontiers.ruleset import STAR_FRONTIERS, attack_luck
@@ -217,10 +218,16 @@ class Gun:
     )
     character: str | None = option("Who shoots (default: your active Star Frontiers character)", None, high=40)
     target: str | None = option(
-        "A character here (its suits, screens and Stamina count), or what the target wears: albedo suit",
+        "A character here, or what it wears (albedo suit); a burst's other targets after ; (Kel; Sathar)",
         None,
-        high=40,
+        high=130,
     )
+
+    def aimed(self) -> tuple[str | None, list[str]]:
+        """The target, and a burst's other targets in this fight: `target` with `;` between them."""
+        first, *others = (self.target or "").split(";")
+        named = [" ".join(n.split()) for n in others if n.strip()]
+        return (" ".join(first.split()) or None) if self.target is not None else None, named
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -394,7 +401,7 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
             "`distance`."
         )
         quick = (options.score, options.skill, options.damage)
-        defender, target = await self.defender(reading, options.target)
+        defender, target = await self.defender(reading, options.aimed()[0])
         situation = replace(situation, prone_condition=target.prone())
         attack: sf.RangedAttack
         if quick_mode(quick, needed=quick, needs=needs, character=options.character, weapon=options.weapon):
@@ -432,7 +439,47 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
             attack = sf.ranged_attack(sheet, chosen, distance, situation, name=record.name, defender=defender)
             name, character_id = record.name, record.id
         inputs = replay.SfShot(attack, reading.settings.variants(STAR_FRONTIERS.key))
-        return self.plan(reading, replay.SF_SHOT, inputs, name, character_id, target)
+        others = await self.burst(reading, options, situation, target)
+        return self.plan(reading, replay.SF_SHOT, inputs, name, character_id, target, others)
+
+    async def burst(
+        self, reading: Reading, options: ShotOdds, situation: sf.RangedSituation, target: Target
+    ) -> tuple[tuple[str, frozenset[Defense]], ...]:
+        """A burst's other targets in this fight (`target` after `;`), each with its suits and screens (§6, §11).
+
+        A burst split between several targets hits each of them: with one of them a combatant, the others must be
+        named too, so that each takes its share (one change, which one undo takes back).
+        """
+        named = options.aimed()[1]
+        if not named:
+            # A roll (not its odds) at a combatant must say whom else the burst hits.
+            if situation.targets > 1 and target.fighting is not None and isinstance(options, ShootOptions):
+                raise UserError(
+                    f"A burst split between {situation.targets} targets hits each: name the other "
+                    f"{situation.targets - 1} in `target` after a `;` (`Sathar 1; Sathar 2`), so that the fight "
+                    "takes each one's share.",
+                    title="Which targets?",
+                )
+            return ()
+        if target.fighting is None:
+            raise UserError(
+                "After `;`, `target` names a burst's other targets in this fight: the first one must be too."
+            )
+        if len(named) != situation.targets - 1:
+            raise UserError(
+                f"`target` names {len(named)} other target(s) after `;`: a burst at {situation.targets} targets "
+                f"(`targets`) has {situation.targets - 1} besides the first.",
+                title="Which targets?",
+            )
+        others: list[tuple[str, frozenset[Defense]]] = []
+        for text in named:
+            found, other = await self.defender(reading, text)
+            if other.fighting is None:
+                raise UserError(f"**{clip(text, 40)}** is not a combatant of this channel's fight.", title="Who?")
+            if other.fighting in {target.fighting, *(n for n, _ in others)}:
+                raise UserError(f"**{other.fighting}** is named twice among the burst's targets.", title="Who?")
+            others.append((other.fighting, found.defenses))
+        return tuple(others)
 
     async def plan_melee(self, reading: Reading, options: MeleeOdds) -> Plan[replay.SfMelee, sf.AttackResult]:
         """A melee attack from quick-mode numbers or from a character."""
@@ -487,6 +534,7 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
         name: str,
         character_id: int | None,
         target: Target,
+        others: tuple[tuple[str, frozenset[Defense]], ...] = (),
     ) -> Plan[I, sf.AttackResult]:
         """Price an attack and say how it is shown, and what its hit does to its target: the same for both kinds.
 
@@ -524,7 +572,7 @@ class StarFrontiers(commands.GroupCog, group_name="sf", group_description="Star 
             odds_private=creature is not None and not public_hit_points(creature),
             character_id=character_id,
             hurts=Hurts(target.record.id, target.record.name, _dealt, secret) if target.record else None,
-            strikes=Strikes(target.fighting, _hit) if target.fighting is not None else None,
+            strikes=Strikes(target.fighting, _hit, _shares(others)) if target.fighting is not None else None,
         )
 
     async def defender(self, reading: Reading, text: str | None) -> tuple[sf.Defender, Target]:
@@ -593,6 +641,20 @@ def _hit(result: sf.AttackResult) -> Hit | None:
     knockout = result.knockout.turns if result.knockout is not None else None
     stun = result.stun.turns if result.stun is not None and result.stun.stunned else None
     return Hit(_taken(result), knockout_turns=knockout, stun_turns=stun)
+
+
+def _shares(
+    others: tuple[tuple[str, frozenset[Defense]], ...],
+) -> Callable[[sf.AttackResult], list[tuple[str, Hit]]] | None:
+    """A burst's hits on its other targets: each its share after its own defenses (`sf.burst_share`)."""
+    if not others:
+        return None
+
+    def hits(result: sf.AttackResult) -> list[tuple[str, Hit]]:
+        shares = [(name, sf.burst_share(result, defenses)) for name, defenses in others]
+        return [(name, Hit(share)) for name, share in shares if share > 0]
+
+    return hits
 
 
 def _race(text: str | None) -> Race | None:

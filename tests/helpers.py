@@ -312,6 +312,12 @@ def in_gm_channel(local: LocalDiscord) -> Actor:
     return Actor(user_id=MOD, guild_id=local.actor.guild_id, channel_id=GM_CHANNEL, permissions=MANAGER_PERMISSIONS)
 
 
+def gm_copy(local: LocalDiscord) -> dict[str, Any]:
+    """The GM channel's latest copy of a hidden roll, as the double holds it now."""
+    found = [m for m in local.double.messages.values() if m.get("channel_id") == GM_CHANNEL]
+    return max(found, key=lambda m: int(m["id"]))
+
+
 def gm_post(local: LocalDiscord) -> Captured:
     """The message the bot posted in the GM channel (it carries no interaction token)."""
     [posted] = [r for r in local.double.requests if r.method == "POST" and r.path == f"/channels/{GM_CHANNEL}/messages"]

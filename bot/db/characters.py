@@ -293,7 +293,8 @@ class CharacterRepository:
         )
         if shown_to is not None and not sees_numbers(shown_to, Creature(None, secret=True)):
             # The audience policy in SQL, for a viewer who sees nobody's secret but their own (not a game master),
-            # so that the limit counts only what they may see: tests/crossings/test_leaks.py checks it agrees with `may_see`.
+            # so that the limit counts only what they may see: tests/crossings/test_leaks.py checks it agrees
+            # with `may_see`.
             query = query.where((Character.secret.is_(False)) | (Character.owner_id == shown_to.user_id))
         if owner_id is not None:
             query = query.where(Character.owner_id == owner_id)

@@ -148,6 +148,26 @@ class SideInitiative:
 
 
 @dataclass(frozen=True, slots=True)
+class StoredAttack:
+    """An attack a combatant carries: the roll command it is rolled with and that command's options as typed.
+
+    Read from the notation a game master types on `/encounter add attacks:` (`bot.rules.encounter_attacks`),
+    rolled by `/encounter attack` as that very command (the one roll path, logged and replayed as it), with the
+    attacker's name and its target added.
+    """
+
+    name: str
+    command: str  # "dnd attack", "dnd full-attack", "sf shoot", "sf melee", "aliens melee"
+    options: tuple[tuple[str, str | int | bool], ...] = ()
+    named_by: str = "name"  # the command's option that names the attacker ("": its `character` option does)
+
+    @property
+    def typed(self) -> dict[str, str | int | bool]:
+        """The command's options, as a user would type them."""
+        return dict(self.options)
+
+
+@dataclass(frozen=True, slots=True)
 class Combatant:
     """Someone in the fight: a player's character or a game master's quick creature."""
 
@@ -170,6 +190,7 @@ class Combatant:
     given: int | None = None  # an initiative its player rolled with their own dice, for its next initiative roll
     readied: str | None = None  # a readied action's trigger, until it acts on it or its next turn begins
     count: int | None = None  # the initiative count it acts at since it delayed or took a readied action (SRD)
+    attacks: tuple[StoredAttack, ...] = ()  # a quick creature's attacks (a character's are its sheet's weapons)
 
     @property
     def standing(self) -> int | None:
@@ -1255,6 +1276,15 @@ def dump(encounter: Encounter) -> dict[str, Any]:
                 "stats": [list(pair) for pair in c.stats],
                 "initiative": _dump_check(c.initiative),
                 "conditions": [_fields(condition) for condition in c.conditions],
+                "attacks": [
+                    {
+                        "name": a.name,
+                        "command": a.command,
+                        "options": [list(pair) for pair in a.options],
+                        "named_by": a.named_by,
+                    }
+                    for a in c.attacks
+                ],
             }
             for c in encounter.combatants
         ],
@@ -1305,6 +1335,13 @@ def load(data: Mapping[str, Any]) -> Encounter:
                 "initiative": roll(raw["initiative"]),
                 "conditions": tuple(Condition(**c) for c in raw["conditions"]),
                 "position": _square(raw.get("position")),
+                # Fights stored before combatants carried attacks have none.
+                "attacks": tuple(
+                    StoredAttack(
+                        a["name"], a["command"], tuple((str(k), v) for k, v in a["options"]), a.get("named_by", "name")
+                    )
+                    for a in raw.get("attacks", ())
+                ),
             }
         )
 

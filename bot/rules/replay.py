@@ -571,6 +571,7 @@ INITIATIVE: Final[dict[str, Kind[fight.InitiativeInput, fight.Initiative]]] = {
             "rank": "an AliensRL skill rank; AliensRL rolls no initiative",
             "side": "which side it fights on, which a newcomer's check does not read",
             "hidden": "whether its hit points are hidden, which initiative does not read",
+            "attacks": "its stored attacks, which initiative does not read",
         },
     ),
     "encounter remove": _initiative(

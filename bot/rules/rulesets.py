@@ -24,7 +24,7 @@ from bot.rules.sheets.base import Ruleset as Sheets
 from bot.rules.sheets.base import SheetError
 
 if TYPE_CHECKING:
-    from bot.rules.encounter import Combatant, Health, Modifier, Side
+    from bot.rules.encounter import Combatant, Health, Modifier, Side, StoredAttack
     from bot.rules.replay import Kind
     from bot.rules.settings import Setting
 
@@ -81,6 +81,9 @@ class Fighting:
         initiative_options: The typed initiative options of join and add (`initiative_bonus`, ...) enter its checks.
         conditions: The names of the conditions its rules give effects (autocompleted; any other is a label).
         condition: What a condition's name does under its rules, in a few words (None: a label).
+        attacks: A quick creature's stored attacks from the notation `/encounter add attacks:` took
+            (`bot.rules.encounter_attacks`); None: its creatures carry none.
+        sheet_attacks: A character's attacks in a fight, from its sheet's weapons: (sheet, character id) to them.
     """
 
     join: Callable[[str, Any, int, Side, int, bool, int], Combatant]
@@ -96,6 +99,8 @@ class Fighting:
     initiative_options: bool = False
     conditions: tuple[str, ...] = ()
     condition: Callable[[str], str | None] = _no_condition
+    attacks: Callable[[str], tuple[StoredAttack, ...]] | None = None
+    sheet_attacks: Callable[[Any, int], tuple[StoredAttack, ...]] | None = None
 
 
 def _no_variants(values: Mapping[str, str]) -> None:

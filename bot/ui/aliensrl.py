@@ -279,11 +279,16 @@ def _shot_embed(shot: Shot, *, shooter: str, weapon: str, compact: bool) -> disc
     return embed
 
 
-def melee_answer(result: rules.Melee) -> Answer:
-    """The answer to /aliens melee: it always hits, so the damage is its outcome and its odds; no Details."""
+def melee_answer(result: rules.Melee, *, target: str | None = None) -> Answer:
+    """The answer to /aliens melee: it always hits, so the damage is its outcome and its odds; no Details.
+
+    The title names the attacker (an alien kind, or a combatant by its name) and the `target`, if one was named.
+    """
     mark = DEFAULT_MARK if result.default else ""
+    who = result.attacker.title() if result.attacker in rules.ALIEN_MELEE_DAMAGE else result.attacker
+    whom = f" {target}" if target else ""
     embed = discord.Embed(
-        title=clip(f"{result.attacker.title()} attacks in melee", TITLE_LIMIT),
+        title=clip(f"{who} attacks{whom} in melee", TITLE_LIMIT),
         description=f"**Hits** (melee always hits): **{result.damage}**{mark} damage\n{MELEE_ODDS}",
         colour=ROLL_COLOUR,
     )

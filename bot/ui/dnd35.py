@@ -321,15 +321,19 @@ def full_attack_answer(
     weapon: str,
     exact: bool = True,
     defender: Defender | None = None,
+    at: Sequence[Defender | None] | None = None,
 ) -> Answer:
     """The answer to /dnd full-attack in its forms (`exact`: whether the expected damage is exact).
 
-    Against a secret defender, as in `attack_answer`.
+    Against a secret defender, as in `attack_answer`. `at`: a full attack that turned to other targets, the
+    defender each attack was at (each named where the attacks turn to it).
     """
     secret = hides(defender)
     return Answer(
-        full=full_attack_embed(full, expected, attacker=attacker, weapon=weapon, exact=exact, secret=secret),
-        compact=full_attack_compact(full, expected, attacker=attacker, weapon=weapon, exact=exact, defender=defender),
+        full=full_attack_embed(full, expected, attacker=attacker, weapon=weapon, exact=exact, secret=secret, at=at),
+        compact=full_attack_compact(
+            full, expected, attacker=attacker, weapon=weapon, exact=exact, defender=defender, at=at
+        ),
         secret=full_attack_embed(full, expected, attacker=attacker, weapon=weapon, exact=exact) if secret else None,
         secret_owner=defender.owner_id if secret and defender else None,
     )
@@ -366,18 +370,22 @@ def full_attack_compact(
     weapon: str,
     exact: bool = True,
     defender: Defender | None = None,
+    at: Sequence[Defender | None] | None = None,
 ) -> discord.Embed:
     """The short answer to /dnd full-attack: the total, each attack's d20 against the AC and damage, the odds.
 
-    Between them, the penalties the sheet brought unasked, once for all the attacks.
+    Between them, the penalties the sheet brought unasked, once for all the attacks. `at`: see
+    `full_attack_answer`.
     """
     embed = _full_attack_head(full, attacker=attacker, weapon=weapon)
     lines = [full_attack_total(full)]
     for i, result in enumerate(full.results, start=1):
         what = "critical" if result.critical else "hit" if result.hit else "miss"
         damage = f" **{result.damage}**" if result.hit else ""
-        # The defender's name once is enough on a phone.
-        lines.append(f"{i}. {roll_line(result, defender=defender, named=i == 1)}: {what}{damage}")
+        # The defender's name once is enough on a phone: at the first attack, and where the attacks turn.
+        whom = at[i - 1] if at else defender
+        named = i == 1 or (at is not None and at[i - 1] != at[i - 2])
+        lines.append(f"{i}. {roll_line(result, defender=whom, named=named)}: {what}{damage}")
     if (unasked := unasked_line([r.attack for r in full.results])) is not None:
         lines.append(unasked)
     odds = SECRET_ODDS if hides(defender) else full_attack_odds_line(expected, exact=exact)
@@ -395,10 +403,12 @@ def full_attack_embed(
     weapon: str,
     exact: bool = True,
     secret: bool = False,
+    at: Sequence[Defender | None] | None = None,
 ) -> discord.Embed:
     """The full answer to /dnd full-attack: the total first, then each attack on its own.
 
     `exact`: the expected damage is exact; else it is shown as approximate. `secret`: see `attack_answer`.
+    `at`: see `full_attack_answer`.
     """
     embed = _full_attack_head(full, attacker=attacker, weapon=weapon)
     odds = SECRET_ODDS if secret else full_attack_odds_line(expected, exact=exact)
@@ -421,6 +431,8 @@ def full_attack_embed(
         if (damage := damage_text(result, secret=secret, bonus=first[1] is attack)) is not None:
             parts.append(damage)
         name = f"{i}. {attack.label} ({signed(attack.attack_bonus)})"
+        if at and (whom := at[i - 1]) is not None:
+            name += f" at {whom.name}"
         embed.add_field(name=clip(name, 256), value=clip("\n".join(parts), FIELD_VALUE_LIMIT), inline=False)
     if not secret and (explained := _target_text(full)):
         embed.add_field(name="The defender", value=clip(explained, FIELD_VALUE_LIMIT), inline=False)

@@ -209,9 +209,11 @@ def _attack_head(result: sf.AttackResult, *, attacker: str) -> discord.Embed:
     attack = result.attack
     ranged = isinstance(attack, sf.RangedAttack)
     weapon = attack.weapon.name
-    verb = f"shoots with the {weapon}" if ranged else f"attacks with {weapon}"
+    # The defender by name, when it has one (a character or a combatant): every answer says who was attacked.
+    whom = f" {attack.defender.name}" if attack.defender.name else ""
+    verb = f"shoots{whom} with the {weapon}" if ranged else f"attacks{whom} with {weapon}"
     if weapon == sf.QUICK_WEAPON:
-        verb = "shoots" if ranged else "attacks in melee"
+        verb = f"shoots{whom}" if ranged else f"attacks{whom} in melee"
     colour = KNOCKOUT_COLOUR if result.knockout is not None else HIT_COLOUR if result.hit else MISS_COLOUR
     return discord.Embed(title=clip(f"{attacker} {verb}", TITLE_LIMIT), colour=colour)
 

@@ -364,7 +364,7 @@ async def test_a_characters_melee_reads_load_stamina_and_the_targets_load(local:
         "modifier": 1,
     }
     exchange = await attack(local, "sf melee", [99], options)
-    assert exchange.embed["title"] == "Zix attacks with Shock baton"
+    assert exchange.embed["title"] == "Zix attacks Ox with Shock baton"
     assert steps(exchange) == [
         "1. Base **+30**: MW = ½ STR 60, rounded up: the greater of STR 60 and DEX 45",
         "2. Skill **+20**: melee level 2 x 10",

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Any
 
 from bot.db.engine import Database
 from bot.local.driver import DEFAULT_GUILD, LocalDiscord
@@ -24,6 +23,7 @@ from tests.helpers import (
     buttons,
     character,
     described,
+    gm_copy,
     goblin_fight,
     name_gm_role,
     ok,
@@ -137,12 +137,6 @@ async def test_two_next_commands_at_once_pass_one_turn(local: LocalDiscord, data
     ok(await local.command("encounter next", actor=manager))
     ok(await local.command("encounter next", actor=local.as_user(GM)))
     assert whose_turn(await stored(database)) == (2, "Drone 1")
-
-
-def gm_copy(local: LocalDiscord) -> dict[str, Any]:
-    """The GM channel's latest copy of a hidden roll, as the double holds it now."""
-    found = [m for m in local.double.messages.values() if m.get("channel_id") == GM_CHANNEL]
-    return max(found, key=lambda m: int(m["id"]))
 
 
 async def test_a_hidden_attack_changes_nothing_the_table_sees_until_a_game_master_applies_it(

@@ -652,12 +652,17 @@ class Melee:
     default: bool
 
 
-def melee(attacker: str, damage_override: int | None = None) -> Melee:
-    """§2: melee skips the accuracy rules and always hits."""
+def melee(attacker: str, damage_override: int | None = None, *, kind: str | None = None) -> Melee:
+    """§2: melee skips the accuracy rules and always hits.
+
+    `attacker` names it in the answer: an alien kind, or a combatant of the fight, whose default damage is that of
+    the alien `kind` (a combatant's: the warrior's, a proposed default).
+    """
     if damage_override is not None:
         if not 0 <= damage_override <= 10000:
             raise ShotError("Melee damage is 0 to 10000.")
         return Melee(attacker, damage_override, default=False)
-    if attacker not in ALIEN_MELEE_DAMAGE:
-        raise ShotError(f"Unknown alien `{attacker}`; known: {', '.join(ALIEN_MELEE_DAMAGE)}. Or give `damage`.")
-    return Melee(attacker, ALIEN_MELEE_DAMAGE[attacker], default=True)
+    kind = attacker if kind is None else kind
+    if kind not in ALIEN_MELEE_DAMAGE:
+        raise ShotError(f"Unknown alien `{kind}`; known: {', '.join(ALIEN_MELEE_DAMAGE)}. Or give `damage`.")
+    return Melee(attacker, ALIEN_MELEE_DAMAGE[kind], default=True)

@@ -10,6 +10,7 @@ from bot.rules import encounter as fight
 from bot.rules import luck
 from bot.rules.aliensrl import DEFAULT_RING, DEFAULT_TARGETED, Ring, Shot, Targeted, reaches_target
 from bot.rules.aliensrl.replay import ALIENS_SHOT
+from bot.rules.encounter_attacks import aliens_attacks
 from bot.rules.rulesets import Fighting, Quick, Ruleset
 from bot.rules.settings import Setting
 from bot.rules.sheets.aliensrl import AliensSheet
@@ -93,6 +94,15 @@ def quick(name: str, numbers: Quick) -> fight.Combatant:
     )
 
 
+def sheet_attacks(sheet: Any, character_id: int) -> tuple[fight.StoredAttack, ...]:
+    """A character's attacks in a fight: a shot with each weapon it carries (the map gives the aim)."""
+    assert isinstance(sheet, AliensSheet)
+    return tuple(
+        fight.StoredAttack(w.name, "aliens fire", (("character", f"#{character_id}"), ("weapon", w.name)), named_by="")
+        for w in sheet.weapons
+    )
+
+
 ALIENSRL: Final = Ruleset(
     key=KEY,
     title="AliensRL",
@@ -105,5 +115,5 @@ ALIENSRL: Final = Ruleset(
     variants=variants,
     kinds=(ALIENS_SHOT,),
     # The reference has no initiative rule: combatants act in the order they entered (the GM moves them).
-    fighting=Fighting(join=join, quick=quick, has_map=True),
+    fighting=Fighting(join=join, quick=quick, has_map=True, attacks=aliens_attacks, sheet_attacks=sheet_attacks),
 )

@@ -1199,3 +1199,53 @@ def resolve_all(
 ) -> FullAttackResult:
     """§3-§4: each attack of a full attack resolved on its own, in order."""
     return FullAttackResult(tuple(resolve(a, rng, variants=variants) for a in attacks))
+
+
+def drops(hit_points: int) -> bool:
+    """A target a full attack may turn from: at -1 hit points or fewer it is dying, or dead (SRD, Dying; Dead).
+
+    At 0 it is disabled but still standing: the attacks stay on it.
+    """
+    return hit_points < 0
+
+
+def turned(results: Sequence[AttackResult], hit_points: Sequence[int]) -> tuple[int, ...]:
+    """Which target each attack of a full attack was at: the next of `hit_points` once the one before drops.
+
+    SRD, Full Attack: the iterative attacks are made in order, each may be at another foe; the bot turns the
+    later attacks to the next target named (a default: the order given) once the damage so far drops the one it
+    was at (`drops`), and stays on the last one.
+    """
+    return _walk(results, hit_points)[0]
+
+
+def _walk(results: Sequence[AttackResult], hit_points: Sequence[int]) -> tuple[tuple[int, ...], int]:
+    """The target each result was at, and the one the next attack is at."""
+    at, dealt, shown = 0, 0, []
+    for result in results:
+        shown.append(at)
+        dealt += result.damage if result.hit else 0
+        if at + 1 < len(hit_points) and drops(hit_points[at] - dealt):
+            at, dealt = at + 1, 0
+    return tuple(shown), at
+
+
+def resolve_turning(
+    targets: Sequence[Sequence[Attack]],
+    hit_points: Sequence[int],
+    rng: DiceSource,
+    *,
+    variants: Variants = DEFAULT_VARIANTS,
+) -> FullAttackResult:
+    """A full attack that turns to the next target when its target drops (`turned`), resolved in order.
+
+    `targets[t][i]`: attack i of the full attack, built against target t; `hit_points[t]`: that target's hit
+    points before the full attack. Each attack is resolved against the target it is at when it is made.
+    """
+    if not targets or len(targets) != len(hit_points) or len({len(t) for t in targets}) != 1:
+        raise AttackError("A full attack turning to other targets gives each target its attacks and hit points.")
+    results: list[AttackResult] = []
+    for i in range(len(targets[0])):
+        at = _walk(results, hit_points)[1]
+        results.append(resolve(targets[at][i], rng, variants=variants))
+    return FullAttackResult(tuple(results))

@@ -8,10 +8,11 @@ and their inputs' JSON are what past fair logs hold: they never change.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 from bot.rules import dnd35 as dnd
+from bot.rules.dice import DiceSource
 from bot.rules.dnd35.conditions import CONDITION
 from bot.rules.dnd35.situation import NOTHING as SITUATION_NOTHING
 from bot.rules.dnd35.situation import ORDER as SITUATION_WORDS
@@ -19,6 +20,7 @@ from bot.rules.dnd35.situation import from_options as situation_options
 from bot.rules.replay import (
     ANSWER_ONLY,
     UNKNOWN,
+    WHEN_SET,
     Kind,
     Said,
     Typed,
@@ -45,10 +47,23 @@ class DndAttackRoll:
 
 @dataclass(frozen=True, slots=True)
 class DndFullAttackRoll:
-    """/dnd full-attack: every attack of a full attack, in order, and the server's readings."""
+    """/dnd full-attack: every attack of a full attack, in order, and the server's readings.
+
+    With `then` (combatants to turn to), the same attacks built against each next target, and every target's hit
+    points, the first's first: the later attacks turn to the next target once the one they are at drops
+    (`dnd.resolve_turning`). Logged only when set, so a full attack at one target logs as it always did.
+    """
 
     attacks: tuple[dnd.Attack, ...]
     variants: dnd.Variants
+    then: tuple[tuple[dnd.Attack, ...], ...] = field(default=(), metadata=WHEN_SET)
+    hit_points: tuple[int, ...] = field(default=(), metadata=WHEN_SET)
+
+    def resolve(self, rng: DiceSource) -> dnd.FullAttackResult:
+        """Every attack in order, turning to the next target when `then` gives one."""
+        if not self.then:
+            return dnd.resolve_all(self.attacks, rng, variants=self.variants)
+        return dnd.resolve_turning((self.attacks, *self.then), self.hit_points, rng, variants=self.variants)
 
 
 def _dnd_quick(attack: dnd.Attack) -> bool:
@@ -310,9 +325,13 @@ DND_FULL_ATTACK: Final[Kind[DndFullAttackRoll, dnd.FullAttackResult]] = Kind(
     "dnd.full-attack",
     "dnd full-attack",
     DndFullAttackRoll,
-    lambda i, rng: dnd.resolve_all(i.attacks, rng, variants=i.variants),
+    lambda i, rng: i.resolve(rng),
     _full_outcome,
     DND_FULL_ATTACK_TYPED,
+    hit_points=True,  # with `then`, every target's hit points
     renamed=situation_options,
-    unreflected=_UNREFLECTED,
+    unreflected={
+        **_UNREFLECTED,
+        "then": "the combatants the full attack turns to: the input holds each one's attacks and hit points",
+    },
 )

@@ -21,6 +21,7 @@ from bot.rules.dnd35 import (
     weapon_names,
 )
 from bot.rules.dnd35.replay import DND_ATTACK, DND_FULL_ATTACK
+from bot.rules.encounter_attacks import dnd_attacks
 from bot.rules.rulesets import Fighting, Quick, Ruleset
 from bot.rules.settings import Setting
 from bot.rules.sheets.dnd35 import DndSheet
@@ -148,6 +149,17 @@ def condition(name: str) -> str | None:
     return None if rule is None else f"{rule.name}: {rule.summary}"
 
 
+def sheet_attacks(sheet: Any, character_id: int) -> tuple[fight.StoredAttack, ...]:
+    """A character's attacks in a fight: one attack and a full attack with each weapon it carries (SRD, Attack)."""
+    assert isinstance(sheet, DndSheet)
+    attacks: list[fight.StoredAttack] = []
+    for weapon in sheet.weapons:
+        options = (("character", f"#{character_id}"), ("weapon", weapon.name))
+        attacks.append(fight.StoredAttack(weapon.name, "dnd attack", options, named_by=""))
+        attacks.append(fight.StoredAttack(f"{weapon.name} (full attack)", "dnd full-attack", options, named_by=""))
+    return tuple(attacks)
+
+
 def _tiebreak(modifiers: tuple[fight.Modifier, ...], stats: Mapping[str, int]) -> int:
     return sum(m.value for m in modifiers)  # ties act in order of the higher total modifier (SRD, Initiative)
 
@@ -176,5 +188,7 @@ DND35: Final = Ruleset(
         initiative_options=True,
         conditions=conditions.NAMES,
         condition=condition,
+        attacks=dnd_attacks,
+        sheet_attacks=sheet_attacks,
     ),
 )

@@ -66,6 +66,7 @@ from fractions import Fraction
 from typing import Final
 
 from bot.rules.dice import DiceSource
+from bot.rules.sheets.star_frontiers import Defense
 from bot.rules.star_frontiers.defenses import (
     STUN_DIE,
     DefenseStep,
@@ -447,6 +448,22 @@ def _damage(attack: Attack, rng: DiceSource) -> DamageRoll | None:
     kind_default = attack.weapon.is_default("kind")
     dealt, defended = halve(share, attack.weapon.kind, attack.defender.defenses, kind_default=kind_default)
     return DamageRoll(plan, faces, total, share, total % plan.targets, defended, dealt if defended else None)
+
+
+def burst_share(result: AttackResult, defenses: frozenset[Defense]) -> int:
+    """What a burst's other target takes when the burst hits (§6): the same share, after its own defenses.
+
+    A burst "split between N targets" is one d100 and one damage roll, each target taking an even share (the
+    leftover lost); each target's suits and screens stop or halve its share as they would a hit of its own
+    (§10 item 16, §11 items 2-3). Nothing when the burst missed or rolled no damage.
+    """
+    if not result.hit or result.damage is None:
+        return 0
+    kind = result.attack.weapon.kind
+    if stopper(kind, defenses) is not None:
+        return 0
+    dealt, _ = halve(result.damage.share, kind, defenses)
+    return dealt
 
 
 def _stun(attack: Attack, rng: DiceSource) -> StunRoll | None:

@@ -25,6 +25,7 @@ _UNREFLECTED: Final = {
     **ANSWER_ONLY,
     "name": "quick mode's attacker as the answer names them; the rules read no name",
 }
+_SHOT_UNREFLECTED: Final = {**_UNREFLECTED}
 
 
 @dataclass(frozen=True, slots=True)
@@ -233,7 +234,7 @@ SF_SHOT: Final[Kind[SfShot, sf.AttackResult]] = Kind(
     lambda r: dict(r.to_dict()),
     SF_SHOT_TYPED,
     hit_points=True,
-    unreflected=_UNREFLECTED,
+    unreflected=_SHOT_UNREFLECTED,
     renamed=current_shot_options,
 )
 SF_MELEE: Final[Kind[SfMelee, sf.AttackResult]] = Kind(

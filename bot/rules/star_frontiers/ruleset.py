@@ -7,10 +7,19 @@ from typing import Any, Final
 
 from bot.rules import encounter as fight
 from bot.rules import luck
+from bot.rules.encounter_attacks import sf_attacks
 from bot.rules.rulesets import Fighting, Quick, Ruleset
 from bot.rules.settings import Setting
 from bot.rules.sheets.star_frontiers import SfSheet
-from bot.rules.star_frontiers import AttackResult, Odds, Variants, conditions, weapon_names
+from bot.rules.star_frontiers import (
+    AttackError,
+    AttackResult,
+    Odds,
+    Variants,
+    character_weapon,
+    conditions,
+    weapon_names,
+)
 from bot.rules.star_frontiers.replay import SF_MELEE, SF_SHOT
 
 KEY: Final = "sf"
@@ -114,6 +123,20 @@ def condition(name: str) -> str | None:
     return None if rule is None else f"{rule.name}: {rule.summary}"
 
 
+def sheet_attacks(sheet: Any, character_id: int) -> tuple[fight.StoredAttack, ...]:
+    """A character's attacks in a fight: each weapon it can use as it stands, a shot or a melee attack (§4, §5)."""
+    assert isinstance(sheet, SfSheet)
+    attacks: list[fight.StoredAttack] = []
+    for weapon in sheet.weapons:
+        try:
+            melee = character_weapon(sheet, weapon.name).melee
+        except AttackError:
+            continue  # a weapon that cannot be used as it stands is not offered
+        options = (("character", f"#{character_id}"), ("weapon", weapon.name))
+        attacks.append(fight.StoredAttack(weapon.name, "sf melee" if melee else "sf shoot", options, named_by=""))
+    return tuple(attacks)
+
+
 def _tiebreak(modifiers: tuple[fight.Modifier, ...], stats: Mapping[str, int]) -> int:
     return stats.get("rs", 0)  # ties go to the higher RS
 
@@ -140,5 +163,7 @@ STAR_FRONTIERS: Final = Ruleset(
         by_side=by_side,
         conditions=conditions.NAMES,
         condition=condition,
+        attacks=sf_attacks,
+        sheet_attacks=sheet_attacks,
     ),
 )
