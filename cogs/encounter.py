@@ -303,16 +303,14 @@ def turn_guard(bot: DiceBot) -> TurnGuard | None:
     return cog.turns if isinstance(cog, Encounters) else None
 
 
-async def pass_turn(
-    interaction: Interaction, *, seen_step: int | None
-) -> tuple[rules.Turn, bool, Drawn[rules.Initiative] | None]:
-    """End the current turn (the first call rolls initiative); the pass, whether it passed, the initiative it rolled.
+async def pass_turn(interaction: Interaction, *, seen_step: int | None) -> None:
+    """End the current turn (the first call rolls initiative) and answer with the turn message (`show_turn`).
 
     A button names the step it was shown at (`seen_step`): when the encounter has moved on since, nothing passes
-    and the caller shows the current state, so two presses at once pass one turn. A typed command (no
-    `seen_step`) is held to the same by the `TurnGuard`: the caller tells it, once the pass is shown, by which
-    message. Initiative is drawn as every roll is and logged before the caller shows it (`with_initiative`); the
-    caller stamps its answer. A dying combatant's check on the way rolls the bot's dice.
+    and the asker sees, privately, where it stands, so two presses at once pass one turn. A typed command (no
+    `seen_step`) is held to the same by the `TurnGuard`, told once the pass is shown by which
+    message. Initiative is drawn as every roll is and logged before the pass is shown (`with_initiative`), its
+    answer stamped. A dying combatant's check on the way rolls the bot's dice.
     """
     bot = interaction.client
     guild_id, channel_id = guild_of(interaction), channel_of(interaction)
@@ -344,22 +342,30 @@ async def pass_turn(
             )
         return turn, True
 
-    try:
-        one_at_a_time = guard.lock(channel_id) if guard is not None else contextlib.nullcontext()
-        async with one_at_a_time:
-            (turn, passed), drawn = await with_initiative(interaction, "encounter next", attempt)
-    except BaseException:
-        if guard is not None and held is not None:
-            guard.shown(channel_id, held)
-        raise
-    if drawn is not None:
+    one_at_a_time = guard.lock(channel_id) if guard is not None else contextlib.nullcontext()
+    # The pass is shown under the channel's lock too: a second press waits until the first is answered and the
+    # tracker edited, so the two answers always come in the same order.
+    async with one_at_a_time:
         try:
-            await log_initiative(interaction, drawn)
+            (turn, passed), drawn = await with_initiative(interaction, "encounter next", attempt)
         except BaseException:
-            if guard is not None:  # the turn passed: a failed log must not hold every later Next command back
-                guard.shown(channel_id, interaction.id)
+            if guard is not None and held is not None:
+                guard.shown(channel_id, held)
             raise
-    return turn, passed, drawn
+        shown = interaction.id
+        try:
+            if drawn is not None:
+                await log_initiative(interaction, drawn)
+            if not passed:
+                # Pressed or typed at the same time as another Next that passed this turn: where it stands, privately.
+                embed = ui.tracker_embed(turn.encounter, note=MOVED_ON)
+                await interaction.response.send_message(embed=embed, ephemeral=True)
+                return
+            shown = await show_turn(interaction, turn, drawn) or shown
+        finally:
+            # The turn passed: a failed log or answer must not hold every later Next command back.
+            if passed and guard is not None:
+                guard.shown(channel_id, shown)
 
 
 async def combatant_choices(bot: DiceBot, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
@@ -400,18 +406,7 @@ class NextTurn(Pressed, template=r"encounter:next:(?P<step>[0-9]+)"):
         """
         # A press is `/encounter next` made with a button: so the roll log and a fair log name it.
         interaction.extras["command"] = "encounter next"
-        turn, passed, drawn = await pass_turn(interaction, seen_step=self.step)
-        if not passed:
-            await interaction.response.send_message(
-                embed=ui.tracker_embed(turn.encounter, note=MOVED_ON), ephemeral=True
-            )
-            return
-        shown = interaction.id
-        try:
-            shown = await show_turn(interaction, turn, drawn) or shown
-        finally:
-            if (guard := turn_guard(interaction.client)) is not None:
-                guard.shown(channel_of(interaction), shown)
+        await pass_turn(interaction, seen_step=self.step)
 
 
 def dump_hits(hits: Sequence[tuple[str, Hit]], *, fight: int | None) -> list[dict[str, Any]]:
@@ -620,17 +615,7 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
     @app_commands.command(name="next")
     async def next_(self, interaction: Interaction) -> None:
         """End the current turn (the first Next rolls initiative): a short turn message pings whose turn it is."""
-        turn, passed, drawn = await pass_turn(interaction, seen_step=None)
-        if not passed:
-            # Typed at the same time as another Next that passed this turn: the tracker shows where it stands.
-            embed = ui.tracker_embed(turn.encounter, note=MOVED_ON)
-            await interaction.response.send_message(embed=embed, ephemeral=True)
-            return
-        shown = interaction.id
-        try:
-            shown = await show_turn(interaction, turn, drawn) or shown
-        finally:
-            self.turns.shown(channel_of(interaction), shown)
+        await pass_turn(interaction, seen_step=None)
 
     @app_commands.command(name="end")
     async def end(self, interaction: Interaction) -> None:

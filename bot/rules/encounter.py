@@ -28,7 +28,7 @@ with nobody able to act rolls nothing and comes after the sides that rolled; a s
 the longer one standing; a condition's rounds count down at the end of its bearer's turns; AliensRL treats 0 hit
 points or less as dead.
 
-Turns pass over whoever cannot act (`why_passed`, docs/rules/dnd35.md §14): the dead, D&D's dying (each rolling
+Turns pass over whoever cannot act (`why_passed`, docs/rules/dnd35.md §13 item 15): the dead, D&D's dying (each rolling
 its d% to stabilize when its turn comes, SRD) and whoever is stunned, paralyzed, unconscious...; the turn says who
 was passed and why (`Turn`).
 """
@@ -760,7 +760,8 @@ def _side_order(
 # -------------------------------------------------------------------------------------------- turns
 
 # Conditions whose bearer can take no actions, so its turn passes with the condition named (docs/rules/dnd35.md
-# §14): the SRD's (Conditions: dazed, helpless, paralyzed, petrified, stunned, unconscious, cowering; asleep and
+# §13 item 15): the SRD's (Conditions: dazed, helpless, paralyzed, petrified, stunned, unconscious, cowering; asleep
+# and
 # sleeping are its helpless sleeper), and Star Frontiers' knock-out (unconscious) and stun (stunned). Any
 # ruleset's condition of one of these names passes the turn: the game master who typed it meant it.
 PASSING: Final = (
@@ -782,7 +783,7 @@ STABILIZE: Final = 10  # D&D: d% 01-10 on a dying combatant's turn makes it stab
 class DyingCheck:
     """D&D: a dying combatant's d% when its turn comes: 01-10 it becomes stable, else it loses 1 hit point.
 
-    SRD, Injury and Death (Dying; Stable Characters and Recovery); docs/rules/dnd35.md §14.
+    SRD, Injury and Death (Dying; Stable Characters and Recovery); docs/rules/dnd35.md §13 item 15.
     """
 
     face: int
@@ -810,7 +811,7 @@ class Turn:
 
 
 def why_passed(ruleset: str, combatant: Combatant) -> str | None:
-    """Why a combatant's turn passes without it acting, or None when it acts (docs/rules/dnd35.md §14).
+    """Why a combatant's turn passes without it acting, or None when it acts (docs/rules/dnd35.md §13 item 15).
 
     The dead; D&D's dying (-1 to -9 hp: "unconscious and can take no actions", SRD) and stable; whoever has a
     condition of `PASSING` (stunned, paralyzed, unconscious...). Disabled (0 hp) still acts: one action a turn.
