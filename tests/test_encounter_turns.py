@@ -4,6 +4,7 @@ miss (#28 item 5)."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import discord
@@ -11,6 +12,8 @@ import discord
 from bot.db.engine import Database
 from bot.local.double import MANAGE_MESSAGES
 from bot.local.driver import DEFAULT_CHANNEL, Exchange, LocalDiscord
+from bot.rules import encounter as rules
+from bot.ui import encounter as ui
 from bot.ui.embeds import phone_lines
 from bot.ui.encounter import TURN_LINES
 from tests.dice_sources import NoDice, ScriptedDice
@@ -173,3 +176,38 @@ async def test_a_change_after_the_miss_is_undone_at_once(local: LocalDiscord, da
     ok(await local.command("encounter hp", {"combatant": "Goblin 2", "amount": "-2"}))
     undone = ok(await local.command("encounter undo"))
     assert undone["description"] == "Undid: Goblin 2: 6 → 4 hp." and GM
+
+
+def test_a_turn_message_keeps_to_four_phone_lines_however_many_are_passed() -> None:
+    fight = rules.new_encounter("dnd35", "Cave", 1)
+    goblins = [
+        dataclasses.replace(
+            rules.combatant("dnd35", f"Goblin {n}", owner_id=1, side=rules.Side.FOES, hp=6, max_hp=6), hp=-12
+        )
+        for n in range(1, 9)
+    ]
+    aria = rules.combatant("dnd35", "Aria", owner_id=int(PLAYER), side=rules.Side.PARTY, hp=9, max_hp=9, character_id=7)
+    begun = rules.begin(
+        rules.add(fight, [aria, *goblins], NoDice()), ScriptedDice([20, 2, 3, 4, 5, 6, 7, 8, 9]), NoDice()
+    )
+    turn = rules.advance_turn(begun, NoDice(), NoDice())  # every goblin is passed: round 2, Aria again
+    assert len(turn.passed) == 8 and turn.encounter.current is not None
+    shown = ui.turn_message(turn)
+    lines = (1 if shown.content else 0) + phone_lines(shown.embed)
+    assert lines <= TURN_LINES and shown.mention == int(PLAYER)
+    # Passed for one reason, the neighbours are one part: as many names as the lines hold, then how many more.
+    text = shown.embed.description or ""
+    assert text.startswith("Passed: Goblin 8, Goblin 7") and text.endswith("more (the tracker shows them)"), text
+
+
+def test_a_hidden_dying_creature_s_check_shows_no_hit_points() -> None:
+    fight = rules.new_encounter("dnd35", "Cave", 1, hide_hp=True)
+    ogre = dataclasses.replace(
+        rules.combatant("dnd35", "Ogre", owner_id=1, side=rules.Side.FOES, hp=30, max_hp=30, hidden=True), hp=-3
+    )
+    aria = rules.combatant("dnd35", "Aria", owner_id=2, side=rules.Side.PARTY, hp=9, max_hp=9, modifiers=())
+    lira = rules.combatant("dnd35", "Lira", owner_id=2, side=rules.Side.PARTY, hp=9, max_hp=9)
+    begun = rules.begin(rules.add(fight, [aria, ogre, lira], NoDice()), ScriptedDice([20, 10, 1]), NoDice())
+    turn = rules.advance_turn(begun, NoDice(), ScriptedDice([47]))
+    text = ui.turn_message(turn).embed.description or ""
+    assert text == "Passed: Ogre (dying, d% 47: loses 1 hp)" and "-4" not in text

@@ -199,8 +199,22 @@ def turn_message(turn: rules.Turn) -> TurnMessage:
     budget = TURN_LINES - (1 if content else 0)
     passed = [p for p in turn.passed if not (stuck and p.number == current.number)]
     lead = f"Nobody can act: the turn rests with {_passed_text(encounter, turn.passed[-1])}." if stuck else ""
-    embed.description = _fitted(embed, lead, [_passed_text(encounter, p) for p in passed], budget) or None
+    embed.description = _fitted(embed, lead, encounter, passed, budget) or None
     return TurnMessage(content, embed, mention)
+
+
+def _passed_parts(encounter: Encounter, passed: list[rules.Passed]) -> list[str]:
+    """Who was passed, in turn order, neighbours passed for the same reason together: "Goblin 1, Goblin 2 (dead)"."""
+    groups: list[tuple[str, list[str], rules.Passed]] = []
+    for one in passed:
+        if one.dying is None and groups and groups[-1][0] == one.why and groups[-1][2].dying is None:
+            groups[-1][1].append(one.name)
+        else:
+            groups.append((one.why, [one.name], one))
+    return [
+        f"{', '.join(names)} ({why})" if first.dying is None else _passed_text(encounter, first)
+        for why, names, first in groups
+    ]
 
 
 def _passed_text(encounter: Encounter, passed: rules.Passed) -> str:
@@ -219,14 +233,14 @@ def _passed_text(encounter: Encounter, passed: rules.Passed) -> str:
     return f"{passed.name} ({passed.why}, d% {check.face}: {what})"
 
 
-def _fitted(embed: discord.Embed, lead: str, parts: list[str], budget: int) -> str:
-    """`lead` and "Passed: ..." in as many of the parts as the embed's `budget` of phone lines holds."""
-    for kept in range(len(parts), -1, -1):
-        left = len(parts) - kept
-        shown = "; ".join(parts[:kept]) + (f"; {left} more (the tracker shows them)" if left and kept else "")
-        if left and not kept:
-            shown = f"{left} who cannot act (the tracker shows them)"
-        text = "\n".join(line for line in (lead, f"Passed: {shown}" if parts else "") if line)
+def _fitted(embed: discord.Embed, lead: str, encounter: Encounter, passed: list[rules.Passed], budget: int) -> str:
+    """`lead` and "Passed: ..." with as many of the passed as the embed's `budget` of phone lines holds."""
+    for kept in range(len(passed), -1, -1):
+        left = len(passed) - kept
+        shown = "; ".join(_passed_parts(encounter, passed[:kept]))
+        if left:
+            shown = f"{shown} and {left} more (the tracker shows them)" if kept else f"{left} (the tracker shows them)"
+        text = "\n".join(line for line in (lead, f"Passed: {shown}" if passed else "") if line)
         trial = embed.copy()
         trial.description = text or None
         if phone_lines(trial) <= budget:
