@@ -135,13 +135,15 @@ def turn_view(encounter: Encounter) -> discord.ui.View:
     return view
 
 
-async def pin(bot: DiceBot, channel_id: int, message_id: int) -> None:
-    """Pin the tracker where the bot may (Manage Messages, or Pin Messages); where it may not, say nothing.
+async def pin(bot: DiceBot, channel_id: int, message_id: int, *, replacing: int | None = None) -> None:
+    """Pin the tracker where the bot may (Manage Messages, or Pin Messages), and unpin the one it replaces.
 
-    A tracker not pinned is only harder to find: `/encounter show` posts it again.
+    Where the bot may not, it says nothing: a tracker not pinned is only harder to find (`/encounter show`).
     """
     try:
         await bot.http.pin_message(channel_id, message_id, reason="The encounter's tracker")
+        if replacing is not None and replacing != message_id:
+            await bot.http.unpin_message(channel_id, replacing, reason="An older tracker of the encounter")
     except discord.HTTPException as error:
         log.info("Could not pin the tracker %s in channel %s: %s", message_id, channel_id, error.status)
 
@@ -154,11 +156,13 @@ async def keep_tracker(interaction: Interaction, sent: discord.InteractionCallba
     message_id = sent if isinstance(sent, int) or sent is None else sent.message_id
     if message_id is None:
         return
+    guild_id, channel_id = guild_of(interaction), channel_of(interaction)
     async with interaction.client.database.write.begin() as session:
-        await EncounterRepository(session).keep_tracker(
-            guild_id=guild_of(interaction), channel_id=channel_of(interaction), message_id=message_id
-        )
-    await pin(interaction.client, channel_of(interaction), message_id)
+        repository = EncounterRepository(session)
+        record = await repository.get(guild_id=guild_id, channel_id=channel_id)
+        await repository.keep_tracker(guild_id=guild_id, channel_id=channel_id, message_id=message_id)
+    replacing = record.tracker_id if record is not None else None
+    await pin(interaction.client, channel_id, message_id, replacing=replacing)
 
 
 async def refresh_tracker(bot: DiceBot, guild_id: int, channel_id: int) -> bool:

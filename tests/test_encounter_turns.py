@@ -84,6 +84,9 @@ async def test_the_tracker_is_pinned_where_the_bot_may_and_quietly_not_where_it_
     local.double.bot_permissions |= MANAGE_MESSAGES
     started = await local.command("encounter start", {"ruleset": "dnd35", "name": "Cave"})
     assert local.double.pins == {DEFAULT_CHANNEL: [local.original(started)["id"]]}
+    # The tracker posted again by `show` is the one pinned now: one tracker pinned, never a pile of them.
+    shown = await local.command("encounter show")
+    assert local.double.pins == {DEFAULT_CHANNEL: [local.original(shown)["id"]]}
 
 
 async def test_a_deleted_tracker_is_posted_again_under_the_turn_message(local: LocalDiscord) -> None:
