@@ -17,7 +17,7 @@ from bot.ui import encounter as ui
 from bot.ui.embeds import phone_lines
 from bot.ui.encounter import TURN_LINES
 from tests.dice_sources import NoDice, ScriptedDice
-from tests.test_encounter import GM, PLAYER, buttons, character, ok, stored, whose_turn
+from tests.test_encounter import PLAYER, buttons, character, ok, stored, whose_turn
 
 
 def turn_lines(message: dict[str, Any]) -> int:
@@ -178,7 +178,7 @@ async def test_a_change_after_the_miss_is_undone_at_once(local: LocalDiscord, da
     ok(await local.command("dnd attack", {"target": "Aria", "attack_bonus": 2, "damage": "1d6", "name": "Spear"}))
     ok(await local.command("encounter hp", {"combatant": "Goblin 2", "amount": "-2"}))
     undone = ok(await local.command("encounter undo"))
-    assert undone["description"] == "Undid: Goblin 2: 6 → 4 hp." and GM
+    assert undone["description"] == "Undid: Goblin 2: 6 → 4 hp."
 
 
 def test_a_turn_message_keeps_to_four_phone_lines_however_many_are_passed() -> None:
