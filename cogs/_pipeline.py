@@ -30,7 +30,7 @@ from bot.errors import UserError
 from bot.rules import encounter as encounter_rules
 from bot.rules.audience import Creature as Audience
 from bot.rules.audience import Viewer, changes_public, visibility
-from bot.rules.encounter import Combatant, Encounter, EncounterError, Hit
+from bot.rules.encounter import Change, Combatant, Encounter, EncounterError, Hit
 from bot.rules.luck import Luck
 from bot.rules.replay import Kind
 from bot.rules.settings import ServerSettings
@@ -40,7 +40,7 @@ from bot.ui.encounter import change_embed, change_line
 from cogs._audience import is_game_master
 from cogs._options import Hidden, Shown
 from cogs._shared import Drawn, Hurt, Interaction, Rolled, Waiting, answer_roll, draw, find
-from cogs.encounter import ApplyHits, apply_label, dump_hits, refresh_tracker
+from cogs.encounter import ApplyHits, apply_label, dump_hits, quiet_roll, refresh_tracker
 
 I = TypeVar("I")  # noqa: E741 - a roll's rules inputs
 R = TypeVar("R")  # the rules core's result
@@ -411,10 +411,11 @@ async def roll(bot: DiceBot, interaction: Interaction, options: O, planner: Plan
     else:
         assert drawn is not None, "a roll without dice says what the log keeps of it"
         logged = drawn.proof.outcome
+    answer = plan.answer(result)
     await answer_roll(
         bot,
         interaction,
-        plan.answer(result),
+        answer,
         result=logged,
         private=options.private,
         dice=None if drawn is None else drawn.dice,
@@ -426,8 +427,12 @@ async def roll(bot: DiceBot, interaction: Interaction, options: O, planner: Plan
         hurt=plan.hurts.of(result) if plan.hurts is not None and plan.strikes is None else None,
         waiting=waiting,
     )
+    by = (answer.compact or answer.full).title or ""
     if struck.named and waiting is None:
-        await strike(bot, interaction, struck, private=options.private or hidden)
+        await strike(bot, interaction, struck, private=options.private or hidden, by=by)
+    elif struck.target is not None and not struck.named and not (options.private or hidden):
+        # A public roll at a combatant that changed nothing (a miss): undo must not take back what came before.
+        quiet_roll(bot, interaction.channel_id or 0, interaction.id, f"{by} at {struck.target.name}")
     if reading.learned:
         await _remember(bot, reading.learned)
 
@@ -442,13 +447,18 @@ def _hidden_hp(plan: Plan[Any, Any], struck: Struck) -> list[Audience]:
     return [Audience(struck.target.owner_id, hidden_hp=True)]
 
 
-async def strike(bot: DiceBot, interaction: Interaction, struck: Struck, *, private: bool) -> None:
+async def strike(bot: DiceBot, interaction: Interaction, struck: Struck, *, private: bool, by: str = "") -> None:
     """Apply a logged, answered roll's hits to their combatants, and say what they did under the answer.
 
     The hits name the combatants by number in the fight the roll read (`Struck`). The roll stands whatever
     happens here; hits that cannot be applied (a combatant left the fight, the fight ended) are said, and
-    `/encounter hp` applies them by hand.
+    `/encounter hp` applies them by hand. `by`: the roll as the channel saw it, which undo names with the change.
     """
+
+    def describe(encounter: Encounter, changes: Sequence[Change]) -> str:
+        said = "; ".join(change_line(encounter, change) for change in changes)
+        return f"{said} ({by})" if by else said
+
     assert interaction.guild_id is not None and interaction.channel_id is not None  # a combatant was found
     try:
         async with bot.database.write.begin() as session:
@@ -458,6 +468,8 @@ async def strike(bot: DiceBot, interaction: Interaction, struck: Struck, *, priv
                 hits=struck.numbered,
                 now=bot.clock(),
                 fight=struck.fight,
+                describe=describe,
+                at=interaction.id,
             )
     except EncounterError as error:
         note = f"The roll stands, but its hit was not applied: {error.message} `/encounter hp` applies it by hand."

@@ -119,17 +119,60 @@ def tracker_view(encounter: Encounter) -> discord.ui.View:
     return view
 
 
-async def keep_tracker(interaction: Interaction, sent: discord.InteractionCallbackResponse[Any]) -> None:
-    """Remember a tracker just posted in the channel as the one that shows the fight, to edit after changes."""
-    if sent.message_id is None:
+def turn_buttons(encounter: Encounter, combatant: Combatant) -> list[discord.ui.Item[Any]]:
+    """The buttons a combatant's turn message carries besides Next (at most 4 more: one row): its stored attacks.
+
+    A quick creature's attacks are stored with it, so its turn offers them at one press each (`attack_buttons`);
+    a character's are its sheet's weapons, read by `/encounter attack`, which shows them to its roller.
+    """
+    return list(attack_buttons(encounter, combatant, combatant.attacks)[:4]) if combatant.attacks else []
+
+
+def turn_view(encounter: Encounter) -> discord.ui.View:
+    """A turn message's buttons: Next (naming the turn, as the tracker's does), then the combatant's own."""
+    view = discord.ui.View(timeout=None)
+    view.add_item(NextTurn(encounter.steps))
+    if encounter.current is not None:
+        for item in turn_buttons(encounter, encounter.current)[:4]:
+            view.add_item(item)
+    return view
+
+
+async def pin(bot: DiceBot, channel_id: int, message_id: int, *, replacing: int | None = None) -> None:
+    """Pin the tracker where the bot may (Manage Messages, or Pin Messages), and unpin the one it replaces.
+
+    Where the bot may not, it says nothing: a tracker not pinned is only harder to find (`/encounter show`).
+    """
+    try:
+        await bot.http.pin_message(channel_id, message_id, reason="The encounter's tracker")
+        if replacing is not None and replacing != message_id:
+            await bot.http.unpin_message(channel_id, replacing, reason="An older tracker of the encounter")
+    except discord.HTTPException as error:
+        log.info("Could not pin the tracker %s in channel %s: %s", message_id, channel_id, error.status)
+
+
+async def keep_tracker(interaction: Interaction, sent: discord.InteractionCallbackResponse[Any] | int | None) -> None:
+    """Remember a tracker just posted in the channel as the one that shows the fight (edited after changes), pinned.
+
+    `sent`: the response or the id of the message that shows it.
+    """
+    message_id = sent if isinstance(sent, int) or sent is None else sent.message_id
+    if message_id is None:
         return
+    guild_id, channel_id = guild_of(interaction), channel_of(interaction)
     async with interaction.client.database.write.begin() as session:
-        await EncounterRepository(session).keep_tracker(
-            guild_id=guild_of(interaction), channel_id=channel_of(interaction), message_id=sent.message_id
-        )
+        repository = EncounterRepository(session)
+        record = await repository.get(guild_id=guild_id, channel_id=channel_id)
+        await repository.keep_tracker(guild_id=guild_id, channel_id=channel_id, message_id=message_id)
+    replacing = record.tracker_id if record is not None else None
+    allowed = interaction.app_permissions
+    if allowed.manage_messages or allowed.pin_messages:
+        # Asked only where it may: Discord counts every refused request against the bot (10,000 in 10 minutes
+        # and it is banned for an hour), and a tracker a server did not let it pin is fine unpinned.
+        await pin(interaction.client, channel_id, message_id, replacing=replacing)
 
 
-async def refresh_tracker(bot: DiceBot, guild_id: int, channel_id: int) -> None:
+async def refresh_tracker(bot: DiceBot, guild_id: int, channel_id: int) -> bool:
     """Edit the channel's tracker to the fight as it now stands, after a change said in a note of its own.
 
     The fight is read again, so the tracker shows the latest change even when two come at once. A tracker that
@@ -139,12 +182,41 @@ async def refresh_tracker(bot: DiceBot, guild_id: int, channel_id: int) -> None:
     async with bot.database.read() as session:
         record = await EncounterRepository(session).get(guild_id=guild_id, channel_id=channel_id)
     if record is None or record.tracker_id is None:
-        return
+        return False
     message = bot.get_partial_messageable(channel_id, guild_id=guild_id).get_partial_message(record.tracker_id)
     try:
         await message.edit(embed=ui.tracker_embed(record.encounter), view=tracker_view(record.encounter))
     except discord.HTTPException as error:
         log.info("Could not edit the tracker %s in channel %s: %s", record.tracker_id, channel_id, error)
+        return False
+    return True
+
+
+async def show_turn(interaction: Interaction, turn: rules.Turn, drawn: Drawn[rules.Initiative] | None) -> int | None:
+    """Answer a pass of the turn with its turn message, then bring the channel's one tracker up to date.
+
+    The turn message pings only the player whose turn it is (`ui.pinged`); the tracker is edited in place, or,
+    when the channel has none left (deleted, never posted), posted again under the turn message and pinned.
+    Returns the turn message's id (the snowflake that shows the pass).
+    """
+    shown = ui.turn_message(turn)
+    embed = fit(stamp(shown.embed, drawn.dice)) if drawn is not None else shown.embed
+    mentions = (
+        discord.AllowedMentions(everyone=False, roles=False, replied_user=False, users=[discord.Object(shown.mention)])
+        if shown.mention is not None
+        else discord.AllowedMentions.none()
+    )
+    kwargs: dict[str, Any] = {"content": shown.content} if shown.content else {}
+    sent = await interaction.response.send_message(
+        embed=embed, view=turn_view(turn.encounter), allowed_mentions=mentions, **kwargs
+    )
+    bot = interaction.client
+    if not await refresh_tracker(bot, guild_of(interaction), channel_of(interaction)):
+        posted = await interaction.followup.send(
+            embed=ui.tracker_embed(turn.encounter), view=tracker_view(turn.encounter), wait=True
+        )
+        await keep_tracker(interaction, posted.id)
+    return sent.message_id
 
 
 async def with_initiative(
@@ -242,34 +314,30 @@ def turn_guard(bot: DiceBot) -> TurnGuard | None:
     return cog.turns if isinstance(cog, Encounters) else None
 
 
-async def pass_turn(
-    interaction: Interaction, *, seen_step: int | None, tracker: int | None = None
-) -> tuple[Encounter, bool, Drawn[rules.Initiative] | None]:
-    """End the current turn (the first call rolls initiative); whether it passed, and the initiative it rolled.
+async def pass_turn(interaction: Interaction, *, seen_step: int | None) -> None:
+    """End the current turn (the first call rolls initiative) and answer with the turn message (`show_turn`).
 
     A button names the step it was shown at (`seen_step`): when the encounter has moved on since, nothing passes
-    and the caller shows the current state, so two presses at once pass one turn. A typed command (no
-    `seen_step`) is held to the same by the `TurnGuard`: the caller tells it, once the pass is shown, by which
-    message. `tracker`: the message the button is on, which shows the fight from now on. Initiative is drawn
-    as every roll is and logged before the caller shows it (`with_initiative`); the caller stamps its answer.
+    and the asker sees, privately, where it stands, so two presses at once pass one turn. A typed command (no
+    `seen_step`) is held to the same by the `TurnGuard`, told once the pass is shown by which
+    message. Initiative is drawn as every roll is and logged before the pass is shown (`with_initiative`), its
+    answer stamped. A dying combatant's check on the way rolls the bot's dice.
     """
     bot = interaction.client
     guild_id, channel_id = guild_of(interaction), channel_of(interaction)
     guard = turn_guard(bot)
     held = None
 
-    async def attempt(dice: rules.Prerolled) -> tuple[Encounter, bool]:
+    async def attempt(dice: rules.Prerolled) -> tuple[rules.Turn, bool]:
         nonlocal held
         async with bot.database.write.begin() as session:
             repository = EncounterRepository(session)
             record = await repository.current(guild_id=guild_id, channel_id=channel_id, for_update=True)
             before = record.encounter
-            if tracker is not None and tracker != record.tracker_id:
-                await repository.keep_tracker(guild_id=guild_id, channel_id=channel_id, message_id=tracker)
             if seen_step is not None and seen_step != before.steps:
-                return before, False
+                return rules.Turn(before), False
             if seen_step is None and guard is not None and guard.blind(channel_id, interaction.id):
-                return before, False
+                return rules.Turn(before), False
             # Asked under the lock: awaited before it, a settings read let a later press overtake an earlier one.
             asker = await viewer(bot, interaction)
             current = before.current
@@ -277,36 +345,38 @@ async def pass_turn(
                 require_runner(asker, before, "roll initiative and start the fight")
             else:
                 require_owner(asker, before, current, "end the turn of")
-            after = rules.advance(before, dice)
+            turn = rules.advance_turn(before, dice, bot.dice)
             # Under the fight's lock, before it is committed: a Next command waiting for the lock sees it.
             held = guard.passing(channel_id) if guard is not None else None
-            await repository.save(record, after, now=bot.clock())
-        return after, True
+            await repository.save(
+                record, turn.encounter, now=bot.clock(), what=ui.pass_line(before, turn), at=interaction.id
+            )
+        return turn, True
 
-    try:
-        one_at_a_time = guard.lock(channel_id) if guard is not None else contextlib.nullcontext()
-        async with one_at_a_time:
-            (after, passed), drawn = await with_initiative(interaction, "encounter next", attempt)
-    except BaseException:
-        if guard is not None and held is not None:
-            guard.shown(channel_id, held)
-        raise
-    if drawn is not None:
+    one_at_a_time = guard.lock(channel_id) if guard is not None else contextlib.nullcontext()
+    # The pass is shown under the channel's lock too: a second press waits until the first is answered and the
+    # tracker edited, so the two answers always come in the same order.
+    async with one_at_a_time:
         try:
-            await log_initiative(interaction, drawn)
+            (turn, passed), drawn = await with_initiative(interaction, "encounter next", attempt)
         except BaseException:
-            if guard is not None:  # the turn passed: a failed log must not hold every later Next command back
-                guard.shown(channel_id, interaction.id)
+            if guard is not None and held is not None:
+                guard.shown(channel_id, held)
             raise
-    return after, passed, drawn
-
-
-def tracker_answer(
-    encounter: Encounter, drawn: Drawn[rules.Initiative] | None, note: str | None = None
-) -> discord.Embed:
-    """The tracker as the answer to a pass: stamped with the fair roll of the initiative it rolled, if any."""
-    embed = ui.tracker_embed(encounter, note=note)
-    return fit(stamp(embed, drawn.dice)) if drawn is not None else embed
+        shown = interaction.id
+        try:
+            if drawn is not None:
+                await log_initiative(interaction, drawn)
+            if not passed:
+                # Pressed or typed at the same time as another Next that passed this turn: where it stands, privately.
+                embed = ui.tracker_embed(turn.encounter, note=MOVED_ON)
+                await interaction.response.send_message(embed=embed, ephemeral=True)
+                return
+            shown = await show_turn(interaction, turn, drawn) or shown
+        finally:
+            # The turn passed: a failed log or answer must not hold every later Next command back.
+            if passed and guard is not None:
+                guard.shown(channel_id, shown)
 
 
 async def combatant_choices(bot: DiceBot, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
@@ -340,17 +410,14 @@ class NextTurn(Pressed, template=r"encounter:next:(?P<step>[0-9]+)"):
         self.step = step
 
     async def press(self, interaction: Interaction) -> None:
-        """Pass the turn (unless someone already did from this tracker) and show the tracker as it is now."""
+        """Pass the turn (unless someone already did) and post the turn message; the tracker is edited in place.
+
+        A press that finds the turn passed already (two at once, or an old turn message's) shows the presser,
+        privately, the tracker as it now stands.
+        """
         # A press is `/encounter next` made with a button: so the roll log and a fair log name it.
         interaction.extras["command"] = "encounter next"
-        tracker = interaction.message.id if interaction.message is not None else None
-        after, passed, drawn = await pass_turn(interaction, seen_step=self.step, tracker=tracker)
-        note = None if passed else MOVED_ON
-        try:
-            await interaction.response.edit_message(embed=tracker_answer(after, drawn, note), view=tracker_view(after))
-        finally:
-            if passed and (guard := turn_guard(interaction.client)) is not None:
-                guard.shown(channel_of(interaction), interaction.id)
+        await pass_turn(interaction, seen_step=self.step)
 
 
 def dump_hits(hits: Sequence[tuple[str, Hit]], *, fight: int | None) -> list[dict[str, Any]]:
@@ -414,7 +481,13 @@ class ApplyHits(OnRoll, template=r"strike:(?P<interaction_id>[0-9]+)"):
                 raise UserError("This roll's hit was applied already.", title="Applied already")
             fight, hits = load_hits(raw)
             record, changes = await EncounterRepository(session).apply_hits(
-                guild_id=roll.guild_id, channel_id=roll.channel_id, hits=hits, now=bot.clock(), fight=fight
+                guild_id=roll.guild_id,
+                channel_id=roll.channel_id,
+                hits=hits,
+                now=bot.clock(),
+                fight=fight,
+                describe=lambda fought, changes: "; ".join(ui.change_line(fought, c) for c in changes),
+                at=interaction.id,
             )
         await interaction.response.edit_message(view=without(interaction, f"strike:{self.interaction_id}"))
         lines = "\n".join(ui.change_line(record.encounter, change, presser) for change in changes)
@@ -558,6 +631,7 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
     def __init__(self, bot: DiceBot) -> None:
         self.bot = bot
         self.turns = TurnGuard()
+        self.quiet = QuietRolls()
         super().__init__()
 
     # -- the one write path ------------------------------------------------------------------------------
@@ -568,7 +642,10 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
             repository = EncounterRepository(session)
             record = await repository.current(guild_id=guild_id, channel_id=channel_id, for_update=True)
             after, extra = await step(record, session)
-            await repository.save(record, after, now=self.bot.clock(), undoable=undoable)
+            what = ui.change_line(after, extra) if isinstance(extra, rules.Change) else str(extra)
+            await repository.save(
+                record, after, now=self.bot.clock(), undoable=undoable, what=what.split("\n")[0], at=interaction.id
+            )
         return after, extra
 
     async def rolling_change(
@@ -694,20 +771,8 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
 
     @app_commands.command(name="next")
     async def next_(self, interaction: Interaction) -> None:
-        """End the current turn (the first Next rolls initiative) and post the tracker."""
-        after, passed, drawn = await pass_turn(interaction, seen_step=None)
-        if not passed:
-            # Typed at the same time as another Next that passed this turn: the tracker shows where it stands.
-            embed = ui.tracker_embed(after, note=MOVED_ON)
-            await interaction.response.send_message(embed=embed, ephemeral=True)
-            return
-        shown = interaction.id
-        try:
-            sent = await interaction.response.send_message(embed=tracker_answer(after, drawn), view=tracker_view(after))
-            shown = sent.message_id or shown
-        finally:
-            self.turns.shown(channel_of(interaction), shown)
-        await keep_tracker(interaction, sent)
+        """End the current turn (the first Next rolls initiative): a short turn message pings whose turn it is."""
+        await pass_turn(interaction, seen_step=None)
 
     @app_commands.command(name="end")
     async def end(self, interaction: Interaction) -> None:
@@ -908,7 +973,7 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
         async def step(record: EncounterRecord, session: AsyncSession, dice: rules.Prerolled) -> tuple[Encounter, str]:
             target = rules.find(record.encounter, combatant)
             require_owner(asker, record.encounter, target, "remove")
-            return rules.remove(record.encounter, target.number, dice), f"{target.name} left the fight."
+            return rules.remove(record.encounter, target.number, dice, self.bot.dice), f"{target.name} left the fight."
 
         after, note, drawn = await self.rolling_change(interaction, "encounter remove", step)
         await self.answer(interaction, after, note, drawn)
@@ -1211,18 +1276,63 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
 
     @app_commands.command(name="undo")
     async def undo(self, interaction: Interaction) -> None:
-        """Take back the last change to the encounter (whoever runs it, or a game master)."""
+        """Take back the last change to the encounter, named (whoever runs it, or a game master)."""
         guild_id, channel_id = guild_of(interaction), channel_of(interaction)
         asker = await viewer(self.bot, interaction)
         async with self.bot.database.write.begin() as session:
             repository = EncounterRepository(session)
             record = await repository.current(guild_id=guild_id, channel_id=channel_id, for_update=True)
             require_runner(asker, record.encounter, "undo changes")
-            undone = await repository.undo(record, now=self.bot.clock())
-        embed = ui.tracker_embed(undone.encounter, note="The last change was undone.")
-        await keep_tracker(
-            interaction, await interaction.response.send_message(embed=embed, view=tracker_view(undone.encounter))
-        )
+            what, at = record.last_change
+            quiet = self.quiet.since(channel_id, at)
+            if quiet is None:
+                undone = await repository.undo(record, now=self.bot.clock())
+        if quiet is not None:
+            # The last thing done here changed nothing: taking back the change before it (a Next, say) would
+            # rewind more than the game master meant. Said once; the next undo takes that change back.
+            self.quiet.forget(channel_id)
+            earlier = f" `/encounter undo` again takes back the change before it: {what.rstrip('.')}." if what else ""
+            note = f"Nothing to undo: the last roll here, {quiet}, changed nothing in the fight.{earlier}"
+            await interaction.response.send_message(embed=ui.change_embed(record.encounter.name, note), ephemeral=True)
+            return
+        await self.answer(interaction, undone.encounter, ui.undo_note(what))
+
+
+class QuietRolls:
+    """The rolls at a fight's combatants that changed nothing (a miss), per channel: the last one's snowflake.
+
+    Not an undo entry, as nothing changed; but `/encounter undo` right after one would take back the change
+    before it (the turn passed), which nobody asked for: so undo says so instead, once. Kept in the bot's memory
+    (a restart forgets only what a game master would undo at once).
+    """
+
+    KEPT: Final = 1024  # channels remembered at most (the oldest forgotten first)
+
+    def __init__(self) -> None:
+        self._last: dict[int, tuple[int, str]] = {}  # channel -> (snowflake, what the roll was)
+
+    def rolled(self, channel_id: int, snowflake: int, what: str) -> None:
+        """A roll at a combatant of this channel's fight changed nothing."""
+        self._last.pop(channel_id, None)
+        self._last[channel_id] = (snowflake, what)
+        while len(self._last) > self.KEPT:
+            del self._last[next(iter(self._last))]
+
+    def since(self, channel_id: int, snowflake: int) -> str | None:
+        """What the channel's last quiet roll was, if it came after the change `snowflake` made."""
+        found = self._last.get(channel_id)
+        return found[1] if found is not None and found[0] > snowflake else None
+
+    def forget(self, channel_id: int) -> None:
+        """The game master was told: the next undo takes back the change before it."""
+        self._last.pop(channel_id, None)
+
+
+def quiet_roll(bot: DiceBot, channel_id: int, snowflake: int, what: str) -> None:
+    """Note a public roll at a combatant that changed nothing in the fight (a miss), for undo (`QuietRolls`)."""
+    cog = bot.get_cog("Encounters")
+    if isinstance(cog, Encounters):
+        cog.quiet.rolled(channel_id, snowflake, what)
 
 
 def _owned(entry: Combatant, owner_id: int, side: Side) -> Combatant:

@@ -455,6 +455,14 @@ def conditions(combatant: rules.Combatant) -> list[tuple[str, int | None]]:
     return [(c.name, c.rounds) for c in combatant.conditions]
 
 
+def tracker_of(exchange: Exchange) -> dict[str, Any]:
+    """The channel's tracker as an exchange last edited it in place (a pass of the turn, a change)."""
+    edits = [r.body for r in exchange.requests if r.method == "PATCH" and r.path.startswith("/channels/")]
+    assert edits, exchange.requests
+    embed: dict[str, Any] = edits[-1]["embeds"][0]
+    return embed
+
+
 def whose_turn(encounter: Encounter) -> tuple[int, str | None]:
     """The round and whose turn it is."""
     return encounter.round, encounter.current.name if encounter.current else None

@@ -30,7 +30,7 @@ from bot.ui import rulesets as presenters
 from bot.ui.help import starts
 from bot.ui.summaries import summaries
 from tests.dice_sources import ScriptedDice
-from tests.helpers import ROOT, button, logged, ok, state, stored
+from tests.helpers import ROOT, button, logged, ok, state, stored, tracker_of
 from tests.rulesets.pool import KEY, POOL, PoolRoll, plugged_in, pool_luck, roll_pool, success_odds
 
 BUILT_IN = ("dnd35", "sf", "aliensrl")
@@ -171,7 +171,7 @@ async def test_a_pool_fight_joins_rolls_initiative_and_takes_a_hit(pool: LocalDi
     ok(await pool.command("encounter join", {"character": "Tess"}))
     ok(await pool.command("encounter add", {"name": "Rat", "hp": 3, "initiative": 1}))
     pool.bot.dice = ScriptedDice([2, 6])  # Tess d6 2 + 2 = 4, Rat d6 6 + 1 = 7: the Rat goes first
-    tracker = ok(await pool.command("encounter next"))
+    tracker = tracker_of(await pool.command("encounter next"))
     assert "8/8 grit" in tracker["description"]
     fight = await stored(database)
     assert [c.name for c in fight.combatants] == ["Rat", "Tess"] and fight.current is not None

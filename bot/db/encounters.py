@@ -13,7 +13,7 @@ keeps one writer per number: the character commands need not know about fights a
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, cast
@@ -33,6 +33,11 @@ UNDO_DEPTH = 5  # changes `/encounter undo` can take back, newest first
 # An undo entry's key (beside the state before the change): what the change did to each character's sheet, as
 # {"character id": [hit points before, maximum before, hit points after, maximum after]}, given back by undo.
 SHEET_CHANGES = "sheet_changes"
+# And what the change was, as the channel saw it ("Goblin 1: 6 → -2 hp (dying) (Aria's longsword)"), and the
+# snowflake of the interaction that made it: undo names what it takes back, and sees what came after it.
+WHAT = "undo_what"
+AT = "undo_at"
+KEPT_BESIDE = (SHEET_CHANGES, WHAT, AT)  # an undo entry's keys that are not the fight's state
 
 ENCOUNTERS = cast(Table, EncounterRow.__table__)
 
@@ -64,6 +69,17 @@ class EncounterRecord:
     def undoable(self) -> int:
         """How many changes undo can take back."""
         return len(self.history)
+
+    @property
+    def last_change(self) -> tuple[str, int]:
+        """What the change undo would take back was, as the channel saw it, and the snowflake that made it.
+
+        ("", 0) when nothing is left to undo, or for a change stored before changes were named.
+        """
+        if not self.history:
+            return "", 0
+        entry = self.history[-1]
+        return str(entry.get(WHAT, "")), int(entry.get(AT, 0))
 
 
 def _record(row: Row[Any]) -> EncounterRecord:
@@ -143,18 +159,28 @@ class EncounterRepository:
         return EncounterRecord(row.id, guild_id, channel_id, 1, encounter, (), state)
 
     async def save(
-        self, record: EncounterRecord, encounter: Encounter, *, now: datetime, undoable: bool = True
+        self,
+        record: EncounterRecord,
+        encounter: Encounter,
+        *,
+        now: datetime,
+        undoable: bool = True,
+        what: str = "",
+        at: int = 0,
     ) -> EncounterRecord:
         """Write the encounter's next state if it is still at the version it was read at.
 
         The hit points it changed of a combatant that is a character are written to the character's sheet in the
         same transaction (refused if the character changed since it was read). The state it replaces is kept for
-        `undo` (the last UNDO_DEPTH of them), with what it did to the sheets, when the change is `undoable`.
+        `undo` (the last UNDO_DEPTH of them), with what it did to the sheets, when the change is `undoable`; `what`
+        names the change as the channel saw it, and `at` is the snowflake of the interaction that made it.
         """
         encounter, characters, changes = await self._write_sheets(record, encounter, now=now)
         history = record.history
         if undoable:
-            before = {**record.state, SHEET_CHANGES: changes} if changes else record.state
+            before = {**record.state, WHAT: what, AT: at}
+            if changes:
+                before[SHEET_CHANGES] = changes
             history = (*history, before)[-UNDO_DEPTH:]
         state = rules.dump(encounter)
         await self._update(record, now, state=state, undo=list(history))
@@ -205,7 +231,7 @@ class EncounterRepository:
         if not record.history:
             raise EncounterError("There is no change left to undo.", title="Nothing to undo")
         *rest, entry = record.history
-        last = {key: value for key, value in entry.items() if key != SHEET_CHANGES}
+        last = {key: value for key, value in entry.items() if key not in KEPT_BESIDE}
         by_id = {r.id: r for r in record.characters}
         repository = CharacterRepository(self.session)
         for key, (hp_before, top_before, hp_after, top_after) in entry.get(SHEET_CHANGES, {}).items():
@@ -257,12 +283,16 @@ class EncounterRepository:
         hits: Sequence[tuple[str, Hit]],
         now: datetime,
         fight: int | None = None,
+        describe: Callable[[Encounter, Sequence[Change]], str] | None = None,
+        at: int = 0,
     ) -> tuple[EncounterRecord, list[Change]]:
         """Apply a resolved attack's hits (an AliensRL burst may hit several) to the combatants they name.
 
         One write in the caller's transaction, undone as one change. The row is locked where the database can
         (PostgreSQL), and the write is still version-checked, so a hit is never lost to a concurrent change.
         `fight`: the id of the fight the hits were rolled in (a waiting hit's); another fight here is refused.
+        `describe`: the change as the channel sees it, for undo to name (by default whom the hits were on); `at`:
+        the snowflake of the interaction that applies them.
         """
         record = await self.current(guild_id=guild_id, channel_id=channel_id, for_update=True)
         if fight is not None and record.id != fight:
@@ -275,7 +305,8 @@ class EncounterRepository:
         for target, hit in hits:
             encounter, change = rules.apply_hit(encounter, rules.find(encounter, target).number, hit)
             changes.append(change)
-        return await self.save(record, encounter, now=now), changes
+        what = describe(encounter, changes) if describe is not None else _hits_on(changes)
+        return await self.save(record, encounter, now=now, what=what, at=at), changes
 
     async def _update(self, record: EncounterRecord, now: datetime, **values: object) -> None:
         result = await self.session.execute(
@@ -285,6 +316,12 @@ class EncounterRepository:
         )
         if changed_rows(result) != 1:
             raise EncounterChanged()
+
+
+def _hits_on(changes: Sequence[Change]) -> str:
+    """Whom hits were on, never what they did (a hidden combatant's numbers): "the hit on Goblin 1"."""
+    names = list(dict.fromkeys(change.name for change in changes))
+    return f"the hit on {names[0]}" if len(names) == 1 else f"the hits on {', '.join(names)}"
 
 
 def _health(character: CharacterRecord) -> tuple[int, int]:

@@ -35,13 +35,14 @@ from aiohttp import BodyPartReader, WSMsgType, web
 
 from bot.discord_api import point_discord_at
 from bot.local.limits import validate_command_set, validate_message
-from bot.local.payloads import APPLICATION_ID, BOT_USER, OWNER, Snowflakes, guild_create
+from bot.local.payloads import APPLICATION_ID, BOT_USER, MEMBER_PERMISSIONS, OWNER, Snowflakes, guild_create
 
 log = logging.getLogger(__name__)
 
 API_PREFIX = "/api/v10"
 DOUBLE_TOKEN = "local.double.token"
 EPHEMERAL = 64
+MANAGE_MESSAGES, PIN_MESSAGES = 1 << 13, 1 << 51  # either lets the bot pin
 # Interaction callback types.
 CHANNEL_MESSAGE, DEFERRED_MESSAGE, DEFERRED_UPDATE, UPDATE_MESSAGE, AUTOCOMPLETE_RESULT, MODAL = 4, 5, 6, 7, 8, 9
 
@@ -148,6 +149,10 @@ class DiscordDouble:
         self.commands: dict[str | None, list[dict[str, Any]]] = {}
         self.messages: dict[str, dict[str, Any]] = {}
         self.faults: list[Fault] = []
+        # The bot's permissions in every channel, as a bit set: an ordinary member's (no Manage Messages) unless a
+        # test gives it more. Pinning asks for them.
+        self.bot_permissions = int(MEMBER_PERMISSIONS)
+        self.pins: dict[str, list[str]] = {}  # channel -> the messages pinned there, in the order pinned
         self.gateway_log: list[dict[str, Any]] = []
         self.strict = True
         self.ack_deadline = 3.0
@@ -431,6 +436,8 @@ class DiscordDouble:
             message.update({k: body[k] for k in ("content", "embeds", "components", "flags") if k in body})
             message["edited_timestamp"] = "2025-01-01T00:00:01.000000+00:00"
             return 200, message
+        if parts[0] == "channels" and method in ("PUT", "DELETE") and "pins" in parts[2:4] and len(parts) in (4, 5):
+            return self._pin(method, parts[1], parts[-1])
         if method == "POST" and parts[0] == "channels" and parts[-1] == "messages":
             body = body if isinstance(body, dict) else {}
             if self.strict and (errors := validate_message(body)):
@@ -443,6 +450,25 @@ class DiscordDouble:
                 return 200, self.messages[key]
             return 200, self._message(body, channel_id=parts[1])
         return 404, {"message": "404: Not Found", "code": 0}
+
+    def _pin(self, method: str, channel_id: str, message_id: str) -> tuple[int, Any]:
+        """Pin or unpin a message (PUT or DELETE /channels/{c}/messages/pins/{m}, or the older /channels/{c}/pins/{m}).
+
+        Refused as Discord refuses it when the bot has neither Manage Messages nor Pin Messages (`bot_permissions`).
+        """
+        message = self.messages.get(message_id)
+        # An interaction's answer is stored without its channel ("0"): the double knows it only by its token.
+        if message is None or message.get("channel_id") not in (channel_id, "0"):
+            return 404, {"message": "Unknown Message", "code": 10008}
+        if not self.bot_permissions & (MANAGE_MESSAGES | PIN_MESSAGES):
+            return 403, {"message": "Missing Permissions", "code": 50013}
+        pinned = self.pins.setdefault(channel_id, [])
+        if method == "PUT" and message_id not in pinned:
+            pinned.append(message_id)
+        if method == "DELETE" and message_id in pinned:
+            pinned.remove(message_id)
+        message["pinned"] = message_id in pinned
+        return 204, None
 
     def _commands(self, method: str, parts: list[str], body: Any) -> tuple[int, Any]:
         guild = parts[3] if len(parts) == 5 else None

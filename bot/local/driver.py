@@ -236,6 +236,8 @@ class LocalDiscord:
         TimeoutError when it takes longer than `timeout` (default: `self.timeout`).
         """
         timeout = self.timeout if timeout is None else timeout
+        # As Discord does: the bot's own permissions in the channel, the ones the double enforces (pins).
+        payload = {**payload, "app_permissions": str(self.double.bot_permissions)}
         mark = len(self.double.requests)
         seen = self._seen[payload["id"]] = asyncio.get_running_loop().create_future()
         try:

@@ -25,8 +25,12 @@ Defaults this module chose where the references are silent (each marked in docs/
 enters a fight already under way rolls then and acts after anyone it ties with; within a Star Frontiers side
 the higher RS acts first; the dead, the unconscious and the stunned lend their side neither IM nor RS, and a side
 with nobody able to act rolls nothing and comes after the sides that rolled; a second knock-out or stun leaves
-the longer one standing; a condition's rounds count down at the end of its bearer's turns; a dead combatant's
-turn is skipped; AliensRL treats 0 hit points or less as dead.
+the longer one standing; a condition's rounds count down at the end of its bearer's turns; AliensRL treats 0 hit
+points or less as dead.
+
+Turns pass over whoever cannot act (`why_passed`, docs/rules/dnd35.md §13 item 16): the dead, D&D's dying (each rolling
+its d% to stabilize when its turn comes, SRD) and whoever is stunned, paralyzed, unconscious...; the turn says who
+was passed and why (`Turn`).
 """
 
 from __future__ import annotations
@@ -293,7 +297,10 @@ def health_word(ruleset: str, hp: int, max_hp: int) -> str:
 
 
 def can_act(ruleset: str, combatant: Combatant) -> bool:
-    """Whether a combatant's turn comes up: the dead's is skipped."""
+    """Whether a combatant is still alive in the fight (the map, a shot's line, a side's leader read it).
+
+    Whether its turn passes without it acting is `why_passed`: the dying, stunned, paralyzed... too.
+    """
     return health(ruleset, combatant.hp) is not Health.DEAD
 
 
@@ -472,8 +479,11 @@ def _rank(combatant: Combatant) -> tuple[int, ...] | None:
     return (-(combatant.standing or 0), -combatant.initiative.tiebreak)
 
 
-def remove(encounter: Encounter, number: int, dice: Dice) -> Encounter:
-    """Take a combatant out; whose turn it is stays, or passes on as Next would when it was the one removed."""
+def remove(encounter: Encounter, number: int, dice: Dice, fate: DiceSource | None = None) -> Encounter:
+    """Take a combatant out; whose turn it is stays, or passes on as Next would when it was the one removed.
+
+    `fate`: the dice of a dying combatant's check when the turn passes to it (`advance_turn`).
+    """
     index = _index(encounter, number)
     combatants = encounter.combatants[:index] + encounter.combatants[index + 1 :]
     if not encounter.begun or index != encounter.turn:
@@ -483,8 +493,8 @@ def remove(encounter: Encounter, number: int, dice: Dice) -> Encounter:
         return dataclasses.replace(encounter, combatants=(), turn=0, steps=encounter.steps + 1)
     # The turn passes: a Next press meant for the removed combatant's turn must not end the next one's too.
     return _unready_current(
-        _pass(dataclasses.replace(encounter, combatants=combatants, steps=encounter.steps + 1), index, dice)
-    )
+        _pass(dataclasses.replace(encounter, combatants=combatants, steps=encounter.steps + 1), index, dice, fate)
+    ).encounter
 
 
 def move(encounter: Encounter, number: int, position: int) -> Encounter:
@@ -880,12 +890,17 @@ def _with_checks(unit_list: Sequence[Sequence[Combatant]], checks: Sequence[Init
     ]
 
 
-def begin(encounter: Encounter, dice: Dice) -> Encounter:
-    """Roll initiative for everyone and start round 1 with the first to act (AliensRL: in entry order)."""
+def begin(encounter: Encounter, dice: Dice, fate: DiceSource | None = None) -> Encounter:
+    """`begin_turn`'s fight alone."""
+    return begin_turn(encounter, dice, fate).encounter
+
+
+def begin_turn(encounter: Encounter, dice: Dice, fate: DiceSource | None = None) -> Turn:
+    """Roll initiative for everyone and start round 1 with the first who can act (AliensRL: in entry order)."""
     if not encounter.combatants:
         raise EncounterError("Nobody is in the fight yet: `/encounter join` or `/encounter add` first.")
     started = _order(dataclasses.replace(encounter, round=1, turn=0), dice)
-    return _to_able(started, 0)
+    return _pass(started, 0, dice, fate)
 
 
 def _order(encounter: Encounter, dice: Dice) -> Encounter:
@@ -964,16 +979,89 @@ def _side_order(
 
 # -------------------------------------------------------------------------------------------- turns
 
+# Conditions whose bearer can take no actions, so its turn passes with the condition named (docs/rules/dnd35.md
+# §13 item 16): the SRD's (Conditions: dazed, helpless, paralyzed, petrified, stunned, unconscious, cowering; asleep
+# and
+# sleeping are its helpless sleeper), and Star Frontiers' knock-out (unconscious) and stun (stunned). Any
+# ruleset's condition of one of these names passes the turn: the game master who typed it meant it.
+PASSING: Final = (
+    "unconscious",
+    "stunned",
+    "paralyzed",
+    "helpless",
+    "asleep",
+    "sleeping",
+    "dazed",
+    "petrified",
+    "cowering",
+)
+STABLE: Final = "stable"  # D&D: a dying combatant that stopped losing hit points (SRD, Injury and Death)
+STABILIZE: Final = 10  # D&D: d% 01-10 on a dying combatant's turn makes it stable (SRD: a 10% chance)
 
-def advance(encounter: Encounter, dice: Dice) -> Encounter:
-    """End the current turn and pass to the next able combatant; after the last, the next round begins.
+
+@dataclass(frozen=True, slots=True)
+class DyingCheck:
+    """D&D: a dying combatant's d% when its turn comes: 01-10 it becomes stable, else it loses 1 hit point.
+
+    SRD, Injury and Death (Dying; Stable Characters and Recovery); docs/rules/dnd35.md §13 item 16.
+    """
+
+    face: int
+    stable: bool
+    before: int
+    after: int
+
+
+@dataclass(frozen=True, slots=True)
+class Passed:
+    """A combatant whose turn came and passed because it could not act, and why (a dying one's check too)."""
+
+    number: int
+    name: str
+    why: str  # "dead", "dying", "stable", or the condition that keeps it from acting ("stunned")
+    dying: DyingCheck | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """A pass of the turn: the fight after it, and who was passed on the way (in turn order)."""
+
+    encounter: Encounter
+    passed: tuple[Passed, ...] = ()
+
+
+def why_passed(ruleset: str, combatant: Combatant) -> str | None:
+    """Why a combatant's turn passes without it acting, or None when it acts (docs/rules/dnd35.md §13 item 16).
+
+    The dead; D&D's dying (-1 to -9 hp: "unconscious and can take no actions", SRD) and stable; whoever has a
+    condition of `PASSING` (stunned, paralyzed, unconscious...). Disabled (0 hp) still acts: one action a turn.
+    """
+    state = health(ruleset, combatant.hp)
+    if state is Health.DEAD:
+        return "dead"
+    names = [name_key(c.name) for c in combatant.conditions]
+    if state is Health.DYING:
+        return STABLE if STABLE in names else "dying"
+    passing = next((c.name for c in combatant.conditions if name_key(c.name) in PASSING), None)
+    return passing
+
+
+def advance(encounter: Encounter, dice: Dice, fate: DiceSource | None = None) -> Encounter:
+    """`advance_turn`'s fight alone."""
+    return advance_turn(encounter, dice, fate).encounter
+
+
+def advance_turn(encounter: Encounter, dice: Dice, fate: DiceSource | None = None) -> Turn:
+    """End the current turn and pass to the next combatant who can act; after the last, the next round begins.
 
     Before round 1 this rolls initiative instead. The combatant whose turn ends has now acted (D&D: it stopped
     being flat-footed when that turn began) and its conditions' rounds count down. Star Frontiers rolls
-    initiative again every round.
+    initiative again every round. A combatant who cannot act (`why_passed`) has its turn come and go on the way:
+    its conditions count down, and a D&D dying one rolls its d% (`fate`: the dice of those checks, by default
+    `dice` when they are dice).
     """
     if not encounter.begun:
-        return dataclasses.replace(begin(encounter, dice), steps=encounter.steps + 1)
+        return begin_turn(dataclasses.replace(encounter, steps=encounter.steps + 1), dice, fate)
     if not encounter.combatants:
         raise EncounterError("Nobody is left in the fight.")
     index = encounter.turn
@@ -981,15 +1069,29 @@ def advance(encounter: Encounter, dice: Dice) -> Encounter:
     ticked = dataclasses.replace(ending, acted=True, conditions=_ticked(ending.conditions, encounter.steps))
     combatants = (*encounter.combatants[:index], ticked, *encounter.combatants[index + 1 :])
     encounter = dataclasses.replace(encounter, combatants=combatants, steps=encounter.steps + 1)
-    return _unready_current(_pass(encounter, index + 1, dice))
+    return _unready_current(_pass(encounter, index + 1, dice, fate))
 
 
-def _unready_current(encounter: Encounter) -> Encounter:
+def _unready_current(turn: Turn) -> Turn:
     """A readied action not taken before its bearer's next turn is lost (SRD, Special Initiative Actions: Ready)."""
+    return dataclasses.replace(turn, encounter=_unready(turn.encounter))
+
+
+def _unready(encounter: Encounter) -> Encounter:
+    """`_unready_current` of a fight whose turn moved without a pass (a delay)."""
     current = encounter.current
     if current is None or current.readied is None:
         return encounter
     return _replace_at(encounter, encounter.turn, dataclasses.replace(current, readied=None))
+
+
+def _to_able(encounter: Encounter, start: int) -> Encounter:
+    """The turn at the first living combatant from `start` (a delay hands the turn on without a pass)."""
+    able = next(
+        (i for i in range(start, len(encounter.combatants)) if can_act(encounter.ruleset, encounter.combatants[i])),
+        None,
+    )
+    return dataclasses.replace(encounter, turn=start if able is None else able)
 
 
 def delay(encounter: Encounter, after: int | None) -> Encounter:
@@ -1029,9 +1131,7 @@ def delay(encounter: Encounter, after: int | None) -> Encounter:
     delayed = dataclasses.replace(current, acted=True, count=before.standing if before is not None else None)
     combatants = (*rest[:place], delayed, *rest[place:])
     # Whoever came next has the turn; the delayer comes later this round, so the round never ends here.
-    return _unready_current(
-        _to_able(dataclasses.replace(encounter, combatants=combatants, steps=encounter.steps + 1), index)
-    )
+    return _unready(_to_able(dataclasses.replace(encounter, combatants=combatants, steps=encounter.steps + 1), index))
 
 
 def ready(encounter: Encounter, trigger: str) -> Encounter:
@@ -1075,28 +1175,62 @@ def act_readied(encounter: Encounter, number: int) -> Encounter:
     return dataclasses.replace(encounter, combatants=combatants, turn=place, steps=encounter.steps + 1)
 
 
-def _pass(encounter: Encounter, start: int, dice: Dice) -> Encounter:
-    """The turn to the first able combatant from `start`, else round + 1 from the top (SF rolls again)."""
-    following = _next_able(encounter, start)
-    if following is not None:
-        return dataclasses.replace(encounter, turn=following)
+def _pass(encounter: Encounter, start: int, dice: Dice, fate: DiceSource | None = None) -> Turn:
+    """The turn to the first combatant from `start` who can act, passing the others; after the last, round + 1.
+
+    When nobody in the fight can act the turn moves one place, to whoever comes next, without passing it: the
+    game master sees the fight stand still (a default), and each Next lets one more turn come and go.
+    """
+    fate = fate if fate is not None else (None if isinstance(dice, Prerolled) else dice)
+    ruleset = encounter.ruleset
+    if all(why_passed(ruleset, c) is not None for c in encounter.combatants):
+        if start >= len(encounter.combatants):
+            encounter, start = _next_round(encounter, dice), 0
+        encounter, check = _comes(encounter, start, fate)
+        resting = encounter.combatants[start]
+        out = Passed(resting.number, resting.name, why_passed(ruleset, resting) or "", check)
+        return Turn(dataclasses.replace(encounter, turn=start), (out,))
+    passed: list[Passed] = []
+    index = start
+    while True:
+        if index >= len(encounter.combatants):
+            encounter, index = _next_round(encounter, dice), 0
+        why = why_passed(ruleset, encounter.combatants[index])
+        if why is None:
+            return Turn(dataclasses.replace(encounter, turn=index), tuple(passed))
+        encounter, check = _comes(encounter, index, fate)
+        bearer = encounter.combatants[index]
+        # Its turn came and went: it has had a turn, and its conditions count it (a stun of 1 round is over).
+        gone = dataclasses.replace(bearer, acted=True, conditions=_ticked(bearer.conditions, -1))
+        encounter = _replace_at(encounter, index, gone)
+        passed.append(Passed(bearer.number, bearer.name, why, check))
+        index += 1
+
+
+def _next_round(encounter: Encounter, dice: Dice) -> Encounter:
+    """Round + 1 from the top of the order; Star Frontiers rolls initiative again."""
     next_round = dataclasses.replace(encounter, round=encounter.round + 1, turn=0)
     if rulesets.fighting(encounter.ruleset).every_round:
         next_round = _order(next_round, dice)
-    return _to_able(next_round, 0)
+    return next_round
 
 
-def _next_able(encounter: Encounter, start: int) -> int | None:
-    for i in range(start, len(encounter.combatants)):
-        if can_act(encounter.ruleset, encounter.combatants[i]):
-            return i
-    return None
+def _comes(encounter: Encounter, index: int, fate: DiceSource | None) -> tuple[Encounter, DyingCheck | None]:
+    """A combatant's turn comes: a D&D dying one (not stable) rolls d% to stabilize, else loses 1 hit point.
 
-
-def _to_able(encounter: Encounter, start: int) -> Encounter:
-    """The turn at the first able combatant from `start`; when nobody can act it stays at `start`."""
-    able = _next_able(encounter, start)
-    return dataclasses.replace(encounter, turn=start if able is None else able)
+    SRD, Injury and Death: "on all subsequent turns, roll d% to see whether the dying character becomes stable.
+    He has a 10% chance of becoming stable. If he doesn't, he loses 1 hit point." At -10 it is dead.
+    """
+    bearer = encounter.combatants[index]
+    if why_passed(encounter.ruleset, bearer) != "dying":
+        return encounter, None
+    assert fate is not None, "a dying combatant's check needs dice"
+    face = fate.randint(1, 100)
+    stable = face <= STABILIZE
+    after = bearer.hp if stable else bearer.hp - 1
+    conditions = _with_condition(bearer.conditions, Condition(STABLE)) if stable else bearer.conditions
+    changed = dataclasses.replace(bearer, hp=after, conditions=conditions)
+    return _replace_at(encounter, index, changed), DyingCheck(face, stable, bearer.hp, after)
 
 
 def _ticked(conditions: tuple[Condition, ...], step: int) -> tuple[Condition, ...]:

@@ -1,6 +1,8 @@
-"""Encounters as embeds: the tracker (order, whose turn, round, health, conditions, initiative) and changes."""
+"""Encounters as embeds: the tracker (order, whose turn, round, health, conditions, initiative), turns, changes."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import discord
 
@@ -8,7 +10,9 @@ from bot.rules import encounter as rules
 from bot.rules import rulesets
 from bot.rules.audience import ANYONE, Creature, Viewer, sees_hit_points
 from bot.rules.encounter import Change, Combatant, Encounter, InitiativeRoll, SideInitiative
-from bot.ui.embeds import ROLL_COLOUR, clip, fit
+from bot.ui.embeds import ROLL_COLOUR, clip, fit, phone_lines
+
+TURN_LINES = 4  # phone lines a turn message takes at most (its mention, its title, who was passed)
 
 BAR_WIDTH = 10
 FULL, EMPTY = "█", "░"
@@ -166,3 +170,104 @@ def ended_embed(encounter: Encounter) -> discord.Embed:
         title=clip(f"{encounter.name} ended {rounds}", 256), description="\n".join(lines) or None, colour=ENDED_COLOUR
     )
     return fit(embed)
+
+
+@dataclass(frozen=True, slots=True)
+class TurnMessage:
+    """The short message a pass of the turn posts: whom it pings (`mention`, or nobody), its text and embed."""
+
+    content: str | None
+    embed: discord.Embed
+    mention: int | None
+
+
+def pinged(encounter: Encounter) -> int | None:
+    """Whom a turn pings: a character's owner, whose turn it is; a quick creature's turn pings nobody.
+
+    The game master plays the quick creatures and is the one pressing Next on their turns: a ping every monster
+    turn would only be noise (a choice, docs/encounters.md).
+    """
+    current = encounter.current
+    if current is None or current.character_id is None:
+        return None
+    return current.owner_id
+
+
+def turn_message(turn: rules.Turn) -> TurnMessage:
+    """A pass of the turn in at most `TURN_LINES` phone lines: whose turn (pinging its player), who was passed.
+
+    Everyone in the channel reads it: a hidden combatant's dying check says what happened, never its hit points.
+    """
+    encounter = turn.encounter
+    current = encounter.current
+    assert current is not None, "a turn passes in a fight under way"
+    mention = pinged(encounter)
+    content = f"<@{mention}>, your turn." if mention is not None else None
+    title = clip(f"Round {encounter.round} · {current.name}'s turn", 256)
+    stuck = rules.why_passed(encounter.ruleset, current) is not None
+    embed = discord.Embed(title=title, colour=ROLL_COLOUR)
+    budget = TURN_LINES - (1 if content else 0)
+    passed = [p for p in turn.passed if not (stuck and p.number == current.number)]
+    lead = f"Nobody can act: the turn rests with {_passed_text(encounter, turn.passed[-1])}." if stuck else ""
+    embed.description = _fitted(embed, lead, encounter, passed, budget) or None
+    return TurnMessage(content, embed, mention)
+
+
+def _passed_parts(encounter: Encounter, passed: list[rules.Passed]) -> list[str]:
+    """Who was passed, in turn order, neighbours passed for the same reason together: "Goblin 1, Goblin 2 (dead)"."""
+    groups: list[tuple[str, list[str], rules.Passed]] = []
+    for one in passed:
+        if one.dying is None and groups and groups[-1][0] == one.why and groups[-1][2].dying is None:
+            groups[-1][1].append(one.name)
+        else:
+            groups.append((one.why, [one.name], one))
+    return [
+        f"{', '.join(names)} ({why})" if first.dying is None else _passed_text(encounter, first)
+        for why, names, first in groups
+    ]
+
+
+def _passed_text(encounter: Encounter, passed: rules.Passed) -> str:
+    """One combatant passed: "Goblin 1 (dead)", "Ogre (dying, d% 47: -3 → -4 hp)" (hit points if the channel may)."""
+    check = passed.dying
+    if check is None:
+        return f"{passed.name} ({passed.why})"
+    combatant = next((c for c in encounter.combatants if c.number == passed.number), None)
+    if check.stable:
+        what = "stable"
+    elif combatant is not None and not shows_numbers(combatant, ANYONE):
+        what = "loses 1 hp" + (", dead" if rules.health(encounter.ruleset, check.after) is rules.Health.DEAD else "")
+    else:
+        state = rules.health(encounter.ruleset, check.after)
+        what = f"{check.before} → {check.after} hp" + (", dead" if state is rules.Health.DEAD else "")
+    return f"{passed.name} ({passed.why}, d% {check.face}: {what})"
+
+
+def _fitted(embed: discord.Embed, lead: str, encounter: Encounter, passed: list[rules.Passed], budget: int) -> str:
+    """`lead` and "Passed: ..." with as many of the passed as the embed's `budget` of phone lines holds."""
+    for kept in range(len(passed), -1, -1):
+        left = len(passed) - kept
+        shown = "; ".join(_passed_parts(encounter, passed[:kept]))
+        if left:
+            shown = f"{shown} and {left} more (the tracker shows them)" if kept else f"{left} (the tracker shows them)"
+        text = "\n".join(line for line in (lead, f"Passed: {shown}" if passed else "") if line)
+        trial = embed.copy()
+        trial.description = text or None
+        if phone_lines(trial) <= budget:
+            return text
+    return lead
+
+
+def undo_note(what: str) -> str:
+    """What undo took back, as the channel saw it when it was made."""
+    return f"Undid: {what.rstrip('.')}." if what else "Undid the last change."
+
+
+def pass_line(before: Encounter, turn: rules.Turn) -> str:
+    """A pass of the turn as undo names it: "the turn passed from Goblin 1 to Aria (round 1)"."""
+    after = turn.encounter.current
+    whose = after.name if after is not None else "nobody"
+    if not before.begun:
+        return f"initiative rolled: round 1 began with {whose}"
+    ending = before.current.name if before.current is not None else "nobody"
+    return f"the turn passed from {ending} to {whose} (round {turn.encounter.round})"

@@ -26,9 +26,27 @@ DICE: Final = Start(
 )
 
 
+# The encounter tracker's page: a game master's first fight, each line run by tests/test_help.py as the others.
+TRACKER: Final = Start(
+    "encounter",
+    "A fight (the tracker)",
+    (
+        "/encounter start ruleset:dnd35 name:Cave",
+        "/encounter add name:Goblin count:2 hp:6 ac:15 initiative:1",
+        "/encounter next",
+        '/dnd attack target:"Goblin 1" attack_bonus:4 damage:1d8+2',
+        "/encounter undo",
+    ),
+    None,
+    "The tracker is one pinned message, edited after every change. **Next** pings whose turn it is and passes "
+    "whoever cannot act (dead, dying, stunned...); a hit on a `target:` comes off its hit points; undo says what "
+    "it took back. Players `/encounter join` with their character.",
+)
+
+
 def starts() -> tuple[Start, ...]:
-    """Every first-steps page: /roll's, then each registered ruleset's."""
-    return (DICE, *(p.start for p in rulesets.every()))
+    """Every first-steps page: /roll's, then each registered ruleset's, then the tracker's."""
+    return (DICE, *(p.start for p in rulesets.every()), TRACKER)
 
 
 def __getattr__(name: str) -> Any:

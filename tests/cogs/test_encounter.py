@@ -17,7 +17,7 @@ from bot.rules import encounter as rules
 from tests.dice_sources import NoDice, ScriptedDice
 from tests.helpers import ALICE as GM
 from tests.helpers import BOB as PLAYER
-from tests.helpers import MANAGER, buttons, character, conditions, described, ok, state, stored, whose_turn
+from tests.helpers import MANAGER, buttons, character, conditions, described, ok, state, stored, tracker_of, whose_turn
 
 
 async def test_a_dnd_fight_start_to_undo(local: LocalDiscord, database: Database) -> None:
@@ -33,7 +33,8 @@ async def test_a_dnd_fight_start_to_undo(local: LocalDiscord, database: Database
     # Aria 12 + 3 Dex + 4 = 19, Goblin 1 11 + 1 = 12, Goblin 2 14 + 1 = 15.
     local.bot.dice = ScriptedDice([12, 11, 14])  # type: ignore[attr-defined]
     first = await local.command("encounter next")
-    board = ok(first)
+    ok(first)
+    board = tracker_of(first)  # the tracker is edited in place; the answer is the turn message
     assert "Round **1** · **Aria**'s turn" in board["description"]
     assert "Aria: d20 12 + 3 Dex + 4 Improved Initiative = **19**" in board["fields"][0]["value"]
     encounter = await stored(database)
@@ -41,12 +42,13 @@ async def test_a_dnd_fight_start_to_undo(local: LocalDiscord, database: Database
     # Aria's turn has begun: she is no longer flat-footed (SRD); the goblins are until theirs begin.
     assert [rules.flat_footed(encounter, c) for c in encounter.combatants] == [False, True, True]
 
-    # The player ends their own turn with the tracker's button; the tracker is edited in place.
+    # The player ends their own turn with the turn message's button: a new turn message, the tracker edited.
     local.bot.dice = NoDice()  # type: ignore[attr-defined]
     message = first.messages[0]
     pressed = await local.click(local.original(first), buttons(message)["Next"], actor=player)
-    assert pressed.response["type"] == 7  # UPDATE_MESSAGE: the same message
-    assert "Round **1** · **Goblin 2**'s turn" in pressed.messages[0]["embeds"][0]["description"]
+    assert pressed.response["type"] == 4  # a new message, that pings whose turn it is
+    assert pressed.messages[0]["embeds"][0]["title"] == "Round 1 · Goblin 2's turn"
+    assert "Round **1** · **Goblin 2**'s turn" in tracker_of(pressed)["description"]
     encounter = await stored(database)
     assert whose_turn(encounter) == (1, "Goblin 2") and not rules.flat_footed(encounter, encounter.combatants[0])
 
@@ -66,11 +68,14 @@ async def test_a_dnd_fight_start_to_undo(local: LocalDiscord, database: Database
         ("Goblin 1", 6),
     ]
     assert conditions(encounter.combatants[0]) == [("shaken", 1)]
-    ok(await local.command("encounter next", actor=player))  # Aria's turn ends: shaken runs out
+    # Aria's turn ends: shaken runs out; the dying Goblin 2 is passed (d% 50: -1 -> -2), Goblin 1 acts.
+    local.bot.dice = ScriptedDice([50])  # type: ignore[attr-defined]
+    ok(await local.command("encounter next", actor=player))
     assert conditions(rules.find(await stored(database), "Aria")) == []
+    assert whose_turn(await stored(database)) == (2, "Goblin 1")
 
     undone = ok(await local.command("encounter undo"))
-    assert undone["description"].startswith("The last change was undone.")
+    assert undone["description"] == "Undid: the turn passed from Aria to Goblin 1 (round 2)."
     assert whose_turn(await stored(database)) == (2, "Aria")
     ended = ok(await local.command("encounter end"))
     assert ended["title"] == "Cave ended after 2 round(s)"
@@ -91,7 +96,7 @@ async def test_a_star_frontiers_fight_rolls_by_side_every_round(local: LocalDisc
 
     # Party d10 4 + IM 6 (Kel, RS 55) = 10, foes 5 + IM 4 = 9: the party first.
     local.bot.dice = ScriptedDice([4, 5])  # type: ignore[attr-defined]
-    board = ok(await local.command("encounter next"))
+    board = tracker_of(await local.command("encounter next"))
     assert "Party: d10 4 + 6 IM (RS 55 / 10, rounded up) = **10** (Kel's IM; best RS 55)" in board["fields"][0]["value"]
     encounter = await stored(database)
     assert [c.name for c in encounter.combatants] == ["Kel", "Sathar 1", "Sathar 2"]
@@ -108,14 +113,15 @@ async def test_a_star_frontiers_fight_rolls_by_side_every_round(local: LocalDisc
     assert change.summary == "Sathar 1: 30 → 18 hp, unconscious 2 turns"
 
     local.bot.dice = NoDice()  # type: ignore[attr-defined]
-    ok(await local.command("encounter next", actor=player))  # Kel -> Sathar 1
-    ok(await local.command("encounter next"))  # Sathar 1's turn ends: unconscious 1
+    # Kel's turn ends: Sathar 1's turn comes and passes (unconscious: 1 turn left), Sathar 2 acts.
+    ok(await local.command("encounter next", actor=player))
     assert conditions(rules.find(await stored(database), "Sathar 1")) == [("unconscious", 1)]
-    # Round 2: foes 9 + 4 = 13 against the party's 1 + 6 = 7: the Sathar go first.
+    assert whose_turn(await stored(database)) == (1, "Sathar 2")
+    # Round 2: foes 9 + 4 = 13 against the party's 1 + 6 = 7: the Sathar go first, Sathar 1 passed once more.
     local.bot.dice = ScriptedDice([1, 9])  # type: ignore[attr-defined]
     ok(await local.command("encounter next"))
     encounter = await stored(database)
-    assert whose_turn(encounter) == (2, "Sathar 1")
+    assert whose_turn(encounter) == (2, "Sathar 2") and conditions(rules.find(encounter, "Sathar 1")) == []
     assert state(encounter) == [("Sathar 1", 18), ("Sathar 2", 30), ("Kel", 45)]
     async with database.read() as session:
         logged = (await session.scalars(select(RollLog).where(RollLog.command == "encounter next"))).all()
@@ -144,7 +150,7 @@ async def test_an_aliens_fight_in_entry_order_with_hidden_health(local: LocalDis
     ok(await local.command("encounter join", actor=player))
     ok(await local.command("encounter move", {"combatant": "Vasquez", "position": 1}))
     local.bot.dice = NoDice()  # type: ignore[attr-defined]
-    board = ok(await local.command("encounter next"))  # no initiative: the order as it stands
+    board = tracker_of(await local.command("encounter next"))  # no initiative: the order as it stands
     assert "Round **1** · **Vasquez**'s turn" in board["description"]
     hurt = ok(await local.command("encounter hp", {"combatant": "Alien 1", "amount": "-15"}))
     assert hurt["description"] == "Alien 1: badly hurt"  # the channel sees a word, not the numbers
@@ -170,9 +176,11 @@ async def test_a_restarted_bot_keeps_the_fight_and_its_next_button(
         tracker = first.original(shown)
     async with local_discord(make_bot) as second:
         second.bot.dice = NoDice()  # type: ignore[attr-defined]
-        pressed = await second.click(tracker, buttons(tracker)["Next"])
-        assert pressed.rejected == [] and pressed.response["type"] == 7
-        assert "Round **1** · **Orc 2**'s turn" in pressed.messages[0]["embeds"][0]["description"]
+        pressed = await second.click(tracker, buttons(tracker)["Next"])  # the turn message's
+        # A new double never saw the tracker: its edit is refused (404), so it is posted again under the turn.
+        assert [r.status for r in pressed.rejected] == [404] and pressed.response["type"] == 4
+        assert "Round **1** · **Orc 2**'s turn" in pressed.messages[1]["embeds"][0]["description"]
+        assert pressed.messages[0]["embeds"][0]["title"] == "Round 1 · Orc 2's turn"
     assert whose_turn(await stored(database)) == (1, "Orc 2")
 
 
@@ -184,10 +192,10 @@ async def test_two_next_presses_at_once_pass_one_turn(local: LocalDiscord, datab
     tracker = local.original(shown)
     custom_id = buttons(tracker)["Next"]
     presses = await asyncio.gather(local.click(tracker, custom_id), local.click(tracker, custom_id, actor=manager))
-    assert all(p.rejected == [] and p.response["type"] == 7 for p in presses)
+    assert all(p.rejected == [] and p.response["type"] == 4 for p in presses)
     encounter = await stored(database)
     assert whose_turn(encounter) == (1, "Drone 2") and encounter.steps == 2
-    notes = [p.messages[0]["embeds"][0]["description"] for p in presses]
+    notes = [p.messages[0]["embeds"][0].get("description", "") for p in presses]
     assert sum("Someone already moved the fight on" in n for n in notes) == 1
 
 
@@ -249,10 +257,12 @@ async def test_the_gm_adds_a_member_s_character_and_players_leave(local: LocalDi
 
 
 async def test_the_tracker_is_edited_after_a_hit_and_a_change_by_hand(local: LocalDiscord, database: Database) -> None:
-    ok(await local.command("encounter start", {"ruleset": "dnd35", "name": "Cave"}))
+    started = await local.command("encounter start", {"ruleset": "dnd35", "name": "Cave"})
+    ok(started)
+    tracker = local.original(started)
     ok(await local.command("encounter add", {"name": "Goblin", "count": 2, "hp": 6, "ac": 15, "initiative": 1}))
     local.bot.dice = ScriptedDice([15, 5])
-    tracker = local.original(await local.command("encounter next"))
+    ok(await local.command("encounter next"))  # the tracker posted at the start is the one edited in place
     assert "6/6 hp" in described(tracker) and "5/6 hp" not in described(tracker)
     changed = await local.command("encounter hp", {"combatant": "Goblin 2", "amount": "-1"})
     assert [r.method for r in changed.requests][-1] == "PATCH", changed.requests  # the tracker, after the note
@@ -265,14 +275,14 @@ async def test_the_tracker_is_edited_after_a_hit_and_a_change_by_hand(local: Loc
     private = local.original(await local.command("encounter show", {"private": True}))
     ok(await local.command("encounter condition", {"combatant": "Goblin 1", "name": "prone"}))
     assert "prone" in described(tracker) and "prone" not in described(private)
-    # The tracker last posted or pressed is the one kept up to date.
+    # The tracker last posted is the one kept up to date (an older one's Next still passes the turn).
     newer = local.original(await local.command("encounter show"))
     ok(await local.command("encounter hp", {"combatant": "Goblin 1", "amount": "+1"}))
     assert "3/6 hp" in described(newer) and "3/6 hp" not in described(tracker)
     local.bot.dice = NoDice()
     await local.click(tracker, buttons(tracker)["Next"])
     ok(await local.command("encounter hp", {"combatant": "Goblin 2", "amount": "+1"}))
-    assert "**Goblin 2** `██████████` 6/6 hp" in described(tracker) and "6/6 hp" not in described(newer)
+    assert "**Goblin 2** `██████████` 6/6 hp" in described(newer) and "6/6 hp" not in described(tracker)
     assert (await stored(database)).combatants[1].hp == 6
 
 

@@ -11,7 +11,7 @@ from bot.local.payloads import MANAGER_PERMISSIONS
 from bot.ui.map import BOARD, DIGIT_HEIGHT, FOES, INK, PARTY, TURN, Board, Marker, draw_map, view
 from tests.dice_sources import NoDice, ScriptedDice
 from tests.helpers import BOB as PLAYER
-from tests.helpers import MANAGER, character, middle, near, ok, picture, state, stored, whose_turn
+from tests.helpers import MANAGER, character, middle, near, ok, picture, state, stored, tracker_of, whose_turn
 
 OTHER = "200000000000000003"  # a member with no combatant in the fight
 
@@ -44,7 +44,9 @@ async def test_like_creatures_added_as_a_group_roll_one_initiative(local: LocalD
     )
     dice = ScriptedDice([10, 15])  # Aria 10 + 2 = 12; the goblins, one check: 15 + 1 = 16
     local.bot.dice = dice  # type: ignore[attr-defined]
-    board = ok(await local.command("encounter next"))
+    started = await local.command("encounter next")
+    ok(started)
+    board = tracker_of(started)  # the tracker, edited in place; the answer is the turn message
     assert dice.exhausted
     assert state(await stored(database)) == [("Goblin 1", 6), ("Goblin 2", 6), ("Goblin 3", 6), ("Aria", 12)]
     assert initiative_field(board).split("\n") == [
@@ -84,7 +86,9 @@ async def test_a_player_who_rolled_their_own_dice_gives_the_total(local: LocalDi
     ok(await local.command("encounter add", {"name": "Goblin", "hp": 6, "initiative": 1}))
     dice = ScriptedDice([19])  # the goblin's only: 20
     local.bot.dice = dice  # type: ignore[attr-defined]
-    board = ok(await local.command("encounter next"))
+    started = await local.command("encounter next")
+    ok(started)
+    board = tracker_of(started)  # the tracker, edited in place; the answer is the turn message
     assert dice.exhausted
     assert initiative_field(board).split("\n") == ["Goblin: d20 19 + 1 initiative = **20**", "Aria: given **17**"]
     aria = (await stored(database)).combatants[1]

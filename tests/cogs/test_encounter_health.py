@@ -16,7 +16,7 @@ from bot.rules import encounter as rules
 from bot.rules.encounter import Hit
 from tests.dice_sources import ScriptedDice
 from tests.helpers import BOB as PLAYER
-from tests.helpers import fields, ok, stored
+from tests.helpers import fields, ok, stored, tracker_of
 
 pytestmark = pytest.mark.usefixtures("full_answers")
 NOW = datetime(2026, 12, 2, tzinfo=UTC)
@@ -95,9 +95,10 @@ async def test_a_hit_in_a_fight_is_on_the_sheet_and_undo_gives_it_back(local: Lo
     assert await sheet_health(local, "Aria") == "7 / 12"
 
     for expected in ["7 / 12", "3 / 12", "5 / 12", "12 / 12"]:
-        undone = ok(await local.command("encounter undo"))
+        exchange = await local.command("encounter undo")
+        ok(exchange)
         assert await sheet_health(local, "Aria") == expected
-        assert f"{expected.replace(' ', '')} hp" in json.dumps(undone), undone
+        assert f"{expected.replace(' ', '')} hp" in json.dumps(tracker_of(exchange)), exchange.requests
     assert rules.find(await stored(database), "Ogre").hp == 30
 
 
@@ -120,7 +121,7 @@ async def test_a_change_outside_the_fight_shows_in_it(local: LocalDiscord, datab
     ok(await local.command("character hp", {"character": "Aria", "change": "=-10"}, actor=player))
     local.bot.dice = ScriptedDice([20, 1])  # Aria would act first
     first = ok(await local.command("encounter next"))
-    assert "**Ogre**'s turn" in first["description"], first
+    assert first["title"] == "Round 1 · Ogre's turn" and first["description"] == "Passed: Aria (dead)", first
 
 
 async def test_undo_keeps_a_change_made_outside_the_fight_since(local: LocalDiscord) -> None:

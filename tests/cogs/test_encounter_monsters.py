@@ -285,3 +285,20 @@ async def test_the_short_answer_of_a_turned_full_attack_names_each_target(
     attack = await local.command("encounter attack", {"attacker": "Ogre", "target": "Lira"})
     lines = attack.embed["description"].splitlines()
     assert "vs Lira's flat-footed AC 14" in lines[1] and "vs Bram's flat-footed AC 12" in lines[2], lines
+
+
+async def test_a_monsters_turn_message_carries_its_attacks_and_one_press_rolls_one(
+    local: LocalDiscord, database: Database
+) -> None:
+    await ogre_fight(local)
+    local.bot.dice = ScriptedDice([20, 10, 5])  # initiative: the Ogre 20 + 5, Lira 10, Bram 5
+    turn = await local.command("encounter next")
+    [message] = [m for m in turn.messages if m["embeds"][0]["title"].startswith("Round 1")]
+    assert message["embeds"][0]["title"] == "Round 1 · Ogre's turn"
+    labels = [c["label"] for row in message["components"] for c in row["components"]]
+    assert labels == ["Next", "Ogre: greatclub", "Ogre: bite"]  # the turn's own attacks, one press each
+    greatclub = message["components"][0]["components"][1]["custom_id"]
+    local.bot.dice = ScriptedDice([19, 1, 1])  # greatclub at Lira, the first foe after the Ogre: 27 hits; 2 + 7
+    pressed = await local.click(local.original(turn), greatclub)
+    assert "Lira" in text(pressed.embed), pressed.embed
+    assert ("Lira", 3) in state(await stored(database))

@@ -8,7 +8,7 @@ from bot.db.engine import Database
 from bot.local.driver import LocalDiscord
 from bot.rules import encounter as rules
 from tests.dice_sources import ScriptedDice
-from tests.helpers import conditions, ok, stored
+from tests.helpers import conditions, ok, stored, tracker_of
 
 pytestmark = pytest.mark.usefixtures("full_answers")
 
@@ -34,7 +34,7 @@ async def test_a_knocked_out_captain_lends_its_side_no_initiative(local: LocalDi
     # Party d10 1 + IM 6 = 7, foes d10 4 + the Sathar's IM 3 = 7: Kel's RS 55 beats the Sathar's 30. Counting the
     # knocked-out captain (IM 10, RS 100), the foes had 14 and went first.
     local.bot.dice = ScriptedDice([1, 4])  # type: ignore[attr-defined]
-    board = ok(await local.command("encounter next"))
+    board = tracker_of(await local.command("encounter next"))
     value = board["fields"][0]["value"]
     assert "Foes: d10 4 + 3 IM (RS 30 / 10, rounded up) = **7** (Sathar's IM; best RS 30)" in value, value
     encounter = await stored(database)
@@ -48,7 +48,7 @@ async def test_a_side_with_nobody_able_to_act_comes_last_unrolled(local: LocalDi
     ok(await local.command("encounter add", {"name": "Captain", "hp": 30, "rs": 100}))
     await knock_out(local, 40)
     local.bot.dice = ScriptedDice([1])  # type: ignore[attr-defined]  # the party's d10 alone
-    board = ok(await local.command("encounter next"))
+    board = tracker_of(await local.command("encounter next"))
     value = board["fields"][0]["value"]
     assert value.splitlines()[1] == "Foes: nobody able to act (dead, unconscious or stunned), so last and no roll"
     assert [s.side for s in (await stored(database)).sides] == [rules.Side.PARTY, rules.Side.FOES]

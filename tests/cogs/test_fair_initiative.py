@@ -22,7 +22,7 @@ from cogs.encounter import CHANGED_MEANWHILE, NOT_NEEDED
 from tests.dice_sources import NoDice, ScriptedDice
 from tests.helpers import ALICE as GM
 from tests.helpers import BOB as PLAYER
-from tests.helpers import ok, start_fair
+from tests.helpers import ok, start_fair, tracker_of
 
 
 def stamp_of(embed: dict[str, Any]) -> str:
@@ -83,7 +83,8 @@ async def test_dnd_initiative_in_a_fair_session_is_a_roll_the_log_replays(
     commitment = await start_fair(local)
     ok(await local.command("encounter start", {"ruleset": "dnd35", "name": "Cave"}))
     ok(await local.command("encounter add", {"name": "Goblin", "count": 2, "hp": 6, "initiative": 1}))
-    board = ok(await local.command("encounter next"))
+    passed = await local.command("encounter next")
+    board = ok(passed)  # the turn message carries the stamp of the initiative the pass rolled
     assert f"Fair roll #1 · commitment {commitment[:16]}…" in stamp_of(board)
     late = ok(await local.command("encounter add", {"name": "Ogre", "hp": 30, "initiative": -1}))
     assert late["description"].startswith("Ogre joined the fight under way.")
@@ -98,7 +99,7 @@ async def test_dnd_initiative_in_a_fair_session_is_a_roll_the_log_replays(
         ("Goblin 2", [{"value": 1, "source": "initiative"}]),
     ]
     # What the tracker showed is what the log holds: each check's face and total.
-    shown = board["fields"][0]["value"]
+    shown = tracker_of(passed)["fields"][0]["value"]
     for check in first.outcome["initiative"]:
         assert f"{check['name']}: d20 {check['face']} + 1 initiative = **{check['total']}**" in shown
     assert first.summary is not None and first.summary.startswith("Initiative, Cave round 1: ")
@@ -141,12 +142,12 @@ async def test_every_star_frontiers_round_rolls_from_the_session_by_button_and_b
     first = await local.command("encounter next")
     assert "Fair roll #1 ·" in stamp_of(ok(first))
 
-    # The tracker's Next button: the second turn of round 1 rolls nothing, the end of the round rolls round 2.
+    # The turn message's Next button: the second turn of round 1 rolls nothing, the end of the round rolls round 2.
     pressed = await local.click(local.original(first), next_button(first.messages[0]))
     assert "Fair roll" not in stamp_of(pressed.messages[0]["embeds"][0])
-    pressed = await local.click(local.original(first), next_button(local.original(first)))
+    pressed = await local.click(local.original(pressed), next_button(local.original(pressed)))
     round_two = pressed.messages[0]["embeds"][0]
-    assert "Round **2**" in round_two["description"] and "Fair roll #2 ·" in stamp_of(round_two)
+    assert round_two["title"].startswith("Round 2 · ") and "Fair roll #2 ·" in stamp_of(round_two)
 
     # The last to act in round 2 leaves: the turn passes to round 3, whose initiative the removal rolls.
     assert "Fair roll" not in stamp_of(ok(await local.command("encounter next")))
@@ -259,7 +260,7 @@ async def test_outside_a_session_initiative_uses_the_bots_dice_and_is_logged(
     ok(await local.command("encounter start", {"ruleset": "dnd35", "name": "Cave"}))
     ok(await local.command("encounter add", {"name": "Goblin", "hp": 6, "initiative": 2}))
     local.bot.dice = ScriptedDice([12, 7])  # type: ignore[attr-defined]
-    board = ok(await local.command("encounter next"))
+    board = tracker_of(await local.command("encounter next"))
     assert "Goblin: d20 12 + 2 initiative = **14**" in board["fields"][0]["value"]
     late = ok(await local.command("encounter add", {"name": "Orc", "hp": 6}))
     assert "Orc: d20 7 + 0 initiative = **7**" in late["description"] and "Fair roll" not in stamp_of(late)

@@ -19,7 +19,7 @@ from bot.local.driver import Exchange, LocalDiscord
 from bot.rules import encounter as rules
 from tests.dice_sources import ScriptedDice
 from tests.helpers import BOB as PLAYER
-from tests.helpers import fields, ok, sheet, stored
+from tests.helpers import fields, ok, sheet, stored, tracker_of
 
 pytestmark = pytest.mark.usefixtures("full_answers")
 
@@ -110,7 +110,7 @@ async def test_flat_footed_ends_when_the_combatant_s_first_turn_begins(local: Lo
     ok(await local.command("encounter start", {"ruleset": "dnd35", "name": "Cave"}))
     ok(await local.command("encounter add", {"name": "Goblin", "count": 2, "hp": 6, "ac": 15, "initiative": 1}))
     local.bot.dice = ScriptedDice([18, 3])  # Goblin 1 first, then Goblin 2
-    board = ok(await local.command("encounter next"))
+    board = tracker_of(await local.command("encounter next"))
     assert "**Goblin 1**'s turn" in board["description"], board
     assert "Goblin 1** `██████████` 6/6 hp · flat-footed" not in board["description"], board["description"]
     assert "Goblin 2** `██████████` 6/6 hp · flat-footed" in board["description"], board["description"]

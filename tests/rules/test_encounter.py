@@ -231,9 +231,11 @@ def test_sf_knockout_counts_down_on_the_bearer_s_turns() -> None:
     hit, change = enc.apply_hit(started, enc.find(started, "Sathar").number, Hit(damage=7, knockout_turns=2))
     assert change.summary == "Sathar: 40 → 33 hp, unconscious 2 turns"
     dice = ScriptedDice([9, 1, 9, 1])
-    after_one = enc.advance(enc.advance(hit, dice), dice)  # Kel's turn, Sathar's turn: round 2
+    # Kel's turn ends; the knocked-out Sathar's turn comes and passes (counting down): round 2, Kel again.
+    after_one = enc.advance(hit, dice)
     assert enc.find(after_one, "Sathar").conditions == (Condition("unconscious", 1),)
-    after_two = enc.advance(enc.advance(after_one, dice), dice)
+    assert after_one.round == 2 and after_one.current and after_one.current.name == "Kel"
+    after_two = enc.advance(after_one, dice)
     assert enc.find(after_two, "Sathar").conditions == () and after_two.round == 3
 
 
