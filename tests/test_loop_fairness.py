@@ -1,0 +1,203 @@
+"""What a hostile member can send within the rate limit is answered cleanly and holds no one else up (#29).
+
+- Autocomplete counts toward a limit of its own (AUTOCOMPLETE_RATE_LIMIT); past it the menu offers nothing.
+- Option values Discord's client never sends (integers past their range, strings past their length, choices
+  the option does not offer, crafted by a script) are refused with an ephemeral "Bad option", never "Sorry":
+  every command of the synced tree is tried (tests/test_fuzz.py sends only what the client would).
+- Crafted button ids far past any id (2^64 and more) are answered cleanly.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from collections.abc import AsyncIterator, Callable, Iterator
+from dataclasses import replace
+from datetime import datetime, timedelta
+from typing import Any
+
+import pytest
+import pytest_asyncio
+
+from bot.client import DiceBot
+from bot.config import DEFAULT_AUTOCOMPLETE_RATE_LIMIT, RateLimit, Settings, SettingsError
+from bot.db.engine import Database
+from bot.local.driver import Exchange, LocalDiscord, local_discord
+from bot.local.payloads import APPLICATION_COMMAND, COMPONENT, Snowflakes, button_data, command_data, interaction
+from tests.conftest import FIXED_TIME
+from tests.test_fuzz import COMMANDS, INTEGER, NUMBER, STRING, answered_cleanly
+
+BOB = "200000000000000002"
+
+
+class Clock:
+    """The bot's clock, moved by the test."""
+
+    def __init__(self) -> None:
+        self.now = FIXED_TIME
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += timedelta(seconds=seconds)
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def make_limited(settings: Settings, database: Database, dice: random.Random, clock: Clock) -> Callable[[], DiceBot]:
+    """The bot with at most 3 commands and 5 autocomplete requests per user in 10 seconds."""
+    limited = replace(settings, rate_limit=RateLimit(3, 10), autocomplete_rate_limit=RateLimit(5, 10))
+    return lambda: DiceBot(settings=limited, database=database, dice=dice, clock=clock)
+
+
+@pytest_asyncio.fixture
+async def limited(make_limited: Callable[[], DiceBot]) -> AsyncIterator[LocalDiscord]:
+    async with local_discord(make_limited, ids=Snowflakes(1767225600000)) as driver:
+        yield driver
+
+
+# -- autocomplete has a rate limit of its own --------------------------------------------------------------
+async def suggest(local: LocalDiscord, typed: str = "Va", *, actor: Any = None) -> Exchange:
+    return await local.autocomplete("character show", {"character": typed}, "character", actor=actor)
+
+
+async def test_autocomplete_past_its_own_limit_offers_no_choices_never_an_error(
+    limited: LocalDiscord, clock: Clock, caplog: pytest.LogCaptureFixture
+) -> None:
+    await limited.command("character create", {"ruleset": "aliensrl", "name": "Vasquez"})
+    offered = (await suggest(limited)).choices
+    assert len(offered) == 1
+    for _ in range(4):
+        assert (await suggest(limited)).choices == offered
+    refused = await suggest(limited)
+    assert refused.response["type"] == 8  # an autocomplete result, as Discord expects
+    assert refused.choices == []
+    assert refused.rejected == []
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING and r.name.startswith("bot")]
+
+    await limited.command("character create", {"ruleset": "aliensrl", "name": "Vasko"}, actor=limited.as_user(BOB))
+    assert (await suggest(limited, actor=limited.as_user(BOB))).choices  # a limit of each user's own
+    clock.advance(10)
+    assert (await suggest(limited)).choices == offered
+
+
+async def test_autocomplete_never_spends_the_command_limit(limited: LocalDiscord) -> None:
+    for _ in range(5):
+        await suggest(limited)
+    for _ in range(3):
+        answer = await limited.command("roll", {"expression": "1d6"})
+        assert not (answer.ephemeral and answer.embed["title"] == "Slow down")
+
+
+async def test_commands_never_spend_the_autocomplete_limit(limited: LocalDiscord) -> None:
+    await limited.command("character create", {"ruleset": "aliensrl", "name": "Vasquez"})
+    for _ in range(4):
+        await limited.command("roll", {"expression": "1d6"})  # the last one is slowed down
+    for _ in range(5):
+        assert (await suggest(limited)).choices
+
+
+def test_the_autocomplete_limit_is_a_setting_with_a_generous_default() -> None:
+    default = Settings.from_env({}).autocomplete_rate_limit
+    assert default == RateLimit.parse(DEFAULT_AUTOCOMPLETE_RATE_LIMIT) == RateLimit(60, 10)
+    assert Settings.from_env({"AUTOCOMPLETE_RATE_LIMIT": "20/5"}).autocomplete_rate_limit == RateLimit(20, 5)
+    assert Settings.from_env({"AUTOCOMPLETE_RATE_LIMIT": "0"}).autocomplete_rate_limit is None
+    with pytest.raises(SettingsError, match="AUTOCOMPLETE_RATE_LIMIT"):
+        Settings.from_env({"AUTOCOMPLETE_RATE_LIMIT": "lots"})
+    assert Settings().autocomplete_rate_limit is None  # built directly (tests, benchmarks): no limit
+
+
+# -- option values crafted outside Discord's client ----------------------------------------------------------
+def crafted_values(option: dict[str, Any]) -> Iterator[tuple[str, Any]]:
+    """Values of `option` that Discord's client would refuse to send, with what is wrong with each."""
+    kind = option["type"]
+    if option.get("choices"):
+        yield "an unknown choice", "not-a-choice" if kind == STRING else 987_654_321
+    if kind in (INTEGER, NUMBER):
+        if "max_value" in option:
+            yield "past its maximum", option["max_value"] + 1
+        if "min_value" in option:
+            yield "below its minimum", option["min_value"] - 1
+        yield "past Discord's integers", 2**64
+    if kind == STRING:
+        yield "past its length", "x" * (option.get("max_length", 6000) + 1)
+        if option.get("min_length", 0) > 0:
+            yield "below its length", ""
+
+
+CRAFTED = [
+    pytest.param(name, option, value, id=f"{name} {option['name']} {why}")
+    for name, schema in COMMANDS.items()
+    for option in schema["options"]
+    for why, value in crafted_values(option)
+]
+
+
+def test_every_kind_of_crafted_value_is_tried() -> None:
+    assert len(CRAFTED) > 100
+    assert any(param.values[1].get("choices") for param in CRAFTED)
+    assert any("max_value" in param.values[1] for param in CRAFTED)
+
+
+@pytest_asyncio.fixture
+async def quiet(local: LocalDiscord, caplog: pytest.LogCaptureFixture) -> LocalDiscord:
+    caplog.set_level(logging.WARNING)
+    await local.command("character create", {"ruleset": "dnd35", "name": "Regis"})
+    return local
+
+
+async def test_a_crafted_option_value_is_refused_cleanly_for_every_command(
+    quiet: LocalDiscord, caplog: pytest.LogCaptureFixture
+) -> None:
+    """One test for all of them: each payload is refused before its command runs, so they are quick."""
+    wrong = []
+    for param in CRAFTED:
+        name, option, value = param.values
+        data = command_data(name, [{"name": option["name"], "type": option["type"], "value": value}])
+        answer = await answered_cleanly(quiet, interaction(quiet.ids, quiet.actor, APPLICATION_COMMAND, data), caplog)
+        embed = answer.embed
+        if not (answer.ephemeral and embed["title"] == "Bad option" and option["name"] in embed["description"]):
+            wrong.append(f"{param.id}: {answer.embed.get('title')}")
+    assert wrong == []
+
+
+async def test_values_inside_the_range_still_run(quiet: LocalDiscord) -> None:
+    options = [{"name": "expression", "type": STRING, "value": "1d6"}]
+    answer = await quiet.send(interaction(quiet.ids, quiet.actor, APPLICATION_COMMAND, command_data("roll", options)))
+    assert answer.embed["title"] != "Bad option"
+
+
+# Every button's custom id, with {} where a crafted number goes; the ids of the roll's buttons have no length
+# bound in their template, the lists' ids at most 20 digits (longer ones match no button: Discord shows its own
+# "interaction failed", as for any unknown button).
+UNBOUNDED = ["again:{}", "details:{}:full", "page:{}:1", "hurt:{}", "strike:{}", "encounter:next:{}", "sheet:{}:1"]
+BOUNDED = [
+    "sheet:1:1:{}",
+    "characters:{}:1:1",
+    "characters:1:1:{}",
+    "macros:{}:1",
+    "history:{}:1:10:1:0",
+    "history:1:1:10:{}:0",
+    "history:1:1:10:1:{}",
+]
+
+
+@pytest.mark.parametrize(
+    "custom_id",
+    [button.format(big) for button in UNBOUNDED for big in (2**63, 2**64, 10**30)]
+    + [button.format(big) for button in BOUNDED for big in (2**63, 2**64, 10**20 - 1)],
+)
+async def test_a_crafted_button_id_far_past_any_id_is_answered_cleanly(
+    quiet: LocalDiscord, caplog: pytest.LogCaptureFixture, custom_id: str
+) -> None:
+    component = {"type": 2, "style": 2, "label": "Crafted", "custom_id": custom_id}
+    shown = await quiet.command("roll", {"expression": "1d6"})
+    message = {**quiet.original(shown), "components": [{"type": 1, "components": [component]}]}
+    payload = interaction(quiet.ids, quiet.as_user(BOB), COMPONENT, button_data(custom_id), message=message)
+    answer = await answered_cleanly(quiet, payload, caplog)
+    assert answer.embed.get("title") != "Sorry" if answer.messages else True
