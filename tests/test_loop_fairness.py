@@ -5,12 +5,14 @@
   the option does not offer, crafted by a script) are refused with an ephemeral "Bad option", never "Sorry":
   every command of the synced tree is tried (tests/test_fuzz.py sends only what the client would).
 - Crafted button ids far past any id (2^64 and more) are answered cleanly.
+- Every expression the parser accepts rolls through /roll in a fair session, each taking the next number.
 """
 
 from __future__ import annotations
 
 import logging
 import random
+import re
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import replace
 from datetime import datetime, timedelta
@@ -18,13 +20,18 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
 
 from bot.client import DiceBot
 from bot.config import DEFAULT_AUTOCOMPLETE_RATE_LIMIT, RateLimit, Settings, SettingsError
 from bot.db.engine import Database
 from bot.local.driver import Exchange, LocalDiscord, local_discord
 from bot.local.payloads import APPLICATION_COMMAND, COMPONENT, Snowflakes, button_data, command_data, interaction
+from bot.rules.dice import MAX_EXPRESSION_LENGTH, DiceError, parse
 from tests.conftest import FIXED_TIME
+from tests.rules.test_dice import _EXPRESSION_TEXT, _OTHER_TEXT
+from tests.rules.test_pricing import EXPRESSIONS
 from tests.test_fuzz import COMMANDS, INTEGER, NUMBER, STRING, answered_cleanly
 
 BOB = "200000000000000002"
@@ -201,3 +208,51 @@ async def test_a_crafted_button_id_far_past_any_id_is_answered_cleanly(
     payload = interaction(quiet.ids, quiet.as_user(BOB), COMPONENT, button_data(custom_id), message=message)
     answer = await answered_cleanly(quiet, payload, caplog)
     assert answer.embed.get("title") != "Sorry" if answer.messages else True
+
+
+# -- every expression the parser accepts rolls in a fair session, each taking the next number ------------------
+@pytest_asyncio.fixture
+async def fair(local: LocalDiscord, caplog: pytest.LogCaptureFixture) -> LocalDiscord:
+    """A channel with a fair session running (kept across Hypothesis' examples: numbers go on from example to
+    example, so each example checks that its own rolls take consecutive numbers)."""
+    caplog.set_level(logging.WARNING)
+    started = await local.command("fair start")
+    assert not started.ephemeral
+    return local
+
+
+FAIR_ROLLS = settings(
+    max_examples=3,
+    phases=[Phase.generate],  # no shrinking: its hundreds of runs would fill the session up to its cap
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+TYPED = st.one_of(EXPRESSIONS, _EXPRESSION_TEXT, _OTHER_TEXT).filter(lambda t: 1 <= len(t) <= MAX_EXPRESSION_LENGTH)
+
+
+@FAIR_ROLLS
+@given(texts=st.lists(TYPED, min_size=12, max_size=12))
+async def test_in_a_fair_session_a_roll_that_reads_takes_the_next_number_and_answers(
+    fair: LocalDiscord, caplog: pytest.LogCaptureFixture, texts: list[str]
+) -> None:
+    taken = []
+    for text in texts:
+        options = [{"name": "expression", "type": STRING, "value": text}]
+        payload = interaction(fair.ids, fair.actor, APPLICATION_COMMAND, command_data("roll", options))
+        answer = await answered_cleanly(fair, payload, caplog)
+        embed = answer.embed
+        assert embed.get("title") != "Sorry", (text, embed)
+        try:
+            parse(text)
+        except DiceError:
+            # Text that does not read is refused with a caret; it is rolled all the same, so that the session's
+            # log says why its number went unanswered (docs/fair.md).
+            assert answer.ephemeral
+            number = re.search(r"Fair roll #(\d+) went to this command", embed["description"])
+        else:
+            number = re.search(r"Fair roll #(\d+) ·", embed["footer"]["text"])
+        assert number is not None, (text, embed)
+        taken.append(int(number[1]))
+    assert taken == list(range(taken[0], taken[0] + len(texts)))  # one number each, none skipped

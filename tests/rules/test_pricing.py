@@ -17,6 +17,7 @@ estimate where an exact count would have been cheap, but never holds the loop.
 
 from __future__ import annotations
 
+import random
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -29,6 +30,7 @@ from hypothesis import strategies as st
 
 from bot.rules import dice, dice_odds
 from bot.rules.dice import DiceError, parse
+from tests.rules.test_dice import _EXPRESSION_TEXT, _OTHER_TEXT
 
 FACTOR = 4
 FLOOR = 5_000  # work units
@@ -200,3 +202,32 @@ def test_no_exact_count_does_more_than_a_few_times_its_price(text: str) -> None:
     limit = FACTOR * max(price, FLOOR)
     work = measured(dice_odds._first_roll(node), limit)
     assert work is not None, f"{text}: counting it took more than {limit} units; priced {price}"
+
+
+# -- every expression the parser accepts rolls, and its odds are found -------------------------------------
+ACCEPTED = settings(PRICING, max_examples=300)
+
+
+@ACCEPTED
+@given(text=st.one_of(EXPRESSIONS, _EXPRESSION_TEXT, _OTHER_TEXT), seed=st.integers(0, 2**32))
+def test_an_expression_the_parser_accepts_rolls_and_has_odds(text: str, seed: int) -> None:
+    """No refusal once the text reads: a roll refused after its dice were taken would spend a fair roll number.
+
+    The odds, counted before any die is drawn, may refuse nothing either: `2d2!!>5` (compounding that never
+    triggers) and `1d3r<2!=1` (an explosion only on faces the reroll takes away) once raised there.
+    """
+    try:
+        tree = parse(text)
+    except DiceError:
+        return  # refused before anything is rolled or counted
+    result = dice.roll(tree, random.Random(seed))
+    assert result.total == result.tree.total
+    found = dice_odds.odds(tree, random.Random(dice_odds.SAMPLE_SEED))
+    assert found.low <= found.high
+
+
+@pytest.mark.parametrize("text", ["2d2!!>5", "1d3r<2!=1", "19d300mi2t4kh1", "1d20r<18!"])
+def test_the_expressions_that_once_answered_sorry_roll_and_have_odds(text: str) -> None:
+    tree = parse(text)
+    assert dice.roll(tree, random.Random(1)).total >= 0
+    assert dice_odds.odds(tree, random.Random(dice_odds.SAMPLE_SEED)).denominator > 0
