@@ -6,6 +6,7 @@
   every command of the synced tree is tried (tests/test_fuzz.py sends only what the client would).
 - Crafted button ids far past any id (2^64 and more) are answered cleanly.
 - Every expression the parser accepts rolls through /roll in a fair session, each taking the next number.
+- /character import parses and checks its file in the worker process, with the same answers.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from bot.db.engine import Database
 from bot.local.driver import Exchange, LocalDiscord, local_discord
 from bot.local.payloads import APPLICATION_COMMAND, COMPONENT, Snowflakes, button_data, command_data, interaction
 from bot.rules.dice import MAX_EXPRESSION_LENGTH, DiceError, parse
+from bot.rules.sheets.base import Ruleset
 from tests.conftest import FIXED_TIME
 from tests.rules.test_dice import _EXPRESSION_TEXT, _OTHER_TEXT
 from tests.rules.test_pricing import EXPRESSIONS
@@ -256,3 +258,37 @@ async def test_in_a_fair_session_a_roll_that_reads_takes_the_next_number_and_ans
         assert number is not None, (text, embed)
         taken.append(int(number[1]))
     assert taken == list(range(taken[0], taken[0] + len(texts)))  # one number each, none skipped
+
+
+# -- an import is parsed and checked in the worker process --------------------------------------------------
+async def test_an_import_is_parsed_and_checked_off_the_loop(
+    local: LocalDiscord, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Validating 50 blocks of 16 KB held the loop for 263-310 ms: no block is validated in the bot's process."""
+    for ruleset, name in [("aliensrl", "Vasquez"), ("dnd35", "Regis"), ("sf", "Dralasite")]:
+        await local.command("character create", {"ruleset": ruleset, "name": name})
+    data = (await local.command("character export")).files["characters.json"]
+    await local.command("character create", {"ruleset": "aliensrl", "name": "Hicks"})
+    loaded: list[str] = []
+    load = Ruleset.load
+
+    def counted(self: Ruleset, data: Any, *, stored: bool = False) -> Any:
+        loaded.append(self.key)
+        return load(self, data, stored=stored)
+
+    monkeypatch.setattr(Ruleset, "load", counted)
+    value, resolved = local.upload("characters.json", data)
+    planned = await local.command("character import", [{"name": "file", "type": 11, "value": value}], resolved=resolved)
+    assert loaded == []  # neither the file's blocks nor the user's own were validated here
+    summary = local.original(planned)["embeds"][0]["description"]
+    assert summary.startswith("**Replace 3**")
+    done = await local.click(local.original(planned), "confirm")
+    assert done.response["data"]["embeds"][0]["description"] == "Created 0, replaced 3."
+
+
+async def test_a_refused_import_file_is_refused_from_the_worker_with_its_reason(local: LocalDiscord) -> None:
+    value, resolved = local.upload("characters.json", b'{"format": "rules-dice-bot/characters", "version": 7}')
+    refused = await local.command("character import", [{"name": "file", "type": 11, "value": value}], resolved=resolved)
+    assert refused.ephemeral
+    assert refused.embed["title"] == "Can't import that file"
+    assert refused.embed["description"] == "This bot reads export version 1, not 7."
