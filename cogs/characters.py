@@ -521,18 +521,18 @@ class Characters(commands.GroupCog, group_name="character", group_description="Y
 async def apply_import(
     repository: CharacterRepository, plan: ImportPlan, *, guild_id: int, owner_id: int, bot: DiceBot
 ) -> tuple[int, int]:
-    """Write an import in the caller's transaction: replace same-named characters, create the rest."""
+    """Write an import in the caller's transaction: replace same-named characters, create the rest.
+
+    The plan's blocks were checked in the worker process (`plan_import`): they are written, not validated again.
+    """
     created = replaced = 0
     now = bot.clock()
     for item in plan.characters:
-        same = await repository.named(guild_id=guild_id, owner_id=owner_id, name=item.name, rules=item.ruleset.key)
-        if same:
-            await repository.save(same[0], item.sheet, now=now)
+        if await repository.put(
+            guild_id=guild_id, owner_id=owner_id, rules=item.ruleset, name=item.name, sheet=item.sheet, now=now
+        ):
             replaced += 1
         else:
-            await repository.create(
-                guild_id=guild_id, owner_id=owner_id, rules=item.ruleset, name=item.name, sheet=item.sheet, now=now
-            )
             created += 1
     return created, replaced
 
