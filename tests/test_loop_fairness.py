@@ -176,6 +176,14 @@ async def test_a_crafted_option_value_is_refused_cleanly_for_every_command(
     assert wrong == []
 
 
+async def test_an_expression_longer_than_the_option_allows_is_refused_naming_the_limit(quiet: LocalDiscord) -> None:
+    """Discord's client stops at the option's 200 characters; a crafted longer one is refused before parsing."""
+    options = [{"name": "expression", "type": STRING, "value": "1+" * 100 + "1"}]
+    answer = await quiet.send(interaction(quiet.ids, quiet.actor, APPLICATION_COMMAND, command_data("roll", options)))
+    assert answer.ephemeral and answer.embed["title"] == "Bad option"
+    assert "`expression` must be text of 1 to 200 characters" in answer.embed["description"]
+
+
 async def test_values_inside_the_range_still_run(quiet: LocalDiscord) -> None:
     options = [{"name": "expression", "type": STRING, "value": "1d6"}]
     answer = await quiet.send(interaction(quiet.ids, quiet.actor, APPLICATION_COMMAND, command_data("roll", options)))
