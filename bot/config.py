@@ -18,6 +18,8 @@ from bot.logs import LOG_FORMATS, LogFormat
 DEFAULT_DATA_DIR = "data"
 DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///data/bot.db"
 DEFAULT_RATE_LIMIT = "10/10"
+# Suggestions come with every keystroke (Discord debounces them): generous, but a script is held to it.
+DEFAULT_AUTOCOMPLETE_RATE_LIMIT = "60/10"
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 # Discord allows `max_concurrency` IDENTIFYs per 5 seconds; only tests have a reason to shorten this.
 IDENTIFY_INTERVAL = 5.0
@@ -43,8 +45,8 @@ class RateLimit:
     seconds: int
 
     @classmethod
-    def parse(cls, text: str) -> RateLimit | None:
-        """`RATE_LIMIT` as written: "10/10" (commands/seconds), or "0" for no limit."""
+    def parse(cls, text: str, *, name: str = "RATE_LIMIT", example: str = DEFAULT_RATE_LIMIT) -> RateLimit | None:
+        """`RATE_LIMIT` (or the setting `name`) as written: "10/10" (commands/seconds), or "0" for no limit."""
         if text == "0":
             return None
         commands, _, seconds = text.partition("/")
@@ -52,8 +54,8 @@ class RateLimit:
             commands.isdecimal() and seconds.isdecimal() and 1 <= int(commands) <= 1000 and 1 <= int(seconds) <= 3600
         ):
             raise SettingsError(
-                f"RATE_LIMIT must be COMMANDS/SECONDS (1-1000 commands in 1-3600 seconds, e.g. "
-                f"{DEFAULT_RATE_LIMIT}) or 0 for no limit, not {text!r}."
+                f"{name} must be COMMANDS/SECONDS (1-1000 commands in 1-3600 seconds, e.g. "
+                f"{example}) or 0 for no limit, not {text!r}."
             )
         return cls(int(commands), int(seconds))
 
@@ -62,8 +64,8 @@ class RateLimit:
 class Settings:
     """Everything the bot reads from its environment. The token is kept out of `repr` (and so of logs).
 
-    Built directly, as tests and benchmarks do, there is no rate limit and the roll log keeps every roll; from
-    the environment both are on by default.
+    Built directly, as tests and benchmarks do, there is no rate limit (of commands or of autocomplete) and the
+    roll log keeps every roll; from the environment all are on by default.
     """
 
     token: str | None = field(default=None, repr=False)
@@ -74,6 +76,8 @@ class Settings:
     api_base: str | None = None
     gateway_url: str | None = None
     rate_limit: RateLimit | None = None
+    # Autocomplete requests per user, counted apart from commands (AUTOCOMPLETE_RATE_LIMIT).
+    autocomplete_rate_limit: RateLimit | None = None
     # Sharded when shard_count is set: this process runs the shards `shard_ids` of `shard_count`.
     shard_count: int | None = None
     shard_ids: tuple[int, ...] = ()
@@ -140,6 +144,11 @@ class Settings:
             api_base=_address("DISCORD_API_BASE", get("DISCORD_API_BASE"), ("http", "https")),
             gateway_url=_address("DISCORD_GATEWAY_URL", get("DISCORD_GATEWAY_URL"), ("ws", "wss")),
             rate_limit=RateLimit.parse(get("RATE_LIMIT") or DEFAULT_RATE_LIMIT),
+            autocomplete_rate_limit=RateLimit.parse(
+                get("AUTOCOMPLETE_RATE_LIMIT") or DEFAULT_AUTOCOMPLETE_RATE_LIMIT,
+                name="AUTOCOMPLETE_RATE_LIMIT",
+                example=DEFAULT_AUTOCOMPLETE_RATE_LIMIT,
+            ),
             shard_count=shard_count,
             shard_ids=shard_ids,
             identify_interval=float(interval),

@@ -43,6 +43,9 @@ ANSWER_SECONDS = Histogram(
 )
 DEFERRALS = Counter("dicebot_deferrals", "Commands deferred ('thinking...') because no answer came in time")
 RATE_LIMITED = Counter("dicebot_rate_limited", "Interactions refused by the per-user rate limit (RATE_LIMIT)")
+AUTOCOMPLETE_LIMITED = Counter(
+    "dicebot_autocomplete_limited", "Autocomplete requests answered with no choices (AUTOCOMPLETE_RATE_LIMIT)"
+)
 DISCORD_429 = Counter("dicebot_discord_429", "Responses 429 (rate limited) from Discord's REST API")
 DATABASE_SECONDS = Histogram(
     "dicebot_database_seconds", "Seconds each database statement took", buckets=DATABASE_BUCKETS

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 from collections import OrderedDict, deque
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -71,6 +72,41 @@ def describe(error: BaseException) -> tuple[str, str] | None:
         return "Command out of date", "The bot was updated since Discord last saw this command; try again shortly."
     if isinstance(error, app_commands.CheckFailure):
         return "Not allowed", "You can't use this command here."
+    return None
+
+
+class OptionRefused(UserError, app_commands.AppCommandError):
+    """An option value Discord's client never sends (crafted by a script): refused before the command runs.
+
+    An `AppCommandError` too, so that discord.py hands it to the error funnel when `interaction_check` raises it.
+    """
+
+    title = "Bad option"
+
+
+STRING, INTEGER, NUMBER = 3, 4, 10  # Discord's application command option types
+DISCORD_MAX_STRING = 6000  # what Discord lets a string option carry when the command sets no max_length
+DISCORD_MAX_NUMBER = 2**53  # the range Discord lets an integer or number option carry without min/max
+
+
+def option_problem(schema: dict[str, Any], value: Any) -> str | None:
+    """Why `value` is not what Discord's client would send for the option `schema` (as synced), or None.
+
+    Ranges, lengths and choices only: a value of another type is left to discord.py's conversion.
+    """
+    name, kind = schema["name"], schema["type"]
+    choices = schema.get("choices")
+    if choices and str(value) not in {str(choice["value"]) for choice in choices}:
+        return f"`{name}` must be one of the choices the menu offers."
+    if kind == STRING and isinstance(value, str):
+        low, high = schema.get("min_length", 0), schema.get("max_length", DISCORD_MAX_STRING)
+        if not low <= len(value) <= high:
+            return f"`{name}` must be text of {low} to {high} characters."
+    elif kind in (INTEGER, NUMBER) and isinstance(value, int | float) and not isinstance(value, bool):
+        low = schema.get("min_value", -DISCORD_MAX_NUMBER)
+        high = schema.get("max_value", DISCORD_MAX_NUMBER)
+        if not math.isfinite(value) or not low <= value <= high:
+            return f"`{name}` must be a number from {low} to {high}."
     return None
 
 
@@ -200,6 +236,8 @@ class BotTree(app_commands.CommandTree["DiceBot"]):
         self.admission = Admission()  # commands at work at once; the rest wait their turn, deferred
         self.in_flight: set[asyncio.Task[Any]] = set()  # the tasks of commands and presses being handled
         self._arrived: dict[int, float] = {}  # loop time each slash command arrived, until its check runs
+        self._suggestion_limiter: RateLimiter | None = None
+        self._schemas: dict[app_commands.Command[Any, ..., Any], dict[str, dict[str, Any]]] = {}
         self._install_gate()
 
     def _install_gate(self) -> None:
@@ -224,14 +262,14 @@ class BotTree(app_commands.CommandTree["DiceBot"]):
         """Whether an arriving interaction goes on to be handled; a user over the rate limit is told to wait.
 
         Commands, button presses and form submissions all count, and are refused alike. Suggestions come with
-        every keystroke (Discord debounces them), are cheap reads, and refusing them would only leave the menu
-        empty, so autocomplete neither counts nor is refused.
+        every keystroke (Discord debounces them), so autocomplete counts toward a limit of its own, far more
+        generous (`AUTOCOMPLETE_RATE_LIMIT`); past it the menu is answered with no choices, never an error.
         """
         limiter = self.limiter
         kind = data.get("type")
-        if kind == discord.InteractionType.autocomplete.value:
-            return True
         user = (data.get("member") or {}).get("user") or data.get("user") or {}
+        if kind == discord.InteractionType.autocomplete.value:
+            return self._suggest(data, int(user.get("id", 0)))
         again = None if limiter is None else limiter.admit(int(user.get("id", 0)))
         if again is not None:
             metrics.RATE_LIMITED.inc()
@@ -246,6 +284,26 @@ class BotTree(app_commands.CommandTree["DiceBot"]):
         task.add_done_callback(self.in_flight.discard)
         state.dispatch("interaction", interaction)
         return False
+
+    def _suggest(self, data: dict[str, Any], user_id: int) -> bool:
+        """Whether an autocomplete request goes on to be handled; past its own limit it gets no choices."""
+        limiter = self.suggestion_limiter
+        if limiter is None or limiter.admit(user_id) is None:
+            return True
+        metrics.AUTOCOMPLETE_LIMITED.inc()
+        state = self.client._connection
+        interaction: discord.Interaction[DiceBot] = discord.Interaction(data=cast(Any, data), state=state)
+        task = asyncio.get_running_loop().create_task(self._no_suggestions(interaction), name=REFUSAL_TASK)
+        self.in_flight.add(task)
+        task.add_done_callback(self.in_flight.discard)
+        state.dispatch("interaction", interaction)
+        return False
+
+    async def _no_suggestions(self, interaction: discord.Interaction[DiceBot]) -> None:
+        try:
+            await interaction.response.autocomplete([])
+        except discord.HTTPException:
+            log.debug("Could not answer a refused autocomplete of user %s", interaction.user.id, exc_info=True)
 
     async def _slow_down(self, interaction: discord.Interaction[DiceBot], again: datetime) -> None:
         limit = cast(RateLimiter, self.limiter).limit
@@ -276,15 +334,48 @@ class BotTree(app_commands.CommandTree["DiceBot"]):
                 self._limiter = RateLimiter(limit, self.client.clock)
         return self._limiter
 
+    @property
+    def suggestion_limiter(self) -> RateLimiter | None:
+        """The autocomplete rate limit of the bot's settings, or None when it has none."""
+        if self._suggestion_limiter is None:
+            limit = getattr(getattr(self.client, "settings", None), "autocomplete_rate_limit", None)
+            if limit is not None:
+                self._suggestion_limiter = RateLimiter(limit, self.client.clock)
+        return self._suggestion_limiter
+
+    def check_options(self, interaction: discord.Interaction[DiceBot]) -> None:
+        """Refuse a value Discord's client would not send for its option (past a range, a length, the choices).
+
+        Checked against the schema the command syncs, so a script crafting payloads gets the same clean refusal
+        for every command, before anything runs.
+        """
+        command = interaction.command
+        if not isinstance(command, app_commands.Command):
+            return
+        schemas = self._schemas.get(command)
+        if schemas is None:
+            synced = command.to_dict(self).get("options") or []
+            schemas = self._schemas[command] = {option["name"]: option for option in synced}
+        options: list[dict[str, Any]] = cast(dict[str, Any], interaction.data or {}).get("options", [])
+        while options and options[0].get("type") in (1, 2):
+            options = options[0].get("options", [])
+        for option in options:
+            schema = schemas.get(option.get("name", ""))
+            problem = None if schema is None else option_problem(schema, option.get("value"))
+            if problem is not None:
+                raise OptionRefused(f"{problem} Discord's own menus never send this value.")
+
     async def interaction_check(self, interaction: discord.Interaction[DiceBot]) -> bool:
         """Clean the typed options; a command waits for its turn, deferred if it must (the rate limit was `gate`'s).
 
-        A command Discord dropped before its turn came is not run (`Admission.enter`).
+        A command Discord dropped before its turn came is not run (`Admission.enter`); an option value Discord's
+        client would not send is refused (`check_options`).
         """
         scrub(cast(dict[str, Any], interaction.data or {}).get("options", []))
         if interaction.type is discord.InteractionType.autocomplete:
             return True
         arrived = self._arrived.pop(interaction.id, None)
+        self.check_options(interaction)
         if arrived is None:  # not through the gate (a test calling the tree directly): it arrives now
             arrived = asyncio.get_running_loop().time()
         await self.admit(interaction, arrived=arrived)

@@ -67,7 +67,8 @@ from bot.rules.dice import (
 
 # Work units one expression may spend on exact counting: one unit is one total of one step whose weight fits
 # a machine word, as in `bot.rules.dnd35.odds`. Measured here 10-40 ns a unit (python -m tests.perf.bench_hostile),
-# so at most about 25 ms; 5d10!>8 takes 532,056, 10d6! 391,953, 4d6k3 6,600.
+# so at most about 25 ms; 5d10!>8 takes 532,056, 10d6! 391,953, 4d6k3 10,200. tests/rules/test_pricing.py
+# holds every exact count to at most 4 times its price, its operations counted.
 ODDS_BUDGET: Final = 600_000
 EXACT_ERROR: Final = 1e-9  # a chance the cap or a cut chain could change, below which the odds count as exact
 BERRY_ESSEEN: Final = 0.56  # Shevtsova (2010), independent summands: sup |F - Φ| <= 0.56 Σ E|X-μ|³ / σ³
@@ -775,6 +776,14 @@ def _price_slot(term: _Term) -> _Shape:
     return _Shape(low + depth * min(0, low), high + depth * max(0, high), bits * (depth + 1), 8 * _FACE * s + levels)
 
 
+def _shown_faces(term: _Term) -> int:
+    """How many faces a die of the term can show once mi/ma are applied: the passes of `_keep`."""
+    node, low, high = term.node, term.low, term.low + term.sides - 1
+    if node.explode is not None:  # compounding: the sum of up to depth + 1 rolls
+        high *= term.depth + 1
+    return _clamp(node, high) - _clamp(node, low) + 1
+
+
 def _price_term(term: _Term) -> _Shape:
     """The shape and work of `_pool`."""
     node, n, s = term.node, term.count, term.sides
@@ -803,8 +812,10 @@ def _price_term(term: _Term) -> _Shape:
         kept = amount if keep.mode in (KeepMode.KEEP_HIGHEST, KeepMode.KEEP_LOWEST) else n - amount
         spread = slot.high - slot.low
         words = _words(slot.bits * n + n)
-        faces = slot.span if node.explode is not None else min(s, slot.span)
-        work = 2 * _FACE * s + faces * (n * (n + 1) // 2) * (5 * (kept * spread + 1) * words + _FACE)
+        # `_keep` passes over the faces a die can show (mi/ma, a compounding die's sums), not over what each adds:
+        # a success target makes every face add 0 or 1, yet 300 faces are still 300 passes.
+        faces = _shown_faces(term)
+        work = 2 * _FACE * s + faces * (n * (n + 1) // 2) * (5 * (kept * spread + 1) * words + 4 * _FACE)
         low, high = min(0, kept * slot.low), max(0, kept * slot.high)
         return _Shape(low, high, slot.bits * n, work + slot.work)
     slot = _price_slot(term)
@@ -831,7 +842,7 @@ def _price(node: Expression) -> _Shape:
             low, high = (a.low + b.low, a.high + b.high) if sign > 0 else (a.low - b.high, a.high - b.low)
             return _Shape(low, high, bits, a.work + b.work + _convolve_work(a.span, b.span, bits))
         low, high = _range_of(node.op, a, b)
-        pairs = _FACE // 4 * a.span * b.span * _words(bits)
+        pairs = 2 * _FACE * a.span * b.span * _words(bits)  # a Python pass over every pair of totals
         return _Shape(low, high, bits, a.work + b.work + pairs + (high - low + 1) * _words(bits))
     if isinstance(node, DiceSet):
         items = [_price(item) for item in node.items]
@@ -843,7 +854,7 @@ def _price(node: Expression) -> _Shape:
             for index in range(1, len(items)):
                 work += _convolve_work(sum(spans[:index]), spans[index], bits)
             return _Shape(low, high, bits, work)
-        work += math.prod(i.span for i in items) * 2 * _FACE
+        work += math.prod(i.span for i in items) * 4 * _FACE  # a Python pass, a sort, a sum per combination
         if node.success is not None:
             return _Shape(0, len(items), bits, work)
         return _Shape(min(0, low), max(0, high), bits, work)

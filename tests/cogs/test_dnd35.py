@@ -643,9 +643,9 @@ REFUSALS = [
         id="quick-damage-too-many-dice",
     ),
     pytest.param(
-        {**QUICK, "target_ac": 5000},
-        "Can't make that attack",
-        "The target AC must be between -1000 and 1000, not 5000.",
+        {**QUICK, "target_ac": 5000},  # past the option's range: only a crafted payload sends it (bot.tree)
+        "Bad option",
+        "`target_ac` must be a number from -50 to 200.",
         id="ac-out-of-range",
     ),
     pytest.param(
