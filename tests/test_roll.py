@@ -228,7 +228,7 @@ async def test_the_reading_used_is_said_where_bots_disagree(local: LocalDiscord)
     ("expression", "teaches"),
     [
         ("3d6x", "Exploding dice are written ! here"),
-        ("1d20 advantage", "Write adv"),
+        ("1d20advantage", "Write adv"),
         ("1d20+5 3 goblins", "use the label: option"),
         ("10d20r<20", "write r<19, or Avrae's rr<20"),
         ("2d20+1 adv", "this roll has 0"),

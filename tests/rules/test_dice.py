@@ -961,7 +961,7 @@ def test_division_by_zero_counts_as_zero_and_says_so() -> None:
     ("text", "teaches"),
     [
         ("3d6x", "written ! here"),
-        ("1d20 advantage", "Write adv"),
+        ("1d20advantage", "Write adv"),
         ("1d20+5 3 goblins", "label: option"),
         ("10d20r<20", "write r<19, or Avrae's rr<20"),
         ("2d20 + 1 adv", "exactly one plain d20"),
