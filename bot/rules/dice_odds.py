@@ -34,12 +34,13 @@ import math
 from bisect import bisect_left
 from collections import Counter
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from fractions import Fraction
 from functools import reduce
 from itertools import accumulate, product, repeat
 from operator import add, mul, sub
+from statistics import NormalDist
 from typing import Final
 
 from bot.rules.collector import uncollected
@@ -71,9 +72,12 @@ from bot.rules.dice import (
 ODDS_BUDGET: Final = 600_000
 EXACT_ERROR: Final = 1e-9  # a chance the cap or a cut chain could change, below which the odds count as exact
 BERRY_ESSEEN: Final = 0.56  # Shevtsova (2010), independent summands: sup |F - Φ| <= 0.56 Σ E|X-μ|³ / σ³
-SAMPLE_DICE: Final = 6_000  # dice the sampled estimate may draw in all (2-5 µs each with the roller)
+CONFIDENCE: Final = 0.99  # of every interval a sampled estimate states
+_Z: Final = NormalDist().inv_cdf(0.5 + CONFIDENCE / 2)  # 2.576
+SAMPLE_DICE: Final = 12_000  # dice the sampled estimate may draw in all (2-8 µs each with the roller)
 SAMPLE_ROLL: Final = 30  # what one roll of the roller costs besides its dice, in dice
-MAX_SAMPLES: Final = 1_000
+MAX_SAMPLES: Final = 2_000
+MIN_SAMPLES: Final = 100  # fewer rolls than this say next to nothing (a 99% interval of ±13% at 100): not shown
 _SHORT: Final = 8  # a distribution this short is convolved term by term, a longer one by one multiplication
 _FACE: Final = 20  # work units of one face in a Python loop (dicts, the face's value), against one of a C loop
 SAMPLE_SEED: Final = 17  # for the estimate's own dice: fixed, so that the same expression gets the same estimate
@@ -87,6 +91,7 @@ class Method(StrEnum):
     EXACT = "exact"
     NORMAL = "normal approximation"
     SAMPLED = "sampled"
+    TOO_COSTLY = "too costly to estimate"  # neither counted, nor a sum to approximate, nor cheap enough to sample
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,9 +106,10 @@ class Odds:
         counts: The weight of each of `values`.
         denominator: The sum of `counts`: an exact chance is a count over it.
         mean: The mean total: exact for EXACT and NORMAL (a sum's mean is known exactly), else the sample's.
-        error: A bound on how far any chance given may be from the truth: below `EXACT_ERROR` when exact, the
-            Berry-Esseen bound (plus the cap's) for NORMAL, the largest standard error for SAMPLED.
-        variance: The variance (NORMAL only; its chances come from it).
+        error: How far a chance of a total below (or at least) some total may be from the truth: below
+            `EXACT_ERROR` when exact, the Berry-Esseen bound (plus the cap's) for NORMAL, the widest half of a
+            `CONFIDENCE` interval for SAMPLED. `interval` gives each chance's own.
+        variance: The variance (NORMAL: its chances come from it; SAMPLED: the sample's, for the mean's interval).
         work: The priced work of exact counting (`odds_work`), whether or not it was done.
     """
 
@@ -149,6 +155,45 @@ class Odds:
         """The chance of a total of `total` or more: the chance to reach a target."""
         return 1 - self.below(total)
 
+    def interval(self, chance: Fraction, *, spans: int = 1) -> tuple[float, float]:
+        """Where the true value of `chance`, one this distribution gave, lies: always, or (SAMPLED) at `CONFIDENCE`.
+
+        SAMPLED: a Wilson score interval with continuity correction, from the count behind the chance.
+
+        `spans`: how many cumulative chances `chance` is made of for NORMAL, whose bound holds for each: 1 for a
+        chance below or at least some total, 2 for exactly one total or a bin of totals.
+        """
+        p = float(chance)
+        if self.method is Method.SAMPLED:
+            return wilson(round(chance * self.denominator), self.denominator)
+        spread = 0.0 if self.method is Method.EXACT else self.error * spans
+        return max(0.0, p - spread), min(1.0, p + spread)
+
+    def below_interval(self, total: int) -> tuple[float, float]:
+        """`interval` of the chance of a total below `total` (or, its complement, of at least `total`)."""
+        if self.method is Method.NORMAL and not self.low < total <= self.high:
+            return float(self.below(total)), float(self.below(total))  # outside the possible totals: certain
+        return self.interval(self.below(total))
+
+    def at_least_interval(self, total: int) -> tuple[float, float]:
+        """`interval` of the chance of a total of `total` or more."""
+        low, high = self.below_interval(total)
+        return 1 - high, 1 - low
+
+    def exactly_interval(self, total: int) -> tuple[float, float]:
+        """`interval` of the chance of exactly `total`."""
+        if self.method is Method.NORMAL and not self.low <= total <= self.high:
+            return 0.0, 0.0
+        return self.interval(self.exactly(total), spans=2)
+
+    def mean_interval(self) -> tuple[float, float]:
+        """Where the true mean lies: exactly the mean (EXACT, NORMAL), else at `CONFIDENCE` from the sample."""
+        mean = float(self.mean)
+        if self.method is not Method.SAMPLED:
+            return mean, mean
+        spread = _Z * math.sqrt(self.variance / self.denominator)
+        return mean - spread, mean + spread
+
     def points(self, limit: int) -> list[tuple[int, int, Fraction]]:
         """The chance of each total for a chart: every total when they are at most `limit`, else bins of totals.
 
@@ -156,6 +201,8 @@ class Odds:
             (first total, last total, chance of the totals first..last), at most `limit` of them, in order.
         """
         low, high = self.low, self.high
+        if self.method is Method.TOO_COSTLY:
+            return []
         if self.method is Method.NORMAL:
             sd = math.sqrt(self.variance)
             low = max(low, math.floor(float(self.mean) - 4 * sd))
@@ -911,6 +958,8 @@ def _slot_moments(term: _Term, budget: list[int]) -> _Moments | None:
         s = term.sides
         variance = (s * s - 1) / 12
         return _Moments(Fraction(2 * term.low + s - 1, 2), variance, _uniform_third(s), term.low, term.low + s - 1)
+    if node == Dice(node.count, node.sides, explode=node.explode):  # `!` alone: in closed form, however many sides
+        return _explosion_moments(term)
     budget[0] -= _price_slot(term).work
     if budget[0] < 0:
         return None
@@ -921,6 +970,46 @@ def _slot_moments(term: _Term, budget: list[int]) -> _Moments | None:
     variance = sum(c / total * (dist.offset + i - centre) ** 2 for i, c in enumerate(dist.counts) if c)
     third = sum(c / total * abs(dist.offset + i - centre) ** 3 for i, c in enumerate(dist.counts) if c)
     return _Moments(mean, variance, third, dist.offset, dist.high)
+
+
+def _cumulants(faces: list[int]) -> tuple[float, float, float, float]:
+    """The first four cumulants of one of `faces`, equally likely."""
+    n = len(faces)
+    centre = sum(faces) / n
+    m2 = sum((f - centre) ** 2 for f in faces) / n
+    m3 = sum((f - centre) ** 3 for f in faces) / n
+    m4 = sum((f - centre) ** 4 for f in faces) / n
+    return centre, m2, m3, m4 - 3 * m2 * m2
+
+
+def _explosion_moments(term: _Term) -> _Moments:
+    """An exploding die (`!`, no other modifier) in closed form, its chain as deep as the roller lets it go.
+
+    The die is M rolls among the exploding faces E and one among the others S, M geometric (P(M = m) = p^m q,
+    p the share of E). Cumulants of a random sum (Faà di Bruno) give the variance and the fourth moment, and
+    E|X - μ|³ <= sqrt(μ4 μ2) (Cauchy-Schwarz) bounds what Berry-Esseen needs. The cap, which stops a chain
+    early, is `cap_error`'s to bound. A pass over the faces, never over the chain.
+    """
+    node = term.node
+    assert node.explode is not None
+    faces = range(term.low, term.low + term.sides)
+    exploding = [face for face in faces if node.explode.matches(face)]
+    stopping = [face for face in faces if not node.explode.matches(face)]
+    mean = Fraction(sum(faces), len(stopping))  # (p/q) mean(E) + mean(S), the q's and counts cancelled
+    _, z2, _, z4 = _cumulants(stopping)
+    k2 = z2
+    mu4 = z4 + 3 * z2 * z2
+    if exploding:
+        p = len(exploding) / term.sides
+        q = 1 - p
+        m1, m2, m3, m4 = p / q, p / q**2, p * (1 + p) / q**3, p * (1 + 4 * p + p * p) / q**4
+        y1, y2, y3, y4 = _cumulants(exploding)
+        k2 += m1 * y2 + m2 * y1 * y1
+        k4 = m1 * y4 + m2 * (4 * y1 * y3 + 3 * y2 * y2) + 6 * m3 * y1 * y1 * y2 + m4 * y1**4
+        mu4 = z4 + k4 + 3 * k2 * k2
+    third = math.sqrt(max(mu4, 0.0) * k2)
+    top = term.low + term.sides - 1
+    return _Moments(mean, k2, third, term.low, top * (term.depth + 1))
 
 
 def _uniform_third(sides: int) -> float:
@@ -993,16 +1082,51 @@ class _Counting:
         return self._dice.randint(a, b)
 
 
-def _sampled(node: Expression, work: int, estimate_dice: DiceSource) -> Odds:
-    """Rolls of the real roller on the estimate's own dice (never the roll's), until `SAMPLE_DICE` are drawn."""
+def wilson(count: int, samples: int) -> tuple[float, float]:
+    """The `CONFIDENCE` interval of a chance seen `count` times in `samples` rolls.
+
+    Wilson's score interval with continuity correction (Newcombe 1998): it holds at its level even for chances
+    near 0 or 1, where p ± z·se does not.
+    """
+    n, p, z2 = samples, count / samples, _Z * _Z
+    low = 0.0
+    if count > 0:
+        low = (2 * n * p + z2 - 1 - _Z * math.sqrt(z2 - 2 - 1 / n + 4 * p * (n * (1 - p) + 1))) / (2 * (n + z2))
+    high = 1.0
+    if count < samples:
+        high = (2 * n * p + z2 + 1 + _Z * math.sqrt(z2 + 2 - 1 / n + 4 * p * (n * (1 - p) - 1))) / (2 * (n + z2))
+    return max(0.0, low), min(1.0, high)
+
+
+def _widest(samples: int) -> float:
+    """The widest half of a `CONFIDENCE` interval of a chance from `samples` rolls (at a chance of 1/2)."""
+    low, high = wilson(samples // 2, samples)
+    return max(samples // 2 / samples - low, high - samples // 2 / samples)
+
+
+def sampled(expression: Expression, estimate_dice: DiceSource, work: int = 0) -> Odds:
+    """Rolls of the real roller on the estimate's own dice (never the roll's), until `SAMPLE_DICE` are drawn.
+
+    Fewer than `MIN_SAMPLES` rolls in that budget (`1000d2r1` draws some 2,000 dice a roll) give TOO_COSTLY,
+    never an estimate from a handful of rolls; it stops as soon as the first rolls show it.
+    """
+    node = _first_roll(expression)
     source = _Counting(estimate_dice)
     totals: list[int] = []
     while source.drawn + SAMPLE_ROLL * len(totals) < SAMPLE_DICE and len(totals) < MAX_SAMPLES:
         totals.append(roll(node, source).total)
+        spent = source.drawn + SAMPLE_ROLL * len(totals)
+        if len(totals) * SAMPLE_DICE < spent * MIN_SAMPLES // 2:
+            break  # at this pace, not half the rolls needed
+    if len(totals) < MIN_SAMPLES:
+        return Odds(Method.TOO_COSTLY, 0, 0, (), (), 1, Fraction(0), 1.0, work=work)
     seen = Counter(totals)
     values = sorted(seen)
     counts = [seen[value] for value in values]
     samples = len(totals)
+    mean = Fraction(sum(totals), samples)
+    centre = float(mean)
+    variance = sum((total - centre) ** 2 for total in totals) / (samples - 1)
     return Odds(
         Method.SAMPLED,
         values[0],
@@ -1010,11 +1134,23 @@ def _sampled(node: Expression, work: int, estimate_dice: DiceSource) -> Odds:
         tuple(values),
         tuple(counts),
         samples,
-        Fraction(sum(totals), samples),
-        0.5 / math.sqrt(samples),  # the largest standard error of a chance estimated from `samples` rolls
+        mean,
+        _widest(samples),
+        variance,
         work=work,
         cumulative=(0, *accumulate(counts)),
     )
+
+
+def normal(expression: Expression) -> Odds | None:
+    """The normal approximation of a sum of independent dice, with its Berry-Esseen bound; None for any other."""
+    node = _first_roll(expression)
+    cap = cap_error(_terms(node))
+    moments = _moments(node, [ODDS_BUDGET]) if cap < 0.001 else None
+    if moments is None or moments.variance <= 0:
+        return None
+    error = min(1.0, BERRY_ESSEEN * moments.third / moments.variance**1.5 + cap)
+    return Odds(Method.NORMAL, moments.low, moments.high, (), (), 1, moments.mean, error, moments.variance)
 
 
 def odds(expression: Expression, estimate_dice: DiceSource) -> Odds:
@@ -1048,16 +1184,18 @@ def _odds(expression: Expression, estimate_dice: DiceSource) -> Odds:
         dist = _count(node)
         mean = Fraction(sum((dist.offset + i) * c for i, c in enumerate(dist.counts)), dist.total())
         return _counted(Method.EXACT, dist, mean, cap, priced)
-    moments = _moments(node, [ODDS_BUDGET]) if cap < 0.001 else None
-    if moments is not None and moments.variance > 0:
-        error = min(1.0, BERRY_ESSEEN * moments.third / moments.variance**1.5 + cap)
-        # Sampling would draw about this many rolls (explosions aside): keep the closer of the two estimates.
-        dice = sum(t.count for t in terms) + SAMPLE_ROLL
-        if error <= 0.5 / math.sqrt(min(MAX_SAMPLES, max(1, SAMPLE_DICE // dice))):
-            return Odds(
-                Method.NORMAL, moments.low, moments.high, (), (), 1, moments.mean, error, moments.variance, priced
-            )
-    return _sampled(node, priced, estimate_dice)
+    approximation = normal(node)
+    if approximation is not None:
+        approximation = replace(approximation, work=priced)
+        # Sampling would draw about this many rolls (explosions aside): keep the estimate that promises less
+        # error, the bound of the one against the 99% interval of the other.
+        rolls = min(MAX_SAMPLES, SAMPLE_DICE // (sum(t.count for t in terms) + SAMPLE_ROLL))
+        if rolls < MIN_SAMPLES or approximation.error <= _widest(rolls):
+            return approximation
+    estimate = sampled(node, estimate_dice, priced)
+    if estimate.method is Method.TOO_COSTLY and approximation is not None:
+        return approximation
+    return estimate
 
 
 LIGHT_WORK: Final = 50_000  # priced work light enough to count on a shared event loop (a few milliseconds)
