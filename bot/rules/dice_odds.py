@@ -8,7 +8,8 @@ denominator, so every chance is a Fraction:
    face and success counting as a map from face to what the die adds. Then the pool: plain uniform dice by
    running (prefix) sums as `bot.rules.dnd35.odds` does, so the work grows with the distribution, never with
    the product of the dice; other dice by adding the one-die distribution die by die; keep/drop by an
-   order-statistics count (faces from the kept end, how many dice show each, binomial coefficients); Avrae's
+   order-statistics count (faces from the kept end, how many dice show each, binomial coefficients; a state
+   ends once the kept dice are placed, and each is one packed integer, so `8d100d3` is cheap); Avrae's
    `ra` as "no die matched" plus "some die matched, and one more die".
 2. `+ - * / %` on independent subtrees, pair by pair of totals; `/` and `%` by zero count 0 as the roller does.
    Sets total their items; with a keep or a target, every combination of item totals is counted.
@@ -24,8 +25,9 @@ dice's extra rolls, each at most geometric). The answer counts as exact when tha
 The work is priced from the numbers before anything is counted (`odds_work`, one `ODDS_BUDGET` for the whole
 expression). Above it, or for what the counting does not cover (`ra` with keep or explosions, keep/drop among
 exploding dice), the answer is a marked estimate: a normal approximation with the Berry-Esseen bound when the
-roll is a sum of independent dice, else `SAMPLES` rolls of the real roller on the estimate's own dice, passed
-in by the caller (never the roll's own dice), with their standard error.
+roll is a sum of independent dice, or rolls of the real roller on the estimate's own dice, passed in by the
+caller (never the roll's own dice), with a `CONFIDENCE` interval for every chance; the one that promises less
+error. Fewer than `MIN_SAMPLES` affordable rolls and no approximation: TOO_COSTLY, never a handful of rolls.
 """
 
 from __future__ import annotations
@@ -613,29 +615,46 @@ def _keep(term: _Term) -> _Dist:
         shown = _clamp(node, face)
         faces[shown] = faces.get(shown, 0) + w
     value = _contribution(node)
-    order = sorted(faces, reverse=from_top)
-    # placed[j]: the weight of each kept total once j dice have been given one of the faces seen so far.
-    placed: list[_Dist | None] = [_point(0)] + [None] * n
-    for face in order:
+    order = [face for face in sorted(faces, reverse=from_top) if faces[face]]
+    kept = min(kept, n)
+    rest = sum(faces[face] for face in order)  # the weight of the faces not yet reached
+    if kept == 0:
+        return _Dist(0, [rest**n])
+    # placed[j], j < kept: the weight of each kept total once j dice show faces reached so far. Once `kept` dice
+    # are placed the total is known, and the other dice show any of the faces not reached yet: the state ends
+    # there (`rest` to their number), so the count keeps `kept` states, never `n` (`5d100kh1`: one). Each state
+    # is one integer, a field per total as in `_convolve`, so that shifting, scaling and adding run in C.
+    values = [value(face) for face in order]
+    least = min(0, *values) * kept
+    size = max(0, *values) * kept - least + 1
+    width = 8 * ((rest**n).bit_length() // 8 + 1)  # any weight is at most the total weight
+    placed = [1 << (width * -least)] + [0] * (kept - 1)
+    ended = 0
+    for face, adds in zip(order, values, strict=True):
         w = faces[face]
-        if not w:
-            continue
-        adds = value(face)
-        after: list[_Dist | None] = list(placed)
-        for j in range(n - 1, -1, -1):
-            dist = placed[j]
-            if dist is None:
+        rest -= w
+        after = list(placed)
+        for j in range(kept - 1, -1, -1):
+            state = placed[j]
+            if not state:
                 continue
-            for c in range(1, n - j + 1):
-                counted = min(c, max(0, kept - j))
-                factor = math.comb(n - j, c) * w**c
-                moved = _Dist(dist.offset + adds * counted, [x * factor for x in dist.counts])
-                current = after[j + c]
-                after[j + c] = moved if current is None else _plus(current, moved)
+            left = n - j
+            for c in range(1, kept - j):
+                after[j + c] += _shift(state * (math.comb(left, c) * w**c), width * adds * c)
+            # c >= kept - j of the dice show this face: the last kept ones; the others show the faces left
+            # (the binomial sum of c >= kept - j, as everything less the few terms below it).
+            ending = (w + rest) ** left - sum(math.comb(left, c) * w**c * rest ** (left - c) for c in range(kept - j))
+            if ending:
+                ended += _shift(state * ending, width * adds * (kept - j))
         placed = after
-    final = placed[n]
-    assert final is not None
-    return final
+    step = width // 8
+    data = ended.to_bytes(size * step, "little")
+    return _trim(_Dist(least, [int.from_bytes(data[i : i + step], "little") for i in range(0, size * step, step)]))
+
+
+def _shift(packed: int, bits: int) -> int:
+    """`packed` with every field moved `bits` up (or down: the fields below hold nothing)."""
+    return packed << bits if bits >= 0 else packed >> -bits
 
 
 def _reroll_and_add(term: _Term) -> _Dist:
@@ -851,7 +870,11 @@ def _price_term(term: _Term) -> _Shape:
         spread = slot.high - slot.low
         words = _words(slot.bits * n + n)
         faces = slot.span if node.explode is not None else min(s, slot.span)
-        work = 2 * _FACE * s + faces * (n * (n + 1) // 2) * (5 * (kept * spread + 1) * words + _FACE)
+        # Per face: a scaled, shifted copy of a packed state per pair (placed, more) below `kept` and per state
+        # the one that ends it, each a C pass over the packed words; and per state the binomial sum that ends it.
+        packed = (kept * spread + 1) * words
+        per_face = (kept * (kept + 1) // 2 + kept) * (_FACE + packed // 8) + kept * kept * words * _FACE
+        work = 2 * _FACE * s + faces * per_face
         low, high = min(0, kept * slot.low), max(0, kept * slot.high)
         return _Shape(low, high, slot.bits * n, work + slot.work)
     slot = _price_slot(term)
