@@ -929,7 +929,11 @@ class _WordReader:
         if word in _KEEP_VERBS or word in _DROP_VERBS:
             return self._keep(leading=leading)
         if word in _BARE_DIRECTIONS and leading:
-            return self._keep(leading=leading)
+            following = self._word(1)
+            # `2d20 highest`, `4d6 best 3`; but "2d6 Highest damage" is a label.
+            if not following or following in (",", ";") or following.isdigit() or following in _NUMBER_WORDS:
+                return self._keep(leading=leading)
+            return None
         if word in _REROLL_VERBS:
             return self._reroll()
         if word in _EXPLODE_VERBS or word in _COMPOUND_VERBS or word in _PENETRATE_VERBS:

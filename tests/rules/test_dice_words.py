@@ -149,6 +149,7 @@ LABELS = [
     "1d20+2 Save vs poison",
     "3d6 Ace pilot",
     "2d6 Against the peace keep",  # right after the roll `keep` must say which dice; further in, it is a word
+    "2d6 Highest damage",  # a bare direction is read only with a number after it, or alone
 ]
 
 
