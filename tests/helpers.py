@@ -11,24 +11,30 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+import logging
+import random
 import re
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 import discord
+import pytest
 from PIL import Image
 from sqlalchemy import func, select, update
 
+from bot.client import DiceBot
+from bot.config import Settings
 from bot.db.characters import CharacterRepository
 from bot.db.encounters import EncounterRepository
-from bot.db.engine import Database
+from bot.db.engine import Database, open_database
 from bot.db.models import FairSession, RollLog
 from bot.db.rolls import RollRepository
 from bot.local import payloads
 from bot.local.double import Captured, DiscordDouble
 from bot.local.driver import DEFAULT_CHANNEL, DEFAULT_GUILD, DEFAULT_USER, Exchange, LocalDiscord
+from bot.local.limits import sync_payload
 from bot.local.payloads import GM_ROLE, MANAGER_PERMISSIONS, Actor, role_object, user_object
 from bot.rules import encounter as rules
 from bot.rules.encounter import Encounter
@@ -583,3 +589,83 @@ async def start_bot(double: DiscordDouble, database_url: str, folder: Path, log:
         return await asyncio.create_subprocess_exec(
             sys.executable, "-m", "bot", env=environment(double, database_url), cwd=folder, stderr=output
         )
+
+
+def _leaf_commands() -> list[tuple[str, dict[str, Any]]]:
+    """Every command a user can invoke, as Discord knows it from the sync: ("group sub", schema)."""
+
+    async def schema() -> list[dict[str, Any]]:
+        database = open_database("sqlite+aiosqlite://")  # never connected: loading cogs reads nothing
+        bot = DiceBot(settings=Settings(database_url="sqlite+aiosqlite://"), database=database, dice=random.Random())
+        await bot.load_cogs()
+        payload = sync_payload(bot.tree)
+        await database.dispose()
+        return payload
+
+    def walk(prefix: str, option: dict[str, Any], top: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
+        options = option.get("options") or []
+        if options and options[0]["type"] in (1, 2):
+            for sub in options:
+                yield from walk(f"{prefix} {sub['name']}", sub, top)
+        else:
+            yield prefix, {**option, "dm_permission": top.get("dm_permission", True)}
+
+    return [leaf for command in asyncio.run(schema()) for leaf in walk(command["name"], command, command)]
+
+
+COMMANDS = dict(_leaf_commands())
+
+
+# -- what every answer must satisfy -----------------------------------------------------------------------
+def autocomplete_problems(response: dict[str, Any]) -> list[str]:
+    """Discord's limits on autocomplete results: at most 25 choices, names 1-100, string values up to 100."""
+    choices = (response.get("data") or {}).get("choices", [])
+    problems = [f"{len(choices)} choices > 25"] if len(choices) > 25 else []
+    for choice in choices:
+        if not 1 <= len(choice["name"]) <= 100:
+            problems.append(f"choice name of {len(choice['name'])} characters")
+        if isinstance(choice["value"], str) and len(choice["value"]) > 100:
+            problems.append(f"choice value of {len(choice['value'])} characters")
+    return problems
+
+
+def modal_problems(response: dict[str, Any]) -> list[str]:
+    """Discord's limits on a form: title up to 45, at most 5 inputs, labels up to 45, placeholders up to 100."""
+    data = response.get("data") or {}
+    problems = [] if 1 <= len(data.get("title", "")) <= 45 else ["modal title length"]
+    rows = data.get("components", [])
+    if len(rows) > 5:
+        problems.append(f"{len(rows)} inputs > 5")
+    for row in rows:
+        component = row.get("component") or (row.get("components") or [{}])[0]
+        label = row.get("label", component.get("label", ""))
+        if not 1 <= len(label) <= 45:
+            problems.append(f"label {label!r}")
+        if len(component.get("placeholder") or "") > 100:
+            problems.append("placeholder > 100")
+        if len(component.get("value") or "") > component.get("max_length", 4000):
+            problems.append("default value longer than the input allows")
+    return problems
+
+
+async def answered_cleanly(local: LocalDiscord, payload: dict[str, Any], caplog: pytest.LogCaptureFixture) -> Exchange:
+    """Send one interaction and fail on anything Discord or the maintainers would call a bug."""
+    caplog.clear()
+    mark = len(local.double.requests)
+    exchange = await local.send(payload)
+    refused = [f"{r.status} {r.method} {r.path}: {r.body}" for r in local.double.requests[mark:] if r.status >= 400]
+    assert refused == [], refused  # limits (400 / 50035), the 3-second deadline (404 / 10062), double answers
+    logged = [
+        f"{r.name}: {r.getMessage()} {r.exc_info[1] if r.exc_info else ''}"
+        for r in caplog.records
+        if r.levelno >= logging.ERROR or (r.levelno >= logging.WARNING and r.name.startswith("bot"))
+    ]
+    assert logged == [], logged  # the funnel logs bugs; discord.py logs what escapes it
+    callbacks = [r for r in exchange.requests if r.path.endswith("/callback")]
+    assert len(callbacks) == 1, f"expected one answer, got {len(callbacks)}"  # an exception that escaped
+    response: dict[str, Any] = callbacks[0].body
+    if response["type"] == 8:
+        assert autocomplete_problems(response) == []
+    if response["type"] == 9:
+        assert modal_problems(response) == []
+    return exchange

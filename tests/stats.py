@@ -1,4 +1,5 @@
-"""Statistics for the sampling tests: Pearson's chi-square test and its distribution (scipy is not a dependency)."""
+"""Statistics for the sampling tests: Pearson's chi-square test and its distribution (scipy is not a dependency),
+and the exact distribution of a roll from every sequence of faces the real roller can draw (`enumerate_roller`)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,9 @@ import math
 from collections import Counter
 from fractions import Fraction
 from typing import Any
+
+from bot.rules import dice
+from bot.rules.dice import parse
 
 
 def p_value(observed: Counter[Any], expected: dict[Any, Fraction], n: int) -> float:
@@ -51,3 +55,51 @@ def chi2_sf(x: float, df: int) -> float:
         if abs(delta - 1) < 1e-16:
             break
     return prefix * h
+
+
+class _Branch(Exception):
+    def __init__(self, low: int, high: int) -> None:
+        self.low, self.high = low, high
+
+
+class _Prefix:
+    """Dice that show the faces of `prefix`, then stop the roll at the first draw it does not know."""
+
+    def __init__(self, prefix: list[int]) -> None:
+        self.prefix = prefix
+        self.drawn = 0
+        self.chance = Fraction(1)
+
+    def randint(self, a: int, b: int) -> int:
+        if self.drawn == len(self.prefix):
+            raise _Branch(a, b)
+        face = self.prefix[self.drawn]
+        self.drawn += 1
+        self.chance /= b - a + 1
+        return face
+
+
+def enumerate_roller(text: str, max_draws: int = 12) -> tuple[dict[int, Fraction], Fraction]:
+    """Every sequence of faces the real roller can draw for `text`, each with its chance: the distribution of
+    the first roll's total, and the chance left out because a sequence needed more than `max_draws` dice."""
+    expression = parse(text)
+    first = expression
+    while isinstance(first, dice.Several | dice.Repeat):
+        first = first.items[0] if isinstance(first, dice.Several) else first.inner
+    found: dict[int, Fraction] = {}
+    left_out = Fraction(0)
+    stack: list[tuple[list[int], Fraction]] = [([], Fraction(1))]
+    while stack:
+        prefix, chance = stack.pop()
+        source = _Prefix(prefix)
+        try:
+            total = dice.roll(first, source).total
+        except _Branch as branch:
+            if len(prefix) >= max_draws:
+                left_out += chance
+                continue
+            share = chance / (branch.high - branch.low + 1)
+            stack.extend(([*prefix, face], share) for face in range(branch.low, branch.high + 1))
+            continue
+        found[total] = found.get(total, Fraction(0)) + chance
+    return found, left_out

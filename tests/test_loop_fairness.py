@@ -29,13 +29,13 @@ from bot.client import DiceBot
 from bot.config import DEFAULT_AUTOCOMPLETE_RATE_LIMIT, RateLimit, Settings, SettingsError
 from bot.db.engine import Database
 from bot.local.driver import Exchange, LocalDiscord, local_discord
+from bot.local.limits import INTEGER, NUMBER, STRING
 from bot.local.payloads import APPLICATION_COMMAND, COMPONENT, Snowflakes, button_data, command_data, interaction
 from bot.rules.dice import MAX_EXPRESSION_LENGTH, DiceError, parse
 from bot.rules.sheets.base import Ruleset
 from tests.conftest import FIXED_TIME
-from tests.rules.test_dice import _EXPRESSION_TEXT, _OTHER_TEXT
-from tests.rules.test_pricing import EXPRESSIONS
-from tests.test_fuzz import COMMANDS, INTEGER, NUMBER, STRING, answered_cleanly
+from tests.helpers import COMMANDS, answered_cleanly
+from tests.strategies import _EXPRESSION_TEXT, _OTHER_TEXT, EXPRESSIONS
 
 BOB = "200000000000000002"
 

@@ -6,7 +6,8 @@ Maiden's and the common ground between them. docs/dice.md has the table of every
 Grammar (case-insensitive; whitespace between tokens is ignored unless said otherwise)::
 
     text     := roll (';' roll)* [label]
-    roll     := [INT ' '] expr ['adv' | 'dis']             '6 4d6k3': six rolls; 'adv' applies to the one d20
+    roll     := [INT ' '] expr ['adv' | 'dis'] words*      '6 4d6k3': six rolls; 'adv' applies to the one d20
+    words    := ' ' phrase [',']                           'with advantage', 'drop lowest', 'reroll 1s' (below)
     label    := ' ' WORD ...  |  ' !' ...                  free text after the roll (Dice Maiden's '! comment')
     expr     := term (('+' | '-') term)*
     term     := unary (('*' | '/' | '//' | '%') unary)*    '/' and '//' both round down; '%' is the remainder
@@ -49,6 +50,11 @@ Rules decided here (docs/dice.md gives the reasons, peer by peer):
   that wanted another roll keeps its face (it is not marked `exploded`) and the result is marked `capped`;
   rolling never raises. A division by zero counts as 0 and the notes say so.
 * Ties in keep/drop go to the earlier die: `kh`/`kl` keep it, `dh`/`dl` drop it.
+* Words after the roll that name a dice operation (`with advantage`, `keep highest 3`, `drop lowest`, `reroll 1s`,
+  `explode on 5+`) are read as its modifier on the roll's one dice term, and the notes say so; words that name
+  one but do not say enough, a modifier apart from its dice (`4d6+2 kh3`) and a peer's modifier with no meaning
+  here (`km3`) are refused with a caret. Only text that cannot be dice is the label; inside it, only a whole
+  phrase is read (`1d20+5 Stealth with advantage`). docs/dice.md has the table of the words.
 """
 
 from __future__ import annotations
@@ -777,6 +783,352 @@ def _tokenize(text: str) -> list[_Token]:
     return tokens
 
 
+# ---------------------------------------------------------------------------------------- words after the roll
+# Players write what they mean in words after the roll (`1d20+5 with advantage`, `4d6 drop lowest`, `4d6 reroll
+# 1s`). Read as a label, such words would silently change nothing, so they are read as the operations they name
+# (and the notes say so), or refused with the spelling that works. Only text that cannot be dice is a label.
+
+
+@dataclass(frozen=True, slots=True)
+class _Word:
+    """One word of the text after a roll, lower case, with where it stands in the whole text."""
+
+    text: str
+    start: int
+    end: int
+    glued: bool  # no space between it and the word before
+
+
+@dataclass(frozen=True, slots=True)
+class _Explosion:
+    mode: ExplodeMode
+    condition: Condition | None  # None: the top face
+
+
+_Change: TypeAlias = Advantage | Keep | Reroll | _Explosion
+
+
+@dataclass(frozen=True, slots=True)
+class _Phrase:
+    """Words that name a dice operation, and the operation."""
+
+    change: _Change
+    start: int
+    end: int
+    typed: str
+
+
+class _Refusal(Exception):
+    """Words that name a dice operation but do not say enough of it; the parser turns it into a caret error."""
+
+    def __init__(self, position: int, reason: str, hint: str) -> None:
+        super().__init__(reason)
+        self.position = position
+        self.reason = reason
+        self.hint = hint
+
+
+_WORD_PATTERN: Final = re.compile(r"w/|\d+(?:'?s\b)?\+?|[a-z]+(?:-[a-z]+)*(?:'s)?|<=|>=|[<>=]|\S", re.ASCII | re.I)
+_WITH: Final = frozenset({"with", "at", "w/", "in", "using"})
+_ADVANTAGE_WORDS: Final = {
+    **dict.fromkeys(("adv", "advantage", "advantaged", "advantages"), Advantage.ADVANTAGE),
+    **dict.fromkeys(("dis", "disadv", "disadvantage", "disadvantaged", "disadvantages"), Advantage.DISADVANTAGE),
+}
+_KEEP_VERBS: Final = frozenset({"keep", "keeps", "keeping", "kept", "take", "takes", "taking"})
+_DROP_VERBS: Final = frozenset({"drop", "drops", "dropping", "discard", "discards", "discarding", "remove"})
+_HIGH: Final = frozenset({"highest", "high", "higher", "best", "top", "max", "largest", "biggest", "greatest"})
+_LOW: Final = frozenset({"lowest", "low", "lower", "worst", "bottom", "min", "smallest"})
+_BARE_DIRECTIONS: Final = frozenset({"highest", "best", "lowest", "worst"})  # `2d20 highest`, `4d6 best 3`
+_FILLER: Final = frozenset({"the", "dice", "die", "of", "them", "results", "result", "each", "any", "all"})
+_NUMBER_WORDS: Final = {
+    word: value
+    for value, word in enumerate(("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"), 1)
+}
+_FACE_WORDS: Final = {
+    word: value
+    for value, word in enumerate(
+        ("ones", "twos", "threes", "fours", "fives", "sixes", "sevens", "eights", "nines", "tens"), 1
+    )
+}
+_REROLL_VERBS: Final = frozenset({"reroll", "rerolls", "rerolling", "rerolled", "re-roll", "re-rolls", "re-rolling"})
+_EXPLODE_VERBS: Final = frozenset(
+    {"explode", "explodes", "exploding"}  # not `explosion`, `ace`: "8d6 fireball explosion", "Ace pilot" are labels
+)
+_COMPOUND_VERBS: Final = frozenset({"compound", "compounds", "compounding"})
+_PENETRATE_VERBS: Final = frozenset({"penetrate", "penetrates", "penetrating"})
+_JOINS: Final = frozenset({"and", "or", ",", "&", "/"})
+MAX_RANGE_FACES: Final = 10  # `reroll 2 to 4`: at most this many faces named one by one
+_AT_MOST_WORDS: Final = frozenset({"less", "lower", "below", "under", "fewer"})
+_AT_LEAST_WORDS: Final = frozenset({"more", "higher", "above", "over", "better", "greater"})
+# Modifiers of the grammar that belong right after their dice; peers' ones with no meaning here.
+_SHORT_FORMS: Final = frozenset(
+    {"kh", "kl", "dh", "dl", "ph", "pl", "ro", "rr", "ra", "ir", "ie", "mi", "ma", "k", "d", "r", "e", "t", "f"}
+)
+_FOREIGN_SHORT_FORMS: Final = {
+    "km": "Keeping the middle dice is not supported: keep the highest N with khN, the lowest with klN (6d10kh3).",
+    "u": "Unique dice are not supported: reroll repeats with r, like 4d6r1.",
+}
+
+
+def _split_words(text: str, start: int) -> list[_Word]:
+    """The words of `text[start:]`, each with its place in `text`."""
+    words: list[_Word] = []
+    previous_end = -1
+    for match in _WORD_PATTERN.finditer(text, start):
+        words.append(_Word(match.group().lower(), match.start(), match.end(), match.start() == previous_end))
+        previous_end = match.end()
+    return words
+
+
+class _WordReader:
+    """Reads dice operations named in words, from a list of words; `at` is the word it has come to."""
+
+    def __init__(self, words: list[_Word], text: str) -> None:
+        self._words = words
+        self._text = text
+        self.at = 0
+
+    def _word(self, ahead: int = 0) -> str:
+        index = self.at + ahead
+        return self._words[index].text if index < len(self._words) else ""
+
+    def _refuse(self, reason: str, hint: str) -> NoReturn:
+        index = min(self.at, len(self._words) - 1)
+        raise _Refusal(self._words[index].start, reason, hint)
+
+    def phrase(self, *, leading: bool) -> _Phrase | None:
+        """The phrase starting at the current word, or None when none starts there.
+
+        `leading`: the words come right after the roll, where a word that names an operation must say all of
+        it (`4d6 keep the good ones` is refused); further into a label only a whole phrase is read.
+        """
+        begin = self.at
+        try:
+            change = self._change(leading=leading)
+        except _Refusal:
+            if leading:
+                raise
+            change = None
+        if change is None:
+            self.at = begin
+            return None
+        start, end = self._words[begin].start, self._words[self.at - 1].end
+        return _Phrase(change, start, end, self._text[start:end])
+
+    def _change(self, *, leading: bool) -> _Change | None:
+        begin = self.at
+        word = self._word()
+        if word in _WITH and self._word(1) in _ADVANTAGE_WORDS:
+            self.at += 1
+            word = self._word()
+        if word in _ADVANTAGE_WORDS:
+            if word in ("adv", "dis") and not leading and self.at == begin:
+                return None  # a bare `dis` inside a label is more likely a word of it than `with dis`
+            self.at += 1
+            return _ADVANTAGE_WORDS[word]
+        if word in _KEEP_VERBS or word in _DROP_VERBS:
+            return self._keep(leading=leading)
+        if word in _BARE_DIRECTIONS and leading:
+            following = self._word(1)
+            # `2d20 highest`, `4d6 best 3`; but "2d6 Highest damage" is a label.
+            if not following or following in (",", ";") or following.isdigit() or following in _NUMBER_WORDS:
+                return self._keep(leading=leading)
+            return None
+        if word in _REROLL_VERBS:
+            return self._reroll()
+        if word in _EXPLODE_VERBS or word in _COMPOUND_VERBS or word in _PENETRATE_VERBS:
+            return self._explode(leading=leading)
+        if leading:
+            self._short_form()
+        return None
+
+    def _number(self) -> int | None:
+        word = self._word()
+        if word.isdigit():
+            self.at += 1
+            return int(word)
+        if word in _NUMBER_WORDS:
+            self.at += 1
+            return _NUMBER_WORDS[word]
+        return None
+
+    def _keep(self, *, leading: bool) -> Keep | None:
+        verb = self._word()
+        dropping = verb in _DROP_VERBS
+        if verb in _KEEP_VERBS or dropping:
+            self.at += 1
+        amount: int | None = None
+        high: bool | None = None
+        while True:
+            word = self._word()
+            if word in _FILLER:
+                self.at += 1
+            elif amount is None and (number := self._number()) is not None:
+                amount = number
+            elif high is None and (word in _HIGH or word in _LOW):
+                self.at += 1
+                high = word in _HIGH
+            else:
+                break
+        if high is None and (amount is None or not leading):
+            if not leading:
+                return None
+            what = "drop" if dropping else "keep"
+            self._refuse(
+                f"Say which dice to {what}",
+                f"Write {what} highest 3, {what} lowest 1, or the modifiers: kh3, kl1, dh1, dl1 (4d6{what[0]}"
+                f"{'l' if dropping else 'h'}{'1' if dropping else '3'}). For a label, use the label: option.",
+            )
+        if high is None:
+            high = not dropping  # `keep 3` keeps the highest, `drop 1` drops the lowest, as k3 and d1 do
+        if dropping:
+            mode = KeepMode.DROP_HIGHEST if high else KeepMode.DROP_LOWEST
+        else:
+            mode = KeepMode.KEEP_HIGHEST if high else KeepMode.KEEP_LOWEST
+        return Keep(mode, 1 if amount is None else amount)
+
+    def _faces(self, verb: str) -> list[Condition]:
+        """Faces named in words: `1s`, `ones`, `1 and 2`, `2 or less`, `below 3`, `<3`, `5+`, `on 6`."""
+        faces: list[Condition] = []
+        while True:
+            condition = self._face()
+            if condition is None:
+                break
+            if self._word() in ("to", "-", "through") and self._word(1).isdigit() and condition.comparator == "=":
+                # A range, `1 to 2`, `1-3`: the faces from the first to the last.
+                last = int(self._word(1))
+                self.at += 2
+                if last < condition.value:
+                    self._refuse("The range runs backwards", "Write the lower face first, like 1 to 2.")
+                if condition.value <= 1:
+                    faces.append(Condition(Comparator.AT_MOST, last))
+                    condition = None
+                elif last - condition.value >= MAX_RANGE_FACES:
+                    self._refuse("Too wide a range", f"Write it with a comparison, like {condition.value} or more.")
+                else:
+                    faces.extend(Condition(Comparator.EQUAL, face) for face in range(condition.value, last))
+                    condition = Condition(Comparator.EQUAL, last)
+            if condition is not None:
+                faces.append(condition)
+            if self._word() in _JOINS and self._starts_face(1):
+                self.at += 1
+            else:
+                break
+        if not faces and self._word() and not self._word().isalpha() and self._word() not in ("<", ">", "<=", ">="):
+            self._refuse(f"Unreadable faces after '{verb}'", f"Name the faces, like {verb} 1s or {verb} 2 or less.")
+        return faces
+
+    def _starts_face(self, ahead: int) -> bool:
+        word = self._word(ahead)
+        return word[:1].isdigit() or word in _FACE_WORDS or word in ("<", ">", "<=", ">=", "below", "under", "above")
+
+    def _face(self) -> Condition | None:
+        word = self._word()
+        if word in ("on", "of") and self._starts_face(1):
+            self.at += 1
+            word = self._word()
+        if word in _FACE_WORDS:
+            self.at += 1
+            return Condition(Comparator.EQUAL, _FACE_WORDS[word])
+        if word in ("<", ">", "<=", ">=") and self._word(1).isdigit():
+            self.at += 2
+            value = int(self._word(-1))
+            # Roll20's reading, as everywhere in /roll: `<3` is 3 or less.
+            return Condition(Comparator.AT_MOST if "<" in word else Comparator.AT_LEAST, value)
+        if word in ("below", "under", "above", "over") and self._word(1).isdigit():
+            self.at += 2
+            value = int(self._word(-1))
+            below = word in ("below", "under")
+            return Condition(Comparator.AT_MOST, value - 1) if below else Condition(Comparator.AT_LEAST, value + 1)
+        if (
+            word in ("less", "more", "lower", "higher", "greater")
+            and self._word(1) == "than"
+            and self._word(2).isdigit()
+        ):
+            self.at += 3
+            value = int(self._word(-1))
+            return (
+                Condition(Comparator.AT_LEAST, value + 1)
+                if word in ("more", "higher", "greater")
+                else Condition(Comparator.AT_MOST, value - 1)
+            )
+        match = re.fullmatch(r"(\d+)(?:'?s)?(\+)?", word)
+        if match is None:
+            return None
+        self.at += 1
+        value = int(match.group(1))
+        if match.group(2):
+            return Condition(Comparator.AT_LEAST, value)
+        if self._word() == "or" and self._word(1) in _AT_MOST_WORDS | _AT_LEAST_WORDS:
+            self.at += 2
+            if self._word() == "than":
+                self.at += 1
+            at_most = self._word(-1) in _AT_MOST_WORDS or self._word(-2) in _AT_MOST_WORDS
+            return Condition(Comparator.AT_MOST if at_most else Comparator.AT_LEAST, value)
+        return Condition(Comparator.EQUAL, value)
+
+    def _once(self) -> bool:
+        if self._word() == "once":
+            self.at += 1
+            if self._word() == "each":
+                self.at += 1
+            return True
+        if self._word() == "one" and self._word(1) == "time":
+            self.at += 2
+            return True
+        return False
+
+    def _reroll(self) -> Reroll:
+        verb = self._word()
+        self.at += 1
+        once = self._once()
+        while self._word() in _FILLER:
+            self.at += 1
+        faces = self._faces(verb)
+        if not faces:
+            self._refuse(
+                f"Say which faces to {verb}",
+                "Write reroll 1s (until it stops showing 1), reroll 1s once, or the modifiers r1 and ro1 (2d6r1). "
+                "For a label, use the label: option.",
+            )
+        once = self._once() or once
+        return Reroll(faces[0], once=once, more=tuple(faces[1:]))
+
+    def _explode(self, *, leading: bool) -> _Explosion | None:
+        word = self._word()
+        self.at += 1
+        mode = ExplodeMode.EXPLODE
+        if word in _COMPOUND_VERBS:
+            mode = ExplodeMode.COMPOUND
+        elif word in _PENETRATE_VERBS:
+            mode = ExplodeMode.PENETRATE
+        if mode is not ExplodeMode.EXPLODE and self._word() in _EXPLODE_VERBS:
+            self.at += 1
+        while self._word() in _FILLER:
+            self.at += 1
+        faces = self._faces(word)
+        if not faces and not leading and self._word(-1) not in ("dice", "die"):
+            return None  # "the grenade explodes" inside a label: only `exploding dice` or faces say it is dice
+        if len(faces) > 1:
+            self._refuse("One explode condition only", "Write one condition, like explode on 5+ (3d6!>5).")
+        if self._once():
+            self._refuse("Exploding once is not supported", "Write explode to explode again on every new top face.")
+        return _Explosion(mode, faces[0] if faces else None)
+
+    def _short_form(self) -> None:
+        """A modifier written apart from its dice (`4d6+2 kh3`), or a peer's one with no meaning here: refused."""
+        word = self._word()
+        following = self._word(1)
+        glued = self.at + 1 < len(self._words) and self._words[self.at + 1].glued
+        if word in _FOREIGN_SHORT_FORMS and glued and following[:1].isdigit():
+            self._refuse(f"'{word}{following}' is not a modifier here", _FOREIGN_SHORT_FORMS[word])
+        if word in _SHORT_FORMS and glued and (following[:1].isdigit() or following in ("<", ">", "<=", ">=", "=")):
+            self._refuse(
+                f"'{word}{following}' stands apart from its dice",
+                f"A modifier comes right after the dice it is for, like 4d6{word}{following} + 2.",
+            )
+
+
 # ---------------------------------------------------------------------------------------------------- parser
 
 _EXPECT_OPERAND: Final = "Expected a number, a die or '('."
@@ -941,10 +1293,16 @@ class _Parser:
                 node = self._give_advantage(node, token)
                 continue
             if token.spaced and (
-                (token.kind is _Kind.WORD and token.word not in _OTHER_SPELLINGS)
-                or (token.kind is _Kind.BAD and self._text[token.start].isalpha())
+                token.kind is _Kind.WORD or (token.kind is _Kind.BAD and self._text[token.start].isalpha())
             ):
+                node, end = self._leading_phrases(node, token)
+                if end is not None:
+                    self._resume_at(end)
+                    continue
+                if token.kind is _Kind.WORD and token.word in _OTHER_SPELLINGS:
+                    break
                 label = self._text[token.start :].strip()
+                node = self._label_phrases(node, token.start)
             elif self._is_comment(token):
                 label = self._text[token.end :].strip() or None  # Dice Maiden's "! comment"
                 if label is None:
@@ -954,6 +1312,139 @@ class _Parser:
             self._dice_requested += (times - 1) * (self._dice_requested - start_dice)
             node = Repeat(times, node)
         return node, label
+
+    # -- dice operations named in words after the roll
+
+    def _leading_phrases(self, node: Expression, token: _Token) -> tuple[Expression, int | None]:
+        """Read the operations named right after the roll; return the roll and where the words stop, if any."""
+        words = _split_words(self._text, token.start)
+        reader = _WordReader(words, self._text)
+        end: int | None = None
+        while reader.at < len(words):
+            try:
+                phrase = reader.phrase(leading=True)
+            except _Refusal as refusal:
+                raise DiceSyntaxError(self._text, refusal.position, refusal.reason, refusal.hint) from None
+            if phrase is None:
+                break
+            node = self._apply_phrase(node, phrase)
+            end = phrase.end
+            if reader.at < len(words) and words[reader.at].text in (",", ":", "and", "then"):
+                end = words[reader.at].end
+                reader.at += 1
+        return node, end
+
+    def _label_phrases(self, node: Expression, start: int) -> Expression:
+        """Read the whole phrases inside a label (`1d20+5 Stealth with advantage`); the label stays as typed."""
+        words = _split_words(self._text, start)
+        reader = _WordReader(words, self._text)
+        while reader.at < len(words):
+            phrase = reader.phrase(leading=False)
+            if phrase is None:
+                reader.at += 1
+            else:
+                node = self._apply_phrase(node, phrase)
+        return node
+
+    def _resume_at(self, position: int) -> None:
+        """Tokenize the text again from `position`, after words read as operations (they do not tokenize)."""
+        rest = _tokenize(" " * position + self._text[position:])
+        if len(rest) == 1:
+            end = len(self._text.rstrip())
+            rest = [_Token(_Kind.END, end, end, spaced=True)]
+        self._tokens = self._tokens[: self._index] + rest
+        after = self._peek()
+        if after.kind in (_Kind.PLUS, _Kind.MINUS, _Kind.STAR, _Kind.SLASH, _Kind.DSLASH, _Kind.PERCENT):
+            self._fail(
+                after,
+                "Words that name an operation come after the whole roll; or write the modifier right after its "
+                "dice, like 4d6dl1 + 2.",
+            )
+
+    def _apply_phrase(self, node: Expression, phrase: _Phrase) -> Expression:
+        """The roll with the operation `phrase` names applied to its dice; the notes say how it was read."""
+        change = phrase.change
+        if isinstance(change, Advantage):
+            return self._advantage_in_words(node, phrase, change)
+        if isinstance(change, Keep | Reroll):
+            modifier = str(change)
+        else:
+            modifier = str(change.mode) + ("" if change.condition is None else str(change.condition))
+        terms = _dice_terms(node)
+        if len(terms) != 1:
+            reason = f"No dice for '{phrase.typed}'" if not terms else f"'{phrase.typed}' could be for any of the dice"
+            raise DiceSyntaxError(
+                self._text,
+                phrase.start,
+                reason,
+                f"Write {modifier} right after the dice it is for, like 4d6{modifier} + 1d8.",
+            )
+        term = terms[0]
+        if isinstance(change, Keep):
+            if term.effective_keep is not None:
+                self._refuse_twice(phrase, term, "keep or drop")
+            changed = replace(term, keep=change)
+            meaning = {
+                KeepMode.KEEP_HIGHEST: "keep the highest",
+                KeepMode.KEEP_LOWEST: "keep the lowest",
+                KeepMode.DROP_HIGHEST: "drop the highest",
+                KeepMode.DROP_LOWEST: "drop the lowest",
+            }[change.mode] + f" {change.amount}"
+        elif isinstance(change, Reroll):
+            if term.reroll is not None:
+                self._refuse_twice(phrase, term, "reroll")
+            changed = replace(term, reroll=change)
+            showing = " or ".join(_face_words(condition) for condition in change.conditions)
+            meaning = (
+                f"a die showing {showing} is rerolled once"
+                if change.once
+                else f"a die showing {showing} is rerolled until it shows something else, as Roll20's r "
+                "(add once to reroll only once)"
+            )
+        else:
+            if term.explode is not None:
+                self._refuse_twice(phrase, term, "explode")
+            condition = change.condition or Condition(Comparator.EQUAL, term.faces[1])
+            changed = replace(term, explode=condition, explode_mode=change.mode)
+            modifier = str(change.mode) + ("" if change.condition is None else str(condition))
+            meaning = (
+                f"a die showing {_face_words(condition)} "
+                + {
+                    ExplodeMode.EXPLODE: "adds another die, which may explode too",
+                    ExplodeMode.COMPOUND: "adds another roll into itself, which may compound too",
+                    ExplodeMode.PENETRATE: "adds another die that counts one less, which may explode too",
+                }[change.mode]
+            )
+        try:
+            _check_dice(changed, str(changed))
+        except DiceError as error:
+            raise DiceSyntaxError(
+                self._text, phrase.start, f"'{phrase.typed}' can't apply to {term}", error.message
+            ) from None
+        self._note(f"'{phrase.typed}' is read as {modifier}: {meaning}.")
+        return _swap(node, term, changed)
+
+    def _refuse_twice(self, phrase: _Phrase, term: Dice, what: str) -> NoReturn:
+        raise DiceSyntaxError(
+            self._text,
+            phrase.start,
+            f"{term} already has a {what}",
+            f"Only one {what} is allowed per dice term: write the one you mean right after the dice.",
+        )
+
+    def _advantage_in_words(self, node: Expression, phrase: _Phrase, advantage: Advantage) -> Expression:
+        terms = _dice_terms(node)
+        word = str(advantage)
+        higher = "higher" if advantage is Advantage.ADVANTAGE else "lower"
+        pairs = [term for term in terms if term == Dice(2, 20)]
+        if not any(term == Dice(1, 20) for term in terms) and len(terms) == 1 and pairs:
+            # `2d20 with advantage`: the two d20 are there already; the higher (lower) counts.
+            keep = Keep(KeepMode.KEEP_HIGHEST if advantage is Advantage.ADVANTAGE else KeepMode.KEEP_LOWEST, 1)
+            self._note(f"'{phrase.typed}' is read as {keep}: of the two d20, the {higher} counts.")
+            return _swap(node, pairs[0], replace(pairs[0], keep=keep))
+        node = self._give_advantage(node, _Token(_Kind.WORD, phrase.start, phrase.end, word=word))
+        self._note(f"'{phrase.typed}' is read as {word}: a second d20 is rolled, the {higher} counts.")
+        return node
 
     def _repeat_count(self) -> int | None:
         first, second = self._peek(), self._peek(1)
@@ -1337,6 +1828,48 @@ def _check_dice(node: Dice, written: str) -> None:
         if all(low <= lo and hi <= high for lo, hi in settled):
             where = "it can settle on" if settled != [(low_face, high_face)] else f"of a d{node.sides}"
             raise DiceError(f"{written} would explode forever: every face {where} explodes.")
+
+
+def _face_words(condition: Condition) -> str:
+    """A condition in words: `1`, `5 or more`, `2 or less`."""
+    more = {Comparator.AT_LEAST: " or more", Comparator.AT_MOST: " or less"}.get(condition.comparator, "")
+    return f"{condition.value}{more}"
+
+
+def _dice_terms(node: Expression) -> list[Dice]:
+    """Every dice term of one roll, left to right."""
+    match node:
+        case Dice():
+            return [node]
+        case Negate():
+            return _dice_terms(node.operand)
+        case BinaryOp():
+            return _dice_terms(node.left) + _dice_terms(node.right)
+        case Group() | Annotated():
+            return _dice_terms(node.inner)
+        case DiceSet():
+            return [term for item in node.items for term in _dice_terms(item)]
+        case _:
+            return []
+
+
+def _swap(node: Expression, old: Dice, new: Dice) -> Expression:
+    """`node` with the dice term `old` (that very object) replaced by `new`."""
+    match node:
+        case Dice():
+            return new if node is old else node
+        case Negate():
+            return Negate(_swap(node.operand, old, new))
+        case BinaryOp():
+            return BinaryOp(node.op, _swap(node.left, old, new), _swap(node.right, old, new))
+        case Group():
+            return Group(_swap(node.inner, old, new))
+        case Annotated():
+            return Annotated(_swap(node.inner, old, new), node.note)
+        case DiceSet():
+            return replace(node, items=tuple(_swap(item, old, new) for item in node.items))
+        case _:
+            return node
 
 
 def _outside(low: int, high: int, ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:

@@ -8,7 +8,8 @@ denominator, so every chance is a Fraction:
    face and success counting as a map from face to what the die adds. Then the pool: plain uniform dice by
    running (prefix) sums as `bot.rules.dnd35.odds` does, so the work grows with the distribution, never with
    the product of the dice; other dice by adding the one-die distribution die by die; keep/drop by an
-   order-statistics count (faces from the kept end, how many dice show each, binomial coefficients); Avrae's
+   order-statistics count (faces from the kept end, how many dice show each, binomial coefficients; a state
+   ends once the kept dice are placed, and each is one packed integer, so `8d100d3` is cheap); Avrae's
    `ra` as "no die matched" plus "some die matched, and one more die".
 2. `+ - * / %` on independent subtrees, pair by pair of totals; `/` and `%` by zero count 0 as the roller does.
    Sets total their items; with a keep or a target, every combination of item totals is counted.
@@ -24,8 +25,9 @@ dice's extra rolls, each at most geometric). The answer counts as exact when tha
 The work is priced from the numbers before anything is counted (`odds_work`, one `ODDS_BUDGET` for the whole
 expression). Above it, or for what the counting does not cover (`ra` with keep or explosions, keep/drop among
 exploding dice), the answer is a marked estimate: a normal approximation with the Berry-Esseen bound when the
-roll is a sum of independent dice, else `SAMPLES` rolls of the real roller on the estimate's own dice, passed
-in by the caller (never the roll's own dice), with their standard error.
+roll is a sum of independent dice, or rolls of the real roller on the estimate's own dice, passed in by the
+caller (never the roll's own dice), with a `CONFIDENCE` interval for every chance; the one that promises less
+error. Fewer than `MIN_SAMPLES` affordable rolls and no approximation: TOO_COSTLY, never a handful of rolls.
 """
 
 from __future__ import annotations
@@ -34,12 +36,13 @@ import math
 from bisect import bisect_left
 from collections import Counter
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from fractions import Fraction
 from functools import reduce
 from itertools import accumulate, product, repeat
 from operator import add, mul, sub
+from statistics import NormalDist
 from typing import Final
 
 from bot.rules.collector import uncollected
@@ -72,9 +75,12 @@ from bot.rules.dice import (
 ODDS_BUDGET: Final = 600_000
 EXACT_ERROR: Final = 1e-9  # a chance the cap or a cut chain could change, below which the odds count as exact
 BERRY_ESSEEN: Final = 0.56  # Shevtsova (2010), independent summands: sup |F - Φ| <= 0.56 Σ E|X-μ|³ / σ³
-SAMPLE_DICE: Final = 6_000  # dice the sampled estimate may draw in all (2-5 µs each with the roller)
+CONFIDENCE: Final = 0.99  # of every interval a sampled estimate states
+_Z: Final = NormalDist().inv_cdf(0.5 + CONFIDENCE / 2)  # 2.576
+SAMPLE_DICE: Final = 12_000  # dice the sampled estimate may draw in all (2-8 µs each with the roller)
 SAMPLE_ROLL: Final = 30  # what one roll of the roller costs besides its dice, in dice
-MAX_SAMPLES: Final = 1_000
+MAX_SAMPLES: Final = 2_000
+MIN_SAMPLES: Final = 100  # fewer rolls than this say next to nothing (a 99% interval of ±13% at 100): not shown
 _SHORT: Final = 8  # a distribution this short is convolved term by term, a longer one by one multiplication
 _FACE: Final = 20  # work units of one face in a Python loop (dicts, the face's value), against one of a C loop
 SAMPLE_SEED: Final = 17  # for the estimate's own dice: fixed, so that the same expression gets the same estimate
@@ -88,6 +94,7 @@ class Method(StrEnum):
     EXACT = "exact"
     NORMAL = "normal approximation"
     SAMPLED = "sampled"
+    TOO_COSTLY = "too costly to estimate"  # neither counted, nor a sum to approximate, nor cheap enough to sample
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,9 +109,10 @@ class Odds:
         counts: The weight of each of `values`.
         denominator: The sum of `counts`: an exact chance is a count over it.
         mean: The mean total: exact for EXACT and NORMAL (a sum's mean is known exactly), else the sample's.
-        error: A bound on how far any chance given may be from the truth: below `EXACT_ERROR` when exact, the
-            Berry-Esseen bound (plus the cap's) for NORMAL, the largest standard error for SAMPLED.
-        variance: The variance (NORMAL only; its chances come from it).
+        error: How far a chance of a total below (or at least) some total may be from the truth: below
+            `EXACT_ERROR` when exact, the Berry-Esseen bound (plus the cap's) for NORMAL, the widest half of a
+            `CONFIDENCE` interval for SAMPLED. `interval` gives each chance's own.
+        variance: The variance (NORMAL: its chances come from it; SAMPLED: the sample's, for the mean's interval).
         work: The priced work of exact counting (`odds_work`), whether or not it was done.
     """
 
@@ -150,6 +158,45 @@ class Odds:
         """The chance of a total of `total` or more: the chance to reach a target."""
         return 1 - self.below(total)
 
+    def interval(self, chance: Fraction, *, spans: int = 1) -> tuple[float, float]:
+        """Where the true value of `chance`, one this distribution gave, lies: always, or (SAMPLED) at `CONFIDENCE`.
+
+        SAMPLED: a Wilson score interval with continuity correction, from the count behind the chance.
+
+        `spans`: how many cumulative chances `chance` is made of for NORMAL, whose bound holds for each: 1 for a
+        chance below or at least some total, 2 for exactly one total or a bin of totals.
+        """
+        p = float(chance)
+        if self.method is Method.SAMPLED:
+            return wilson(round(chance * self.denominator), self.denominator)
+        spread = 0.0 if self.method is Method.EXACT else self.error * spans
+        return max(0.0, p - spread), min(1.0, p + spread)
+
+    def below_interval(self, total: int) -> tuple[float, float]:
+        """`interval` of the chance of a total below `total` (or, its complement, of at least `total`)."""
+        if self.method is Method.NORMAL and not self.low < total <= self.high:
+            return float(self.below(total)), float(self.below(total))  # outside the possible totals: certain
+        return self.interval(self.below(total))
+
+    def at_least_interval(self, total: int) -> tuple[float, float]:
+        """`interval` of the chance of a total of `total` or more."""
+        low, high = self.below_interval(total)
+        return 1 - high, 1 - low
+
+    def exactly_interval(self, total: int) -> tuple[float, float]:
+        """`interval` of the chance of exactly `total`."""
+        if self.method is Method.NORMAL and not self.low <= total <= self.high:
+            return 0.0, 0.0
+        return self.interval(self.exactly(total), spans=2)
+
+    def mean_interval(self) -> tuple[float, float]:
+        """Where the true mean lies: exactly the mean (EXACT, NORMAL), else at `CONFIDENCE` from the sample."""
+        mean = float(self.mean)
+        if self.method is not Method.SAMPLED:
+            return mean, mean
+        spread = _Z * math.sqrt(self.variance / self.denominator)
+        return mean - spread, mean + spread
+
     def points(self, limit: int) -> list[tuple[int, int, Fraction]]:
         """The chance of each total for a chart: every total when they are at most `limit`, else bins of totals.
 
@@ -157,6 +204,8 @@ class Odds:
             (first total, last total, chance of the totals first..last), at most `limit` of them, in order.
         """
         low, high = self.low, self.high
+        if self.method is Method.TOO_COSTLY:
+            return []
         if self.method is Method.NORMAL:
             sd = math.sqrt(self.variance)
             low = max(low, math.floor(float(self.mean) - 4 * sd))
@@ -567,29 +616,46 @@ def _keep(term: _Term) -> _Dist:
         shown = _clamp(node, face)
         faces[shown] = faces.get(shown, 0) + w
     value = _contribution(node)
-    order = sorted(faces, reverse=from_top)
-    # placed[j]: the weight of each kept total once j dice have been given one of the faces seen so far.
-    placed: list[_Dist | None] = [_point(0)] + [None] * n
-    for face in order:
+    order = [face for face in sorted(faces, reverse=from_top) if faces[face]]
+    kept = min(kept, n)
+    rest = sum(faces[face] for face in order)  # the weight of the faces not yet reached
+    if kept == 0:
+        return _Dist(0, [rest**n])
+    # placed[j], j < kept: the weight of each kept total once j dice show faces reached so far. Once `kept` dice
+    # are placed the total is known, and the other dice show any of the faces not reached yet: the state ends
+    # there (`rest` to their number), so the count keeps `kept` states, never `n` (`5d100kh1`: one). Each state
+    # is one integer, a field per total as in `_convolve`, so that shifting, scaling and adding run in C.
+    values = [value(face) for face in order]
+    least = min(0, *values) * kept
+    size = max(0, *values) * kept - least + 1
+    width = 8 * ((rest**n).bit_length() // 8 + 1)  # any weight is at most the total weight
+    placed = [1 << (width * -least)] + [0] * (kept - 1)
+    ended = 0
+    for face, adds in zip(order, values, strict=True):
         w = faces[face]
-        if not w:
-            continue
-        adds = value(face)
-        after: list[_Dist | None] = list(placed)
-        for j in range(n - 1, -1, -1):
-            dist = placed[j]
-            if dist is None:
+        rest -= w
+        after = list(placed)
+        for j in range(kept - 1, -1, -1):
+            state = placed[j]
+            if not state:
                 continue
-            for c in range(1, n - j + 1):
-                counted = min(c, max(0, kept - j))
-                factor = math.comb(n - j, c) * w**c
-                moved = _Dist(dist.offset + adds * counted, [x * factor for x in dist.counts])
-                current = after[j + c]
-                after[j + c] = moved if current is None else _plus(current, moved)
+            left = n - j
+            for c in range(1, kept - j):
+                after[j + c] += _shift(state * (math.comb(left, c) * w**c), width * adds * c)
+            # c >= kept - j of the dice show this face: the last kept ones; the others show the faces left
+            # (the binomial sum of c >= kept - j, as everything less the few terms below it).
+            ending = (w + rest) ** left - sum(math.comb(left, c) * w**c * rest ** (left - c) for c in range(kept - j))
+            if ending:
+                ended += _shift(state * ending, width * adds * (kept - j))
         placed = after
-    final = placed[n]
-    assert final is not None
-    return final
+    step = width // 8
+    data = ended.to_bytes(size * step, "little")
+    return _trim(_Dist(least, [int.from_bytes(data[i : i + step], "little") for i in range(0, size * step, step)]))
+
+
+def _shift(packed: int, bits: int) -> int:
+    """`packed` with every field moved `bits` up (or down: the fields below hold nothing)."""
+    return packed << bits if bits >= 0 else packed >> -bits
 
 
 def _reroll_and_add(term: _Term) -> _Dist:
@@ -813,9 +879,13 @@ def _price_term(term: _Term) -> _Shape:
         spread = slot.high - slot.low
         words = _words(slot.bits * n + n)
         # `_keep` passes over the faces a die can show (mi/ma, a compounding die's sums), not over what each adds:
-        # a success target makes every face add 0 or 1, yet 300 faces are still 300 passes.
+        # a success target makes every face add 0 or 1, yet 300 faces are still 300 passes. Per face: a scaled,
+        # shifted copy of a packed state per pair (placed, more) below `kept` and per state the one that ends it,
+        # each a C pass over the packed words; and per state the binomial sum that ends it.
         faces = _shown_faces(term)
-        work = 2 * _FACE * s + faces * (n * (n + 1) // 2) * (5 * (kept * spread + 1) * words + 4 * _FACE)
+        packed = (kept * spread + 1) * words
+        per_face = (kept * (kept + 1) // 2 + kept) * (_FACE + packed // 8) + kept * kept * words * _FACE
+        work = 2 * _FACE * s + faces * per_face
         low, high = min(0, kept * slot.low), max(0, kept * slot.high)
         return _Shape(low, high, slot.bits * n, work + slot.work)
     slot = _price_slot(term)
@@ -922,6 +992,8 @@ def _slot_moments(term: _Term, budget: list[int]) -> _Moments | None:
         s = term.sides
         variance = (s * s - 1) / 12
         return _Moments(Fraction(2 * term.low + s - 1, 2), variance, _uniform_third(s), term.low, term.low + s - 1)
+    if node == Dice(node.count, node.sides, explode=node.explode):  # `!` alone: in closed form, however many sides
+        return _explosion_moments(term)
     budget[0] -= _price_slot(term).work
     if budget[0] < 0:
         return None
@@ -932,6 +1004,46 @@ def _slot_moments(term: _Term, budget: list[int]) -> _Moments | None:
     variance = sum(c / total * (dist.offset + i - centre) ** 2 for i, c in enumerate(dist.counts) if c)
     third = sum(c / total * abs(dist.offset + i - centre) ** 3 for i, c in enumerate(dist.counts) if c)
     return _Moments(mean, variance, third, dist.offset, dist.high)
+
+
+def _cumulants(faces: list[int]) -> tuple[float, float, float, float]:
+    """The first four cumulants of one of `faces`, equally likely."""
+    n = len(faces)
+    centre = sum(faces) / n
+    m2 = sum((f - centre) ** 2 for f in faces) / n
+    m3 = sum((f - centre) ** 3 for f in faces) / n
+    m4 = sum((f - centre) ** 4 for f in faces) / n
+    return centre, m2, m3, m4 - 3 * m2 * m2
+
+
+def _explosion_moments(term: _Term) -> _Moments:
+    """An exploding die (`!`, no other modifier) in closed form, its chain as deep as the roller lets it go.
+
+    The die is M rolls among the exploding faces E and one among the others S, M geometric (P(M = m) = p^m q,
+    p the share of E). Cumulants of a random sum (Faà di Bruno) give the variance and the fourth moment, and
+    E|X - μ|³ <= sqrt(μ4 μ2) (Cauchy-Schwarz) bounds what Berry-Esseen needs. The cap, which stops a chain
+    early, is `cap_error`'s to bound. A pass over the faces, never over the chain.
+    """
+    node = term.node
+    assert node.explode is not None
+    faces = range(term.low, term.low + term.sides)
+    exploding = [face for face in faces if node.explode.matches(face)]
+    stopping = [face for face in faces if not node.explode.matches(face)]
+    mean = Fraction(sum(faces), len(stopping))  # (p/q) mean(E) + mean(S), the q's and counts cancelled
+    _, z2, _, z4 = _cumulants(stopping)
+    k2 = z2
+    mu4 = z4 + 3 * z2 * z2
+    if exploding:
+        p = len(exploding) / term.sides
+        q = 1 - p
+        m1, m2, m3, m4 = p / q, p / q**2, p * (1 + p) / q**3, p * (1 + 4 * p + p * p) / q**4
+        y1, y2, y3, y4 = _cumulants(exploding)
+        k2 += m1 * y2 + m2 * y1 * y1
+        k4 = m1 * y4 + m2 * (4 * y1 * y3 + 3 * y2 * y2) + 6 * m3 * y1 * y1 * y2 + m4 * y1**4
+        mu4 = z4 + k4 + 3 * k2 * k2
+    third = math.sqrt(max(mu4, 0.0) * k2)
+    top = term.low + term.sides - 1
+    return _Moments(mean, k2, third, term.low, top * (term.depth + 1))
 
 
 def _uniform_third(sides: int) -> float:
@@ -1004,16 +1116,51 @@ class _Counting:
         return self._dice.randint(a, b)
 
 
-def _sampled(node: Expression, work: int, estimate_dice: DiceSource) -> Odds:
-    """Rolls of the real roller on the estimate's own dice (never the roll's), until `SAMPLE_DICE` are drawn."""
+def wilson(count: int, samples: int) -> tuple[float, float]:
+    """The `CONFIDENCE` interval of a chance seen `count` times in `samples` rolls.
+
+    Wilson's score interval with continuity correction (Newcombe 1998): it holds at its level even for chances
+    near 0 or 1, where p ± z·se does not.
+    """
+    n, p, z2 = samples, count / samples, _Z * _Z
+    low = 0.0
+    if count > 0:
+        low = (2 * n * p + z2 - 1 - _Z * math.sqrt(z2 - 2 - 1 / n + 4 * p * (n * (1 - p) + 1))) / (2 * (n + z2))
+    high = 1.0
+    if count < samples:
+        high = (2 * n * p + z2 + 1 + _Z * math.sqrt(z2 + 2 - 1 / n + 4 * p * (n * (1 - p) - 1))) / (2 * (n + z2))
+    return max(0.0, low), min(1.0, high)
+
+
+def _widest(samples: int) -> float:
+    """The widest half of a `CONFIDENCE` interval of a chance from `samples` rolls (at a chance of 1/2)."""
+    low, high = wilson(samples // 2, samples)
+    return max(samples // 2 / samples - low, high - samples // 2 / samples)
+
+
+def sampled(expression: Expression, estimate_dice: DiceSource, work: int = 0) -> Odds:
+    """Rolls of the real roller on the estimate's own dice (never the roll's), until `SAMPLE_DICE` are drawn.
+
+    Fewer than `MIN_SAMPLES` rolls in that budget (`1000d2r1` draws some 2,000 dice a roll) give TOO_COSTLY,
+    never an estimate from a handful of rolls; it stops as soon as the first rolls show it.
+    """
+    node = _first_roll(expression)
     source = _Counting(estimate_dice)
     totals: list[int] = []
     while source.drawn + SAMPLE_ROLL * len(totals) < SAMPLE_DICE and len(totals) < MAX_SAMPLES:
         totals.append(roll(node, source).total)
+        spent = source.drawn + SAMPLE_ROLL * len(totals)
+        if len(totals) * SAMPLE_DICE < spent * MIN_SAMPLES // 2:
+            break  # at this pace, not half the rolls needed
+    if len(totals) < MIN_SAMPLES:
+        return Odds(Method.TOO_COSTLY, 0, 0, (), (), 1, Fraction(0), 1.0, work=work)
     seen = Counter(totals)
     values = sorted(seen)
     counts = [seen[value] for value in values]
     samples = len(totals)
+    mean = Fraction(sum(totals), samples)
+    centre = float(mean)
+    variance = sum((total - centre) ** 2 for total in totals) / (samples - 1)
     return Odds(
         Method.SAMPLED,
         values[0],
@@ -1021,11 +1168,23 @@ def _sampled(node: Expression, work: int, estimate_dice: DiceSource) -> Odds:
         tuple(values),
         tuple(counts),
         samples,
-        Fraction(sum(totals), samples),
-        0.5 / math.sqrt(samples),  # the largest standard error of a chance estimated from `samples` rolls
+        mean,
+        _widest(samples),
+        variance,
         work=work,
         cumulative=(0, *accumulate(counts)),
     )
+
+
+def normal(expression: Expression) -> Odds | None:
+    """The normal approximation of a sum of independent dice, with its Berry-Esseen bound; None for any other."""
+    node = _first_roll(expression)
+    cap = cap_error(_terms(node))
+    moments = _moments(node, [ODDS_BUDGET]) if cap < 0.001 else None
+    if moments is None or moments.variance <= 0:
+        return None
+    error = min(1.0, BERRY_ESSEEN * moments.third / moments.variance**1.5 + cap)
+    return Odds(Method.NORMAL, moments.low, moments.high, (), (), 1, moments.mean, error, moments.variance)
 
 
 def odds(expression: Expression, estimate_dice: DiceSource) -> Odds:
@@ -1059,16 +1218,18 @@ def _odds(expression: Expression, estimate_dice: DiceSource) -> Odds:
         dist = _count(node)
         mean = Fraction(sum((dist.offset + i) * c for i, c in enumerate(dist.counts)), dist.total())
         return _counted(Method.EXACT, dist, mean, cap, priced)
-    moments = _moments(node, [ODDS_BUDGET]) if cap < 0.001 else None
-    if moments is not None and moments.variance > 0:
-        error = min(1.0, BERRY_ESSEEN * moments.third / moments.variance**1.5 + cap)
-        # Sampling would draw about this many rolls (explosions aside): keep the closer of the two estimates.
-        dice = sum(t.count for t in terms) + SAMPLE_ROLL
-        if error <= 0.5 / math.sqrt(min(MAX_SAMPLES, max(1, SAMPLE_DICE // dice))):
-            return Odds(
-                Method.NORMAL, moments.low, moments.high, (), (), 1, moments.mean, error, moments.variance, priced
-            )
-    return _sampled(node, priced, estimate_dice)
+    approximation = normal(node)
+    if approximation is not None:
+        approximation = replace(approximation, work=priced)
+        # Sampling would draw about this many rolls (explosions aside): keep the estimate that promises less
+        # error, the bound of the one against the 99% interval of the other.
+        rolls = min(MAX_SAMPLES, SAMPLE_DICE // (sum(t.count for t in terms) + SAMPLE_ROLL))
+        if rolls < MIN_SAMPLES or approximation.error <= _widest(rolls):
+            return approximation
+    estimate = sampled(node, estimate_dice, priced)
+    if estimate.method is Method.TOO_COSTLY and approximation is not None:
+        return approximation
+    return estimate
 
 
 LIGHT_WORK: Final = 50_000  # priced work light enough to count on a shared event loop (a few milliseconds)

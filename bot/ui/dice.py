@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from fractions import Fraction
 
@@ -24,7 +25,7 @@ from bot.rules.dice import (
     RollsResult,
     SetResult,
 )
-from bot.rules.dice_odds import Method, Odds
+from bot.rules.dice_odds import CONFIDENCE, MIN_SAMPLES, Method, Odds
 from bot.ui.embeds import DESCRIPTION_LIMIT, ROLL_COLOUR, TITLE_LIMIT, Answer, clip, fixed, history_text, percent
 
 # Room left in the description for " = **total**" after the breakdown.
@@ -94,13 +95,27 @@ def chance(value: Fraction) -> str:
 
 
 def odds_method(odds: Odds) -> str:
-    """How the odds were found, for an estimate: `normal approximation, within ±2.3%`; empty when exact."""
+    """How the odds were found, for an estimate: `sampled: 358 rolls, 99% intervals`; empty when exact."""
     if odds.method is Method.EXACT:
         return ""
-    error = chance(Fraction(odds.error)).lstrip("<>")
     if odds.method is Method.NORMAL:
-        return f"normal approximation, within ±{error}"
-    return f"estimate from {odds.denominator:,} rolls, ±{error}"
+        return "normal approximation, Berry-Esseen bounds"
+    if odds.method is Method.TOO_COSTLY:
+        return f"too costly to estimate: not even {MIN_SAMPLES} sample rolls fit the budget"
+    return f"sampled: {odds.denominator:,} rolls, {CONFIDENCE:.0%} intervals"
+
+
+def span(low: float, high: float) -> str:
+    """An interval of chances, widened to the next 0.1% on each side so that rounding never narrows it."""
+    return f"{math.floor(low * 1000 + 1e-9) / 10:.1f}–{math.ceil(high * 1000 - 1e-9) / 10:.1f}%"
+
+
+def estimated(odds: Odds, value: Fraction, interval: tuple[float, float]) -> str:
+    """A chance as shown, followed for an estimate by where its true value lies: `64.5% (58.0-70.6%)`."""
+    text = chance(value)
+    if odds.method in (Method.NORMAL, Method.SAMPLED):
+        text += f" ({span(*interval)})"
+    return text
 
 
 def _first_roll(result: RollResult) -> tuple[ResultNode, str | None]:
@@ -128,17 +143,23 @@ def odds_line(result: RollResult, odds: Odds, *, target: int | None = None) -> s
     total = node.total
     estimate = odds_method(odds)
     head = "Odds" if text is None else f"Odds of the first roll ({escape_markdown(clip(text, 60))})"
+    if odds.method is Method.TOO_COSTLY:
+        return f"{head}: {estimate}."
     head += f" ({estimate}):" if estimate else ":"
     mean = fixed(odds.mean, 2)
-    parts = [f"mean {'≈' if odds.method is Method.SAMPLED else ''}{mean}"]
+    parts = [f"mean {mean}"]
+    if odds.method is Method.SAMPLED:
+        low, high = odds.mean_interval()
+        parts = [f"mean ≈{mean} ({low:.2f} to {high:.2f})"]
     # The total was rolled, so it can happen: a chance of 0 or a certainty here is a cut chain or a sample
-    # that missed it (both tiny), and is shown as the smallest amount instead.
+    # that missed it (both tiny), and is shown as the smallest amount instead. The interval is the chance's own.
     tiny = Fraction(1, 10**9)
-    parts.append(f"better than {chance(min(odds.below(total), 1 - tiny))} of rolls")
-    parts.append(f"{chance(max(odds.exactly(total), tiny))} roll exactly {total}")
+    below, exactly = odds.below(total), odds.exactly(total)
+    parts.append(f"better than {estimated(odds, min(below, 1 - tiny), odds.below_interval(total))} of rolls")
+    parts.append(f"{estimated(odds, max(exactly, tiny), odds.exactly_interval(total))} roll exactly {total}")
     if target is not None:
         what = f"{target} successes" if _counts_successes(node) else str(target)
-        parts.append(f"at least {what}: {chance(odds.at_least(target))}")
+        parts.append(f"at least {what}: {estimated(odds, odds.at_least(target), odds.at_least_interval(target))}")
     return f"{head} " + " · ".join(parts)
 
 
@@ -189,15 +210,37 @@ ODDS_CHART = "odds.png"
 ODDS_ROWS = 30  # rows of the at-least table; a wider spread of totals is shown in bins
 
 
-def odds_summary(odds: Odds) -> str:
-    """`exact · mean 12.24 · totals 3 to 18`, the line under the chart's title and in the embed."""
+def odds_summary(odds: Odds, rows: int = ODDS_ROWS) -> str:
+    """`exact · mean 12.24 · totals 3 to 18`, the line under the chart's title and in the embed.
+
+    An estimate says how far the chances of the table (`rows` of them) may be from the truth.
+    """
     how = odds_method(odds) or "exact"
-    return f"{how} · mean {fixed(odds.mean, 2)} · totals {odds.low:,} to {odds.high:,}"
+    if odds.method is Method.TOO_COSTLY:
+        return how
+    mean = fixed(odds.mean, 2)
+    if odds.method is Method.SAMPLED:
+        low, high = odds.mean_interval()
+        mean = f"≈{mean} ({low:.2f} to {high:.2f})"
+    text = f"{how} · mean {mean} · totals {odds.low:,} to {odds.high:,}"
+    if odds.method is not Method.EXACT:
+        widest = 0.0
+        for first, _, p in odds.points(rows):
+            for value, (low, high) in (
+                (p, odds.interval(p, spans=2)),
+                (odds.at_least(first), odds.at_least_interval(first)),
+            ):
+                widest = max(widest, float(value) - low, high - float(value))
+        sure = "at 99% confidence" if odds.method is Method.SAMPLED else "for certain"
+        text += f" · each chance within ±{math.ceil(widest * 1000 - 1e-9) / 10:.1f}% {sure}"
+    return text
 
 
 def at_least_table(odds: Odds, rows: int = ODDS_ROWS) -> str:
     """A monospace table of each total (or bin of totals), its chance, and the chance of at least its first."""
     points = odds.points(rows)
+    if not points:
+        return ""
     labels = [f"{first:,}" if first == last else f"{first:,}-{last:,}" for first, last, _ in points]
     width = max(len("total"), *(len(label) for label in labels))
     lines = [f"{'total':>{width}}  {'chance':>7}  {'at least':>8}"]
@@ -212,9 +255,13 @@ def odds_embed(odds: Odds, *, typed: str, target: int | None, of: str | None = N
     `of` names the roll they are about when the text holds several (`the first roll`, `each roll`).
     """
     lines = [odds_summary(odds) if of is None else f"Of {of}: {odds_summary(odds)}"]
-    if target is not None:
-        lines.append(f"At least {target:,}: **{chance(odds.at_least(target))}**")
-    lines.append(at_least_table(odds))
+    if target is not None and odds.method is not Method.TOO_COSTLY:
+        lines.append(
+            f"At least {target:,}: **{estimated(odds, odds.at_least(target), odds.at_least_interval(target))}**"
+        )
+    table = at_least_table(odds)
+    if table:
+        lines.append(table)
     embed = discord.Embed(title=clip(f"Odds of {typed}", TITLE_LIMIT), description="\n".join(lines), colour=ROLL_COLOUR)
     embed.set_image(url=f"attachment://{ODDS_CHART}")
     embed.set_footer(text="Nothing was rolled. docs/dice.md says how the odds are found and how close estimates are.")

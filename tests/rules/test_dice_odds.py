@@ -22,61 +22,15 @@ from bot.rules.dice_odds import (
     Method,
     Odds,
     odds_work,
+    wilson,
 )
 from bot.rules.dice_odds import odds as odds_with
+from tests.stats import enumerate_roller
 
 
 def odds(expression: dice.Expression) -> Odds:
     """The odds with the estimate's dice the bot gives them: fresh, seeded with `SAMPLE_SEED`."""
     return odds_with(expression, random.Random(SAMPLE_SEED))
-
-
-class _Branch(Exception):
-    def __init__(self, low: int, high: int) -> None:
-        self.low, self.high = low, high
-
-
-class _Prefix:
-    """Dice that show the faces of `prefix`, then stop the roll at the first draw it does not know."""
-
-    def __init__(self, prefix: list[int]) -> None:
-        self.prefix = prefix
-        self.drawn = 0
-        self.chance = Fraction(1)
-
-    def randint(self, a: int, b: int) -> int:
-        if self.drawn == len(self.prefix):
-            raise _Branch(a, b)
-        face = self.prefix[self.drawn]
-        self.drawn += 1
-        self.chance /= b - a + 1
-        return face
-
-
-def enumerate_roller(text: str, max_draws: int = 12) -> tuple[dict[int, Fraction], Fraction]:
-    """Every sequence of faces the real roller can draw for `text`, each with its chance: the distribution of
-    the first roll's total, and the chance left out because a sequence needed more than `max_draws` dice."""
-    expression = parse(text)
-    first = expression
-    while isinstance(first, dice.Several | dice.Repeat):
-        first = first.items[0] if isinstance(first, dice.Several) else first.inner
-    found: dict[int, Fraction] = {}
-    left_out = Fraction(0)
-    stack: list[tuple[list[int], Fraction]] = [([], Fraction(1))]
-    while stack:
-        prefix, chance = stack.pop()
-        source = _Prefix(prefix)
-        try:
-            total = dice.roll(first, source).total
-        except _Branch as branch:
-            if len(prefix) >= max_draws:
-                left_out += chance
-                continue
-            share = chance / (branch.high - branch.low + 1)
-            stack.extend(([*prefix, face], share) for face in range(branch.low, branch.high + 1))
-            continue
-        found[total] = found.get(total, Fraction(0)) + chance
-    return found, left_out
 
 
 def assert_matches_roller(text: str, max_draws: int = 12) -> Odds:
@@ -219,7 +173,9 @@ def test_what_the_count_does_not_cover_is_sampled_with_its_own_dice() -> None:
     assert random.getstate() == state  # the global random is never touched
     assert result.method is Method.SAMPLED
     assert odds_work(parse("3d6!k2")) is None
-    assert result.error == pytest.approx(0.5 / result.denominator**0.5)
+    half = result.denominator // 2
+    low, high = wilson(half, result.denominator)  # the widest 99% interval of a chance from these rolls
+    assert result.error == pytest.approx(max(half / result.denominator - low, high - half / result.denominator))
     # The same roll on the same seed: the estimate's dice are its own, fixed.
     source = random.Random(SAMPLE_SEED)
     first = dice.roll(parse("3d6!k2"), source).total
@@ -262,7 +218,7 @@ def test_what_is_counted_fits_the_budget(text: str) -> None:
 def test_a_shared_cap_that_can_bind_is_not_called_exact() -> None:
     # 1000 d2s rerolling 1s need about 1000 extra rolls: the cap of 1000 stops them about half the time.
     result = odds(parse("1000d2r1"))
-    assert result.method is Method.SAMPLED
+    assert result.method is Method.TOO_COSTLY  # and too costly to sample: some 2,000 dice a roll
 
 
 _TERMS = st.builds(
