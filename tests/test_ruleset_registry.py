@@ -7,6 +7,7 @@ file: roll, odds, Roll again, a fair log that `check_log` replays, /history, /st
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import AsyncIterator, Iterator
 from fractions import Fraction
@@ -14,6 +15,7 @@ from itertools import product
 
 import pytest
 import pytest_asyncio
+from discord import app_commands
 
 from bot.db.engine import Database
 from bot.local.driver import LocalDiscord
@@ -45,7 +47,31 @@ def registered() -> Iterator[None]:
 @pytest_asyncio.fixture
 async def pool(local: LocalDiscord, registered: None) -> AsyncIterator[LocalDiscord]:
     await local.bot.load_extension("tests.rulesets.pool_cog")
-    yield local
+    with offered(local):
+        yield local
+
+
+@contextlib.contextmanager
+def offered(local: LocalDiscord) -> Iterator[None]:
+    """The pool in every menu of rulesets, as a game registered before the cogs are imported is.
+
+    The menus are read from the registry when their cog is imported, once per test process, before this test
+    game registers; and the bot refuses a value its menu does not offer (bot.tree `check_options`).
+    """
+    added = []
+    for command in local.bot.tree.walk_commands():
+        parameter = getattr(command, "_params", {}).get("ruleset")
+        if parameter is not None and any(choice.value in BUILT_IN for choice in parameter.choices):
+            choice = app_commands.Choice(name=POOL.title, value=KEY)
+            parameter.choices.append(choice)
+            added.append((parameter, choice))
+    local.bot.tree._schemas.clear()  # type: ignore[attr-defined]  # the options are checked against the new menus
+    try:
+        yield
+    finally:
+        for parameter, choice in added:
+            parameter.choices.remove(choice)
+        local.bot.tree._schemas.clear()  # type: ignore[attr-defined]
 
 
 # ------------------------------------------------------------------------------------------- the registry
