@@ -124,7 +124,9 @@ async def test_a_star_frontiers_fight_rolls_by_side_every_round(local: LocalDisc
     assert whose_turn(encounter) == (2, "Sathar 2") and conditions(rules.find(encounter, "Sathar 1")) == []
     assert state(encounter) == [("Sathar 1", 18), ("Sathar 2", 30), ("Kel", 45)]
     async with database.read() as session:
-        logged = (await session.scalars(select(RollLog).where(RollLog.command == "encounter next"))).all()
+        logged = (
+            await session.scalars(select(RollLog).where(RollLog.command == "encounter next").order_by(RollLog.id))
+        ).all()
     assert [row.summary for row in logged] == [
         "Initiative, Port Loren round 1: party 10, foes 9",
         "Initiative, Port Loren round 2: foes 13, party 7",

@@ -68,7 +68,9 @@ async def test_a_session_commits_rolls_reveals_and_verifies(local: LocalDiscord,
     assert after.embed["description"].split("\n")[0] == "1d6 (4) = **4**"  # then its odds line
     assert "footer" not in after.embed
     async with database.read() as session:
-        rows = (await session.scalars(select(RollLog).where(RollLog.fair_roll.is_not(None)))).all()
+        rows = (
+            await session.scalars(select(RollLog).where(RollLog.fair_roll.is_not(None)).order_by(RollLog.fair_roll))
+        ).all()
     assert [r.fair_roll for r in rows] == [1, 2]
 
 
