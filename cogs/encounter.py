@@ -379,17 +379,20 @@ async def pass_turn(interaction: Interaction, *, seen_step: int | None) -> None:
                 guard.shown(channel_id, shown)
 
 
+async def fight_here(session: AsyncSession, interaction: Interaction) -> EncounterRecord | None:
+    """This channel's encounter, for autocomplete: None outside a server's channel or where no fight runs."""
+    if interaction.guild_id is None or interaction.channel_id is None:
+        return None
+    return await EncounterRepository(session).get(guild_id=interaction.guild_id, channel_id=interaction.channel_id)
+
+
 async def combatant_choices(bot: DiceBot, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
     """Autocomplete: the combatants of this channel's encounter whose name contains what was typed.
 
     For any option that names a combatant (an attack's `target:` too); nothing outside the encounter's channel.
     """
-    if interaction.guild_id is None or interaction.channel_id is None:
-        return []
     async with bot.database.read() as session:
-        record = await EncounterRepository(session).get(
-            guild_id=interaction.guild_id, channel_id=interaction.channel_id
-        )
+        record = await fight_here(session, interaction)
     if record is None:
         return []
     typed = name_key(current)
@@ -692,12 +695,8 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
 
         Any other name is taken as a label: what was typed stays a choice of its own.
         """
-        if interaction.guild_id is None or interaction.channel_id is None:
-            return []
         async with self.bot.database.read() as session:
-            record = await EncounterRepository(session).get(
-                guild_id=interaction.guild_id, channel_id=interaction.channel_id
-            )
+            record = await fight_here(session, interaction)
         if record is None:
             return []
         typed = " ".join(current.split()).casefold()
@@ -707,12 +706,8 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
 
     async def characters(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
         """Characters of the encounter's ruleset: yours for join, anyone's here for add."""
-        if interaction.guild_id is None or interaction.channel_id is None:
-            return []
         async with self.bot.database.read() as session:
-            record = await EncounterRepository(session).get(
-                guild_id=interaction.guild_id, channel_id=interaction.channel_id
-            )
+            record = await fight_here(session, interaction)
         if record is None:
             return []
         anyone = interaction.command is not None and interaction.command.name == "add"
@@ -1045,12 +1040,8 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
 
     async def attack_names(self, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
         """The attacks of the attacker named (or of whoever has the turn) whose name contains what was typed."""
-        if interaction.guild_id is None or interaction.channel_id is None:
-            return []
         async with self.bot.database.read() as session:
-            record = await EncounterRepository(session).get(
-                guild_id=interaction.guild_id, channel_id=interaction.channel_id
-            )
+            record = await fight_here(session, interaction)
             if record is None:
                 return []
             named = getattr(interaction.namespace, "attacker", None)
@@ -1060,7 +1051,7 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
                 return []
             if who is None:
                 return []
-            attacks = await fighting_attacks(session, interaction.guild_id, record.encounter, who)
+            attacks = await fighting_attacks(session, record.guild_id, record.encounter, who)
         typed = current.casefold()
         return [app_commands.Choice(name=a.name, value=a.name) for a in attacks if typed in a.name.casefold()][:25]
 
