@@ -23,7 +23,7 @@ import tempfile
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +43,24 @@ from bot.local.payloads import MANAGER_PERMISSIONS, Snowflakes
 from tests.shards import fresh_database
 
 FIXED_TIME = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
+
+
+class Clock:
+    """A bot's clock that a test moves (`clock` fixture): it starts at FIXED_TIME."""
+
+    def __init__(self) -> None:
+        self.now = FIXED_TIME
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += timedelta(seconds=seconds)
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
 
 
 POSTGRES = os.environ.get("TEST_DATABASE", "sqlite") == "postgres"

@@ -17,7 +17,6 @@ import random
 import re
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import replace
-from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
@@ -33,29 +32,9 @@ from bot.local.limits import INTEGER, NUMBER, STRING
 from bot.local.payloads import APPLICATION_COMMAND, COMPONENT, Snowflakes, button_data, command_data, interaction
 from bot.rules.dice import MAX_EXPRESSION_LENGTH, DiceError, parse
 from bot.rules.sheets.base import Ruleset
-from tests.conftest import FIXED_TIME
-from tests.helpers import COMMANDS, answered_cleanly
+from tests.conftest import Clock
+from tests.helpers import BOB, COMMANDS, answered_cleanly
 from tests.strategies import _EXPRESSION_TEXT, _OTHER_TEXT, EXPRESSIONS
-
-BOB = "200000000000000002"
-
-
-class Clock:
-    """The bot's clock, moved by the test."""
-
-    def __init__(self) -> None:
-        self.now = FIXED_TIME
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += timedelta(seconds=seconds)
-
-
-@pytest.fixture
-def clock() -> Clock:
-    return Clock()
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ import asyncio
 import random
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import replace
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -20,26 +20,8 @@ from bot.db.models import RollLog
 from bot.local.driver import Exchange, LocalDiscord, local_discord
 from bot.local.payloads import Snowflakes
 from bot.tree import RateLimiter
-from tests.conftest import FIXED_TIME
+from tests.conftest import FIXED_TIME, Clock
 from tests.helpers import BOB, ROOT, count
-
-
-class Clock:
-    """The bot's clock, moved by the test."""
-
-    def __init__(self) -> None:
-        self.now = FIXED_TIME
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += timedelta(seconds=seconds)
-
-
-@pytest.fixture
-def clock() -> Clock:
-    return Clock()
 
 
 @pytest.fixture
