@@ -16,6 +16,7 @@ import contextlib
 import dataclasses
 import io
 import logging
+import zlib
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Final, TypeVar
 
@@ -539,7 +540,9 @@ def attack_buttons(encounter: Encounter, combatant: Combatant, attacks: Sequence
     message: under the turn of whoever has it. `/encounter attack` shows them to its roller.
     """
     return [
-        AttackButton(combatant.number, index, encounter.steps, f"{combatant.name}: {attack.name}")
+        AttackButton(
+            combatant.number, index, encounter.steps, attack_mark(combatant, attack), f"{combatant.name}: {attack.name}"
+        )
         for index, attack in enumerate(attacks[:5])
     ]
 
@@ -594,22 +597,26 @@ async def roll_stored(
     return encounter, who, attacks
 
 
-class AttackButton(Pressed, template=r"encounter:attack:(?P<number>[0-9]+):(?P<index>[0-9]+):(?P<step>[0-9]+)"):
+class AttackButton(
+    Pressed, template=r"encounter:attack:(?P<number>[0-9]+):(?P<index>[0-9]+):(?P<step>[0-9]+):(?P<mark>[0-9a-f]{8})"
+):
     """One of a combatant's attacks as a button: rolls it at the next foe in order, as `/encounter attack`.
 
     Who may press it, and whether the attacker can still attack, `roll_stored` asks; the step it was shown at only
-    tells the button apart from an older one's.
+    tells the button apart from an older one's. The id names the combatant by its number in the fight, which the
+    channel's next fight gives again: its mark (`attack_mark`) must still match that combatant's name and attack,
+    so an old button never rolls a new fight's creature.
     """
 
-    def __init__(self, number: int, index: int, step: int, label: str = "Attack") -> None:
+    def __init__(self, number: int, index: int, step: int, mark: str, label: str = "Attack") -> None:
         super().__init__(
             discord.ui.Button(
                 label=label[:80],
                 style=discord.ButtonStyle.secondary,
-                custom_id=f"encounter:attack:{number}:{index}:{step}",
+                custom_id=f"encounter:attack:{number}:{index}:{step}:{mark}",
             )
         )
-        self.number, self.index, self.step = number, index, step
+        self.number, self.index, self.step, self.mark = number, index, step, mark
 
     async def press(self, interaction: Interaction) -> None:
         """Roll the attack at the next foe in order."""
@@ -618,13 +625,26 @@ class AttackButton(Pressed, template=r"encounter:attack:(?P<number>[0-9]+):(?P<i
             record = await EncounterRepository(session).current(
                 guild_id=guild_of(interaction), channel_id=channel_of(interaction)
             )
-            who = rules.find(record.encounter, f"#{self.number}")
-            attacks = await fighting_attacks(session, guild_of(interaction), record.encounter, who)
-        if self.index >= len(attacks):
-            raise EncounterError(f"**{who.name}** no longer has that attack.", title="No such attack")
+            try:
+                who = rules.find(record.encounter, f"#{self.number}")
+            except EncounterError:
+                who = None
+            attacks = await fighting_attacks(session, guild_of(interaction), record.encounter, who) if who else ()
+        if who is None or self.index >= len(attacks) or attack_mark(who, attacks[self.index]) != self.mark:
+            raise EncounterError(
+                "That button is from an earlier fight, or its attacker or attack has changed: "
+                "`/encounter attack` rolls what the fight has now.",
+                title="No such attack",
+            )
         await roll_stored(
             interaction, attacker=f"#{self.number}", target=None, attack=attacks[self.index].name, hidden=False
         )
+
+
+def attack_mark(who: Combatant, attack: StoredAttack) -> str:
+    """Eight hex digits of the combatant's name and the attack's: what an attack button checks it still names."""
+    named = "\0".join((who.name, attack.name)).encode()
+    return f"{zlib.crc32(named):08x}"
 
 
 @app_commands.guild_only()

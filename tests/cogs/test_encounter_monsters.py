@@ -9,7 +9,7 @@ import pytest
 from bot.db.engine import Database
 from bot.local.driver import LocalDiscord
 from bot.local.payloads import MANAGER_PERMISSIONS
-from tests.dice_sources import ScriptedDice
+from tests.dice_sources import NoDice, ScriptedDice
 from tests.helpers import character, gm_copy, logged, ok, set_gm_channel, state, stored
 
 pytestmark = pytest.mark.usefixtures("full_answers")
@@ -302,3 +302,21 @@ async def test_a_monsters_turn_message_carries_its_attacks_and_one_press_rolls_o
     pressed = await local.click(local.original(turn), greatclub)
     assert "Lira" in text(pressed.embed), pressed.embed
     assert ("Lira", 3) in state(await stored(database))
+
+
+async def test_an_attack_button_of_an_ended_fight_never_rolls_the_next_fights_creature(
+    local: LocalDiscord, database: Database
+) -> None:
+    """A button names its attacker by its number in the fight, and the channel's next fight numbers from 1 again."""
+    await ogre_fight(local)
+    local.bot.dice = ScriptedDice([20, 10, 5])  # the Ogre has the first turn: its attacks are buttons
+    turn = await local.command("encounter next")
+    greatclub = local.original(turn)["components"][0]["components"][1]["custom_id"]
+    ok(await local.command("encounter end"))
+    ok(await local.command("encounter start", {"ruleset": "dnd35", "name": "Crypt"}))
+    ok(await local.command("encounter add", {"name": "Goblin", "hp": 6, "ac": 15, "attacks": "dagger +2 1d4"}))
+    ok(await local.command("encounter add", {"name": "Lira", "hp": 12, "ac": 14, "side": "party"}))
+    local.bot.dice = NoDice()  # nothing may be rolled
+    pressed = await local.click(local.original(turn), greatclub)
+    assert pressed.ephemeral and "earlier fight" in pressed.embed["description"], pressed.embed
+    assert state(await stored(database)) == [("Goblin", 6), ("Lira", 12)]
