@@ -9,11 +9,11 @@ public roll relabelled private, a number filled with a private roll), which each
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import hashlib
+import io
 import json
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -25,7 +25,7 @@ from bot.local.driver import LocalDiscord
 from bot.rules.fair import FairDice, seed_from_hex
 from bot.rules.fair_log import filename
 from tests.dice_sources import NoDice
-from tests.helpers import BOB, QUICK_MELEE, QUICK_SHOT, ROOT, dnd_character, start_fair
+from tests.helpers import BOB, QUICK_MELEE, QUICK_SHOT, dnd_character, start_fair
 
 Document = dict[str, Any]
 
@@ -368,12 +368,17 @@ def test_a_digest_rewritten_to_match_fails_the_signature(
 
 
 def file_verdict(tmp_path: Path, data: bytes, *extra: str) -> tuple[int, str]:
-    """`python -m bot verify` on raw bytes, as a process: its exit code and everything it printed."""
+    """`python -m bot verify` on raw bytes: its exit code and everything it printed.
+
+    Called in this process (a process costs seconds; tests/cogs/test_fair.py runs `verify` as one): an exception
+    it does not turn into one line fails the test instead of printing a traceback.
+    """
     path = tmp_path / "log.json"
     path.write_bytes(data)
-    command = [sys.executable, "-m", "bot", "verify", str(path), *extra]
-    done = subprocess.run(command, capture_output=True, cwd=ROOT, timeout=120, check=False)
-    return done.returncode, (done.stdout + done.stderr).decode()
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
+        code = main(["verify", str(path), *extra])
+    return code, printed.getvalue()
 
 
 def test_what_decides_the_checks_is_the_commitment_not_the_file(exported: Document, tmp_path: Path) -> None:
