@@ -1146,9 +1146,11 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
                 raise EncounterError("The fight has not begun: nobody has a turn to delay yet.")
             require_owner(asker, encounter, current, "delay the turn of")
             named = rules.find(encounter, after) if after is not None else None
-            delayed = rules.delay(encounter, named.number if named is not None else None)
+            # A dying combatant passed on the way rolls its d% with the bot's dice, as on a Next.
+            delayed = rules.delay_turn(encounter, named.number if named is not None else None, self.bot.dice)
             when = f"after **{named.name}**" if named is not None else "last this round"
-            return delayed, f"{current.name} delays, and acts {when} from now on."
+            passed = f"\n{ui.passed_line(delayed.encounter, delayed.passed)}" if delayed.passed else ""
+            return delayed.encounter, f"{current.name} delays, and acts {when} from now on.{passed}"
 
         after_, note = await self.change(interaction, step)
         await self.answer(interaction, after_, note)

@@ -1085,23 +1085,20 @@ def _unready(encounter: Encounter) -> Encounter:
     return _replace_at(encounter, encounter.turn, dataclasses.replace(current, readied=None))
 
 
-def _to_able(encounter: Encounter, start: int) -> Encounter:
-    """The turn at the first living combatant from `start` (a delay hands the turn on without a pass)."""
-    able = next(
-        (i for i in range(start, len(encounter.combatants)) if can_act(encounter.ruleset, encounter.combatants[i])),
-        None,
-    )
-    return dataclasses.replace(encounter, turn=start if able is None else able)
+def delay(encounter: Encounter, after: int | None, fate: DiceSource | None = None) -> Encounter:
+    """`delay_turn`'s fight alone."""
+    return delay_turn(encounter, after, fate).encounter
 
 
-def delay(encounter: Encounter, after: int | None) -> Encounter:
+def delay_turn(encounter: Encounter, after: int | None, fate: DiceSource | None = None) -> Turn:
     """The combatant whose turn it is delays: it acts later this round, right after `after` (None: last).
 
     SRD (Special Initiative Actions: Delay): a delaying combatant takes no action now and acts at a later count
     of its choosing, which is its place in the order from then on. Its turn has begun, so it is no longer
     flat-footed; its conditions count down when the turn it delayed to ends. Whoever is next in the order has the
     turn now. Delaying past someone who has already acted this round would be a turn lost, so `after` must be
-    still to act this round (or be the last: the end of the round).
+    still to act this round (or be the last: the end of the round). The turn goes on as Next passes it: whoever
+    cannot act on the way is passed, its conditions counting the turn and a dying one rolling its d% (`fate`).
     """
     current = encounter.current
     if current is None:
@@ -1130,8 +1127,10 @@ def delay(encounter: Encounter, after: int | None) -> Encounter:
     before = rest[place - 1] if place > 0 else None
     delayed = dataclasses.replace(current, acted=True, count=before.standing if before is not None else None)
     combatants = (*rest[:place], delayed, *rest[place:])
-    # Whoever came next has the turn; the delayer comes later this round, so the round never ends here.
-    return _unready(_to_able(dataclasses.replace(encounter, combatants=combatants, steps=encounter.steps + 1), index))
+    # Whoever came next and can act has the turn; the delayer comes later this round, so the round never ends
+    # here (no initiative is rolled: `Prerolled` holds none).
+    moved = dataclasses.replace(encounter, combatants=combatants, steps=encounter.steps + 1)
+    return _unready_current(_pass(moved, index, Prerolled(), fate))
 
 
 def ready(encounter: Encounter, trigger: str) -> Encounter:
@@ -1233,6 +1232,21 @@ def _comes(encounter: Encounter, index: int, fate: DiceSource | None) -> tuple[E
     return _replace_at(encounter, index, changed), DyingCheck(face, stable, bearer.hp, after)
 
 
+def _settled(ruleset: str, combatant: Combatant) -> Combatant:
+    """A combatant whose hit points changed: `stable` only while it is still dying.
+
+    SRD, Injury and Death: stable is a state of the dying (-1 to -9 hit points); healed to 0 or more (disabled, or
+    up) or killed, it is that instead, and a later fall to dying rolls its d% again.
+    """
+    if health(ruleset, combatant.hp) is Health.DYING or not any(
+        name_key(c.name) == STABLE for c in combatant.conditions
+    ):
+        return combatant
+    return dataclasses.replace(
+        combatant, conditions=tuple(c for c in combatant.conditions if name_key(c.name) != STABLE)
+    )
+
+
 def _ticked(conditions: tuple[Condition, ...], step: int) -> tuple[Condition, ...]:
     """Conditions after one more turn of their bearer: counted down, the ones run out gone.
 
@@ -1271,7 +1285,7 @@ def apply_hit(encounter: Encounter, number: int, hit: Hit) -> tuple[Encounter, C
             if standing not in conditions:
                 conditions = _with_condition(conditions, standing)
             added.append(standing)
-    changed = dataclasses.replace(target, hp=after, conditions=conditions)
+    changed = _settled(encounter.ruleset, dataclasses.replace(target, hp=after, conditions=conditions))
     return _replace_at(encounter, index, changed), _change(encounter, target, changed, tuple(added))
 
 
@@ -1360,7 +1374,7 @@ def change_health(encounter: Encounter, number: int, change: HealthChange) -> tu
     after, top = settle(target.hp, target.max_hp, [("current", change)])
     if not 1 <= top <= MAX_HP or not -MAX_HP <= after <= MAX_HP:
         raise EncounterError(f"Hit points go from -{MAX_HP} to {MAX_HP}, and the most at least 1.")
-    changed = dataclasses.replace(target, hp=after, max_hp=top)
+    changed = _settled(encounter.ruleset, dataclasses.replace(target, hp=after, max_hp=top))
     return _replace_at(encounter, index, changed), _change(encounter, target, changed)
 
 

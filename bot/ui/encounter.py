@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import discord
@@ -211,6 +212,11 @@ def turn_message(turn: rules.Turn) -> TurnMessage:
     lead = f"Nobody can act: the turn rests with {_passed_text(encounter, turn.passed[-1])}." if stuck else ""
     embed.description = _fitted(embed, lead, encounter, passed, budget) or None
     return TurnMessage(content, embed, mention)
+
+
+def passed_line(encounter: Encounter, passed: Sequence[rules.Passed]) -> str:
+    """Everyone a move of the turn passed, as a turn message says it: "Passed: Goblin 2 (stunned); ..."."""
+    return "Passed: " + "; ".join(_passed_parts(encounter, list(passed)))
 
 
 def _passed_parts(encounter: Encounter, passed: list[rules.Passed]) -> list[str]:

@@ -1,4 +1,5 @@
-"""The tracker's known gaps of #28, closed: each attack of a turned full attack reads its own target's conditions."""
+"""The tracker's known gaps of #28, closed: each attack of a turned full attack reads its own target's conditions,
+a delay passes whoever cannot act as Next does, and `stable` goes when a dying combatant is healed."""
 
 from __future__ import annotations
 
@@ -6,8 +7,8 @@ import pytest
 
 from bot.db.engine import Database
 from bot.local.driver import LocalDiscord
-from tests.dice_sources import ScriptedDice
-from tests.helpers import ok, state, stored
+from tests.dice_sources import NoDice, ScriptedDice
+from tests.helpers import conditions, ok, state, stored, whose_turn
 
 pytestmark = pytest.mark.usefixtures("full_answers")
 
@@ -35,3 +36,46 @@ async def test_a_turned_full_attack_meets_the_next_target_at_its_own_ac_not_the_
     assert "vs flat-footed AC 10 → hit" in at["1. attack 2d8+7 (+8) at Lira"], at
     assert "vs flat-footed AC 12 → miss" in at["2. attack 2d8+7 (+3) at Bram"], at
     assert state(await stored(database)) == [("Ogre", 30), ("Lira", -3), ("Bram", 12)]
+
+
+async def given_order(local: LocalDiscord, *names: str) -> None:
+    """A D&D fight of quick creatures with given initiatives, in the order named (Hero on the players' side)."""
+    ok(await local.command("encounter start", {"ruleset": "dnd35", "name": "Cave"}))
+    for place, name in enumerate(names):
+        side = {"side": "party"} if name == "Hero" else {}
+        ok(await local.command("encounter add", {"name": name, "hp": 10, "ac": 12, "rolled": 20 - 5 * place, **side}))
+    local.bot.dice = NoDice()
+    ok(await local.command("encounter next"))  # initiative as given: the first named has the turn
+
+
+async def test_a_delay_passes_whoever_cannot_act_as_next_would(local: LocalDiscord, database: Database) -> None:
+    await given_order(local, "Hero", "Imp", "Orc", "Wolf")
+    ok(await local.command("encounter condition", {"combatant": "Imp", "name": "stunned", "rounds": 1}))
+    ok(await local.command("encounter hp", {"combatant": "Orc", "amount": "=-3"}))
+    local.bot.dice = ScriptedDice([50])  # the dying Orc's d%: not stable, -3 → -4
+    delayed = await local.command("encounter delay")
+    said = ok(delayed)["description"]
+    assert "Passed: Imp (stunned); Orc (dying, d% 50: -3 → -4 hp)" in said, said
+    fight = await stored(database)
+    assert whose_turn(fight) == (1, "Wolf")
+    assert state(fight) == [("Imp", 10), ("Orc", -4), ("Wolf", 10), ("Hero", 10)]
+    assert conditions(fight.combatants[0]) == []  # its one round of stun went with the turn it lost
+
+
+async def test_a_stable_combatant_healed_is_no_longer_stable_and_rolls_again_when_it_falls_again(
+    local: LocalDiscord, database: Database
+) -> None:
+    await given_order(local, "Hero", "Orc")
+    ok(await local.command("encounter hp", {"combatant": "Orc", "amount": "=-3"}))
+    local.bot.dice = ScriptedDice([5])  # d% 05: stable
+    ok(await local.command("encounter next"))  # Hero ends: the Orc is passed, stable; round 2, Hero
+    [orc] = [c for c in (await stored(database)).combatants if c.name == "Orc"]
+    assert (orc.hp, conditions(orc)) == (-3, [("stable", None)])
+    ok(await local.command("encounter hp", {"combatant": "Orc", "amount": "+5"}))
+    [orc] = [c for c in (await stored(database)).combatants if c.name == "Orc"]
+    assert (orc.hp, conditions(orc)) == (2, [])
+    ok(await local.command("encounter hp", {"combatant": "Orc", "amount": "-5"}))  # dying again: its d% again
+    local.bot.dice = ScriptedDice([50])
+    passing = await local.command("encounter next")
+    assert "Orc (dying, d% 50: -3 → -4 hp)" in passing.messages[0]["embeds"][0]["description"]
+    assert ("Orc", -4) in state(await stored(database))
