@@ -82,6 +82,16 @@ def initiative_line(rolled: rules.Initiative) -> str:
     return f"Initiative, {asked.encounter} round {asked.round}: {parts}"
 
 
+def dying_line(rolled: rules.DyingFaces) -> str:
+    """The dying's d% in one line, from the roll alone: its /history line and fair log summary (`summaries`)."""
+    asked = rolled.asked
+    parts = ", ".join(
+        f"{name} {face}" + (" (stable)" if face <= rules.STABILIZE else "")
+        for name, face in zip(asked.dying, rolled.faces, strict=True)
+    )
+    return f"Dying d%, {asked.fight} round {asked.round}: {parts}"
+
+
 def side_text(side: SideInitiative) -> str:
     """A Star Frontiers side's initiative: its roll, whose modifier, and its best RS for ties; or why it has none."""
     if side.roll is None:

@@ -7,8 +7,9 @@ import pytest
 
 from bot.db.engine import Database
 from bot.local.driver import LocalDiscord
+from bot.rules.fair_log import LogRoll, check_log, filename, parse_log
 from tests.dice_sources import NoDice, ScriptedDice
-from tests.helpers import conditions, ok, state, stored, whose_turn
+from tests.helpers import conditions, ok, start_fair, state, stored, whose_turn
 
 pytestmark = pytest.mark.usefixtures("full_answers")
 
@@ -79,3 +80,28 @@ async def test_a_stable_combatant_healed_is_no_longer_stable_and_rolls_again_whe
     passing = await local.command("encounter next")
     assert "Orc (dying, d% 50: -3 → -4 hp)" in passing.messages[0]["embeds"][0]["description"]
     assert ("Orc", -4) in state(await stored(database))
+
+
+async def test_a_dying_combatant_s_d_percent_comes_from_the_channel_s_fair_session(local: LocalDiscord) -> None:
+    local.bot.dice = NoDice()  # every die comes from the session's seed
+    commitment = await start_fair(local)
+    await given_order(local, "Hero", "Orc")  # fair roll #1: initiative (given, so no die)
+    ok(await local.command("encounter hp", {"combatant": "Orc", "amount": "=-3"}))
+    passing = await local.command("encounter next")  # Hero ends: the dying Orc's d%, fair roll #2
+    embed = ok(passing)
+    assert f"Fair roll #2 · commitment {commitment[:16]}…" in (embed.get("footer") or {}).get("text", ""), embed
+    ok(await local.command("encounter next"))  # Hero ends again: the Orc's d% again, fair roll #3
+    revealed = await local.command("fair reveal")
+    data = revealed.files[filename(commitment)]
+    rolls = [r for r in parse_log(data).rolls if isinstance(r, LogRoll)]
+    dying = [r for r in rolls if r.kind == "encounter.dying"]
+    assert [(r.roll, r.command, r.inputs["dying"]) for r in dying] == [
+        (2, "encounter next", ["Orc"]),
+        (3, "encounter next", ["Orc"]),
+    ]
+    assert dying[0].summary is not None and dying[0].summary.startswith("Dying d%, Cave round "), dying[0].summary
+    face = dying[0].outcome["faces"][0]
+    assert f"Orc (dying, d% {face}:" in embed["description"], embed
+    checked = check_log(parse_log(data))
+    assert checked.ok, checked.lines
+    assert any(line.startswith("roll 2: ok, /encounter next replayed") for line in checked.lines), checked.lines
