@@ -187,12 +187,13 @@ class QuickFull:
 
 
 class Turn(NamedTuple):
-    """A target a full attack may turn to: its name in the fight, its name in the answer, its defense, its hp."""
+    """A target a full attack may turn to: its names, its defense, its hp, and its own situation (its conditions)."""
 
     name: str
     defender: Defender | None
     target: dnd.Target
     hp: int
+    situation: dnd.Situation
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -380,28 +381,29 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
         )
         target, defending, fighting, defender, situation = await self.target(reading, options, options.dr, situation)
         name, character_id = options.attacker(reading.user_name, quick=quick), None
-        build: Callable[[dnd.Target], tuple[dnd.Attack, ...]]
+        # Each target's attacks read its own situation: a prone first target's -4 AC is not the next one's (§14).
+        build: Callable[[dnd.Target, dnd.Situation], tuple[dnd.Attack, ...]]
         if attacking is None:
             assert options.attack_bonus is not None and options.damage is not None  # quick() makes sure
             bonuses, damage = options.attack_bonus, options.damage
             weapon = str(options.damage)
 
-            def build(at: dnd.Target) -> tuple[dnd.Attack, ...]:
-                return tuple(dnd.quick_full_attack(bonuses, damage, at, situation, crit=options.crit or "20/x2"))
+            def build(at: dnd.Target, facing: dnd.Situation) -> tuple[dnd.Attack, ...]:
+                return tuple(dnd.quick_full_attack(bonuses, damage, at, facing, crit=options.crit or "20/x2"))
 
         else:
             record, sheet, weapon = attacking
             name, character_id = record.name, record.id
 
-            def build(at: dnd.Target) -> tuple[dnd.Attack, ...]:
-                monk = _monk(sheet, weapon, situation)
+            def build(at: dnd.Target, facing: dnd.Situation) -> tuple[dnd.Attack, ...]:
+                monk = _monk(sheet, weapon, facing)
                 return tuple(
                     dnd.full_attack(sheet, weapon, at, monk, off_hand_weapon=options.off_hand_weapon, variants=variants)
                 )
 
-        attacks = build(target)
+        attacks = build(target, situation)
         turns = await self.turns(reading, options, situation, fighting)
-        then = tuple(build(turn.target) for turn in turns[1:])
+        then = tuple(build(turn.target, turn.situation) for turn in turns[1:])
         hit_points = tuple(turn.hp for turn in turns) if then else ()
         names = [defender, *(turn.defender for turn in turns[1:])]
         chances = dnd.odds_for(attacks, variants=variants)  # one work budget for the whole command
@@ -458,7 +460,7 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
             # Each target's own conditions change its AC form, as the first target's do (§14).
             turned = replace(situation, defender=conditions.bearer(creature.name, creature.conditions))
             at = defense(creature, options, options.dr, turned)
-            found.append(Turn(creature.combatant.name, creature.named, at, creature.combatant.hp))
+            found.append(Turn(creature.combatant.name, creature.named, at, creature.combatant.hp, turned))
         return found
 
     # -- commands ----------------------------------------------------------------------------------------

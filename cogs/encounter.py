@@ -29,6 +29,7 @@ from bot import offload
 from bot.client import DiceBot
 from bot.db.characters import CharacterError, CharacterRecord, CharacterRepository
 from bot.db.encounters import EncounterRecord, EncounterRepository
+from bot.db.fair import FairRepository
 from bot.db.rolls import LoggedRoll, RollRepository
 from bot.errors import UserError
 from bot.rules import encounter as rules
@@ -193,7 +194,7 @@ async def refresh_tracker(bot: DiceBot, guild_id: int, channel_id: int) -> bool:
     return True
 
 
-async def show_turn(interaction: Interaction, turn: rules.Turn, drawn: Drawn[rules.Initiative] | None) -> int | None:
+async def show_turn(interaction: Interaction, turn: rules.Turn, drawn: Drawn[Any] | None) -> int | None:
     """Answer a pass of the turn with its turn message, then bring the channel's one tracker up to date.
 
     The turn message pings only the player whose turn it is (`ui.pinged`); the tracker is edited in place, or,
@@ -322,15 +323,20 @@ async def pass_turn(interaction: Interaction, *, seen_step: int | None) -> None:
     and the asker sees, privately, where it stands, so two presses at once pass one turn. A typed command (no
     `seen_step`) is held to the same by the `TurnGuard`, told once the pass is shown by which
     message. Initiative is drawn as every roll is and logged before the pass is shown (`with_initiative`), its
-    answer stamped. A dying combatant's check on the way rolls the bot's dice.
+    answer stamped. The dying combatants' d% on the way are drawn the same way in a channel with a fair session
+    (`rules.Foretold`), else they roll the bot's dice (and so does a first Next, whose one fair number is
+    initiative's: an interaction rolls once).
     """
     bot = interaction.client
     guild_id, channel_id = guild_of(interaction), channel_of(interaction)
     guard = turn_guard(bot)
     held = None
+    made: rules.DyingFaces | None = None  # the dying's d% drawn for this pass, once a try asked for them
+    took = False  # whether the pass took them
+    drawn: Drawn[Any] | None
 
     async def attempt(dice: rules.Prerolled) -> tuple[rules.Turn, bool]:
-        nonlocal held
+        nonlocal held, took
         async with bot.database.write.begin() as session:
             repository = EncounterRepository(session)
             record = await repository.current(guild_id=guild_id, channel_id=channel_id, for_update=True)
@@ -346,7 +352,12 @@ async def pass_turn(interaction: Interaction, *, seen_step: int | None) -> None:
                 require_runner(asker, before, "roll initiative and start the fight")
             else:
                 require_owner(asker, before, current, "end the turn of")
-            turn = rules.advance_turn(before, dice, bot.dice)
+            fair = before.begun and await FairRepository(session).open(channel_id) is not None
+            fate = rules.Foretold(made) if fair else bot.dice
+            turn = rules.advance_turn(before, dice, fate)
+            if isinstance(fate, rules.Foretold):
+                fate.settle(turn.encounter)  # raises for the d% this pass needs: drawn below, and tried again
+                took = fate.used
             # Under the fight's lock, before it is committed: a Next command waiting for the lock sees it.
             held = guard.passing(channel_id) if guard is not None else None
             await repository.save(
@@ -359,7 +370,24 @@ async def pass_turn(interaction: Interaction, *, seen_step: int | None) -> None:
     # tracker edited, so the two answers always come in the same order.
     async with one_at_a_time:
         try:
-            (turn, passed), drawn = await with_initiative(interaction, "encounter next", attempt)
+            try:
+                (turn, passed), drawn = await with_initiative(interaction, "encounter next", attempt)
+            except rules.Unfated as needed:
+                # As initiative (`with_initiative`): drawn outside the write, as a fair number needs, then used.
+                fated = await draw(bot, interaction, replay.DYING, needed.asked, hidden=False)
+                made = fated.result
+                try:
+                    turn, passed = await attempt(rules.Prerolled())
+                except (rules.Unfated, rules.Unrolled):
+                    changed = EncounterError(CHANGED_MEANWHILE)
+                    await bot.abandon_roll(fated.dice, changed)
+                    raise changed from None
+                except Exception as error:
+                    await bot.abandon_roll(fated.dice, error)
+                    raise
+                drawn = fated if took else None
+                if not took:  # the turn passed meanwhile, say
+                    await bot.abandon_roll(fated.dice, EncounterError(NOT_NEEDED))
         except BaseException:
             if guard is not None and held is not None:
                 guard.shown(channel_id, held)
@@ -367,7 +395,9 @@ async def pass_turn(interaction: Interaction, *, seen_step: int | None) -> None:
         shown = interaction.id
         try:
             if drawn is not None:
-                await log_initiative(interaction, drawn)
+                await log_drawn(
+                    bot, interaction, drawn, result=drawn.proof.outcome, rolled=Rolled(ruleset=turn.encounter.ruleset)
+                )
             if not passed:
                 # Pressed or typed at the same time as another Next that passed this turn: where it stands, privately.
                 embed = ui.tracker_embed(turn.encounter, note=MOVED_ON)
@@ -1146,9 +1176,11 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
                 raise EncounterError("The fight has not begun: nobody has a turn to delay yet.")
             require_owner(asker, encounter, current, "delay the turn of")
             named = rules.find(encounter, after) if after is not None else None
-            delayed = rules.delay(encounter, named.number if named is not None else None)
+            # A dying combatant passed on the way rolls its d% with the bot's dice, as on a Next.
+            delayed = rules.delay_turn(encounter, named.number if named is not None else None, self.bot.dice)
             when = f"after **{named.name}**" if named is not None else "last this round"
-            return delayed, f"{current.name} delays, and acts {when} from now on."
+            passed = f"\n{ui.passed_line(delayed.encounter, delayed.passed)}" if delayed.passed else ""
+            return delayed.encounter, f"{current.name} delays, and acts {when} from now on.{passed}"
 
         after_, note = await self.change(interaction, step)
         await self.answer(interaction, after_, note)

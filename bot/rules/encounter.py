@@ -479,7 +479,7 @@ def _rank(combatant: Combatant) -> tuple[int, ...] | None:
     return (-(combatant.standing or 0), -combatant.initiative.tiebreak)
 
 
-def remove(encounter: Encounter, number: int, dice: Dice, fate: DiceSource | None = None) -> Encounter:
+def remove(encounter: Encounter, number: int, dice: Dice, fate: Fate | None = None) -> Encounter:
     """Take a combatant out; whose turn it is stays, or passes on as Next would when it was the one removed.
 
     `fate`: the dice of a dying combatant's check when the turn passes to it (`advance_turn`).
@@ -890,12 +890,12 @@ def _with_checks(unit_list: Sequence[Sequence[Combatant]], checks: Sequence[Init
     ]
 
 
-def begin(encounter: Encounter, dice: Dice, fate: DiceSource | None = None) -> Encounter:
+def begin(encounter: Encounter, dice: Dice, fate: Fate | None = None) -> Encounter:
     """`begin_turn`'s fight alone."""
     return begin_turn(encounter, dice, fate).encounter
 
 
-def begin_turn(encounter: Encounter, dice: Dice, fate: DiceSource | None = None) -> Turn:
+def begin_turn(encounter: Encounter, dice: Dice, fate: Fate | None = None) -> Turn:
     """Roll initiative for everyone and start round 1 with the first who can act (AliensRL: in entry order)."""
     if not encounter.combatants:
         raise EncounterError("Nobody is in the fight yet: `/encounter join` or `/encounter add` first.")
@@ -1013,6 +1013,82 @@ class DyingCheck:
 
 
 @dataclass(frozen=True, slots=True)
+class DyingInput:
+    """The dying whose turns one move of the turn reaches, in turn order: each rolls d% (SRD, Injury and Death).
+
+    What a fair session's roll of those checks reads: the fight (its ruleset, name and round) and who rolls.
+    """
+
+    ruleset: str
+    fight: str
+    round: int
+    dying: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class DyingFaces:
+    """The dying's d%, one a name of `asked`, in order: 01-10 it becomes stable."""
+
+    asked: DyingInput
+    faces: tuple[int, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The outcome a fair log keeps: each face, and whether it stabilized."""
+        return {"faces": list(self.faces), "stable": [face <= STABILIZE for face in self.faces]}
+
+
+def roll_dying(asked: DyingInput, dice: DiceSource) -> DyingFaces:
+    """Each dying combatant's d% in the order asked (SRD, Injury and Death: a 10% chance of becoming stable)."""
+    return DyingFaces(asked, tuple(dice.randint(1, 100) for _ in asked.dying))
+
+
+class Unfated(Exception):
+    """A move of the turn reaches dying combatants whose d% `Foretold` does not hold: `asked` is the roll it needs."""
+
+    def __init__(self, asked: DyingInput) -> None:
+        super().__init__(f"this move of the turn rolls d% for {len(asked.dying)} dying combatant(s)")
+        self.asked = asked
+
+
+class Foretold:
+    """The dying's d% rolled before the move of the turn that needs them, as `Prerolled` is initiative.
+
+    The tracker draws them through a fair session's dice. Without a roll made it only counts who would roll (each
+    face read as 100: no change is kept from such a move); `settle` then raises `Unfated` with the roll needed. With
+    one, each dying combatant takes its face in turn, and `settle` checks that the move asked for exactly that roll.
+    `used`: whether a move took it.
+    """
+
+    __slots__ = ("asked", "made", "used")
+
+    def __init__(self, made: DyingFaces | None = None) -> None:
+        self.made = made
+        self.asked: list[str] = []
+        self.used = False
+
+    def face(self, name: str) -> int:
+        """The d% of the dying combatant `name`, the next one asked."""
+        self.asked.append(name)
+        at = len(self.asked) - 1
+        if self.made is None or at >= len(self.made.faces) or self.made.asked.dying[at] != name:
+            return 100
+        self.used = True
+        return self.made.faces[at]
+
+    def settle(self, after: Encounter) -> None:
+        """Raise `Unfated` unless the move just made took exactly the roll made (none asked: nothing to roll)."""
+        asked = tuple(self.asked)
+        if self.made is None and not asked:
+            return
+        if self.made is None or self.made.asked.dying != asked:
+            raise Unfated(DyingInput(after.ruleset, after.name, after.round, asked))
+
+
+# The dice of a dying combatant's d%: dice to roll it with, or a roll made before the change.
+Fate = DiceSource | Foretold
+
+
+@dataclass(frozen=True, slots=True)
 class Passed:
     """A combatant whose turn came and passed because it could not act, and why (a dying one's check too)."""
 
@@ -1046,12 +1122,12 @@ def why_passed(ruleset: str, combatant: Combatant) -> str | None:
     return passing
 
 
-def advance(encounter: Encounter, dice: Dice, fate: DiceSource | None = None) -> Encounter:
+def advance(encounter: Encounter, dice: Dice, fate: Fate | None = None) -> Encounter:
     """`advance_turn`'s fight alone."""
     return advance_turn(encounter, dice, fate).encounter
 
 
-def advance_turn(encounter: Encounter, dice: Dice, fate: DiceSource | None = None) -> Turn:
+def advance_turn(encounter: Encounter, dice: Dice, fate: Fate | None = None) -> Turn:
     """End the current turn and pass to the next combatant who can act; after the last, the next round begins.
 
     Before round 1 this rolls initiative instead. The combatant whose turn ends has now acted (D&D: it stopped
@@ -1085,23 +1161,20 @@ def _unready(encounter: Encounter) -> Encounter:
     return _replace_at(encounter, encounter.turn, dataclasses.replace(current, readied=None))
 
 
-def _to_able(encounter: Encounter, start: int) -> Encounter:
-    """The turn at the first living combatant from `start` (a delay hands the turn on without a pass)."""
-    able = next(
-        (i for i in range(start, len(encounter.combatants)) if can_act(encounter.ruleset, encounter.combatants[i])),
-        None,
-    )
-    return dataclasses.replace(encounter, turn=start if able is None else able)
+def delay(encounter: Encounter, after: int | None, fate: Fate | None = None) -> Encounter:
+    """`delay_turn`'s fight alone."""
+    return delay_turn(encounter, after, fate).encounter
 
 
-def delay(encounter: Encounter, after: int | None) -> Encounter:
+def delay_turn(encounter: Encounter, after: int | None, fate: Fate | None = None) -> Turn:
     """The combatant whose turn it is delays: it acts later this round, right after `after` (None: last).
 
     SRD (Special Initiative Actions: Delay): a delaying combatant takes no action now and acts at a later count
     of its choosing, which is its place in the order from then on. Its turn has begun, so it is no longer
     flat-footed; its conditions count down when the turn it delayed to ends. Whoever is next in the order has the
     turn now. Delaying past someone who has already acted this round would be a turn lost, so `after` must be
-    still to act this round (or be the last: the end of the round).
+    still to act this round (or be the last: the end of the round). The turn goes on as Next passes it: whoever
+    cannot act on the way is passed, its conditions counting the turn and a dying one rolling its d% (`fate`).
     """
     current = encounter.current
     if current is None:
@@ -1130,8 +1203,10 @@ def delay(encounter: Encounter, after: int | None) -> Encounter:
     before = rest[place - 1] if place > 0 else None
     delayed = dataclasses.replace(current, acted=True, count=before.standing if before is not None else None)
     combatants = (*rest[:place], delayed, *rest[place:])
-    # Whoever came next has the turn; the delayer comes later this round, so the round never ends here.
-    return _unready(_to_able(dataclasses.replace(encounter, combatants=combatants, steps=encounter.steps + 1), index))
+    # Whoever came next and can act has the turn; the delayer comes later this round, so the round never ends
+    # here (no initiative is rolled: `Prerolled` holds none).
+    moved = dataclasses.replace(encounter, combatants=combatants, steps=encounter.steps + 1)
+    return _unready_current(_pass(moved, index, Prerolled(), fate))
 
 
 def ready(encounter: Encounter, trigger: str) -> Encounter:
@@ -1175,7 +1250,7 @@ def act_readied(encounter: Encounter, number: int) -> Encounter:
     return dataclasses.replace(encounter, combatants=combatants, turn=place, steps=encounter.steps + 1)
 
 
-def _pass(encounter: Encounter, start: int, dice: Dice, fate: DiceSource | None = None) -> Turn:
+def _pass(encounter: Encounter, start: int, dice: Dice, fate: Fate | None = None) -> Turn:
     """The turn to the first combatant from `start` who can act, passing the others; after the last, round + 1.
 
     When nobody in the fight can act the turn moves one place, to whoever comes next, without passing it: the
@@ -1215,7 +1290,7 @@ def _next_round(encounter: Encounter, dice: Dice) -> Encounter:
     return next_round
 
 
-def _comes(encounter: Encounter, index: int, fate: DiceSource | None) -> tuple[Encounter, DyingCheck | None]:
+def _comes(encounter: Encounter, index: int, fate: Fate | None) -> tuple[Encounter, DyingCheck | None]:
     """A combatant's turn comes: a D&D dying one (not stable) rolls d% to stabilize, else loses 1 hit point.
 
     SRD, Injury and Death: "on all subsequent turns, roll d% to see whether the dying character becomes stable.
@@ -1225,12 +1300,27 @@ def _comes(encounter: Encounter, index: int, fate: DiceSource | None) -> tuple[E
     if why_passed(encounter.ruleset, bearer) != "dying":
         return encounter, None
     assert fate is not None, "a dying combatant's check needs dice"
-    face = fate.randint(1, 100)
+    face = fate.face(bearer.name) if isinstance(fate, Foretold) else fate.randint(1, 100)
     stable = face <= STABILIZE
     after = bearer.hp if stable else bearer.hp - 1
     conditions = _with_condition(bearer.conditions, Condition(STABLE)) if stable else bearer.conditions
     changed = dataclasses.replace(bearer, hp=after, conditions=conditions)
     return _replace_at(encounter, index, changed), DyingCheck(face, stable, bearer.hp, after)
+
+
+def _settled(ruleset: str, combatant: Combatant) -> Combatant:
+    """A combatant whose hit points changed: `stable` only while it is still dying.
+
+    SRD, Injury and Death: stable is a state of the dying (-1 to -9 hit points); healed to 0 or more (disabled, or
+    up) or killed, it is that instead, and a later fall to dying rolls its d% again.
+    """
+    if health(ruleset, combatant.hp) is Health.DYING or not any(
+        name_key(c.name) == STABLE for c in combatant.conditions
+    ):
+        return combatant
+    return dataclasses.replace(
+        combatant, conditions=tuple(c for c in combatant.conditions if name_key(c.name) != STABLE)
+    )
 
 
 def _ticked(conditions: tuple[Condition, ...], step: int) -> tuple[Condition, ...]:
@@ -1271,7 +1361,7 @@ def apply_hit(encounter: Encounter, number: int, hit: Hit) -> tuple[Encounter, C
             if standing not in conditions:
                 conditions = _with_condition(conditions, standing)
             added.append(standing)
-    changed = dataclasses.replace(target, hp=after, conditions=conditions)
+    changed = _settled(encounter.ruleset, dataclasses.replace(target, hp=after, conditions=conditions))
     return _replace_at(encounter, index, changed), _change(encounter, target, changed, tuple(added))
 
 
@@ -1360,7 +1450,7 @@ def change_health(encounter: Encounter, number: int, change: HealthChange) -> tu
     after, top = settle(target.hp, target.max_hp, [("current", change)])
     if not 1 <= top <= MAX_HP or not -MAX_HP <= after <= MAX_HP:
         raise EncounterError(f"Hit points go from -{MAX_HP} to {MAX_HP}, and the most at least 1.")
-    changed = dataclasses.replace(target, hp=after, max_hp=top)
+    changed = _settled(encounter.ruleset, dataclasses.replace(target, hp=after, max_hp=top))
     return _replace_at(encounter, index, changed), _change(encounter, target, changed)
 
 

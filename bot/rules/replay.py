@@ -580,12 +580,20 @@ INITIATIVE: Final[dict[str, Kind[fight.InitiativeInput, fight.Initiative]]] = {
 }
 
 
+# The dying's d% when a Next reaches them in a fair session's channel: a roll of its own, under the same command
+# as the round's initiative (a Next rolls one or the other: D&D rolls initiative once, before anyone is dying).
+DYING: Final[Kind[fight.DyingInput, fight.DyingFaces]] = Kind(
+    "encounter.dying", "encounter next", fight.DyingInput, fight.roll_dying, fight.DyingFaces.to_dict
+)
+
+
 def kinds() -> dict[str, Kind[Any, Any]]:
-    """Every kind of roll by name: /roll's, each registered ruleset's (`Ruleset.kinds`), the tracker's initiative."""
+    """Every kind of roll by name: /roll's, each ruleset's (`Ruleset.kinds`), the tracker's initiative and dying d%."""
     found: dict[str, Kind[Any, Any]] = {DICE.name: DICE}
     for rules in rulesets.every():
         found.update((kind.name, kind) for kind in rules.kinds)
     found.update((kind.name, kind) for kind in INITIATIVE.values())
+    found[DYING.name] = DYING
     return found
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import discord
@@ -79,6 +80,16 @@ def initiative_line(rolled: rules.Initiative) -> str:
     if asked.entering:
         return f"Initiative on entering {asked.encounter}, round {asked.round}: {parts}"
     return f"Initiative, {asked.encounter} round {asked.round}: {parts}"
+
+
+def dying_line(rolled: rules.DyingFaces) -> str:
+    """The dying's d% in one line, from the roll alone: its /history line and fair log summary (`summaries`)."""
+    asked = rolled.asked
+    parts = ", ".join(
+        f"{name} {face}" + (" (stable)" if face <= rules.STABILIZE else "")
+        for name, face in zip(asked.dying, rolled.faces, strict=True)
+    )
+    return f"Dying d%, {asked.fight} round {asked.round}: {parts}"
 
 
 def side_text(side: SideInitiative) -> str:
@@ -211,6 +222,11 @@ def turn_message(turn: rules.Turn) -> TurnMessage:
     lead = f"Nobody can act: the turn rests with {_passed_text(encounter, turn.passed[-1])}." if stuck else ""
     embed.description = _fitted(embed, lead, encounter, passed, budget) or None
     return TurnMessage(content, embed, mention)
+
+
+def passed_line(encounter: Encounter, passed: Sequence[rules.Passed]) -> str:
+    """Everyone a move of the turn passed, as a turn message says it: "Passed: Goblin 2 (stunned); ..."."""
+    return "Passed: " + "; ".join(_passed_parts(encounter, list(passed)))
 
 
 def _passed_parts(encounter: Encounter, passed: list[rules.Passed]) -> list[str]:

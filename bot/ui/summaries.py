@@ -14,7 +14,7 @@ from bot.rules import dice, encounter, replay
 from bot.ui import rulesets
 from bot.ui.dice import roll_history
 from bot.ui.embeds import history_text
-from bot.ui.encounter import initiative_line
+from bot.ui.encounter import dying_line, initiative_line
 
 
 def _dice(result: dice.RollResult, secret: bool) -> str:
@@ -25,12 +25,17 @@ def _initiative(result: encounter.Initiative, secret: bool) -> str:
     return initiative_line(result)  # the tracker shows every check to the channel: nothing in it is secret
 
 
+def _dying(result: encounter.DyingFaces, secret: bool) -> str:
+    return dying_line(result)  # the turn message shows each face to the channel (a hidden creature's too)
+
+
 def summaries() -> dict[str, Callable[[Any, bool], str]]:
-    """Each kind of roll's summary: /roll's, each registered ruleset's (`Presenters.summaries`), initiative's."""
+    """Each kind of roll's summary: /roll's, each ruleset's (`Presenters.summaries`), initiative's, the dying's."""
     found: dict[str, Callable[[Any, bool], str]] = {replay.DICE.name: _dice}
     for presenters in rulesets.every():
         found.update(presenters.summaries)
     found.update((kind.name, _initiative) for kind in replay.INITIATIVE.values())
+    found[replay.DYING.name] = _dying
     return found
 
 

@@ -8,7 +8,10 @@
 4. memory: the bot's resident memory after 10,000 and 50,000 interactions;
 5. offloop: /ping from another server while the heaviest /fair reveal, /fair log, /stats and odds run;
 6. hostile: CPU per command for the most expensive inputs a member can give (issue 13), in-process
-   (`tests/perf/bench_hostile.py`, which also runs against an older checkout for "before" figures).
+   (`tests/perf/bench_hostile.py`, which also runs against an older checkout for "before" figures);
+7. effort: a D&D fight of 4 players and 6 monsters, the game master's commands, presses and typing and the
+   phone lines posted (`tests/perf/bench_fight_effort.py`, which also runs in a checkout of the tracker
+   before #28 for the "before" figures).
 
 `--quick` runs small sizes to check the benchmarks themselves (figures from it say little). The full run
 takes a few minutes on two cores. These are not tests: pytest does not collect them (files are bench_*).
@@ -18,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import json
 import os
 import platform
@@ -25,9 +29,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tests.perf import bench_hostile, bench_offloop, bench_peer, bench_process
+from tests.perf import bench_fight_effort, bench_hostile, bench_offloop, bench_peer, bench_process
 
-SECTIONS = ("core", "load", "scale", "memory", "offloop", "hostile")
+SECTIONS = ("core", "load", "scale", "memory", "offloop", "hostile", "effort")
 
 
 def _verdict(ok: bool | None) -> str:
@@ -134,6 +138,7 @@ def rows(figures: dict[str, Any]) -> list[tuple[str, str, str, str, str]]:
             out.append(
                 ("hostile", f"{name}: CPU median / worst", value, target, _verdict(worst <= bench_hostile.TARGET_MS))
             )
+    out += bench_fight_effort.rows(figures.get("effort"))
     if "core_seconds" in figures:
         out.append(("time", "core section", f"{figures['core_seconds']:.0f} s", "", ""))
     for section, seconds in process.get("seconds", {}).items():
@@ -173,7 +178,9 @@ def main() -> None:
         figures["offloop"] = asyncio.run(bench_offloop.run(args.quick))
     if "hostile" in args.only:
         figures["hostile"] = bench_hostile.run(2 if args.quick else 5)
-    process_sections = {s for s in args.only if s not in ("core", "offloop", "hostile")}
+    if "effort" in args.only:
+        figures["effort"] = dataclasses.asdict(asyncio.run(bench_fight_effort.play(show=False)))
+    process_sections = {s for s in args.only if s not in ("core", "offloop", "hostile", "effort")}
     if process_sections:
         figures["process"] = asyncio.run(bench_process.run(args.quick, process_sections))
     figures["seconds"] = round(time.monotonic() - started, 1)
