@@ -179,6 +179,8 @@ class Pool:
         for worker in self._workers:
             if worker.executor is not None:
                 worker.executor.shutdown(wait=False, cancel_futures=True)
+            if worker.job is not None:
+                worker.job.future.cancel()  # its answer would come back to nobody
             worker.executor, worker.job = None, None
 
     async def _submit(self, owner: Owner, function: Callable[..., Any], args: tuple[object, ...]) -> Any:
