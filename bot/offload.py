@@ -12,8 +12,10 @@ server after the one it served last, from that server's member after the one it 
 member's job then waits for the jobs already running, not for everything queued before it. A member has a
 budget of heavy jobs waiting or running (`Shares.queued_per_member`); past it a job is refused with a clear
 message (`Busy`). A job that uploads what it made (a fair log) keeps its share until the upload is done, and
-counts one job more for each `Shares.upload_unit` bytes. Each worker is a pool of one process: a killed
-worker breaks only its own job, which runs once more on a new worker, then is answered honestly (`WorkerStopped`).
+counts one job more for each `Shares.upload_unit` bytes; such a long job runs on one worker at most
+(`Shares.long_workers`), so another stays free for everyone's short jobs. Each worker is a pool of one
+process: a killed worker breaks only its own job, which runs once more on a new worker, then is answered
+honestly (`WorkerStopped`).
 """
 
 from __future__ import annotations
@@ -50,6 +52,8 @@ class Shares:
     queued_per_member: int = 4  # heavy jobs (odds, charts, statistics, logs) one member may have waiting or running
     upload_unit: int = 8 * 1024 * 1024  # an upload counts one job more for each this many bytes
     retries: int = 1  # times a job whose worker died runs again on a new worker before the member is told
+    long_workers: int = 1  # workers that may run long jobs (a log of an upload unit or more) at once: the rest
+    # stay free for everyone's short ones, so six long logs cannot hold another server's /odds for seconds
 
 
 SHARES = Shares()
@@ -96,6 +100,7 @@ class _Job:
     function: Callable[..., Any]
     args: tuple[object, ...]
     future: asyncio.Future[Any]
+    long: bool = False
     tries: int = 0
 
 
@@ -117,7 +122,7 @@ class Share:
         """`function(*args)` in a worker process, in its turn; `function` must be importable by module and name."""
         started = time.perf_counter()
         try:
-            result: T = await self.pool._submit(self.owner, function, args)
+            result: T = await self.pool._submit(self.owner, function, args, long=self.weight > 1)
             return result
         finally:
             metrics.WORKER_SECONDS.observe(time.perf_counter() - started)
@@ -183,8 +188,10 @@ class Pool:
                 worker.job.future.cancel()  # its answer would come back to nobody
             worker.executor, worker.job = None, None
 
-    async def _submit(self, owner: Owner, function: Callable[..., Any], args: tuple[object, ...]) -> Any:
-        job = _Job(owner, function, args, asyncio.get_running_loop().create_future())
+    async def _submit(
+        self, owner: Owner, function: Callable[..., Any], args: tuple[object, ...], *, long: bool = False
+    ) -> Any:
+        job = _Job(owner, function, args, asyncio.get_running_loop().create_future(), long)
         self._enqueue(job, first=False)
         self._pump()
         return await job.future  # cancelled while waiting: `_next` skips it
@@ -198,19 +205,30 @@ class Pool:
             jobs.append(job)
 
     def _next(self) -> _Job | None:
-        """The next job round-robin: the first server in turn, its first member in turn; both go to the back."""
-        while self._queues:
-            server, members = next(iter(self._queues.items()))
-            member, jobs = next(iter(members.items()))
-            job = jobs.popleft()
-            del members[member]
-            if jobs:
-                members[member] = jobs
-            del self._queues[server]
-            if members:
-                self._queues[server] = members
-            if not job.future.done():
+        """The next job round-robin: the first server in turn, its first member in turn; both go to the back.
+
+        A member whose next job is long waits for a worker that may take one, and the others go ahead meanwhile.
+        """
+        long_allowed = sum(w.job is not None and w.job.long for w in self._workers) < self.shares.long_workers
+        for server, members in list(self._queues.items()):
+            for member, jobs in list(members.items()):
+                while jobs and jobs[0].future.done():  # its caller gave up waiting
+                    jobs.popleft()
+                if not jobs:
+                    del members[member]
+                    continue
+                if jobs[0].long and not long_allowed:
+                    continue
+                job = jobs.popleft()
+                del members[member]
+                if jobs:
+                    members[member] = jobs
+                del self._queues[server]
+                if members:
+                    self._queues[server] = members
                 return job
+            if not members:
+                del self._queues[server]
         return None
 
     def _pump(self) -> None:

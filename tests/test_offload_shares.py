@@ -159,3 +159,24 @@ async def test_the_next_odds_answer_after_the_worker_was_killed(local: LocalDisc
         os.kill(pid, signal.SIGKILL)
     again = await local.command("odds", {"expression": "3d6"})
     assert again.embed["title"] == "Odds of 3d6"  # on a new worker: the old ones are dead
+
+
+async def test_long_jobs_leave_a_worker_to_everyone_elses_short_ones(tmp_path: Path) -> None:
+    pool = offload.Pool(offload.Shares(workers=2, queued_per_member=20, long_workers=1))
+    trail, gate = str(tmp_path / "trail"), str(tmp_path / "gate")
+
+    async def long_log(owner: offload.Owner, label: str) -> object:
+        async with pool.share(owner=owner, weight=3) as share:  # a log of three upload units
+            return await share.run(mark, trail, label, gate)
+
+    try:
+        logs = [asyncio.create_task(long_log((SERVER, member), f"L{member}")) for member in (ANN, BEN)]
+        await until(lambda: pool.queued() == 1, "one long log runs, the other waits though a worker is free")
+        short = await run(pool, (OTHER_SERVER, CAT), mark, trail, "C0")
+        assert short == "C0"
+        assert lines(trail) == ["C0"]  # the first log still waits at its gate; the second never started
+        open_gate(gate)
+        await asyncio.gather(*logs)
+        assert lines(trail)[1:] == [f"L{ANN}", f"L{BEN}"]
+    finally:
+        pool.shutdown()
