@@ -30,6 +30,11 @@ def enter(interaction: discord.Interaction[Any]) -> None:
     _where.set({"interaction": interaction.id, **{k: v for k, v in ids.items() if v is not None}})
 
 
+def current() -> dict[str, int]:
+    """The ids of the interaction the current task handles (`enter`); empty outside one."""
+    return dict(_where.get() or {})
+
+
 class Where(logging.Filter):
     """Adds the interaction's ids to a record: `record.ids` (a dict) and `record.where` (text, or empty)."""
 

@@ -462,6 +462,10 @@ class RawLog:
     rows: list[_LogRow]
     taken: list[tuple[int, str, int, str, int | None]]  # number, command, user, why it has no roll, interaction
 
+    def size(self) -> int:
+        """Bytes of the logged rolls' JSON as read: about what the exported log will weigh."""
+        return sum(len(value) for row in self.rows for value in row if isinstance(value, bytes | str))
+
 
 def decode_log(raw: RawLog, viewer: Viewer = ANYONE) -> FairLog:
     """The exported log as `viewer` may have it, every roll number accounted for: its roll, or why it went unanswered.

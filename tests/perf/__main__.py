@@ -2,7 +2,8 @@
 
 1. rules core: one D&D attack (odds, resolution, embed) against avrae's d20 rolling the same dice;
 2. the whole process: `python -m bot` over the local double's gateway, a burst and a 300/s run of
-   `/ping` (the floor), `/roll` and `/dnd attack`, and the roll commands' ratios to the floor;
+   `/ping` (the floor), `/roll`, `/dnd attack` and a quick one, and a minimal d20 bot's `/roll` the same way,
+   counted by final answers (after any "thinking…"), and the roll commands' ratios to the floor;
 3. database scale: `/dnd attack` and `/history` with 100,000 characters and 1,000,000 logged rolls, as a
    ratio to a nearly empty database, and the query plans of both;
 4. memory: the bot's resident memory after 10,000 and 50,000 interactions;
@@ -30,6 +31,10 @@ from pathlib import Path
 from typing import Any
 
 from tests.perf import bench_fight_effort, bench_hostile, bench_offloop, bench_peer, bench_process
+from tests.perf.bench_process import LOADS, PACE, PEER_LOADS
+
+FINAL_COLUMNS = (("peer_roll", "minimal bot `/roll`"), ("ping", "`/ping`"), ("roll", "`/roll 4d6kh3+1d20`"))
+FINAL_COLUMNS += (("quick", "`/dnd attack` quick"),)
 
 SECTIONS = ("core", "load", "scale", "memory", "offloop", "hostile", "effort")
 
@@ -58,12 +63,15 @@ def rows(figures: dict[str, Any]) -> list[tuple[str, str, str, str, str]]:
     process = figures.get("process", {})
     load = process.get("load")
     if load:
-        for key in ("ping_burst", "ping_paced", "roll_burst", "roll_paced", "attack_burst", "attack_paced"):
+        if "peer_unavailable" in load:
+            out.append(("load", "minimal d20 bot", "unavailable: " + load["peer_unavailable"][:60], "", ""))
+        for key in (f"{label}_{kind}" for label, _ in (*LOADS, *PEER_LOADS) for kind in ("burst", "paced")):
             if key not in load:
                 continue
             run = load[key]
             name = key.replace("_", " ")
-            out.append(("load", f"{name}: {run['sent']} sent, responses/s", f"{run['throughput_per_s']:.0f}/s", "", ""))
+            out.append(("load", f"{name}: {run['sent']} sent, final answers/s", f"{run['final_per_s']:.0f}/s", "", ""))
+            out.append(("load", f"  {name}: first responses/s", f"{run['throughput_per_s']:.0f}/s", "", ""))
             out.append(
                 (
                     "load",
@@ -88,13 +96,14 @@ def rows(figures: dict[str, Any]) -> list[tuple[str, str, str, str, str]]:
             )
             out.append(("load", f"  {name}: answered out of order", str(run.get("out_of_order", 0)), "", ""))
             out.append(("load", f"  {name}: bot CPU per command", f"{run['bot_cpu_ms_per_command']:.2f} ms", "", ""))
-        for label in ("roll", "attack"):
+        for label in ("roll", "attack", "quick", "peer_roll"):
+            ours = label != "peer_roll"
             if (ratio := load.get(f"burst_ratio_{label}_to_floor")) is not None:
-                out.append(
-                    ("load", f"burst throughput {label} / ping", f"{ratio:.2f}", ">= 0.80", _verdict(ratio >= 0.8))
-                )
+                verdict = _verdict(ratio >= 0.8) if ours else ""
+                out.append(("load", f"burst final answers/s {label} / ping", f"{ratio:.2f}", ">= 0.80", verdict))
             if (ratio := load.get(f"paced_p99_ratio_{label}_to_floor")) is not None:
-                out.append(("load", f"paced p99 {label} / ping", f"{ratio:.2f}", "<= 5", _verdict(ratio <= 5)))
+                verdict = _verdict(ratio <= 5) if ours else ""
+                out.append(("load", f"paced p99 to final {label} / ping", f"{ratio:.2f}", "<= 5", verdict))
     scale = process.get("scale")
     if scale:
         size = f"{scale['characters']:,} characters, {scale['rolls']:,} rolls"
@@ -149,6 +158,32 @@ def rows(figures: dict[str, Any]) -> list[tuple[str, str, str, str, str]]:
     return out
 
 
+def final_table(load: dict[str, Any] | None) -> str:
+    """Issue #29's table: what users see, the minimal d20 bot, /ping, /roll and a quick /dnd attack side by side."""
+    columns = [(label, title) for label, title in FINAL_COLUMNS if f"{label}_burst" in (load or {})]
+    if load is None or not columns:
+        return ""
+
+    def cell(label: str, kind: str, measure: str) -> str:
+        run = load[f"{label}_{kind}"]
+        if measure == "final_per_s":
+            deferred = f" ({run['deferred']:,} deferred)" if run["deferred"] else ""
+            return f"{run['final_per_s']:,.0f}{deferred}"
+        ms = run["answer_p99_ms"]
+        return f"{ms / 1000:.2f} s" if ms >= 1000 else f"{ms:.1f} ms"
+
+    sent = load[f"{columns[0][0]}_burst"]["sent"]
+    lines = [
+        "| | " + " | ".join(title for _, title in columns) + " |",
+        "|---" * (len(columns) + 1) + "|",
+        f"| burst of {sent:,}: final answers / s | " + " | ".join(cell(c, "burst", "final_per_s") for c, _ in columns),
+        "| burst: p99 until the final answer | " + " | ".join(cell(c, "burst", "p99") for c, _ in columns),
+        f"| paced {PACE:.0f}/s: p99 until the final answer | "
+        + " | ".join(cell(c, "paced", "p99") for c, _ in columns),
+    ]
+    return "\n".join(line if line.endswith("|") else line + " |" for line in lines)
+
+
 def table(lines: list[tuple[str, str, str, str, str]]) -> str:
     header = ("area", "measure", "value", "target", "")
     widths = [max(len(str(r[i])) for r in [header, *lines]) for i in range(5)]
@@ -185,6 +220,8 @@ def main() -> None:
         figures["process"] = asyncio.run(bench_process.run(args.quick, process_sections))
     figures["seconds"] = round(time.monotonic() - started, 1)
     print(table(rows(figures)))
+    if summary := final_table(figures.get("process", {}).get("load")):
+        print("\nWhat users see (final answers; the machine is shared, so figures vary between runs):\n" + summary)
     print(f"\n{'quick' if args.quick else 'full'} run, {figures['seconds']:.0f} s, Python {figures['python']}")
     if args.json:
         args.json.write_text(json.dumps(figures, indent=2, default=str) + "\n")

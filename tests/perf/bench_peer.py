@@ -14,6 +14,7 @@ d20 is not a dependency of the bot: the benchmark makes its own virtual environm
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
 import json
 import random
 import statistics
@@ -62,17 +63,20 @@ def core(count: int) -> dict[str, float]:
 
 
 def peer_python() -> Path:
-    """The peer's interpreter, its virtual environment made (and d20 installed) the first time."""
+    """The peer's interpreter, its virtual environment made the first time: d20, and the bot's discord.py for the
+    minimal bot (`peer_bot.py`) that the load benchmark runs against the bot."""
     python = PEER_VENV / "bin" / "python"
-    if python.exists() and subprocess.run([python, "-c", "import d20"], capture_output=True).returncode == 0:
+    discord_py = f"discord.py=={importlib.metadata.version('discord.py')}"
+    check = f"import d20, importlib.metadata as m; assert 'discord.py==' + m.version('discord.py') == {discord_py!r}"
+    if python.exists() and subprocess.run([python, "-c", check], capture_output=True).returncode == 0:
         return python
     subprocess.run([sys.executable, "-m", "venv", "--clear", PEER_VENV], check=True, capture_output=True)
     installed = subprocess.run(
-        [python, "-m", "pip", "install", "--quiet", "d20"], capture_output=True, text=True, timeout=600
+        [python, "-m", "pip", "install", "--quiet", "d20", discord_py], capture_output=True, text=True, timeout=600
     )
     if installed.returncode != 0:
         last = (installed.stderr.strip().splitlines() or ["pip failed"])[-1]
-        raise RuntimeError(f"pip could not install d20: {last[:150]}")
+        raise RuntimeError(f"pip could not install d20 and {discord_py}: {last[:150]}")
     return python
 
 

@@ -7,9 +7,11 @@ SQLite database and 200 users who each have an active D&D 3.5 fighter. Every `/d
 server's settings, the fair-session state and the character, and writes the roll log.
 
 * load: a burst of interactions sent as fast as the gateway takes them, and a run paced at 300 per second,
-  of `/ping` (which answers a fixed embed: the floor), `/roll` and `/dnd attack`; the roll commands' burst
-  throughput and paced p99 as ratios to /ping's (issue #13: >= 0.8 and <= 5). A deferred interaction counts
-  as answered in time only once its followup came; one that never came is `unfollowed`.
+  of `/ping` (which answers a fixed embed: the floor), `/roll`, `/dnd attack` and a quick `/dnd attack`, then
+  of `/roll` against a minimal discord.py bot with d20 and no database (peer_bot.py) over the same double and
+  gateway; the roll commands' burst final throughput and paced p99 until the final answer as ratios to /ping's
+  (issue #29: >= 0.8 and <= 5). An interaction is answered when its final answer arrives: the first response,
+  or the followup after a "thinking…"; a deferral whose followup never came is `unfollowed`.
 * scale: `/dnd attack` and `/history` one after another on the nearly empty database, then again with
   100,000 characters and 1,000,000 logged rolls bulk-inserted; the query plans of both commands.
 * memory: the bot's VmRSS after 10,000 and after 50,000 interactions (/roll and /dnd attack alternating).
@@ -22,6 +24,7 @@ import asyncio
 import json
 import random
 import sqlite3
+import subprocess
 import tempfile
 import time
 from dataclasses import dataclass
@@ -39,6 +42,7 @@ from bot.local.payloads import user_object
 from bot.rules import dice, rulesets
 from bot.rules import dnd35 as dnd
 from bot.rules.sheets.base import name_key
+from tests.perf import bench_peer
 from tests.perf.harness import (
     ATTACK,
     CHANNEL,
@@ -46,6 +50,7 @@ from tests.perf.harness import (
     GUILD,
     HISTORY,
     PING,
+    QUICK_ATTACK,
     ROLL,
     ROOT,
     BotProcess,
@@ -62,6 +67,7 @@ from tests.perf.harness import (
 
 USERS = 200
 PACE = 300.0
+PEER_BOT = Path(__file__).with_name("peer_bot.py")
 
 
 @dataclass(frozen=True)
@@ -81,17 +87,21 @@ class Sizes:
 
 
 # -- load ------------------------------------------------------------------------------------------------------
-LOADS = (("ping", PING), ("roll", ROLL), ("attack", ATTACK))
+LOADS = (("ping", PING), ("roll", ROLL), ("attack", ATTACK), ("quick", QUICK_ATTACK))
+PEER_LOADS = (("peer_roll", ROLL),)  # the minimal bot (peer_bot.py): d20 rolls the same expression
 
 
-async def bench_load(bot: BotProcess, double: LoadDouble, sizes: Sizes) -> dict[str, Any]:
-    """A burst and a paced run of /ping, /roll and /dnd attack in one bot process, and the ratios of issue #13.
+async def bench_load(
+    bot: BotProcess, double: LoadDouble, sizes: Sizes, loads: tuple[tuple[str, tuple[str, dict[str, Any]]], ...] = LOADS
+) -> dict[str, Any]:
+    """A burst and a paced run of each command in one bot process, counted by final answers (issue #29).
 
-    Roll commands against the /ping floor: burst throughput (target >= 0.8) and paced p99 (target <= 5).
+    An interaction is answered when its final answer arrives: the first response, or the followup that replaces
+    "thinking…". Throughput is final answers per second; p99 runs until the final answer.
     """
     figures: dict[str, Any] = {}
-    for label, command in LOADS:
-        await run_window(double, payloads(double, command, 400, USERS), 20)  # warm up
+    for label, command in loads:
+        await run_window(double, payloads(double, command, min(400, sizes.burst), USERS), 20)  # warm up
         for kind, count, rate in (("burst", sizes.burst, None), ("paced", sizes.paced, PACE)):
             sent = payloads(double, command, count, USERS)
             cpu = bot.cpu_seconds()
@@ -102,14 +112,29 @@ async def bench_load(bot: BotProcess, double: LoadDouble, sizes: Sizes) -> dict[
                 **result.figures(),
                 "bot_cpu_ms_per_command": round((bot.cpu_seconds() - cpu) / count * 1000, 2),
             }
-    floor_throughput = max(figures["ping_burst"]["throughput_per_s"], 1e-9)
-    floor_p99 = max(figures["ping_paced"]["p99_ms"], 1e-9)
-    for label in ("roll", "attack"):
-        figures[f"burst_ratio_{label}_to_floor"] = round(
-            figures[f"{label}_burst"]["throughput_per_s"] / floor_throughput, 3
-        )
-        figures[f"paced_p99_ratio_{label}_to_floor"] = round(figures[f"{label}_paced"]["p99_ms"] / floor_p99, 3)
     return figures
+
+
+def ratios(load: dict[str, Any]) -> None:
+    """The roll commands against the /ping floor, by final answers: burst final throughput (target >= 0.8) and
+    paced p99 until the final answer (target <= 5)."""
+    floor_throughput = max(load["ping_burst"]["final_per_s"], 1e-9)
+    floor_p99 = max(load["ping_paced"]["answer_p99_ms"], 1e-9)
+    for label in ("roll", "attack", "quick", "peer_roll"):
+        if f"{label}_burst" not in load:
+            continue
+        load[f"burst_ratio_{label}_to_floor"] = round(load[f"{label}_burst"]["final_per_s"] / floor_throughput, 3)
+        load[f"paced_p99_ratio_{label}_to_floor"] = round(load[f"{label}_paced"]["answer_p99_ms"] / floor_p99, 3)
+
+
+async def bench_peer_load(double: LoadDouble, database_url: str, folder: Path, sizes: Sizes) -> dict[str, Any]:
+    """The same runs against the minimal bot, through the same double and gateway, after the bot has stopped."""
+    try:
+        python = bench_peer.peer_python()
+    except (OSError, RuntimeError, subprocess.SubprocessError) as error:
+        return {"peer_unavailable": str(error)}
+    async with running_bot(double, database_url, folder, [str(python), str(PEER_BOT)]) as peer:
+        return await bench_load(peer, double, sizes, PEER_LOADS)
 
 
 # -- database scale --------------------------------------------------------------------------------------------
@@ -341,6 +366,9 @@ async def run(quick: bool, sections: set[str]) -> dict[str, Any]:
                 empty = await sequential_latency(double, sizes.sequential)
                 if "load" in sections:
                     figures["load"] = await bench_load(bot, double, sizes)
+            if "load" in sections:
+                figures["load"].update(await bench_peer_load(double, database_url, folder, sizes))
+                ratios(figures["load"])
             seconds["load"] = round(time.monotonic() - started, 1)
             if "memory" in sections:
                 started = time.monotonic()

@@ -36,6 +36,7 @@ FIRST_USER = 200000000000000001
 DEADLINE = 3.0
 
 ATTACK = ("dnd attack", {"target_ac": 18, "weapon": "Greatsword"})
+QUICK_ATTACK = ("dnd attack", {"attack_bonus": 9, "damage": "2d6+4", "target_ac": 18})  # no character: bench_peer's
 PING: tuple[str, dict[str, Any]] = ("ping", {})
 ROLL = ("roll", {"expression": "4d6kh3+1d20"})
 HISTORY = ("history", {"count": 10})
@@ -146,8 +147,9 @@ async def seed_users(database_url: str, users: int) -> None:
 class BotProcess:
     """`python -m bot` with the double as its Discord, its log in a file, its memory read from /proc."""
 
-    def __init__(self, double: LoadDouble, database_url: str, folder: Path) -> None:
+    def __init__(self, double: LoadDouble, database_url: str, folder: Path, argv: list[str] | None = None) -> None:
         self.double = double
+        self.argv = argv or [sys.executable, "-m", "bot"]  # or another bot, such as the minimal peer's
         self.database_url = database_url
         self.folder = folder
         self.process: asyncio.subprocess.Process | None = None
@@ -173,7 +175,7 @@ class BotProcess:
             # BENCH_WRAP runs the bot under a profiler, e.g. "py-spy record -o /tmp/bot.svg --" (its own venv's).
             wrap = os.environ.get("BENCH_WRAP", "").split()
             self.process = await asyncio.create_subprocess_exec(
-                *wrap, sys.executable, "-m", "bot", env=env, cwd=self.folder, stdout=log, stderr=log
+                *wrap, *self.argv, env=env, cwd=self.folder, stdout=log, stderr=log
             )
         await asyncio.wait_for(self.double.identified.wait(), 120)
         # The gateway delivers in order: once a /ping is answered, READY and GUILD_CREATE were handled.
@@ -220,8 +222,10 @@ class BotProcess:
 
 
 @contextlib.asynccontextmanager
-async def running_bot(double: LoadDouble, database_url: str, folder: Path) -> AsyncIterator[BotProcess]:
-    bot = BotProcess(double, database_url, folder)
+async def running_bot(
+    double: LoadDouble, database_url: str, folder: Path, argv: list[str] | None = None
+) -> AsyncIterator[BotProcess]:
+    bot = BotProcess(double, database_url, folder, argv)
     try:
         await bot.start()
         yield bot
@@ -243,11 +247,18 @@ class LoadResult:
     unfollowed: int = 0  # deferred, and the answer never came: lost as surely as no response
     out_of_order: int = 0  # first responses that arrived before that of an interaction sent earlier
     answer_ms: list[float] | None = None  # until the answer itself: the first response, or the followup after a defer
+    final: int = 0  # interactions whose final answer (what the user reads, not "thinking…") arrived, late ones too
+    final_seconds: float = 0.0  # from the first dispatch to the last final answer
 
     @property
     def throughput(self) -> float:
-        """Responses per second, late ones included: the bot's capacity; lateness is counted apart."""
+        """First responses per second, late ones included; a "thinking…" counts, so this is not what users see."""
         return (self.answered + self.late) / self.seconds if self.seconds > 0 else 0.0
+
+    @property
+    def final_throughput(self) -> float:
+        """Final answers per second: a deferred interaction counts once its followup came, not at its "thinking…"."""
+        return self.final / self.final_seconds if self.final_seconds > 0 else 0.0
 
     def figures(self) -> dict[str, float]:
         ms = self.latencies_ms
@@ -260,6 +271,8 @@ class LoadResult:
             "unfollowed": self.unfollowed,
             "out_of_order": self.out_of_order,
             "throughput_per_s": round(self.throughput, 1),
+            "final": self.final,
+            "final_per_s": round(self.final_throughput, 1),
             "p50_ms": round(statistics.median(ms), 2) if ms else float("nan"),
             "p99_ms": round(percentile(ms, 0.99), 2),
             "max_ms": round(max(ms), 2) if ms else float("nan"),
@@ -286,21 +299,32 @@ def _result(double: LoadDouble, sent: list[dict[str, Any]], started: float) -> L
     unfollowed = sum(p["token"] not in double.followed for p in deferred)
     rank = {payload["id"]: i for i, payload in enumerate(sent)}
     arrived = [rank[iid] for iid in double.order if iid in rank]
-    answers = [
-        (
-            (double.followed[p["token"]] if p["id"] in double.deferred else double.answered[p["id"]][0])
-            - double.sent_at(p["id"])
-        )
-        * 1000
+    # When each final answer came: the first response, or the followup that replaced "thinking…". A late one
+    # counts, as in `throughput`: it is the bot's capacity, and its wait belongs in the p99 (lateness is apart).
+    finals = [
+        (double.followed[p["token"]] if p["id"] in double.deferred else double.answered[p["id"]][0], p["id"])
         for p in sent
         if p["id"] in double.answered and (p["id"] not in double.deferred or p["token"] in double.followed)
     ]
+    answers = [(at - double.sent_at(iid)) * 1000 for at, iid in finals]
+    final_seconds = max((at for at, _ in finals), default=started) - started
     out_of_order, latest = 0, -1
     for position in arrived:  # each first response that an interaction sent later had already overtaken
         out_of_order += position < latest
         latest = max(latest, position)
     return LoadResult(
-        len(sent), answered, late, lost, last - started, latencies, len(deferred), unfollowed, out_of_order, answers
+        len(sent),
+        answered,
+        late,
+        lost,
+        last - started,
+        latencies,
+        len(deferred),
+        unfollowed,
+        out_of_order,
+        answers,
+        len(finals),
+        final_seconds,
     )
 
 
