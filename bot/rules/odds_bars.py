@@ -144,12 +144,15 @@ def bars(odds: Odds, limit: int) -> Bars:
     # Bins start at a multiple of their width where the low fold can give up the totals, and the last bin is
     # filled from the high fold: each fold then holds less, still under TAIL.
     aligned = first - first % width
-    if start > 0 and aligned > totals[0] and math.ceil((last - aligned + 1) / width) <= room:
+    if start > 0 and math.ceil((last - aligned + 1) / width) <= room and totals[1] < aligned:
         first = aligned
         start = _first(count, lambda i: totals[i] >= first)
     if end < count - 1:
         last = min(first + math.ceil((last - first + 1) / width) * width - 1, totals[-1])
         end = _first(count, lambda i: totals[i] > last) - 1
+        # A fold left with one total would say "40 or more" of the highest: it becomes a short last bin if it can.
+        if end == count - 2 and math.ceil((totals[-1] - first + 1) / width) <= room + 1:
+            last, end = totals[-1], count - 1
     middle = [_bar(odds, t, min(t + width - 1, last)) for t in range(first, last + 1, width)]
     short = (last - first + 1) % width
     return Bars(_folded(odds, totals, start, end, middle), width, short)
