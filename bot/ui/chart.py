@@ -176,7 +176,14 @@ def odds_layout(
     def y(value: float) -> float:
         return bottom - (bottom - top) * value / highest
 
-    pitch = (right - left) / max(len(bars.bars), 1)
+    count = max(len(bars.bars), 1)
+    # Room at each side for the end bars' labels (a fold's is always drawn) centred under them.
+    first, last = (small.getlength(bar_label(b)) / 2 for b in (bars.bars[0], bars.bars[-1])) if bars.bars else (0, 0)
+    for _ in range(3):
+        pitch = (right - left) / count
+        left = max(left, 4 + first - pitch / 2)
+        right = min(right, WIDTH - 4 - last + pitch / 2)
+    pitch = (right - left) / count
     drawn: list[DrawnBar] = []
     for index, bar in enumerate(bars.bars):
         x0 = left + index * pitch

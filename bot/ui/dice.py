@@ -266,7 +266,7 @@ def bars_note(shown: Bars, noun: str) -> str:
     parts = []
     if shown.width > 1:
         last = f" (the last {shown.short})" if shown.short else ""
-        parts.append(f"each {noun}: {shown.width} totals{last}")
+        parts.append(f"each {noun}: {shown.width:,} totals{last}")
     if shown.folded:
         parts.append(f"tails of under {percent(TAIL, trim=True)} folded into the end {noun}s, each its exact share")
     return "; ".join(parts)
