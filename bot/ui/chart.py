@@ -239,5 +239,6 @@ def odds_chart(
             draw.text(((d.box[0] + d.box[2]) / 2, bottom + 8), d.label, fill=MUTED, font=small, anchor="ma")
     draw.line((left, bottom, right, bottom), fill=EXPECTED)
     out = io.BytesIO()
-    image.save(out, format="PNG", optimize=True)
+    # Not optimize=True: it doubles the encoding (some 30 ms more in the worker) to save 3% of the bytes.
+    image.save(out, format="PNG")
     return out.getvalue()
