@@ -7,8 +7,9 @@ A distribution becomes at most `limit` bars:
    on its side ("8 or less", "31 or more"), its share the exact sum of what it holds (a tail of one total is just
    that total's bar). Exploding dice then stop at the totals a roll really reaches, not at the counting's depth
    (`3d6!` showed 3 to 270). Room left is given back to the folded totals, the likelier first, one by one.
-3. Else the totals between the folds are grouped into bins of a round width (1, 2, 5, 10, 20, 50, ...) from
-   the first, the last bin holding what remains.
+3. Else the totals are grouped into bins of a round width (1, 2, 5, 10, 20, 50, ...), those between the folds
+   when folding makes the bins narrower, else all of them; from a multiple of the width where a fold can give
+   up the totals before it, the last bin holding what remains.
 
 A sampled distribution gets at most `sampled_bars(rolls)` bars (Rice's rule, 2 n^(1/3)): a bar of a handful of
 sample rolls is noise, and the chart draws each bar's 99% interval as well.
@@ -141,6 +142,9 @@ def bars(odds: Odds, limit: int) -> Bars:
     first, last = totals[start], totals[end]
     room = limit - (start > 0) - (end < count - 1)
     width = _round_width(math.ceil((last - first + 1) / room))
+    whole = _round_width(math.ceil((totals[-1] - totals[0] + 1) / limit))
+    if whole <= width:  # folding would not narrow the bins (1d1000: 20 bins of 50 either way): none
+        return Bars(tuple(_bins(odds, totals[0], totals[-1], whole)), whole, (totals[-1] - totals[0] + 1) % whole)
     # Bins start at a multiple of their width where the low fold can give up the totals, and the last bin is
     # filled from the high fold: each fold then holds less, still under TAIL.
     aligned = first - first % width
@@ -153,9 +157,13 @@ def bars(odds: Odds, limit: int) -> Bars:
         # A fold left with one total would say "40 or more" of the highest: it becomes a short last bin if it can.
         if end == count - 2 and math.ceil((totals[-1] - first + 1) / width) <= room + 1:
             last, end = totals[-1], count - 1
-    middle = [_bar(odds, t, min(t + width - 1, last)) for t in range(first, last + 1, width)]
     short = (last - first + 1) % width
-    return Bars(_folded(odds, totals, start, end, middle), width, short)
+    return Bars(_folded(odds, totals, start, end, _bins(odds, first, last, width)), width, short)
+
+
+def _bins(odds: Odds, first: int, last: int, width: int) -> list[Bar]:
+    """Bars of `width` totals from `first`, the last one ending at `last`."""
+    return [_bar(odds, t, min(t + width - 1, last)) for t in range(first, last + 1, width)]
 
 
 def _folded(odds: Odds, totals: Sequence[int], start: int, end: int, middle: list[Bar]) -> tuple[Bar, ...]:

@@ -36,10 +36,11 @@ ENUMERATED: list[tuple[str, list[int], Callable[[tuple[int, ...]], int]]] = [
     ("4d6k3", [6] * 4, lambda f: sum(sorted(f)[1:])),
     ("2d6*10", [6] * 2, lambda f: 10 * sum(f)),  # a total in ten can happen: one bar each, no empty bins
     ("6d6", [6] * 6, sum),  # 31 totals: one tail folded, every other total its own bar
-    ("2d20", [20] * 2, sum),  # 39 totals: folds and bins of 2
+    ("2d20", [20] * 2, sum),  # 39 totals: bins of 2, the last one total
     ("1d100", [100], sum),  # no tail under 1%: bins of 5
     ("1d45", [45], sum),  # bins of 2, the last one total
-    ("1d20*1d20*1d6", [20, 20, 6], prod),  # 1 to 2,400: folds and bins of 100
+    ("1d20*1d20*1d6", [20, 20, 6], prod),  # 1 to 2,400: bins of 100, which folding would not narrow
+    ("2d6*2d6*2d6", [6] * 6, lambda f: (f[0] + f[1]) * (f[2] + f[3]) * (f[4] + f[5])),  # folds, then bins of 50
     ("2d10-2d10", [10] * 4, lambda f: f[0] + f[1] - f[2] - f[3]),
 ]
 
@@ -95,11 +96,14 @@ def test_folding_gives_back_the_room_it_does_not_need() -> None:
     assert folds[0].chance == Fraction(1 + 6, 6**6)
 
 
-def test_a_wide_spread_folds_both_tails_under_the_share_and_bins_round_widths() -> None:
-    shown = bars(found("1d20*1d20*1d6"), ROWS)
-    assert shown.bars[0].fold is Fold.LOW and shown.bars[-1].fold is Fold.HIGH
-    assert shown.width == 100 and shown.short == 0
-    # The bins start at a multiple of their width when the low fold can give the totals up: here it cannot.
+def test_a_wide_spread_folds_both_tails_under_the_share_when_that_narrows_the_bins() -> None:
+    shown = bars(found("2d6*2d6*2d6"), ROWS)  # 8 to 1,728: bins of 100 over all, of 50 between the folds
+    assert shown.bars[0].fold is Fold.LOW and shown.bars[-1].fold is Fold.HIGH and shown.width == 50
+    assert shown.bars[0].last == 40 and shown.bars[-1].first == 1056
+    plain = bars(found("1d20*1d20*1d6"), ROWS)  # 1 to 2,400: bins of 100 either way, so nothing is folded
+    assert not plain.folded and plain.width == 100 and len(plain.bars) == 24
+    assert [(b.first, b.last) for b in bars(found("1d1000"), ROWS).bars][:2] == [(1, 50), (51, 100)]
+    # The bins start at a multiple of their width when the low fold can give the totals up.
     huge = bars(found("1000d10000!"), ROWS)  # a normal approximation, 1,000 to 50,000,000
     assert huge.bars[0].fold is Fold.LOW and huge.bars[-1].fold is Fold.HIGH
     assert huge.width in (10_000, 20_000, 50_000) and huge.short == 0
