@@ -145,11 +145,11 @@ def bars(odds: Odds, limit: int) -> Bars:
     whole = _round_width(math.ceil((totals[-1] - totals[0] + 1) / limit))
     if whole <= width:  # folding would not narrow the bins (1d1000: 20 bins of 50 either way): none
         return Bars(tuple(_bins(odds, totals[0], totals[-1], whole)), whole, (totals[-1] - totals[0] + 1) % whole)
-    # Bins start at a multiple of their width where the low fold can give up the totals, and the last bin is
-    # filled from the high fold: each fold then holds less, still under TAIL.
-    aligned = first - first % width
-    if start > 0 and math.ceil((last - aligned + 1) / width) <= room and totals[1] < aligned:
-        first = aligned
+    # Bins start at a multiple of their width (else of a round part of it: 50, 25, 10) where the low fold can give
+    # up the totals, and the last bin is filled from the high fold: each fold then holds less, still under TAIL.
+    starts = (first - first % unit for unit in (width, width // 2, width // 5) if unit)
+    if start > 0:
+        first = next((s for s in starts if totals[1] < s and math.ceil((last - s + 1) / width) <= room), first)
         start = _first(count, lambda i: totals[i] >= first)
     if end < count - 1:
         last = min(first + math.ceil((last - first + 1) / width) * width - 1, totals[-1])

@@ -99,7 +99,9 @@ def test_folding_gives_back_the_room_it_does_not_need() -> None:
 def test_a_wide_spread_folds_both_tails_under_the_share_when_that_narrows_the_bins() -> None:
     shown = bars(found("2d6*2d6*2d6"), ROWS)  # 8 to 1,728: bins of 100 over all, of 50 between the folds
     assert shown.bars[0].fold is Fold.LOW and shown.bars[-1].fold is Fold.HIGH and shown.width == 50
-    assert shown.bars[0].last == 40 and shown.bars[-1].first == 1056
+    assert shown.bars[0].last == 24 and shown.bars[-1].first == 1056
+    # A bin from 0 would start below the lowest total, 8: they start at a multiple of half their width.
+    assert [(b.first, b.last) for b in shown.bars[1:3]] == [(25, 74), (75, 124)]
     plain = bars(found("1d20*1d20*1d6"), ROWS)  # 1 to 2,400: bins of 100 either way, so nothing is folded
     assert not plain.folded and plain.width == 100 and len(plain.bars) == 24
     assert [(b.first, b.last) for b in bars(found("1d1000"), ROWS).bars][:2] == [(1, 50), (51, 100)]
