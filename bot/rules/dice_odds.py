@@ -197,25 +197,6 @@ class Odds:
         spread = _Z * math.sqrt(self.variance / self.denominator)
         return mean - spread, mean + spread
 
-    def points(self, limit: int) -> list[tuple[int, int, Fraction]]:
-        """The chance of each total for a chart: every total when they are at most `limit`, else bins of totals.
-
-        Returns:
-            (first total, last total, chance of the totals first..last), at most `limit` of them, in order.
-        """
-        low, high = self.low, self.high
-        if self.method is Method.TOO_COSTLY:
-            return []
-        if self.method is Method.NORMAL:
-            sd = math.sqrt(self.variance)
-            low = max(low, math.floor(float(self.mean) - 4 * sd))
-            high = min(high, math.ceil(float(self.mean) + 4 * sd))
-        width = max(1, -(-(high - low + 1) // limit))
-        return [
-            (t, min(t + width, high + 1) - 1, self.below(min(t + width, high + 1)) - self.below(t))
-            for t in range(low, high + 1, width)
-        ]
-
 
 def _counted(method: Method, weights: _Dist, mean: Fraction, error: float, work: int) -> Odds:
     values = [weights.offset + i for i, c in enumerate(weights.counts) if c]

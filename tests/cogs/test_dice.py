@@ -311,7 +311,8 @@ async def test_odds_of_a_huge_spread_fits_the_embed_in_bins(local: LocalDiscord)
     assert exchange.ephemeral
     rows = exchange.embed["description"].split("```")[1].strip().split("\n")
     assert 10 < len(rows) <= 31
-    assert "-" in rows[1]  # a bin of totals
+    assert rows[1].split()[1:3] == ["or", "less"]  # the low tail folded
+    assert "-" in rows[2]  # then bins of totals
 
 
 async def test_odds_refuses_what_roll_refuses(local: LocalDiscord) -> None:
