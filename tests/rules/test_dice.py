@@ -732,12 +732,14 @@ def roll_or_refuse(text: str, seed: int) -> None:
         assert parse(result.expression_text) == parse(text)
 
 
+@pytest.mark.slow
 @settings(max_examples=500, deadline=None)
 @given(text=st.text(max_size=200), seed=st.integers(0, 2**32))
 def test_any_text_rolls_or_raises_dice_error(text: str, seed: int) -> None:
     roll_or_refuse(text, seed)
 
 
+@pytest.mark.slow
 @settings(max_examples=500, deadline=None)
 @given(text=_EXPRESSION_TEXT, seed=st.integers(0, 2**32))
 def test_grammar_shaped_text_rolls_or_raises_dice_error(text: str, seed: int) -> None:
@@ -956,12 +958,14 @@ def test_repeats_count_towards_the_dice_limit() -> None:
         roll("20 60d6", NoDice())
 
 
+@pytest.mark.slow
 def test_the_extra_roll_budget_lets_every_peer_roll_finish() -> None:
     # Avrae's `10d20rr<20` (keep rerolling until a 20) needs about 190 rerolls: once capped in 1892 of 2000 tries.
     rng = random.Random(17)
     assert not any(roll("10d20rr<20", rng).capped for _ in range(2000))
 
 
+@pytest.mark.slow
 @settings(max_examples=500, deadline=None)
 @given(text=_OTHER_TEXT, seed=st.integers(0, 2**32))
 def test_other_bots_text_rolls_or_raises_dice_error(text: str, seed: int) -> None:
