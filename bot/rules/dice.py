@@ -331,24 +331,42 @@ class BinaryOp:
 
 @dataclass(frozen=True, slots=True)
 class Group:
-    """Parentheses as the user wrote them, kept so that results can be shown the way they were typed."""
+    """Parentheses as the user wrote them, kept so that results can be shown the way they were typed.
+
+    `function`: Roll20's `abs(...)` (the size of the total) or `floor(...)` (the total as it is: every total
+    here is a whole number, `/` rounding down already); empty for plain parentheses.
+    """
 
     inner: Expression
+    function: str = ""
+
+    def apply(self, total: int) -> int:
+        """The group's total from its inner total."""
+        return abs(total) if self.function == "abs" else total
 
     def __str__(self) -> str:
-        return f"({self.inner})"
+        return f"{self.function}({self.inner})"
 
 
 @dataclass(frozen=True, slots=True)
 class DiceSet:
-    """Roll20's group `{4d6, 3d8}kh1` or Avrae's set `(1d6, 1d8)kh1`: each item is totalled, `keep` chooses."""
+    """Roll20's group `{4d6, 3d8}kh1` or Avrae's set `(1d6, 1d8)kh1`: each item is totalled, `keep` chooses.
+
+    `pool`: Roll20's group of one roll with a keep, `{4d6+3d8}k4`, keeps among the roll's dice, not its totals:
+    the highest 4 of the 7 dice count, the others are dropped, and the roll is totalled with what is left.
+    """
 
     items: tuple[Expression, ...]
     keep: Keep | None = None
     success: Condition | None = None  # Roll20's `{3d20+5}>21`: the total counts the items that reach it
+    pool: bool = False
 
     def __str__(self) -> str:
-        text = "{" + ", ".join(str(item) for item in self.items) + "}" + ("" if self.keep is None else str(self.keep))
+        keep = "" if self.keep is None else str(self.keep)
+        if len(self.items) == 1 and self.keep is not None and not self.pool:
+            text = f"({self.items[0]},){keep}"  # Avrae's one-item set keeps its total; braces would keep dice
+        else:
+            text = "{" + ", ".join(str(item) for item in self.items) + "}" + keep
         if self.success is not None:
             text += ("=" if self.success.comparator is Comparator.EQUAL else "") + str(self.success)
         return text
@@ -510,14 +528,18 @@ class BinaryResult:
 
 @dataclass(frozen=True, slots=True)
 class GroupResult:
-    """A parenthesized sub-expression."""
+    """A parenthesized sub-expression, or a function of one (`abs(...)`, `floor(...)`)."""
 
     inner: ResultNode
     total: int
+    function: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         """Return the node as a JSON-serializable dict."""
-        return {"kind": "group", "total": self.total, "inner": self.inner.to_dict()}
+        out = {"kind": "group", "total": self.total, "inner": self.inner.to_dict()}
+        if self.function:
+            out["function"] = self.function
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -709,6 +731,7 @@ _KEYWORDS: Final = sorted(
         "cs",
         "cf",
         "s",
+        "x",
     ],
     key=len,
     reverse=True,
@@ -1146,7 +1169,7 @@ _KEEP_WORDS: Final = {
     "k": KeepMode.KEEP_HIGHEST,
     "d": KeepMode.DROP_LOWEST,
 }
-_EXPLODE_WORDS: Final = frozenset({"e", "ie"})
+_EXPLODE_WORDS: Final = frozenset({"e", "ie", "x"})
 # Roll20's sorting and critical highlighting change how dice look there, never a total: read and set aside.
 _DISPLAY_WORDS: Final = frozenset({"s", "sa", "sd", "cs", "cf"})
 _REROLL_WORDS: Final = frozenset({"r", "ro", "rr", "ra", "ir"})
@@ -1155,17 +1178,19 @@ _MODIFIER_WORDS: Final = frozenset(
 )
 # Spellings of other bots that /roll does not take, with what to write instead.
 _OTHER_SPELLINGS: Final = {
-    "x": "Exploding dice are written ! here (3d6!, or 3d6!>5).",
     "xo": "Exploding once is not supported; write ! to explode (3d6!).",
     "b": "Botches are counted with f here (5d10t8f1).",
     "min": "The minimum face is written mi here (8d6mi2).",
     "max": "The maximum face is written ma here (1d20ma19).",
-    "floor": "/ already rounds down: write (1d8+3)/2.",
+    "floor": "Write floor(...) with its parentheses, like floor((1d8+3)/2); / already rounds down.",
+    "abs": "Write abs(...) with its parentheses, like abs(1d6-1d6).",
     "ceil": "Rounding up is not supported; / rounds down: write (1d8+3)/2.",
     "round": "Rounding to nearest is not supported; / rounds down: write (1d8+3)/2.",
     "advantage": "Write adv (1d20+5 adv).",
     "disadvantage": "Write dis (1d20+5 dis).",
 }
+_DICE_START: Final = re.compile(r"d(?:\d|%|f(?![a-z]))", re.I)  # `(d20)`, `(d%)`, `(dF)` are dice, not labels
+_FUNCTIONS: Final = frozenset({"abs", "floor"})  # Roll20's functions that a whole-number total can take
 _COMPARATOR_KINDS: Final = {
     _Kind.LT: "<",
     _Kind.GT: ">",
@@ -1211,6 +1236,7 @@ class _Parser:
             # The command itself pasted in from habit: Roll20's "/r 1d20", Avrae's "!r 1d20".
             self._index = 2
             self._note(f"{self._text[first.start : second.end]} at the start is set aside: /roll is the command.")
+        leading = self._leading_label()
         while True:
             node, label = self._roll()
             rolls.append(node)
@@ -1224,6 +1250,8 @@ class _Parser:
         token = self._peek()
         if label is None and token.kind is not _Kind.END:
             self._fail(token, _EXPECT_OPERATOR)
+        if leading is not None:
+            label = leading if label is None else f"{leading} {label}"
         if self._dice_requested > MAX_DICE:
             raise DiceLimitError(f"Too many dice: {self._dice_requested} requested, the limit is {MAX_DICE} per roll.")
         expression = rolls[0] if len(rolls) == 1 else Several(tuple(rolls))
@@ -1231,6 +1259,25 @@ class _Parser:
 
     def _note(self, text: str) -> None:
         self._notes[text] = None
+
+    def _leading_label(self) -> str | None:
+        """A label in parentheses before the roll, `(Fire Bolt) 8d6`: words, not dice; the roll follows it."""
+        token = self._peek()
+        if token.kind is not _Kind.LPAREN:
+            return None
+        close = self._text.find(")", token.start)
+        inside = self._text[token.start + 1 : close] if close > 0 else ""
+        text = inside.strip()
+        if not text or "(" in inside or not text[0].isalpha() or _DICE_START.match(text):
+            return None
+        if text.split()[0].lower() in _FUNCTIONS:
+            return None
+        rest = _tokenize(" " * (close + 1) + self._text[close + 1 :])
+        if len(rest) == 1:
+            hint = "Write the roll after the label, like (Fire Bolt) 8d6."
+            raise DiceSyntaxError(self._text, len(self._text.rstrip()), "Nothing to roll after the label", hint)
+        self._tokens = self._tokens[: self._index] + rest
+        return text
 
     # -- token helpers
 
@@ -1484,11 +1531,11 @@ class _Parser:
                 case BinaryOp():
                     return BinaryOp(current.op, visit(current.left), visit(current.right))
                 case Group():
-                    return Group(visit(current.inner))
+                    return replace(current, inner=visit(current.inner))
                 case Annotated():
                     return Annotated(visit(current.inner), current.note)
                 case DiceSet():
-                    return DiceSet(tuple(visit(item) for item in current.items), current.keep)
+                    return replace(current, items=tuple(visit(item) for item in current.items))
                 case _:
                     return current
 
@@ -1591,6 +1638,8 @@ class _Parser:
             return Number(self._literal(token))
         if token.kind is _Kind.WORD and token.word in ("d", "df"):
             return self._dice(None)
+        if token.kind is _Kind.WORD and token.word in _FUNCTIONS and self._peek(1).kind is _Kind.LPAREN:
+            return self._function(token)
         if token.kind is _Kind.LPAREN:
             self._advance()
             inner = self._expr()
@@ -1605,6 +1654,19 @@ class _Parser:
             self._advance()
             return self._set([self._expr()], token, _Kind.RBRACE)
         self._fail(token, _EXPECT_OPERAND)
+
+    def _function(self, name: _Token) -> Group:
+        """Roll20's `abs(...)` and `floor(...)`: one expression in parentheses, its total taken by the function."""
+        self._advance()
+        opening = self._advance()
+        inner = self._expr()
+        closing = self._peek()
+        if closing.kind is not _Kind.RPAREN:
+            self._fail(closing, f"Expected +, -, *, / or ')' to close the '(' at character {opening.start + 1}.")
+        self._advance()
+        if name.word == "floor":
+            self._note("floor(...) changes nothing here: every total is a whole number, and / already rounds down.")
+        return Group(inner, name.word)
 
     def _set(self, items: list[Expression], opening: _Token, closing_kind: _Kind) -> DiceSet:
         while self._peek().kind is _Kind.COMMA:
@@ -1621,18 +1683,39 @@ class _Parser:
         token = self._peek()
         if token.kind is _Kind.WORD and token.word in _KEEP_WORDS:
             self._advance()
-            keep = self._keep(token)
+            keep = self._keep(token, of_set=True)
             if keep.matching is not None:
                 self._fail(token, "A set keeps or drops its highest or lowest totals: kh1, kl1, dh1, dl1.")
             if keep.amount == 0:
                 raise DiceError(f"Can't keep or drop 0 items of {self._text[opening.start : token.end + 1]}.")
+        pool = closing_kind is _Kind.RBRACE and len(items) == 1 and keep is not None
+        if pool:
+            assert keep is not None
+            if any(isinstance(part, DiceSet) for part in _parts(items[0])):
+                raise DiceSyntaxError(
+                    self._text,
+                    opening.start,
+                    "A group inside a group that keeps dice",
+                    "A group of one roll keeps among its dice, like {4d6+3d8}k4: write the inner group apart.",
+                )
+            mode = {
+                KeepMode.KEEP_HIGHEST: "keeps the highest",
+                KeepMode.KEEP_LOWEST: "keeps the lowest",
+                KeepMode.DROP_HIGHEST: "drops the highest",
+                KeepMode.DROP_LOWEST: "drops the lowest",
+            }[keep.mode]
+            written = self._text[opening.start : self._tokens[self._index - 1].end]
+            self._note(
+                f"{written} {mode} {keep.amount} of all the group's dice, as in Roll20 (a group of several rolls, "
+                "with commas, keeps among their totals)."
+            )
         success: Condition | None = None
         token = self._peek()
         if token.kind in _COMPARATOR_KINDS:
             success = self._condition(default=None, strict=False)
-        return DiceSet(tuple(items), keep, success)
+        return DiceSet(tuple(items), keep, success, pool)
 
-    def _keep(self, token: _Token) -> Keep:
+    def _keep(self, token: _Token, *, of_set: bool = False) -> Keep:
         word = token.word
         nxt = self._peek()
         if word in ("k", "p") and nxt.kind in _COMPARATOR_KINDS:
@@ -1654,7 +1737,9 @@ class _Parser:
         amount = 1
         if nxt.kind is _Kind.INT:
             amount = self._int("a number")
-        if word == "k":
+        if of_set:
+            pass  # a set's keep chooses totals or (Roll20's group of one roll) dice: `_set` notes which
+        elif word == "k":
             self._note(
                 f"k{amount} keeps the highest {amount}, as in Roll20 and Dice Maiden "
                 f"(Avrae's k{amount} keeps dice showing {amount}: write k={amount})."
@@ -1733,16 +1818,28 @@ class _Parser:
             self._once(fields, "explode", token, "explode (!, !!, !p, e)")
             if word == "e":
                 self._note("e explodes again on every matching die, as in Avrae (Dice Maiden's e explodes once).")
+            bare = self._peek().kind is not _Kind.INT and self._peek().kind not in _COMPARATOR_KINDS
             condition = self._condition(default=sides, strict=word == "e")
-            if word == "ie" and condition.comparator is Comparator.EQUAL:
+            written = self._text[token.start : self._tokens[self._index - 1].end]
+            if word in ("ie", "x") and condition.comparator is Comparator.EQUAL and not bare:
                 condition = Condition(Comparator.AT_LEAST, condition.value)  # Dice Maiden: ie8 explodes on 8 or more
+            if word == "x":
+                fields["explode_mode"] = ExplodeMode.EXPLODE
+                where = "on the top face" if bare else f"on {_face_words(condition)}"
+                self._note(f"{written} explodes {where}, as ! does: RPG Sage's and python-dice's spelling.")
             fields["explode"] = condition
         elif word in _REROLL_WORDS:
             once, add = word in ("ro", "ra"), word == "ra"
             earlier: Reroll | None = fields.get("reroll")
             if earlier is not None and (earlier.once, earlier.add) != (once, add):
                 self._fail(token, "Only one kind of reroll (r, ro or ra) is allowed per dice term.")
-            condition = self._condition(default=None, strict=word in ("rr", "ra"))
+            nxt = self._peek()
+            if word in ("r", "ro") and nxt.kind is not _Kind.INT and nxt.kind not in _COMPARATOR_KINDS:
+                # Roll20's bare r: reroll 1s.
+                condition = Condition(Comparator.EQUAL, 1)
+                self._note(f"A bare {word} rerolls 1s, as in Roll20 ({word}1).")
+            else:
+                condition = self._condition(default=None, strict=word in ("rr", "ra"))
             if word == "ir" and condition.comparator is Comparator.EQUAL:
                 condition = Condition(Comparator.AT_MOST, condition.value)  # Dice Maiden: ir2 rerolls 2 or less
             if word == "r":
@@ -1853,6 +1950,21 @@ def _dice_terms(node: Expression) -> list[Dice]:
             return []
 
 
+def _parts(node: Expression) -> list[Expression]:
+    """`node` and every expression inside it."""
+    match node:
+        case Negate():
+            return [node, *_parts(node.operand)]
+        case BinaryOp():
+            return [node, *_parts(node.left), *_parts(node.right)]
+        case Group() | Annotated() | Repeat():
+            return [node, *_parts(node.inner)]
+        case DiceSet() | Several():
+            return [node, *(part for item in node.items for part in _parts(item))]
+        case _:
+            return [node]
+
+
 def _swap(node: Expression, old: Dice, new: Dice) -> Expression:
     """`node` with the dice term `old` (that very object) replaced by `new`."""
     match node:
@@ -1863,7 +1975,7 @@ def _swap(node: Expression, old: Dice, new: Dice) -> Expression:
         case BinaryOp():
             return BinaryOp(node.op, _swap(node.left, old, new), _swap(node.right, old, new))
         case Group():
-            return Group(_swap(node.inner, old, new))
+            return replace(node, inner=_swap(node.inner, old, new))
         case Annotated():
             return Annotated(_swap(node.inner, old, new), node.note)
         case DiceSet():
@@ -1968,7 +2080,7 @@ class _Roller:
             return BinaryResult(node.op, left, right, self._arithmetic(node.op, left.total, right.total))
         if isinstance(node, Group):
             inner = self.evaluate(node.inner)
-            return GroupResult(inner, inner.total)
+            return GroupResult(inner, node.apply(inner.total), node.function)
         if isinstance(node, Annotated):
             inner = self.evaluate(node.inner)
             return AnnotatedResult(inner, node.note, inner.total)
@@ -1998,7 +2110,10 @@ class _Roller:
     def _roll_set(self, node: DiceSet) -> SetResult:
         items = tuple(self.evaluate(item) for item in node.items)
         kept = [True] * len(items)
-        if node.keep is not None:
+        if node.pool:
+            assert node.keep is not None
+            items = (self._keep_among_dice(items[0], node.keep),)
+        elif node.keep is not None:
             drafts = [_Draft(item.total, extra=False) for item in items]
             _apply_keep(drafts, node.keep)
             kept = [draft.state is DieState.KEPT for draft in drafts]
@@ -2006,6 +2121,55 @@ class _Roller:
         success = node.success
         total = sum(chosen) if success is None else sum(success.matches(value) for value in chosen)
         return SetResult(node, items, tuple(kept), total)
+
+    def _keep_among_dice(self, item: ResultNode, keep: Keep) -> ResultNode:
+        """Roll20's `{4d6+3d8}k4`: the keep chooses among every counted die of the roll; the roll is totalled anew.
+
+        A dropped die no longer counts, neither its face nor as a success; ties go to the earlier die.
+        """
+        rolled = _dice_results(item)
+        drafts: list[_Draft] = []
+        places: list[tuple[int, int]] = []
+        for which, result in enumerate(rolled):
+            for index, die in enumerate(result.dice):
+                if die.state is DieState.KEPT:
+                    drafts.append(_Draft(die.face, extra=die.extra))
+                    places.append((which, index))
+        _apply_keep(drafts, keep)
+        dropped = {place for place, draft in zip(places, drafts, strict=True) if draft.state is DieState.DROPPED}
+        changed: dict[int, DiceResult] = {}
+        for which, result in enumerate(rolled):
+            dice = tuple(
+                replace(die, state=DieState.DROPPED, success=False, failure=False) if (which, index) in dropped else die
+                for index, die in enumerate(result.dice)
+            )
+            live = [die for die in dice if die.state is DieState.KEPT]
+            if result.term.success is not None:
+                total = sum(die.success for die in live) - sum(die.failure for die in live)
+            else:
+                total = sum(die.face for die in live)
+            changed[id(result)] = replace(result, dice=dice, total=total)
+        self.divided_by_zero = False  # the roll is worked out again, with the dice that are left
+        return self._retotal(item, changed)
+
+    def _retotal(self, node: ResultNode, changed: dict[int, DiceResult]) -> ResultNode:
+        match node:
+            case DiceResult():
+                return changed.get(id(node), node)
+            case NegateResult():
+                operand = self._retotal(node.operand, changed)
+                return NegateResult(operand, -operand.total)
+            case BinaryResult():
+                left, right = self._retotal(node.left, changed), self._retotal(node.right, changed)
+                return BinaryResult(node.op, left, right, self._arithmetic(node.op, left.total, right.total))
+            case GroupResult():
+                inner = self._retotal(node.inner, changed)
+                return GroupResult(inner, abs(inner.total) if node.function == "abs" else inner.total, node.function)
+            case AnnotatedResult():
+                inner = self._retotal(node.inner, changed)
+                return AnnotatedResult(inner, node.note, inner.total)
+            case _:
+                return node
 
     def _take_extra_roll(self) -> bool:
         if self._extra_rolls_left == 0:
@@ -2104,6 +2268,21 @@ class _Roller:
             if mode is ExplodeMode.PENETRATE:
                 active.face -= 1  # Roll20 and Hackmaster: each penetrating die counts one less than it shows
         return False
+
+
+def _dice_results(node: ResultNode) -> list[DiceResult]:
+    """Every rolled dice term of one roll's result, left to right (a group that keeps dice holds no set)."""
+    match node:
+        case DiceResult():
+            return [node]
+        case NegateResult():
+            return _dice_results(node.operand)
+        case BinaryResult():
+            return _dice_results(node.left) + _dice_results(node.right)
+        case GroupResult() | AnnotatedResult():
+            return _dice_results(node.inner)
+        case _:
+            return []
 
 
 def _apply_keep(pool: list[_Draft], keep: Keep) -> None:

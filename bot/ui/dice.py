@@ -62,7 +62,7 @@ def breakdown(node: ResultNode, *, every_die: bool = True) -> str:
             op = "\\*" if node.op is Operator.MULTIPLY else str(node.op)
             return f"{breakdown(node.left, every_die=every_die)} {op} {breakdown(node.right, every_die=every_die)}"
         case GroupResult():
-            return f"({breakdown(node.inner, every_die=every_die)})"
+            return f"{node.function}({breakdown(node.inner, every_die=every_die)})"
         case AnnotatedResult():
             return f"{breakdown(node.inner, every_die=every_die)} \\[{escape_markdown(node.note)}\\]"
         case SetResult():
