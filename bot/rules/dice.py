@@ -5,22 +5,23 @@ Maiden's and the common ground between them. docs/dice.md has the table of every
 
 Grammar (case-insensitive; whitespace between tokens is ignored unless said otherwise)::
 
-    text     := roll (';' roll)* [label]
+    text     := ['(' WORDS ')'] roll (';' roll)* [label]    '(Fire Bolt) 8d6': a label first
     roll     := [INT ' '] expr ['adv' | 'dis'] words*      '6 4d6k3': six rolls; 'adv' applies to the one d20
     words    := ' ' phrase [',']                           'with advantage', 'drop lowest', 'reroll 1s' (below)
     label    := ' ' WORD ...  |  ' !' ...                  free text after the roll (Dice Maiden's '! comment')
     expr     := term (('+' | '-') term)*
     term     := unary (('*' | '/' | '//' | '%') unary)*    '/' and '//' both round down; '%' is the remainder
     unary    := '-' unary | '+' unary | atom
-    atom     := (INT | dice | '(' expr ')' | set) ['[' annotation ']']
+    atom     := (INT | dice | ['abs' | 'floor'] '(' expr ')' | set) ['[' annotation ']']
     set      := ('{' expr (',' expr)* '}' | '(' expr ',' [expr (',' expr)*] ')') [keep] [comparator INT]
     dice     := [INT] 'd' (INT | '%' | 'F') modifier*
     modifier := keep | explode | reroll+ | 'mi' INT | 'ma' INT | success | 'f' cond | 'adv' | 'dis'
               | ('s' | 'sa' | 'sd') | ('cs' | 'cf') [cond]   Roll20's display-only modifiers, set aside
     keep     := ('kh' | 'kl' | 'dh' | 'dl' | 'ph' | 'pl' | 'k' | 'd') [INT]    ('k3' keeps the highest 3)
               | ('k' | 'p') ('<' | '>' | '=') INT                                Avrae: keep / drop by face
-    explode  := ('!' | '!!' | '!p' | 'e' | 'ie') [cond]    explode, compound, penetrate
-    reroll   := ('r' | 'ro' | 'rr' | 'ra' | 'ir') cond     repeated with one kind (`2d8r1r3`): any condition
+    explode  := ('!' | '!!' | '!p' | 'e' | 'ie' | 'x') [cond]    explode, compound, penetrate
+    reroll   := ('r' | 'ro' | 'rr' | 'ra' | 'ir') cond     repeated with one kind (`2d8r1r3`): any condition;
+                                                           a bare `r` or `ro` is Roll20's r1, ro1
     success  := ('<' | '>' | '<=' | '>=' | '=') INT  |  't' INT    count dice meeting the target
     cond     := [('<' | '>' | '<=' | '>=' | '=')] INT
 
@@ -33,6 +34,11 @@ Rules decided here (docs/dice.md gives the reasons, peer by peer):
 * Where the bots disagree the majority wins and the result's `notes` say so: `k3` keeps the highest three
   (Roll20, Dice Maiden; Avrae's literal 3 is `k=3`), `d3` after a die drops the lowest three, `r` rerolls
   until the face stops matching (Roll20; Dice Maiden's once is `ro`), `d%` is a d100, `/` rounds down.
+* Roll20's group of one roll with a keep (`{4d6+3d8}k4`) keeps among all the roll's dice and totals the roll
+  again with what is left; a group of several rolls (with commas), and Avrae's one-item set `(4d6,)kh3`, keep
+  among totals. `x` explodes as `!` (RPG Sage, python-dice; `x8`: on 8 or more, as Dice Maiden's `ie8`).
+* A syntax error names a spelling that rolls: its hint's example, or the text mended by the smallest change
+  (`_Parser._repaired`).
 * Each modifier family appears at most once per dice term: one keep/drop, one explode, one reroll, one
   minimum, one maximum, one success target, one failure target. They always apply in the order reroll,
   explode, minimum/maximum, keep/drop, count successes.
@@ -697,7 +703,7 @@ _SYMBOLS: Final = {
     "=": _Kind.EQ,
     "%": _Kind.PERCENT,
 }
-_PAIRS: Final = {"//": _Kind.DSLASH, "<=": _Kind.LE, ">=": _Kind.GE, "==": _Kind.EQ}
+_PAIRS: Final = {"//": _Kind.DSLASH, "<=": _Kind.LE, ">=": _Kind.GE, "==": _Kind.EQ, "=<": _Kind.LE, "=>": _Kind.GE}
 
 
 # Longest first: a run of letters glued to the dice before it (`d20advkh1`) is split into these.
@@ -1200,6 +1206,22 @@ _COMPARATOR_KINDS: Final = {
 }
 
 
+_EXAMPLE: Final = re.compile(r"[({]?\d*d[\d%f]\S*", re.I)
+
+
+def _names_a_roll(hint: str) -> bool:
+    """Whether `hint` names a spelling that rolls: a word of it that parses, with dice in it."""
+    for match in _EXAMPLE.finditer(hint):
+        word = match.group().rstrip(".,;:")
+        word = word[:-1] if word.endswith(")") and word.count(")") > word.count("(") else word
+        try:
+            _Parser(word, teach=False).parse()
+        except DiceError:
+            continue
+        return True
+    return False
+
+
 def _condition_of(symbol: str, value: int, *, strict: bool) -> Condition:
     """An inclusive condition for `symbol value`; `strict` reads '<' and '>' as Avrae does (below, above)."""
     if symbol == "=":
@@ -1221,11 +1243,13 @@ class _Parsed:
 
 
 class _Parser:
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, *, teach: bool = True) -> None:
+        self._teach = teach  # errors name a spelling that works; off while trying one out
         self._text = text
         self._tokens = _tokenize(text)
         self._index = 0
         self._dice_requested = 0
+        self._dice_start = 0  # where the dice term being read starts
         self._notes: dict[str, None] = {}  # ordered set
 
     def parse(self) -> _Parsed:
@@ -1303,7 +1327,73 @@ class _Parser:
     def _fail(self, token: _Token, hint: str | None = None) -> NoReturn:
         if token.kind is _Kind.WORD and token.word in _OTHER_SPELLINGS:
             hint = _OTHER_SPELLINGS[token.word]
+        elif hint == _EXPECT_OPERATOR:
+            hint = self._after_roll_hint(token)
+        if self._teach and hint is not None and not _names_a_roll(hint):
+            example = self._repaired(token)
+            if example is not None:
+                hint = f"{hint} For example: {example}"
         raise DiceSyntaxError(self._text, token.start, f"Unexpected {self._describe(token)}", hint)
+
+    def _after_roll_hint(self, token: _Token) -> str:
+        """What fits where a roll could have ended, said for the character found there."""
+        piece = self._text[token.start : token.end]
+        before = self._tokens[self._tokens.index(token) - 1] if token in self._tokens[1:] else None
+        if piece in ("^", "*"):
+            return "Powers (^, **) are not supported: write the product, like 1d4*1d4 or 2d6*2."
+        if piece == ",":
+            return (
+                "Separate rolls with ;, like 1d6; 1d8, or put them in a group that keeps the best, like {1d6, 1d8}kh1."
+            )
+        if piece == ".":
+            return "Numbers are whole here: halve a roll with /, like 1d6/2 (it rounds down)."
+        if piece == ")":
+            return "This ')' closes no '('."
+        if token.kind is _Kind.WORD and not token.spaced and before is not None:
+            if before.kind is _Kind.INT and (before.start == 0 or self._text[before.start - 1] in " +-*/(;"):
+                return "A letter right after a number: write dice as NdM, like 1d6, and numbers in digits."
+            return (
+                f"'{piece}' is no modifier here. After the dice: kh3, kl1, dh1, dl1 (4d6kh3), r1, ro1, !, mi2, "
+                "ma5, t7 (6d10t7)."
+            )
+        following = self._tokens[self._tokens.index(token) + 1] if token.kind is _Kind.INT else None
+        if following is not None and token.spaced and following.kind is _Kind.WORD and following.word in ("d", "df"):
+            return "Join dice with +, like 1d6 + 1d8, or make several rolls with ;, like 1d6; 1d8."
+        return (
+            "Text after the roll is its label when it starts with a word after a space, like 1d20+5 Stealth; "
+            "or use the label: option."
+        )
+
+    def _repaired(self, token: _Token) -> str | None:
+        """The text made to read by the smallest change at `token`, or None when no such change reads.
+
+        A number or a die where one is missing, a closing bracket at the end, a comma between a set's items, or a
+        stray character taken out.
+        """
+        at = token.start
+        previous = self._text[:at].rstrip()
+        candidates: list[str] = []
+        if token.kind in (_Kind.END, _Kind.BAD, _Kind.RBRACE, _Kind.RPAREN):
+            number = "6" if previous.lower().endswith("d") else "1" if previous[-1:].isalpha() else "5"
+            dice = self._text[:at] + "1d6" + self._text[at:]
+            number_added = self._text[:at].rstrip() + number + self._text[at:]
+            wants_number = previous[-1:].isalpha() or previous[-1:] in "<>="
+            candidates.extend([number_added, dice] if wants_number else [dice, number_added])
+        if token.kind is _Kind.END:
+            candidates.extend(self._text + closing for closing in (")", "}"))
+        if token.kind in (_Kind.INT, _Kind.WORD, _Kind.LBRACE, _Kind.LPAREN) and token.spaced:
+            candidates.append(self._text[:at].rstrip() + ", " + self._text[at:])
+        if token.kind in (_Kind.RPAREN, _Kind.STAR, _Kind.SLASH, _Kind.PLUS, _Kind.COMMA) or (
+            token.kind is _Kind.WORD and previous[-len(token.word) :].lower() == token.word
+        ):
+            candidates.append(self._text[:at] + self._text[token.end :])
+        for candidate in candidates:
+            try:
+                _Parser(candidate, teach=False).parse()
+            except DiceError:
+                continue
+            return candidate
+        return None
 
     def _literal(self, token: _Token) -> int:
         if token.value > MAX_LITERAL:
@@ -1653,6 +1743,12 @@ class _Parser:
         if token.kind is _Kind.LBRACE:
             self._advance()
             return self._set([self._expr()], token, _Kind.RBRACE)
+        if token.kind is _Kind.WORD and self._peek(1).kind is _Kind.LPAREN:
+            self._fail(token, "The functions here are abs(...) and floor(...), like abs(1d6-1d8).")
+        if token.kind is _Kind.NOTE:
+            self._fail(
+                token, "A note in brackets follows its term, like 1d8[fire]; Roll20's inline roll is [[1d20+5]]."
+            )
         self._fail(token, _EXPECT_OPERAND)
 
     def _function(self, name: _Token) -> Group:
@@ -1751,6 +1847,7 @@ class _Parser:
     def _dice(self, count_token: _Token | None) -> Dice:
         d_token = self._advance()
         start = d_token.start if count_token is None else count_token.start
+        self._dice_start = start
         count = 1 if count_token is None else count_token.value  # _check_dice names the dice limit
         fields: dict[str, Any] = {}
         if d_token.word == "df":
@@ -1785,7 +1882,8 @@ class _Parser:
 
     def _once(self, fields: dict[str, Any], name: str, token: _Token, what: str) -> None:
         if name in fields:
-            self._fail(token, f"Only one {what} is allowed per dice term.")
+            kept = self._text[self._dice_start : token.start].strip()
+            self._fail(token, f"Only one {what} is allowed per dice term: keep the one you mean, like {kept}.")
 
     def _modifier(self, token: _Token, fields: dict[str, Any], sides: int) -> None:
         word = token.word
@@ -1891,7 +1989,8 @@ class _Parser:
             self._advance()
             return Condition(Comparator.EQUAL, self._literal(token))
         if default is None:
-            self._fail(token, "Expected the faces, like r1 or r<3.")
+            word = self._tokens[self._index - 1].word or "r"
+            self._fail(token, f"Expected the faces after {word}, like {word}1 or {word}<3.")
         return Condition(Comparator.EQUAL, default)
 
 

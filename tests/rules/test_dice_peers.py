@@ -12,7 +12,7 @@ from fractions import Fraction
 
 import pytest
 
-from bot.rules.dice import DiceResult, DiceSyntaxError, DieState, SetResult, parse, roll
+from bot.rules.dice import DiceError, DiceResult, DiceSyntaxError, DieState, SetResult, parse, roll
 from bot.rules.dice_odds import SAMPLE_SEED, Method, odds
 from tests.dice_sources import ScriptedDice
 from tests.stats import enumerate_roller
@@ -238,3 +238,56 @@ def test_abs_against_every_face() -> None:
         counts[abs(a - b)] = counts.get(abs(a - b), 0) + 1
     found = odds(parse("abs(1d6-1d8)"), random.Random(SAMPLE_SEED))
     assert {total: found.exactly(total) for total in counts} == {t: Fraction(c, 48) for t, c in counts.items()}
+
+
+# -- every error points at the spot and names a spelling that works ------------------------------------------
+
+MISTYPED = [
+    "1d", "d", "2d6+", "(1d6", "1d6)", "1d20+5)", "3d6!>", "2d6r<", "1d20 +", "*2d6", "2d6**2", "2d6^2", "4d6kk3",
+    "4d6khh3", "5d10>=8f", "5d10t", "5d10t8f", "1d20adv+", "1d20+5 dis adv", "4d6mi", "4d6ma", "1dd6", "1d6,1d8",
+    "{1d6, 1d8", "{1d6 1d8}", "{}", "()", "[1d6]", "1d6[", "1,5d6", "1.5d6", "d6.", "1d6 - * 2", "1d6//", "5d6>",
+    "4d-6", "-", "1d20+5 #attack", "4d6@3", "1d6&1d8", "2d6=", "4d6p", "1d20 ro<", "5d10>8f<", "4d6l1", "4d6h3",
+    "1d6 1d8", "5d10 t8 b1", "2d6 reroll", "ceil(1d8/2)", "sqrt(16)", "1d20kh1kl1", "4d6k>3k<5", "d20+d", "1e6",
+    "1d6 + 2d", "3d6xo", "(Fire Bolt)",
+]  # fmt: skip
+
+
+def spellings_that_roll(hint: str) -> list[str]:
+    """The words of `hint` that are themselves rolls with dice in them (trailing punctuation aside)."""
+    found = []
+    words = hint.split()
+    if "For example: " in hint:
+        words.append(hint.split("For example: ", 1)[1])
+    for word in words:
+        for each in {word.strip(".,;:"), word.strip(".,;:()")}:
+            if "d" not in each.lower() or not any(c.isdigit() for c in each):
+                continue
+            try:
+                parse(each)
+            except DiceError:
+                continue
+            found.append(each)
+    return found
+
+
+@pytest.mark.parametrize("text", MISTYPED)
+def test_every_mistyped_roll_is_refused_at_the_spot_with_a_spelling_that_works(text: str) -> None:
+    with pytest.raises(DiceSyntaxError) as caught:
+        parse(text)
+    error = caught.value
+    assert 0 <= error.position <= len(text)
+    assert error.hint is not None
+    assert spellings_that_roll(error.hint), f"{text}: {error.hint}"
+
+
+def test_a_missing_failure_face_is_taught_as_f_not_r() -> None:
+    with pytest.raises(DiceSyntaxError) as caught:
+        parse("5d10>=8f")
+    assert caught.value.position == 8
+    assert "after f, like f1" in caught.value.hint and "5d10>=8f1" in caught.value.hint
+    assert "r1" not in caught.value.hint
+
+
+def test_a_comparison_written_backwards_reads() -> None:
+    assert str(parse("1d6 =< 3")) == str(parse("1d6<=3"))
+    assert str(parse("5d10=>8")) == str(parse("5d10>=8"))
