@@ -1327,6 +1327,8 @@ class _Parser:
     def _fail(self, token: _Token, hint: str | None = None) -> NoReturn:
         if token.kind is _Kind.WORD and token.word in _OTHER_SPELLINGS:
             hint = _OTHER_SPELLINGS[token.word]
+        elif token.kind is _Kind.WORD and token.word in _ALIAS_REFUSALS:
+            hint = _ALIAS_REFUSALS[token.word]
         elif hint == _EXPECT_OPERATOR:
             hint = self._after_roll_hint(token)
         if self._teach and hint is not None and not _names_a_roll(hint):
@@ -1672,24 +1674,69 @@ class _Parser:
             and d_token.kind is _Kind.WORD
             and d_token.word == "d"
             and not d_token.spaced
-            and sides.kind is _Kind.INT
-            and sides.value == 20
+            and sides.kind in (_Kind.INT, _Kind.PERCENT)
             and not sides.spaced
             and self._peek(3).kind in (_Kind.PLUS, _Kind.MINUS, _Kind.SEMI, _Kind.END, _Kind.WORD)
         ):
             return None
         if self._peek(3).kind is _Kind.WORD and not self._peek(3).spaced:
             return None  # a modifier follows (-d20kh1): plain arithmetic
+        written = self._text[sign.start : sides.end]
+        node: Expression
+        if sign.kind is _Kind.MINUS and not (sides.kind is _Kind.INT and sides.value == 20):
+            # Roll20 and Avrae subtract the die: two against Dice Maiden's disadvantage.
+            size = "d%" if sides.kind is _Kind.PERCENT else f"d{sides.value}"
+            kept = "((2d10kh1-1)*10)+1d10" if sides.kind is _Kind.PERCENT else f"2{size}kl1"
+            self._note(
+                f"{written} opening a roll subtracts a {size}, as in Roll20 and Avrae (Dice Maiden's "
+                f"disadvantage: write {kept})."
+            )
+            return None
+        if sides.kind is _Kind.INT and sides.value == 20:
+            advantage = Advantage.ADVANTAGE if sign.kind is _Kind.PLUS else Advantage.DISADVANTAGE
+            self._note(f"{written} opening a roll is Dice Maiden's {advantage}.")
+            self._dice_requested += 2
+            node = Dice(1, 20, advantage=advantage)
+        elif sides.kind is _Kind.PERCENT:
+            # Dice Maiden's roll-under percentile: two tens dice, the lower (higher) counts, and a ones die.
+            node = self._expansion("((2d10kl1-1)*10)+1d10", written, "advantage on a roll-under percentile")
+        else:
+            node = self._expansion(f"2d{sides.value}kh1", written, "advantage")
         self._index += 3
-        advantage = Advantage.ADVANTAGE if sign.kind is _Kind.PLUS else Advantage.DISADVANTAGE
-        self._note(f"{self._text[sign.start : sides.end]} opening a roll is Dice Maiden's {advantage}.")
-        self._dice_requested += 2
-        node: Expression = Dice(1, 20, advantage=advantage)
         while (kind := self._peek().kind) in (_Kind.PLUS, _Kind.MINUS):
             self._advance()
             op = Operator.ADD if kind is _Kind.PLUS else Operator.SUBTRACT
             node = BinaryOp(op, node, self._term())
         return node
+
+    def _expansion(self, text: str, written: str, name: str) -> Expression:
+        """Dice Maiden's alias `written` read as the notation `text` it stands for; the notes say so."""
+        inner = _Parser(text, teach=False)
+        node = inner._expr()
+        if inner._peek().kind is not _Kind.END:
+            inner._fail(inner._peek())
+        _check_alias(node, written)
+        self._dice_requested += inner._dice_requested
+        self._notes.update(dict.fromkeys(note for note in inner._notes if not note.startswith(("/", "r ", "k"))))
+        self._note(f"{written} is Dice Maiden's {name}: {text}.")
+        return node
+
+    def _alias(self, token: _Token) -> Expression | None:
+        """A Dice Maiden system alias starting at `token` (`4wod8`, `dd34`, `sr6`), read as what it stands for."""
+        for pattern, expand, name in _ALIASES:
+            found = pattern.match(self._text, token.start)
+            if found is None:
+                continue
+            end = found.end()
+            ahead = 0
+            while self._peek(ahead).kind is not _Kind.END and self._peek(ahead).end <= end:
+                ahead += 1
+            if self._peek(ahead - 1).end != end:
+                continue  # the alias ends inside a token: not this one
+            node = self._expansion(expand(found), found.group(), name)
+            self._index += ahead
+            return Group(node)
+        return None
 
     def _unary(self) -> Expression:
         # A loop rather than recursion: 199 minus signs fit in the length limit.
@@ -1720,6 +1767,8 @@ class _Parser:
 
     def _bare_atom(self) -> Expression:
         token = self._peek()
+        if token.kind in (_Kind.INT, _Kind.WORD) and (alias := self._alias(token)) is not None:
+            return alias
         if token.kind is _Kind.INT:
             self._advance()
             after = self._peek()
@@ -2094,6 +2143,46 @@ def _outside(low: int, high: int, ranges: list[tuple[int, int]]) -> list[tuple[i
     if start <= high:
         left.append((start, high))
     return left
+
+
+def _check_alias(node: Expression, written: str) -> None:
+    """Refuse an alias whose numbers make no dice (`0wod8`, `dd01`), naming it."""
+    for term in _dice_terms(node):
+        if term.count == 0 or term.sides < 2:
+            raise DiceError(f"{written} asks for no dice: give a pool of 1 or more and dice of 2 or more sides.")
+
+
+def _alias_pattern(body: str) -> re.Pattern[str]:
+    return re.compile(body + r"(?![a-z0-9])", re.I)
+
+
+# Dice Maiden's system aliases (its dice_maiden_logic.rb `alias_input_map`), each read as the notation it stands
+# for here. Dice Maiden's `r7` (reroll 7 or less, once) is `ro<=7`; its `ie` explodes again, as `!` does.
+_ALIASES: Final[tuple[tuple[re.Pattern[str], Any, str], ...]] = (
+    (_alias_pattern(r"(\d+)wod(\d+)"), lambda m: f"{m[1]}d10ie10t{m[2]}f1", "World of Darkness roll"),
+    (_alias_pattern(r"(\d+)cod([89])?"), lambda m: f"{m[1]}d10ie{m[2] or 10}t8", "Chronicles of Darkness roll"),
+    (_alias_pattern(r"(\d+)codr"), lambda m: f"{m[1]}d10ro<=7t8", "Chronicles of Darkness rote roll"),
+    (_alias_pattern(r"dd(\d)(\d)"), lambda m: f"(1d{m[1]}*10)+1d{m[2]}", "double-digit roll"),
+    (_alias_pattern(r"age"), lambda m: "2d6+1d6", "AGE system test"),
+    (re.compile(r"(\d+)wh(\d+)\+", re.I), lambda m: f"{m[1]}d6t{m[2]}", "Warhammer pool"),
+    (_alias_pattern(r"sr(\d+)"), lambda m: f"{m[1]}d6t5", "Shadowrun pool"),
+    (_alias_pattern(r"sp(\d+)"), lambda m: f"{m[1]}d10ie10t8", "Storypath pool"),
+    (_alias_pattern(r"(\d+)yz"), lambda m: f"{m[1]}d6t6", "Year Zero pool"),
+    (_alias_pattern(r"snm(\d+)"), lambda m: f"{m[1]}d6ie6t4", "Sunsails: New Millennium pool"),
+    (_alias_pattern(r"d6s(\d+)"), lambda m: f"{m[1]}d6+1d6ie", "D6 System roll with its wild die"),
+    (_alias_pattern(r"d6s"), lambda m: "1d6ie", "D6 System wild die"),
+)
+_ALIAS_REFUSALS: Final = {
+    "attack": "Dice Maiden's attack is a plain d20: write 1d20 and the bonus, like 1d20+5.",
+    "skill": "Dice Maiden's skill is a plain d20: write 1d20 and the bonus, like 1d20+5.",
+    "save": "Dice Maiden's save is a plain d20: write 1d20 and the bonus, like 1d20+5.",
+    "dndstats": "Roll six ability scores with 6 4d6k3.",
+    "ex": "Exalted's 10s that count twice are not supported: count successes with t7, like 6d10t7.",
+    "ed": "Earthdawn steps are not supported: write the step's dice, like 2d6!.",
+    "hsn": "Hero System damage is not supported: write the dice, like 5d6.",
+    "hsk": "Hero System damage is not supported: write the dice, like 5d6.",
+    "hsh": "Hero System to-hit is not supported: roll 3d6 under 11 plus your level, like 3d6.",
+}
 
 
 _INLINE: Final = re.compile(r"\[\[(.*?)\]\]")

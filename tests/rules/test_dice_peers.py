@@ -291,3 +291,76 @@ def test_a_missing_failure_face_is_taught_as_f_not_r() -> None:
 def test_a_comparison_written_backwards_reads() -> None:
     assert str(parse("1d6 =< 3")) == str(parse("1d6<=3"))
     assert str(parse("5d10=>8")) == str(parse("5d10>=8"))
+
+
+# -- Dice Maiden's system aliases ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("alias", "notation"),
+    [
+        ("4wod8", "4d10ie10t8f1"),
+        ("5cod", "5d10ie10t8"),
+        ("5cod8", "5d10ie8t8"),
+        ("3codr", "3d10ro<=7t8"),
+        ("dd34", "(1d3*10)+1d4"),
+        ("age", "2d6+1d6"),
+        ("sr6", "6d6t5"),
+        ("sp4", "4d10ie10t8"),
+        ("5yz", "5d6t6"),
+        ("snm3", "3d6ie6t4"),
+        ("d6s4", "4d6+1d6ie"),
+        ("d6s", "1d6ie"),
+        ("4wh3+", "4d6t3"),
+        ("+d6", "2d6kh1"),
+        ("+d%", "((2d10kl1-1)*10)+1d10"),
+    ],
+)
+def test_dice_maidens_aliases_roll_what_they_stand_for(alias: str, notation: str) -> None:
+    for seed in range(5):
+        assert roll(alias, random.Random(seed)).total == roll(notation, random.Random(seed)).total
+    assert f"{alias} is Dice Maiden's" in roll(alias, random.Random(1)).notes[-1]
+    assert notation in roll(alias, random.Random(1)).notes[-1]
+
+
+def test_a_minus_die_opening_a_roll_subtracts_it_as_roll20_and_avrae_do() -> None:
+    result = roll("-d8+2", ScriptedDice([5]))
+    assert result.total == -3
+    assert result.notes == (
+        "-d8 opening a roll subtracts a d8, as in Roll20 and Avrae (Dice Maiden's disadvantage: write 2d8kl1).",
+    )
+
+
+def test_an_alias_is_a_term_like_any_other() -> None:
+    assert roll("dd34 + 5", ScriptedDice([2, 3])).total == 28
+    assert roll("+d6+2", ScriptedDice([2, 5])).total == 7
+
+
+@pytest.mark.parametrize(
+    ("text", "teaches"),
+    [
+        ("attack+5", "1d20+5"),
+        ("save", "1d20+5"),
+        ("ed5", "2d6!"),
+        ("ex5", "6d10t7"),
+        ("4hsn", "5d6"),
+        ("dndstats", "6 4d6k3"),
+    ],
+)
+def test_the_aliases_with_no_reading_here_are_refused_with_what_works(text: str, teaches: str) -> None:
+    with pytest.raises(DiceSyntaxError) as caught:
+        parse(text)
+    assert teaches in caught.value.message
+
+
+def test_an_alias_of_no_dice_is_refused() -> None:
+    with pytest.raises(DiceError, match="0wod8 asks for no dice"):
+        parse("0wod8")
+
+
+@pytest.mark.parametrize("text", ["dd23", "age", "+d4", "+d%", "2yz"])
+def test_alias_odds_match_every_sequence_the_roller_draws(text: str) -> None:
+    found = odds(parse(text), random.Random(SAMPLE_SEED))
+    expected, left_out = enumerate_roller(text, max_draws=8)
+    assert found.method is Method.EXACT and left_out == 0
+    assert {total: found.exactly(total) for total in expected} == expected
