@@ -84,6 +84,7 @@ MAX_LITERAL: Final = 1_000_000
 MAX_REPEAT: Final = 20
 MAX_ROLLS_AT_ONCE: Final = 10
 MAX_ANNOTATION: Final = 40
+MAX_EXPONENT: Final = 10
 FUDGE_SIDES: Final = 3  # `Dice.sides` of a fudge die (dF), whose faces are -1, 0 and +1
 
 
@@ -131,6 +132,38 @@ class Operator(StrEnum):
     MULTIPLY = "*"
     DIVIDE = "/"
     MODULO = "%"
+    POWER = "**"  # Roll20's; `^` too. The exponent is a number from 0 to MAX_EXPONENT
+    # Avrae's comparisons of two totals: 1 when they hold, 0 when not; < and > are strict, as in d20.
+    LESS = "<"
+    GREATER = ">"
+    AT_MOST = "<="
+    AT_LEAST = ">="
+    EQUALS = "=="
+
+    def apply(self, left: int, right: int) -> int | None:
+        """`left op right` as the roller works it out; None for a division (or remainder) by zero."""
+        if self is Operator.ADD:
+            return left + right
+        if self is Operator.SUBTRACT:
+            return left - right
+        if self is Operator.MULTIPLY:
+            return left * right
+        if self is Operator.POWER:
+            return int(left**right)  # the exponent is a whole number from 0 up
+        if self in _COMPARE:
+            return int(_COMPARE[self](left, right))
+        if right == 0:
+            return None
+        return left // right if self is Operator.DIVIDE else left % right
+
+
+_COMPARE: Final = {
+    "<": lambda a, b: a < b,
+    ">": lambda a, b: a > b,
+    "<=": lambda a, b: a <= b,
+    ">=": lambda a, b: a >= b,
+    "==": lambda a, b: a == b,
+}
 
 
 class Comparator(StrEnum):
@@ -672,6 +705,7 @@ class _Kind(Enum):
     GE = auto()
     EQ = auto()
     NOTE = auto()  # `[...]`; `word` holds what is between the brackets
+    POWER = auto()
     BAD = auto()
     END = auto()
 
@@ -702,8 +736,17 @@ _SYMBOLS: Final = {
     ">": _Kind.GT,
     "=": _Kind.EQ,
     "%": _Kind.PERCENT,
+    "^": _Kind.POWER,
 }
-_PAIRS: Final = {"//": _Kind.DSLASH, "<=": _Kind.LE, ">=": _Kind.GE, "==": _Kind.EQ, "=<": _Kind.LE, "=>": _Kind.GE}
+_PAIRS: Final = {
+    "**": _Kind.POWER,
+    "//": _Kind.DSLASH,
+    "<=": _Kind.LE,
+    ">=": _Kind.GE,
+    "==": _Kind.EQ,
+    "=<": _Kind.LE,
+    "=>": _Kind.GE,
+}
 
 
 # Longest first: a run of letters glued to the dice before it (`d20advkh1`) is split into these.
@@ -1250,6 +1293,7 @@ class _Parser:
         self._index = 0
         self._dice_requested = 0
         self._dice_start = 0  # where the dice term being read starts
+        self._powers = 0
         self._notes: dict[str, None] = {}  # ordered set
 
     def parse(self) -> _Parsed:
@@ -1341,8 +1385,8 @@ class _Parser:
         """What fits where a roll could have ended, said for the character found there."""
         piece = self._text[token.start : token.end]
         before = self._tokens[self._tokens.index(token) - 1] if token in self._tokens[1:] else None
-        if piece in ("^", "*"):
-            return "Powers (^, **) are not supported: write the product, like 1d4*1d4 or 2d6*2."
+        if token.kind is _Kind.POWER:
+            return "A power is taken once, of a term: write 2d6**2, or (1d4)**2 for the power of a single die."
         if piece == ",":
             return (
                 "Separate rolls with ;, like 1d6; 1d8, or put them in a group that keeps the best, like {1d6, 1d8}kh1."
@@ -1646,6 +1690,19 @@ class _Parser:
     # -- grammar
 
     def _expr(self) -> Expression:
+        node = self._sum()
+        token = self._peek()
+        if token.kind in _COMPARATOR_KINDS:
+            # Avrae's comparison of two totals (a comparison right after dice counts them, as in Roll20).
+            self._advance()
+            symbol = _COMPARATOR_KINDS[token.kind]
+            op = Operator("==" if symbol == "=" else symbol)
+            strict = " (strictly)" if symbol in "<>" else ""
+            self._note(f"{op} compares the two totals, as in Avrae: 1 when it holds{strict}, 0 when not.")
+            node = BinaryOp(op, node, self._sum())
+        return node
+
+    def _sum(self) -> Expression:
         node = self._term()
         while (kind := self._peek().kind) in (_Kind.PLUS, _Kind.MINUS):
             self._advance()
@@ -1745,6 +1802,29 @@ class _Parser:
             self._advance()
             negations += kind is _Kind.MINUS
         node = self._atom()
+        if (power := self._peek()).kind is _Kind.POWER:
+            self._advance()
+            exponent = self._peek()
+            after = self._peek(1)
+            self._powers += 1
+            if self._powers > 1:
+                raise DiceSyntaxError(
+                    self._text,
+                    power.start,
+                    "A second power",
+                    "One power per roll, its exponent a number: a power of a power grows past any dice. Like (1d4)**2.",
+                )
+            dice_exponent = after.kind is _Kind.WORD and after.word in ("d", "df") and not after.spaced
+            if exponent.kind is not _Kind.INT or exponent.value > MAX_EXPONENT or dice_exponent:
+                raise DiceSyntaxError(
+                    self._text,
+                    exponent.start,
+                    f"A power of {self._describe(exponent)}",
+                    f"The exponent is a number from 0 to {MAX_EXPONENT}, like (1d4)**2.",
+                )
+            self._advance()
+            self._note(f"{self._text[power.start : power.end]} raises to a power, as Roll20's ** does.")
+            node = BinaryOp(Operator.POWER, node, Number(exponent.value))
         for _ in range(negations):
             node = Negate(node)
         return node
@@ -2284,16 +2364,11 @@ class _Roller:
         assert_never(node)
 
     def _arithmetic(self, op: Operator, left: int, right: int) -> int:
-        if op is Operator.ADD:
-            return left + right
-        if op is Operator.SUBTRACT:
-            return left - right
-        if op is Operator.MULTIPLY:
-            return left * right
-        if right == 0:
+        value = op.apply(left, right)
+        if value is None:
             self.divided_by_zero = True
             return 0
-        return left // right if op is Operator.DIVIDE else left % right
+        return value
 
     def _roll_set(self, node: DiceSet) -> SetResult:
         items = tuple(self.evaluate(item) for item in node.items)

@@ -338,15 +338,8 @@ def _map(dist: _Dist, function: Callable[[int], int]) -> _Dist:
 
 def _arithmetic(op: Operator, left: int, right: int) -> int:
     """What `bot.rules.dice` computes for `left op right`, a division by zero counting 0."""
-    if op is Operator.ADD:
-        return left + right
-    if op is Operator.SUBTRACT:
-        return left - right
-    if op is Operator.MULTIPLY:
-        return left * right
-    if right == 0:
-        return 0
-    return left // right if op is Operator.DIVIDE else left % right
+    value = op.apply(left, right)
+    return 0 if value is None else value
 
 
 # ------------------------------------------------------------------------------------------- one dice term
@@ -1043,6 +1036,11 @@ def _range_of(op: Operator, a: _Shape, b: _Shape) -> tuple[int, int]:
     if op is Operator.MULTIPLY:
         corners = [x * y for x in (a.low, a.high) for y in (b.low, b.high)]
         return min(corners), max(corners)
+    if op is Operator.POWER:
+        corners = [x**y for x in (a.low, a.high, 0 if a.low <= 0 <= a.high else a.low) for y in (b.low, b.high)]
+        return min(corners), max(corners)
+    if op not in (Operator.DIVIDE, Operator.MODULO):
+        return 0, 1  # a comparison
     if op is Operator.DIVIDE:
         top = max(abs(a.low), abs(a.high))
         return -top - 1, top

@@ -243,7 +243,7 @@ def test_abs_against_every_face() -> None:
 # -- every error points at the spot and names a spelling that works ------------------------------------------
 
 MISTYPED = [
-    "1d", "d", "2d6+", "(1d6", "1d6)", "1d20+5)", "3d6!>", "2d6r<", "1d20 +", "*2d6", "2d6**2", "2d6^2", "4d6kk3",
+    "1d", "d", "2d6+", "(1d6", "1d6)", "1d20+5)", "3d6!>", "2d6r<", "1d20 +", "*2d6", "2d6**2**2", "2d6^x", "4d6kk3",
     "4d6khh3", "5d10>=8f", "5d10t", "5d10t8f", "1d20adv+", "1d20+5 dis adv", "4d6mi", "4d6ma", "1dd6", "1d6,1d8",
     "{1d6, 1d8", "{1d6 1d8}", "{}", "()", "[1d6]", "1d6[", "1,5d6", "1.5d6", "d6.", "1d6 - * 2", "1d6//", "5d6>",
     "4d-6", "-", "1d20+5 #attack", "4d6@3", "1d6&1d8", "2d6=", "4d6p", "1d20 ro<", "5d10>8f<", "4d6l1", "4d6h3",
@@ -360,6 +360,55 @@ def test_an_alias_of_no_dice_is_refused() -> None:
 
 @pytest.mark.parametrize("text", ["dd23", "age", "+d4", "+d%", "2yz"])
 def test_alias_odds_match_every_sequence_the_roller_draws(text: str) -> None:
+    found = odds(parse(text), random.Random(SAMPLE_SEED))
+    expected, left_out = enumerate_roller(text, max_draws=8)
+    assert found.method is Method.EXACT and left_out == 0
+    assert {total: found.exactly(total) for total in expected} == expected
+
+
+# -- Avrae's comparisons and Roll20's powers ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "faces", "total"),
+    [
+        ("1d20+5 >= 15", [10], 1),
+        ("1d20+5 >= 15", [9], 0),
+        ("1d20+5 > 15", [10], 0),  # Avrae's > is strict
+        ("1d20+5 < 15", [9], 1),
+        ("1d20+5 = 15", [10], 1),
+        ("1d20+5 == 14", [10], 0),
+        ("(1d20+2 >= 12) * 2d6", [10, 3, 4], 7),
+        ("1d20 > 10", [10], 1),  # right after the dice, Roll20's count of dice showing 10 or more
+        ("2**3", [], 8),
+        ("(1d4)**2", [3], 9),
+        ("2d6^2", [2, 5], 49),
+        ("-2**2", [], -4),
+        ("1d6**0", [4], 1),
+    ],
+)
+def test_comparisons_and_powers(text: str, faces: list[int], total: int) -> None:
+    assert roll(text, ScriptedDice(faces)).total == total
+
+
+@pytest.mark.parametrize(
+    ("text", "position", "teaches"),
+    [
+        ("1d6**11", 5, "(1d4)**2"),
+        ("1d6**1d4", 5, "(1d4)**2"),
+        ("(2**3)**2", 6, "(1d4)**2"),
+        ("2d6**2**2", 6, "2d6**2"),
+    ],
+)
+def test_a_power_takes_one_small_number(text: str, position: int, teaches: str) -> None:
+    with pytest.raises(DiceSyntaxError) as caught:
+        parse(text)
+    assert caught.value.position == position
+    assert teaches in caught.value.message
+
+
+@pytest.mark.parametrize("text", ["1d20+5 >= 15", "(1d6+1 > 1d4) * 3", "1d4**2", "(1d3-2)^3", "2d4^2 == 16"])
+def test_comparison_and_power_odds_match_every_sequence_the_roller_draws(text: str) -> None:
     found = odds(parse(text), random.Random(SAMPLE_SEED))
     expected, left_out = enumerate_roller(text, max_draws=8)
     assert found.method is Method.EXACT and left_out == 0
