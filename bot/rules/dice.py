@@ -1395,6 +1395,11 @@ class _Parser:
             return "Numbers are whole here: halve a roll with /, like 1d6/2 (it rounds down)."
         if piece == ")":
             return "This ')' closes no '('."
+        if token.kind is _Kind.WORD and re.fullmatch(r"(rr|ro|ra|e|mi|ma)[lh]", token.word):
+            return (
+                f"Avrae's {token.word[-1]} selector chooses dice by rank for k and p here (4d6kh3, 4d6pl1); for "
+                f"{token.word[:-1]}, name the faces, like 4d6ro<2."
+            )
         if token.kind is _Kind.WORD and not token.spaced and before is not None:
             if before.kind is _Kind.INT and (before.start == 0 or self._text[before.start - 1] in " +-*/(;"):
                 return "A letter right after a number: write dice as NdM, like 1d6, and numbers in digits."
@@ -2005,7 +2010,13 @@ class _Parser:
             self._modifier(token, fields, sides)
         written = self._text[start : self._tokens[self._index - 1].end]
         node = Dice(count, sides, **fields)
-        _check_dice(node, written)
+        try:
+            _check_dice(node, written)
+        except DiceLimitError:
+            raise
+        except DiceError as error:  # well formed, but it can't be rolled: the caret goes under the term
+            reason, _, hint = error.message.rstrip(".").partition(". ")
+            raise DiceSyntaxError(self._text, start, reason, hint + "." if hint else None) from None
         self._dice_requested += node.rolled_count
         return node
 

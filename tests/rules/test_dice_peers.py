@@ -413,3 +413,29 @@ def test_comparison_and_power_odds_match_every_sequence_the_roller_draws(text: s
     expected, left_out = enumerate_roller(text, max_draws=8)
     assert found.method is Method.EXACT and left_out == 0
     assert {total: found.exactly(total) for total in expected} == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "position", "says"),
+    [
+        ("10d20r<20", 0, "write r<19, or Avrae's rr<20"),
+        ("2d6 + 4dF!", 6, "Fudge dice can't explode or reroll"),
+        ("1d8 + 4d6k0", 6, "use at least 1"),
+        ("1d6x0", 0, "would explode forever"),
+        ("2d6 + 3d6mi5ma2", 6, "The minimum is above the maximum"),
+    ],
+)
+def test_a_term_that_reads_but_cannot_roll_is_refused_with_the_caret_under_it(
+    text: str, position: int, says: str
+) -> None:
+    with pytest.raises(DiceSyntaxError) as caught:
+        parse(text)
+    assert caught.value.position == position
+    assert says in caught.value.message
+
+
+def test_avraes_rank_selectors_on_rerolls_are_refused_with_what_works() -> None:
+    with pytest.raises(DiceSyntaxError) as caught:
+        parse("4d6rol1")
+    assert caught.value.position == 3
+    assert "4d6ro<2" in caught.value.message and "4d6pl1" in caught.value.message
