@@ -88,6 +88,9 @@ _OTHER_BOT_MODIFIER = st.sampled_from(
         "x",
         "x5",
         "r",
+        "tl3",
+        "rg5",
+        " irg5",
     ]
 )
 

@@ -764,6 +764,9 @@ _KEYWORDS: Final = sorted(
         "rr",
         "ra",
         "ir",
+        "rg",
+        "irg",
+        "tl",
         "ie",
         "mi",
         "ma",
@@ -1221,14 +1224,17 @@ _KEEP_WORDS: Final = {
 _EXPLODE_WORDS: Final = frozenset({"e", "ie", "x"})
 # Roll20's sorting and critical highlighting change how dice look there, never a total: read and set aside.
 _DISPLAY_WORDS: Final = frozenset({"s", "sa", "sd", "cs", "cf"})
-_REROLL_WORDS: Final = frozenset({"r", "ro", "rr", "ra", "ir"})
+_REROLL_WORDS: Final = frozenset({"r", "ro", "rr", "ra", "ir", "rg", "irg"})
 _MODIFIER_WORDS: Final = frozenset(
-    {*_KEEP_WORDS, *_EXPLODE_WORDS, *_REROLL_WORDS, "p", "mi", "ma", "t", "f", "adv", "dis", *_DISPLAY_WORDS}
+    {*_KEEP_WORDS, *_EXPLODE_WORDS, *_REROLL_WORDS, "p", "mi", "ma", "t", "tl", "f", "adv", "dis", *_DISPLAY_WORDS}
 )
 # Spellings of other bots that /roll does not take, with what to write instead.
 _OTHER_SPELLINGS: Final = {
     "xo": "Exploding once is not supported; write ! to explode (3d6!).",
-    "b": "Botches are counted with f here (5d10t8f1).",
+    "b": (
+        "Dice Maiden's botches (b1) are not counted apart here: count 1s against the successes with f1, like "
+        "5d10t8f1, or count them alone with 5d10=1."
+    ),
     "min": "The minimum face is written mi here (8d6mi2).",
     "max": "The maximum face is written ma here (1d20ma19).",
     "floor": "Write floor(...) with its parentheses, like floor((1d8+3)/2); / already rounds down.",
@@ -2067,7 +2073,7 @@ class _Parser:
                 self._note(f"{written} explodes {where}, as ! does: RPG Sage's and python-dice's spelling.")
             fields["explode"] = condition
         elif word in _REROLL_WORDS:
-            once, add = word in ("ro", "ra"), word == "ra"
+            once, add = word in ("ro", "ra", "rg"), word == "ra"
             earlier: Reroll | None = fields.get("reroll")
             if earlier is not None and (earlier.once, earlier.add) != (once, add):
                 self._fail(token, "Only one kind of reroll (r, ro or ra) is allowed per dice term.")
@@ -2080,6 +2086,13 @@ class _Parser:
                 condition = self._condition(default=None, strict=word in ("rr", "ra"))
             if word == "ir" and condition.comparator is Comparator.EQUAL:
                 condition = Condition(Comparator.AT_MOST, condition.value)  # Dice Maiden: ir2 rerolls 2 or less
+            if word in ("rg", "irg") and condition.comparator is Comparator.EQUAL:
+                # Dice Maiden: rg5 rerolls 5 or more once, irg5 until the die shows less.
+                condition = Condition(Comparator.AT_LEAST, condition.value)
+                self._note(
+                    f"{word}{condition.value} rerolls {condition.value} or more {'once' if once else 'until it stops'}"
+                    ", as in Dice Maiden."
+                )
             if word == "r":
                 self._note("r rerolls until the die stops matching, as in Roll20 (Dice Maiden's r rerolls once: ro).")
             if earlier is not None:
@@ -2090,6 +2103,11 @@ class _Parser:
             name = "minimum" if word == "mi" else "maximum"
             self._once(fields, name, token, word)
             fields[name] = self._int(f"the {name} face after {word}, like {word}2")
+        elif word == "tl":
+            self._once(fields, "success", token, "success target (t or a comparison)")
+            value = self._int("the target after tl, like tl6")
+            self._note(f"tl{value} counts dice showing {value} or less, as in Dice Maiden.")
+            fields["success"] = Condition(Comparator.AT_MOST, value)
         elif word == "t":
             self._once(fields, "success", token, "success target (t or a comparison)")
             nxt = self._peek()

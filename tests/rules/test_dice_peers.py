@@ -439,3 +439,23 @@ def test_avraes_rank_selectors_on_rerolls_are_refused_with_what_works() -> None:
         parse("4d6rol1")
     assert caught.value.position == 3
     assert "4d6ro<2" in caught.value.message and "4d6pl1" in caught.value.message
+
+
+@pytest.mark.parametrize(
+    ("text", "normalized", "faces", "total"),
+    [
+        ("6d10tl3", "6d10t<=3", [1, 3, 4, 9, 2, 10], 3),  # Dice Maiden's tl: successes at 3 or less
+        ("2d6rg5", "2d6ro>=5", [5, 2, 6], 8),  # rg: reroll 5 or more, once
+        ("2d6irg5", "2d6r>=5", [5, 2, 6, 3], 5),  # irg: until the die shows less
+    ],
+)
+def test_dice_maidens_low_targets_and_high_rerolls(text: str, normalized: str, faces: list[int], total: int) -> None:
+    result = roll(text, ScriptedDice(faces))
+    assert (result.expression_text, result.total) == (normalized, total)
+
+
+def test_a_botch_count_names_the_spellings_that_count_them() -> None:
+    with pytest.raises(DiceSyntaxError) as caught:
+        parse("5d10 t8 b1")
+    assert caught.value.position == 8
+    assert "5d10t8f1" in caught.value.message and "5d10=1" in caught.value.message
