@@ -2432,7 +2432,7 @@ class _Roller:
         changed: dict[int, DiceResult] = {}
         for which, result in enumerate(rolled):
             dice = tuple(
-                replace(die, state=DieState.DROPPED, success=False, failure=False) if (which, index) in dropped else die
+                Die(die.face, DieState.DROPPED, die.exploded, die.extra) if (which, index) in dropped else die
                 for index, die in enumerate(result.dice)
             )
             live = [die for die in dice if die.state is DieState.KEPT]
