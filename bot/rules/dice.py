@@ -706,6 +706,7 @@ class _Kind(Enum):
     EQ = auto()
     NOTE = auto()  # `[...]`; `word` holds what is between the brackets
     POWER = auto()
+    CARET = auto()  # `^`: a power in some bots, keep-highest in python-dice; refused with both spellings
     BAD = auto()
     END = auto()
 
@@ -736,7 +737,7 @@ _SYMBOLS: Final = {
     ">": _Kind.GT,
     "=": _Kind.EQ,
     "%": _Kind.PERCENT,
-    "^": _Kind.POWER,
+    "^": _Kind.CARET,
 }
 _PAIRS: Final = {
     "**": _Kind.POWER,
@@ -1813,6 +1814,15 @@ class _Parser:
             self._advance()
             negations += kind is _Kind.MINUS
         node = self._atom()
+        if (caret := self._peek()).kind is _Kind.CARET:
+            amount = self._peek(1).value if self._peek(1).kind is _Kind.INT else 3
+            raise DiceSyntaxError(
+                self._text,
+                caret.start,
+                "'^' reads two ways",
+                f"python-dice keeps the highest dice with it, others raise to a power: write kh{amount} to keep "
+                f"the highest {amount}, like 6d6kh{amount}, or ** for a power, like (1d4)**2.",
+            )
         if (power := self._peek()).kind is _Kind.POWER:
             self._advance()
             exponent = self._peek()
@@ -1834,7 +1844,7 @@ class _Parser:
                     f"The exponent is a number from 0 to {MAX_EXPONENT}, like (1d4)**2.",
                 )
             self._advance()
-            self._note(f"{self._text[power.start : power.end]} raises to a power, as Roll20's ** does.")
+            self._note("** raises to a power, as in Roll20.")
             node = BinaryOp(Operator.POWER, node, Number(exponent.value))
         for _ in range(negations):
             node = Negate(node)

@@ -382,7 +382,6 @@ def test_alias_odds_match_every_sequence_the_roller_draws(text: str) -> None:
         ("1d20 > 10", [10], 1),  # right after the dice, Roll20's count of dice showing 10 or more
         ("2**3", [], 8),
         ("(1d4)**2", [3], 9),
-        ("2d6^2", [2, 5], 49),
         ("-2**2", [], -4),
         ("1d6**0", [4], 1),
     ],
@@ -407,7 +406,14 @@ def test_a_power_takes_one_small_number(text: str, position: int, teaches: str) 
     assert teaches in caught.value.message
 
 
-@pytest.mark.parametrize("text", ["1d20+5 >= 15", "(1d6+1 > 1d4) * 3", "1d4**2", "(1d3-2)^3", "2d4^2 == 16"])
+def test_a_caret_reads_two_ways_and_is_refused_with_both_spellings() -> None:
+    with pytest.raises(DiceSyntaxError) as caught:
+        parse("6d6^3")
+    assert caught.value.position == 3
+    assert "6d6kh3" in caught.value.message and "(1d4)**2" in caught.value.message
+
+
+@pytest.mark.parametrize("text", ["1d20+5 >= 15", "(1d6+1 > 1d4) * 3", "1d4**2", "(1d3-2)**3", "2d4**2 == 16"])
 def test_comparison_and_power_odds_match_every_sequence_the_roller_draws(text: str) -> None:
     found = odds(parse(text), random.Random(SAMPLE_SEED))
     expected, left_out = enumerate_roller(text, max_draws=8)
