@@ -19,7 +19,6 @@ from bot.rules.dice import (
     GroupResult,
     NegateResult,
     NumberResult,
-    Operator,
     ResultNode,
     RollResult,
     RollsResult,
@@ -60,10 +59,10 @@ def breakdown(node: ResultNode, *, every_die: bool = True) -> str:
             return "-" + breakdown(node.operand, every_die=every_die)
         case BinaryResult():
             # A bare * would start italics in Discord's Markdown.
-            op = "\\*" if node.op is Operator.MULTIPLY else str(node.op)
+            op = str(node.op).replace("*", "\\*")
             return f"{breakdown(node.left, every_die=every_die)} {op} {breakdown(node.right, every_die=every_die)}"
         case GroupResult():
-            return f"({breakdown(node.inner, every_die=every_die)})"
+            return f"{node.function}({breakdown(node.inner, every_die=every_die)})"
         case AnnotatedResult():
             return f"{breakdown(node.inner, every_die=every_die)} \\[{escape_markdown(node.note)}\\]"
         case SetResult():

@@ -226,7 +226,7 @@ async def test_the_reading_used_is_said_where_bots_disagree(local: LocalDiscord)
 @pytest.mark.parametrize(
     ("expression", "teaches"),
     [
-        ("3d6x", "Exploding dice are written ! here"),
+        ("3d6xo", "write ! to explode"),
         ("1d20advantage", "Write adv"),
         ("1d20+5 3 goblins", "use the label: option"),
         ("10d20r<20", "write r<19, or Avrae's rr<20"),
