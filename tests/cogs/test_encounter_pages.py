@@ -22,15 +22,20 @@ NAMES = ("Hobgoblin Sergeant of the Fen", "Goblin Skirmisher of the Hill", "Bugb
 CONDITIONS = ("entangled in the spider's webbing", "shaken by the dragon's roaring")
 
 
-async def big_fight(local: LocalDiscord) -> tuple[Actor, Exchange]:
-    """A D&D fight of 25 combatants, each with two long conditions, begun; its runner and `/encounter show`."""
+async def big_fight(
+    local: LocalDiscord, *, group: bool = False, conditions: tuple[str, ...] = CONDITIONS
+) -> tuple[Actor, Exchange]:
+    """A D&D fight of 25 combatants, each with long `conditions`, begun; its runner and `/encounter show`.
+
+    `group`: each kind of creature rolls one initiative (three checks), rather than one each.
+    """
     runner = local.as_user(MOD, permissions=MANAGER_PERMISSIONS)
     ok(await local.command("encounter start", {"ruleset": "dnd35", "name": "Siege"}, actor=runner))
     for name, count in zip(NAMES, (10, 10, 5), strict=True):
-        added = {"name": name, "hp": 30, "count": count, "group": False, "initiative": 3}
+        added = {"name": name, "hp": 30, "count": count, "group": group, "initiative": 3}
         ok(await local.command("encounter add", added, actor=runner))
     for combatant in (await stored(local.bot.database)).combatants:
-        for condition in CONDITIONS:
+        for condition in conditions:
             given = {"combatant": combatant.name, "name": condition[:32], "rounds": 100}
             ok(await local.command("encounter condition", given, actor=runner))
     ok(await local.command("encounter next", actor=runner))
@@ -148,3 +153,18 @@ async def test_a_private_tracker_pages_privately_in_its_viewers_numbers(local: L
     assert turned.response["type"] == 7 and local.original(first)["embeds"][0]["title"].startswith(
         "Siege · D&D 3.5 · 2/"
     )
+
+
+async def test_a_groups_one_initiative_shows_on_every_page_that_lists_one_of_it(local: LocalDiscord) -> None:
+    # Three checks make a short initiative field: a third condition each fills the order instead.
+    runner, show = await big_fight(local, group=True, conditions=(*CONDITIONS, "blinded by the wizard's sunburst"))
+    shown = await pages(local, show, actor=runner)
+    assert len(shown) >= 2
+    assert "…" not in json.dumps(shown, ensure_ascii=False)
+    fight = await stored(local.bot.database)
+    assert [name for page in shown for name in listed(page)] == [c.name for c in fight.combatants]
+    for page in shown:
+        [field] = page["fields"]
+        kinds = {name.rsplit(" ", 1)[0] for name in listed(page)}
+        # "Goblin Skirmisher of the Hill 1-10: d20 ...": one line a kind, for the kinds on the page only.
+        assert {line.split(":")[0].rsplit(" ", 1)[0] for line in field["value"].split("\n")} == kinds
