@@ -6,16 +6,16 @@ import io
 from dataclasses import dataclass
 
 import discord
-from discord import app_commands
 from discord.ext import commands
 
 from bot import offload
 from bot.client import DiceBot
 from bot.rules import dice, dice_odds, replay
 from bot.rules.dice import DiceSource
-from bot.rules.dice_odds import Odds
-from bot.ui.chart import ODDS_BARS, odds_chart
-from bot.ui.dice import ODDS_CHART, odds_embed, odds_line, odds_summary, roll_answer
+from bot.rules.dice_odds import Method, Odds
+from bot.rules.odds_bars import Bars, View, bars
+from bot.ui.chart import odds_chart
+from bot.ui.dice import ODDS_CHART, ODDS_ROWS, chart_lines, odds_embed, odds_line, odds_title, roll_answer
 from bot.ui.embeds import Answer, fit
 from cogs import _pipeline as pipeline
 from cogs._options import Hidden, Shown, option, slash
@@ -42,6 +42,28 @@ class Target:
     target: int | None = option(
         "Also show the exact chance to reach at least this total (or this many successes)", None
     )
+
+
+@dataclass(frozen=True, kw_only=True)
+class Asked:
+    """The expression whose odds /odds shows."""
+
+    expression: str = option(
+        "Any /roll expression: 4d6k3, 1d20+5 adv, 3d6!, 6d10 t7 (of several rolls, the first)",
+        high=dice.MAX_EXPRESSION_LENGTH,
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class Viewed:
+    """Which chance the chart's bars show."""
+
+    view: View = option("The chance of each total (normal), of at least it, or of at most it", View.NORMAL)
+
+
+@dataclass(frozen=True, kw_only=True)
+class OddsOptions(Shown, Target, Viewed, Asked):
+    """The options of `/odds`: the expression, the view, the target, private."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -89,42 +111,38 @@ class Dice(commands.Cog):
             logged=lambda result: result.to_dict(),
         )
 
-    @app_commands.command(name="odds")
-    async def odds(
-        self,
-        interaction: Interaction,
-        expression: app_commands.Range[str, 1, dice.MAX_EXPRESSION_LENGTH],
-        target: int | None = None,
-        private: bool = False,
-    ) -> None:
-        """The whole distribution of a roll as a chart, with the chance to reach each total; rolls nothing.
-
-        Args:
-            expression: Any /roll expression: 4d6k3, 1d20+5 adv, 3d6!, 6d10 t7 (of several rolls, the first)
-            target: Also show the chance to reach at least this total (or this many successes)
-            private: Show the odds to you only
-        """
-        tree = dice.parse(expression)  # a refused expression is answered before any work
+    @slash("odds", OddsOptions)
+    async def odds(self, interaction: Interaction, options: OddsOptions) -> None:
+        """The whole distribution of a roll as a chart, with the chance to reach each total; rolls nothing."""
+        tree = dice.parse(options.expression)  # a refused expression is answered before any work
         of = {dice.Repeat: "each roll", dice.Several: "the first roll"}.get(type(tree))
         # Counting (up to tens of milliseconds) and drawing the chart (about 20) run in the worker process,
         # so that the event loop, which every server shares, stays free meanwhile.
-        found, png = await offload.in_process(odds_report, expression, target, self.bot.estimate_dice(), tree)
-        embed = fit(odds_embed(found, typed=expression, target=target, of=of))
+        found, shown, png = await offload.in_process(
+            odds_report, options.expression, options.target, self.bot.estimate_dice(), tree, options.view
+        )
+        embed = fit(odds_embed(found, shown, typed=options.expression, target=options.target, of=of, view=options.view))
         chart = discord.File(io.BytesIO(png), filename=ODDS_CHART)
-        await interaction.response.send_message(embed=embed, file=chart, ephemeral=private)
+        await interaction.response.send_message(embed=embed, file=chart, ephemeral=options.private)
 
 
 def odds_report(
-    expression: str, target: int | None, estimate_dice: DiceSource, tree: dice.Expression | None = None
-) -> tuple[Odds, bytes]:
-    """The odds of `expression` and their chart (run in the worker process: plain data out).
+    expression: str,
+    target: int | None,
+    estimate_dice: DiceSource,
+    tree: dice.Expression | None = None,
+    view: View = View.NORMAL,
+) -> tuple[Odds, Bars, bytes]:
+    """The odds of `expression`, the bars of its chart and table, and the chart (run in the worker process).
 
     `tree`: the expression as the command read it (small: its size is bounded by the text's), so the worker does
     not parse it again.
     """
     found = dice_odds.odds(dice.parse(expression) if tree is None else tree, estimate_dice)
-    bars = [(first, last, float(p)) for first, last, p in found.points(ODDS_BARS)]
-    return found, odds_chart(expression, odds_summary(found), bars, target)
+    shown = bars(found, ODDS_ROWS)
+    lines = chart_lines(found, shown, view)
+    sampled = found.method is Method.SAMPLED
+    return found, shown, odds_chart(odds_title(expression, view), lines, shown, view, target, intervals=sampled)
 
 
 async def roll_odds(bot: DiceBot, tree: dice.Expression) -> Odds:

@@ -204,15 +204,18 @@ async def refresh_tracker(bot: DiceBot, guild_id: int, channel_id: int) -> bool:
     return True
 
 
-async def show_turn(interaction: Interaction, turn: rules.Turn, drawn: Drawn[Any] | None, fight: int) -> int | None:
+async def show_turn(
+    interaction: Interaction, turn: rules.Turn, drawn: Drawn[Any] | None, fight: int, note: str = ""
+) -> int | None:
     """Answer a pass of the turn with its turn message, then bring the channel's one tracker up to date.
 
-    The turn message pings only the player whose turn it is (`ui.pinged`); the tracker is edited in place, or,
-    when the channel has none left (deleted, never posted), posted again under the turn message and pinned. Either
-    way it shows the page with whose turn it now is.
-    Returns the turn message's id (the snowflake that shows the pass).
+    The turn message pings only the player whose turn it is (`ui.pinged`), after `note` when the pass was not a
+    Next (a delay); the tracker is edited in place, or, when the channel has none left (deleted, never posted),
+    posted again under the turn message and pinned; either way it shows the page with whose turn it now is.
+    `fight`: the fight's id, which the tracker's Page buttons name. Returns the turn message's id (the snowflake
+    that shows the pass).
     """
-    shown = ui.turn_message(turn)
+    shown = ui.turn_message(turn, note)
     embed = fit(stamp(shown.embed, drawn.dice)) if drawn is not None else shown.embed
     mentions = (
         discord.AllowedMentions(everyone=False, roles=False, replied_user=False, users=[discord.Object(shown.mention)])
@@ -1245,6 +1248,8 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
         """
         asker = await viewer(self.bot, interaction)
 
+        turned: list[tuple[rules.Turn, int]] = []  # the pass the delay made and the fight's id, for its turn message
+
         async def step(record: EncounterRecord, session: AsyncSession) -> tuple[Encounter, str]:
             encounter = record.encounter
             current = encounter.current
@@ -1254,12 +1259,14 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
             named = rules.find(encounter, after) if after is not None else None
             # A dying combatant passed on the way rolls its d% with the bot's dice, as on a Next.
             delayed = rules.delay_turn(encounter, named.number if named is not None else None, self.bot.dice)
+            turned.append((delayed, record.id))
             when = f"after **{named.name}**" if named is not None else "last this round"
-            passed = f"\n{ui.passed_line(delayed.encounter, delayed.passed)}" if delayed.passed else ""
-            return delayed.encounter, f"{current.name} delays, and acts {when} from now on.{passed}"
+            return delayed.encounter, f"{current.name} delays to act {when}."  # one phone line of the four
 
-        after_, note = await self.change(interaction, step)
-        await self.answer(interaction, after_, note)
+        # The turn is someone else's now: a turn message pings them, with whoever was passed on the way.
+        _, note = await self.change(interaction, step)
+        delayed, fight = turned[-1]
+        await show_turn(interaction, delayed, None, fight, note)
 
     @app_commands.command(name="ready")
     @app_commands.autocomplete(now=combatants)

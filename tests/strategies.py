@@ -85,6 +85,12 @@ _OTHER_BOT_MODIFIER = st.sampled_from(
         "sa",
         "cs>5",
         "[fire]",
+        "x",
+        "x5",
+        "r",
+        "tl3",
+        "rg5",
+        " irg5",
     ]
 )
 
@@ -103,6 +109,8 @@ _OTHER_EXPRESSION = st.recursive(
         st.builds("{} {} {}".format, inner, st.sampled_from(["+", "-", "*", "/", "//", "%"]), inner),
         inner.map("({})".format),
         st.lists(inner, min_size=1, max_size=3).map(lambda items: "{" + ", ".join(items) + "}kh1"),
+        st.lists(inner, min_size=1, max_size=3).map(lambda items: "{" + " + ".join(items) + "}k2"),
+        inner.map("abs({})".format),
     ),
     max_leaves=6,
 )
@@ -148,6 +156,8 @@ EXPRESSIONS = st.recursive(
             st.lists(inner, min_size=1, max_size=3).map(", ".join),
             st.sampled_from(["", "kh1", "kl1", "t5"]),
         ),
+        st.builds("{{{} + {}}}{}".format, inner, inner, st.sampled_from(["k2", "dl1", "kl1"])),
+        inner.map("abs({} - 3)".format),
     ),
     max_leaves=4,
 )

@@ -7,12 +7,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from bot.client import extensions
 from bot.local.driver import LocalDiscord
 from bot.local.limits import sync_payload, validate_command_set
 from tests.helpers import ROOT
 
 
+@pytest.mark.slow
 def test_rules_core_imports_no_discord_or_database() -> None:
     probe = (
         "import sys, pkgutil, importlib, bot.rules\n"
@@ -49,6 +52,7 @@ print("aiohttp.web" in sys.modules)
 """
 
 
+@pytest.mark.slow
 def test_the_product_imports_neither_the_double_nor_a_web_server() -> None:
     result = subprocess.run([sys.executable, "-c", PRODUCT_PROBE], capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stderr
@@ -59,6 +63,7 @@ def test_the_product_imports_neither_the_double_nor_a_web_server() -> None:
     assert web_server is False, "the running bot loads aiohttp.web, which only the double serves with"
 
 
+@pytest.mark.slow
 def test_the_console_loads_the_double_lazily(tmp_path: Path) -> None:
     probe = f"""
 import asyncio, sys

@@ -21,6 +21,8 @@ import pytest
 
 from tests.helpers import ROOT
 
+pytestmark = pytest.mark.slow  # starts processes or runs for seconds: scheduled first (tests/conftest.py)
+
 DOCKERFILE = ROOT / "Dockerfile"
 UID = int(re.search(r"--uid (\d+)", DOCKERFILE.read_text())[1])  # type: ignore[index]
 

@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import pytest
 from sqlalchemy import select
 
 from bot.db.engine import open_database
@@ -23,6 +24,8 @@ from bot.local.double import Captured, DiscordDouble
 from bot.rules.fair_log import FairLog, LogCheck, Unanswered, check_log, dump_log, parse_log
 from tests.helpers import start_bot
 from tests.shards import GUILDS, OWNER, Shards, deploy_step, embed_of, environment
+
+pytestmark = pytest.mark.slow  # starts processes or runs for seconds: scheduled first (tests/conftest.py)
 
 CHAINS = 8  # rolls in flight at once
 ROLLS_EACH = 40

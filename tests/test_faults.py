@@ -39,6 +39,8 @@ from tests.dice_sources import ScriptedDice
 from tests.helpers import GM_CHANNEL, set_gm_channel
 from tests.shards import GUILDS, OWNER, Shards, deploy_step, embed_of, environment, version_of
 
+pytestmark = pytest.mark.slow  # starts processes or runs for seconds: scheduled first (tests/conftest.py)
+
 HEARTBEAT_MS = 100  # discord.py looks for a silent gateway once per heartbeat: short, so a zombie is seen soon
 RETRY_AFTER = 0.3
 CALLBACK = "/interactions/*/callback"

@@ -12,10 +12,14 @@ with the probe and prints how late the pings were.
 
 from __future__ import annotations
 
+import pytest
+
 from bot.db.engine import Database
 from bot.local.driver import Exchange, LocalDiscord
 from bot.rules.fair_log import check_log, filename, parse_log, unpack
 from tests.helpers import HEAVIEST_ODDS, command_payload, large_session, many_tallies
+
+pytestmark = pytest.mark.slow  # starts processes or runs for seconds: scheduled first (tests/conftest.py)
 
 TIMEOUT = 180  # seconds a heavy command may take on a loaded machine before the test gives up on it
 ROLLS = 200  # rolls of the session to reveal (python -m tests.perf.bench_offloop reveals 2,000)

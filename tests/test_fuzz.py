@@ -40,6 +40,8 @@ from bot.rules import rulesets
 from bot.rules.settings import SETTINGS
 from tests.helpers import ALICE, BOB, COMMANDS, GM_CHANNEL, MOD, OTHER_GUILD, answered_cleanly
 
+pytestmark = pytest.mark.slow  # starts processes or runs for seconds: scheduled first (tests/conftest.py)
+
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "12"))
 FUZZ = settings(
     max_examples=EXAMPLES,

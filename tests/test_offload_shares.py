@@ -20,6 +20,8 @@ from bot import offload
 from bot.local.driver import DEFAULT_GUILD, LocalDiscord
 from tests.helpers import ALICE, BOB
 
+pytestmark = pytest.mark.slow  # starts processes or runs for seconds: scheduled first (tests/conftest.py)
+
 SERVER, OTHER_SERVER = 1, 2
 ANN, BEN, CAT = 11, 12, 13
 

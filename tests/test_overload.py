@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 import time
 
+import pytest
 from prometheus_client import REGISTRY
 from sqlalchemy import func, select
 
@@ -19,6 +20,8 @@ from bot.deadline import ACKNOWLEDGERS, DISCORD_DEADLINE, WORKERS
 from bot.local import payloads
 from bot.local.double import CHANNEL_MESSAGE, DEFERRED_MESSAGE, Captured
 from bot.local.driver import LocalDiscord, settle
+
+pytestmark = pytest.mark.slow  # starts processes or runs for seconds: scheduled first (tests/conftest.py)
 
 BURST = 200
 FIRST_USER = 200000000000001000

@@ -24,6 +24,8 @@ from bot.db.migrate import alembic_config, head_revision, upgrade
 from bot.local.double import DiscordDouble
 from bot.local.payloads import APPLICATION_COMMAND, Actor, Snowflakes, command_data, interaction
 
+pytestmark = pytest.mark.slow  # starts processes or runs for seconds: scheduled first (tests/conftest.py)
+
 GUILD, CHANNEL = "300000000000000001", "300000000000000002"
 
 

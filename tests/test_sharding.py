@@ -26,6 +26,8 @@ from tests.shards import (
     version_of,
 )
 
+pytestmark = pytest.mark.slow  # starts processes or runs for seconds: scheduled first (tests/conftest.py)
+
 EDITS = 100
 
 

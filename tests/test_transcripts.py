@@ -58,6 +58,8 @@ from tests.transcripts import (
     split_printed,
 )
 
+pytestmark = pytest.mark.slow  # starts processes or runs for seconds: scheduled first (tests/conftest.py)
+
 
 def doctor(folder: Path) -> None:
     """`tampered.json`: roll 2's first draw forged to [19, 38, 20]; `padded.json`: a draw [1, 1, 1] put before it.

@@ -5,22 +5,23 @@ Maiden's and the common ground between them. docs/dice.md has the table of every
 
 Grammar (case-insensitive; whitespace between tokens is ignored unless said otherwise)::
 
-    text     := roll (';' roll)* [label]
+    text     := ['(' WORDS ')'] roll (';' roll)* [label]    '(Fire Bolt) 8d6': a label first
     roll     := [INT ' '] expr ['adv' | 'dis'] words*      '6 4d6k3': six rolls; 'adv' applies to the one d20
     words    := ' ' phrase [',']                           'with advantage', 'drop lowest', 'reroll 1s' (below)
     label    := ' ' WORD ...  |  ' !' ...                  free text after the roll (Dice Maiden's '! comment')
     expr     := term (('+' | '-') term)*
     term     := unary (('*' | '/' | '//' | '%') unary)*    '/' and '//' both round down; '%' is the remainder
     unary    := '-' unary | '+' unary | atom
-    atom     := (INT | dice | '(' expr ')' | set) ['[' annotation ']']
+    atom     := (INT | dice | ['abs' | 'floor'] '(' expr ')' | set) ['[' annotation ']']
     set      := ('{' expr (',' expr)* '}' | '(' expr ',' [expr (',' expr)*] ')') [keep] [comparator INT]
     dice     := [INT] 'd' (INT | '%' | 'F') modifier*
     modifier := keep | explode | reroll+ | 'mi' INT | 'ma' INT | success | 'f' cond | 'adv' | 'dis'
               | ('s' | 'sa' | 'sd') | ('cs' | 'cf') [cond]   Roll20's display-only modifiers, set aside
     keep     := ('kh' | 'kl' | 'dh' | 'dl' | 'ph' | 'pl' | 'k' | 'd') [INT]    ('k3' keeps the highest 3)
               | ('k' | 'p') ('<' | '>' | '=') INT                                Avrae: keep / drop by face
-    explode  := ('!' | '!!' | '!p' | 'e' | 'ie') [cond]    explode, compound, penetrate
-    reroll   := ('r' | 'ro' | 'rr' | 'ra' | 'ir') cond     repeated with one kind (`2d8r1r3`): any condition
+    explode  := ('!' | '!!' | '!p' | 'e' | 'ie' | 'x') [cond]    explode, compound, penetrate
+    reroll   := ('r' | 'ro' | 'rr' | 'ra' | 'ir') cond     repeated with one kind (`2d8r1r3`): any condition;
+                                                           a bare `r` or `ro` is Roll20's r1, ro1
     success  := ('<' | '>' | '<=' | '>=' | '=') INT  |  't' INT    count dice meeting the target
     cond     := [('<' | '>' | '<=' | '>=' | '=')] INT
 
@@ -33,6 +34,11 @@ Rules decided here (docs/dice.md gives the reasons, peer by peer):
 * Where the bots disagree the majority wins and the result's `notes` say so: `k3` keeps the highest three
   (Roll20, Dice Maiden; Avrae's literal 3 is `k=3`), `d3` after a die drops the lowest three, `r` rerolls
   until the face stops matching (Roll20; Dice Maiden's once is `ro`), `d%` is a d100, `/` rounds down.
+* Roll20's group of one roll with a keep (`{4d6+3d8}k4`) keeps among all the roll's dice and totals the roll
+  again with what is left; a group of several rolls (with commas), and Avrae's one-item set `(4d6,)kh3`, keep
+  among totals. `x` explodes as `!` (RPG Sage, python-dice; `x8`: on 8 or more, as Dice Maiden's `ie8`).
+* A syntax error names a spelling that rolls: its hint's example, or the text mended by the smallest change
+  (`_Parser._repaired`).
 * Each modifier family appears at most once per dice term: one keep/drop, one explode, one reroll, one
   minimum, one maximum, one success target, one failure target. They always apply in the order reroll,
   explode, minimum/maximum, keep/drop, count successes.
@@ -78,6 +84,7 @@ MAX_LITERAL: Final = 1_000_000
 MAX_REPEAT: Final = 20
 MAX_ROLLS_AT_ONCE: Final = 10
 MAX_ANNOTATION: Final = 40
+MAX_EXPONENT: Final = 10
 FUDGE_SIDES: Final = 3  # `Dice.sides` of a fudge die (dF), whose faces are -1, 0 and +1
 
 
@@ -125,6 +132,38 @@ class Operator(StrEnum):
     MULTIPLY = "*"
     DIVIDE = "/"
     MODULO = "%"
+    POWER = "**"  # Roll20's; `^` too. The exponent is a number from 0 to MAX_EXPONENT
+    # Avrae's comparisons of two totals: 1 when they hold, 0 when not; < and > are strict, as in d20.
+    LESS = "<"
+    GREATER = ">"
+    AT_MOST = "<="
+    AT_LEAST = ">="
+    EQUALS = "=="
+
+    def apply(self, left: int, right: int) -> int | None:
+        """`left op right` as the roller works it out; None for a division (or remainder) by zero."""
+        if self is Operator.ADD:
+            return left + right
+        if self is Operator.SUBTRACT:
+            return left - right
+        if self is Operator.MULTIPLY:
+            return left * right
+        if self is Operator.POWER:
+            return int(left**right)  # the exponent is a whole number from 0 up
+        if self in _COMPARE:
+            return int(_COMPARE[self](left, right))
+        if right == 0:
+            return None
+        return left // right if self is Operator.DIVIDE else left % right
+
+
+_COMPARE: Final = {
+    "<": lambda a, b: a < b,
+    ">": lambda a, b: a > b,
+    "<=": lambda a, b: a <= b,
+    ">=": lambda a, b: a >= b,
+    "==": lambda a, b: a == b,
+}
 
 
 class Comparator(StrEnum):
@@ -331,24 +370,42 @@ class BinaryOp:
 
 @dataclass(frozen=True, slots=True)
 class Group:
-    """Parentheses as the user wrote them, kept so that results can be shown the way they were typed."""
+    """Parentheses as the user wrote them, kept so that results can be shown the way they were typed.
+
+    `function`: Roll20's `abs(...)` (the size of the total) or `floor(...)` (the total as it is: every total
+    here is a whole number, `/` rounding down already); empty for plain parentheses.
+    """
 
     inner: Expression
+    function: str = ""
+
+    def apply(self, total: int) -> int:
+        """The group's total from its inner total."""
+        return abs(total) if self.function == "abs" else total
 
     def __str__(self) -> str:
-        return f"({self.inner})"
+        return f"{self.function}({self.inner})"
 
 
 @dataclass(frozen=True, slots=True)
 class DiceSet:
-    """Roll20's group `{4d6, 3d8}kh1` or Avrae's set `(1d6, 1d8)kh1`: each item is totalled, `keep` chooses."""
+    """Roll20's group `{4d6, 3d8}kh1` or Avrae's set `(1d6, 1d8)kh1`: each item is totalled, `keep` chooses.
+
+    `pool`: Roll20's group of one roll with a keep, `{4d6+3d8}k4`, keeps among the roll's dice, not its totals:
+    the highest 4 of the 7 dice count, the others are dropped, and the roll is totalled with what is left.
+    """
 
     items: tuple[Expression, ...]
     keep: Keep | None = None
     success: Condition | None = None  # Roll20's `{3d20+5}>21`: the total counts the items that reach it
+    pool: bool = False
 
     def __str__(self) -> str:
-        text = "{" + ", ".join(str(item) for item in self.items) + "}" + ("" if self.keep is None else str(self.keep))
+        keep = "" if self.keep is None else str(self.keep)
+        if len(self.items) == 1 and self.keep is not None and not self.pool:
+            text = f"({self.items[0]},){keep}"  # Avrae's one-item set keeps its total; braces would keep dice
+        else:
+            text = "{" + ", ".join(str(item) for item in self.items) + "}" + keep
         if self.success is not None:
             text += ("=" if self.success.comparator is Comparator.EQUAL else "") + str(self.success)
         return text
@@ -510,14 +567,18 @@ class BinaryResult:
 
 @dataclass(frozen=True, slots=True)
 class GroupResult:
-    """A parenthesized sub-expression."""
+    """A parenthesized sub-expression, or a function of one (`abs(...)`, `floor(...)`)."""
 
     inner: ResultNode
     total: int
+    function: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         """Return the node as a JSON-serializable dict."""
-        return {"kind": "group", "total": self.total, "inner": self.inner.to_dict()}
+        out = {"kind": "group", "total": self.total, "inner": self.inner.to_dict()}
+        if self.function:
+            out["function"] = self.function
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -644,6 +705,8 @@ class _Kind(Enum):
     GE = auto()
     EQ = auto()
     NOTE = auto()  # `[...]`; `word` holds what is between the brackets
+    POWER = auto()
+    CARET = auto()  # `^`: a power in some bots, keep-highest in python-dice; refused with both spellings
     BAD = auto()
     END = auto()
 
@@ -674,8 +737,17 @@ _SYMBOLS: Final = {
     ">": _Kind.GT,
     "=": _Kind.EQ,
     "%": _Kind.PERCENT,
+    "^": _Kind.CARET,
 }
-_PAIRS: Final = {"//": _Kind.DSLASH, "<=": _Kind.LE, ">=": _Kind.GE, "==": _Kind.EQ}
+_PAIRS: Final = {
+    "**": _Kind.POWER,
+    "//": _Kind.DSLASH,
+    "<=": _Kind.LE,
+    ">=": _Kind.GE,
+    "==": _Kind.EQ,
+    "=<": _Kind.LE,
+    "=>": _Kind.GE,
+}
 
 
 # Longest first: a run of letters glued to the dice before it (`d20advkh1`) is split into these.
@@ -693,6 +765,9 @@ _KEYWORDS: Final = sorted(
         "rr",
         "ra",
         "ir",
+        "rg",
+        "irg",
+        "tl",
         "ie",
         "mi",
         "ma",
@@ -709,6 +784,7 @@ _KEYWORDS: Final = sorted(
         "cs",
         "cf",
         "s",
+        "x",
     ],
     key=len,
     reverse=True,
@@ -1146,26 +1222,31 @@ _KEEP_WORDS: Final = {
     "k": KeepMode.KEEP_HIGHEST,
     "d": KeepMode.DROP_LOWEST,
 }
-_EXPLODE_WORDS: Final = frozenset({"e", "ie"})
+_EXPLODE_WORDS: Final = frozenset({"e", "ie", "x"})
 # Roll20's sorting and critical highlighting change how dice look there, never a total: read and set aside.
 _DISPLAY_WORDS: Final = frozenset({"s", "sa", "sd", "cs", "cf"})
-_REROLL_WORDS: Final = frozenset({"r", "ro", "rr", "ra", "ir"})
+_REROLL_WORDS: Final = frozenset({"r", "ro", "rr", "ra", "ir", "rg", "irg"})
 _MODIFIER_WORDS: Final = frozenset(
-    {*_KEEP_WORDS, *_EXPLODE_WORDS, *_REROLL_WORDS, "p", "mi", "ma", "t", "f", "adv", "dis", *_DISPLAY_WORDS}
+    {*_KEEP_WORDS, *_EXPLODE_WORDS, *_REROLL_WORDS, "p", "mi", "ma", "t", "tl", "f", "adv", "dis", *_DISPLAY_WORDS}
 )
 # Spellings of other bots that /roll does not take, with what to write instead.
 _OTHER_SPELLINGS: Final = {
-    "x": "Exploding dice are written ! here (3d6!, or 3d6!>5).",
     "xo": "Exploding once is not supported; write ! to explode (3d6!).",
-    "b": "Botches are counted with f here (5d10t8f1).",
+    "b": (
+        "Dice Maiden's botches (b1) are not counted apart here: count 1s against the successes with f1, like "
+        "5d10t8f1, or count them alone with 5d10=1."
+    ),
     "min": "The minimum face is written mi here (8d6mi2).",
     "max": "The maximum face is written ma here (1d20ma19).",
-    "floor": "/ already rounds down: write (1d8+3)/2.",
+    "floor": "Write floor(...) with its parentheses, like floor((1d8+3)/2); / already rounds down.",
+    "abs": "Write abs(...) with its parentheses, like abs(1d6-1d6).",
     "ceil": "Rounding up is not supported; / rounds down: write (1d8+3)/2.",
     "round": "Rounding to nearest is not supported; / rounds down: write (1d8+3)/2.",
     "advantage": "Write adv (1d20+5 adv).",
     "disadvantage": "Write dis (1d20+5 dis).",
 }
+_DICE_START: Final = re.compile(r"d(?:\d|%|f(?![a-z]))", re.I)  # `(d20)`, `(d%)`, `(dF)` are dice, not labels
+_FUNCTIONS: Final = frozenset({"abs", "floor"})  # Roll20's functions that a whole-number total can take
 _COMPARATOR_KINDS: Final = {
     _Kind.LT: "<",
     _Kind.GT: ">",
@@ -1173,6 +1254,22 @@ _COMPARATOR_KINDS: Final = {
     _Kind.GE: ">=",
     _Kind.EQ: "=",
 }
+
+
+_EXAMPLE: Final = re.compile(r"[({]?\d*d[\d%f]\S*", re.I)
+
+
+def _names_a_roll(hint: str) -> bool:
+    """Whether `hint` names a spelling that rolls: a word of it that parses, with dice in it."""
+    for match in _EXAMPLE.finditer(hint):
+        word = match.group().rstrip(".,;:")
+        word = word[:-1] if word.endswith(")") and word.count(")") > word.count("(") else word
+        try:
+            _Parser(word, teach=False).parse()
+        except DiceError:
+            continue
+        return True
+    return False
 
 
 def _condition_of(symbol: str, value: int, *, strict: bool) -> Condition:
@@ -1196,11 +1293,14 @@ class _Parsed:
 
 
 class _Parser:
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, *, teach: bool = True) -> None:
+        self._teach = teach  # errors name a spelling that works; off while trying one out
         self._text = text
         self._tokens = _tokenize(text)
         self._index = 0
         self._dice_requested = 0
+        self._dice_start = 0  # where the dice term being read starts
+        self._powers = 0
         self._notes: dict[str, None] = {}  # ordered set
 
     def parse(self) -> _Parsed:
@@ -1211,6 +1311,7 @@ class _Parser:
             # The command itself pasted in from habit: Roll20's "/r 1d20", Avrae's "!r 1d20".
             self._index = 2
             self._note(f"{self._text[first.start : second.end]} at the start is set aside: /roll is the command.")
+        leading = self._leading_label()
         while True:
             node, label = self._roll()
             rolls.append(node)
@@ -1224,6 +1325,8 @@ class _Parser:
         token = self._peek()
         if label is None and token.kind is not _Kind.END:
             self._fail(token, _EXPECT_OPERATOR)
+        if leading is not None:
+            label = leading if label is None else f"{leading} {label}"
         if self._dice_requested > MAX_DICE:
             raise DiceLimitError(f"Too many dice: {self._dice_requested} requested, the limit is {MAX_DICE} per roll.")
         expression = rolls[0] if len(rolls) == 1 else Several(tuple(rolls))
@@ -1231,6 +1334,25 @@ class _Parser:
 
     def _note(self, text: str) -> None:
         self._notes[text] = None
+
+    def _leading_label(self) -> str | None:
+        """A label in parentheses before the roll, `(Fire Bolt) 8d6`: words, not dice; the roll follows it."""
+        token = self._peek()
+        if token.kind is not _Kind.LPAREN:
+            return None
+        close = self._text.find(")", token.start)
+        inside = self._text[token.start + 1 : close] if close > 0 else ""
+        text = inside.strip()
+        if not text or "(" in inside or not text[0].isalpha() or _DICE_START.match(text):
+            return None
+        if text.split()[0].lower() in _FUNCTIONS:
+            return None
+        rest = _tokenize(" " * (close + 1) + self._text[close + 1 :])
+        if len(rest) == 1:
+            hint = "Write the roll after the label, like (Fire Bolt) 8d6."
+            raise DiceSyntaxError(self._text, len(self._text.rstrip()), "Nothing to roll after the label", hint)
+        self._tokens = self._tokens[: self._index] + rest
+        return text
 
     # -- token helpers
 
@@ -1256,7 +1378,80 @@ class _Parser:
     def _fail(self, token: _Token, hint: str | None = None) -> NoReturn:
         if token.kind is _Kind.WORD and token.word in _OTHER_SPELLINGS:
             hint = _OTHER_SPELLINGS[token.word]
+        elif token.kind is _Kind.WORD and token.word in _ALIAS_REFUSALS:
+            hint = _ALIAS_REFUSALS[token.word]
+        elif hint == _EXPECT_OPERATOR:
+            hint = self._after_roll_hint(token)
+        if self._teach and hint is not None and not _names_a_roll(hint):
+            example = self._repaired(token)
+            if example is not None:
+                hint = f"{hint} For example: {example}"
         raise DiceSyntaxError(self._text, token.start, f"Unexpected {self._describe(token)}", hint)
+
+    def _after_roll_hint(self, token: _Token) -> str:
+        """What fits where a roll could have ended, said for the character found there."""
+        piece = self._text[token.start : token.end]
+        before = self._tokens[self._tokens.index(token) - 1] if token in self._tokens[1:] else None
+        if token.kind is _Kind.POWER:
+            return "A power is taken once, of a term: write 2d6**2, or (1d4)**2 for the power of a single die."
+        if piece == ",":
+            return (
+                "Separate rolls with ;, like 1d6; 1d8, or put them in a group that keeps the best, like {1d6, 1d8}kh1."
+            )
+        if piece == ".":
+            return "Numbers are whole here: halve a roll with /, like 1d6/2 (it rounds down)."
+        if piece == ")":
+            return "This ')' closes no '('."
+        if token.kind is _Kind.WORD and re.fullmatch(r"(rr|ro|ra|e|mi|ma)[lh]", token.word):
+            return (
+                f"Avrae's {token.word[-1]} selector chooses dice by rank for k and p here (4d6kh3, 4d6pl1); for "
+                f"{token.word[:-1]}, name the faces, like 4d6ro<2."
+            )
+        if token.kind is _Kind.WORD and not token.spaced and before is not None:
+            if before.kind is _Kind.INT and (before.start == 0 or self._text[before.start - 1] in " +-*/(;"):
+                return "A letter right after a number: write dice as NdM, like 1d6, and numbers in digits."
+            return (
+                f"'{piece}' is no modifier here. After the dice: kh3, kl1, dh1, dl1 (4d6kh3), r1, ro1, !, mi2, "
+                "ma5, t7 (6d10t7)."
+            )
+        following = self._tokens[self._tokens.index(token) + 1] if token.kind is _Kind.INT else None
+        if following is not None and token.spaced and following.kind is _Kind.WORD and following.word in ("d", "df"):
+            return "Join dice with +, like 1d6 + 1d8, or make several rolls with ;, like 1d6; 1d8."
+        return (
+            "Text after the roll is its label when it starts with a word after a space, like 1d20+5 Stealth; "
+            "or use the label: option."
+        )
+
+    def _repaired(self, token: _Token) -> str | None:
+        """The text made to read by the smallest change at `token`, or None when no such change reads.
+
+        A number or a die where one is missing, a closing bracket at the end, a comma between a set's items, or a
+        stray character taken out.
+        """
+        at = token.start
+        previous = self._text[:at].rstrip()
+        candidates: list[str] = []
+        if token.kind in (_Kind.END, _Kind.BAD, _Kind.RBRACE, _Kind.RPAREN):
+            number = "6" if previous.lower().endswith("d") else "1" if previous[-1:].isalpha() else "5"
+            dice = self._text[:at] + "1d6" + self._text[at:]
+            number_added = self._text[:at].rstrip() + number + self._text[at:]
+            wants_number = previous[-1:].isalpha() or previous[-1:] in "<>="
+            candidates.extend([number_added, dice] if wants_number else [dice, number_added])
+        if token.kind is _Kind.END:
+            candidates.extend(self._text + closing for closing in (")", "}"))
+        if token.kind in (_Kind.INT, _Kind.WORD, _Kind.LBRACE, _Kind.LPAREN) and token.spaced:
+            candidates.append(self._text[:at].rstrip() + ", " + self._text[at:])
+        if token.kind in (_Kind.RPAREN, _Kind.STAR, _Kind.SLASH, _Kind.PLUS, _Kind.COMMA) or (
+            token.kind is _Kind.WORD and previous[-len(token.word) :].lower() == token.word
+        ):
+            candidates.append(self._text[:at] + self._text[token.end :])
+        for candidate in candidates:
+            try:
+                _Parser(candidate, teach=False).parse()
+            except DiceError:
+                continue
+            return candidate
+        return None
 
     def _literal(self, token: _Token) -> int:
         if token.value > MAX_LITERAL:
@@ -1484,11 +1679,11 @@ class _Parser:
                 case BinaryOp():
                     return BinaryOp(current.op, visit(current.left), visit(current.right))
                 case Group():
-                    return Group(visit(current.inner))
+                    return replace(current, inner=visit(current.inner))
                 case Annotated():
                     return Annotated(visit(current.inner), current.note)
                 case DiceSet():
-                    return DiceSet(tuple(visit(item) for item in current.items), current.keep)
+                    return replace(current, items=tuple(visit(item) for item in current.items))
                 case _:
                     return current
 
@@ -1507,6 +1702,19 @@ class _Parser:
     # -- grammar
 
     def _expr(self) -> Expression:
+        node = self._sum()
+        token = self._peek()
+        if token.kind in _COMPARATOR_KINDS:
+            # Avrae's comparison of two totals (a comparison right after dice counts them, as in Roll20).
+            self._advance()
+            symbol = _COMPARATOR_KINDS[token.kind]
+            op = Operator("==" if symbol == "=" else symbol)
+            strict = " (strictly)" if symbol in "<>" else ""
+            self._note(f"{op} compares the two totals, as in Avrae: 1 when it holds{strict}, 0 when not.")
+            node = BinaryOp(op, node, self._sum())
+        return node
+
+    def _sum(self) -> Expression:
         node = self._term()
         while (kind := self._peek().kind) in (_Kind.PLUS, _Kind.MINUS):
             self._advance()
@@ -1535,24 +1743,69 @@ class _Parser:
             and d_token.kind is _Kind.WORD
             and d_token.word == "d"
             and not d_token.spaced
-            and sides.kind is _Kind.INT
-            and sides.value == 20
+            and sides.kind in (_Kind.INT, _Kind.PERCENT)
             and not sides.spaced
             and self._peek(3).kind in (_Kind.PLUS, _Kind.MINUS, _Kind.SEMI, _Kind.END, _Kind.WORD)
         ):
             return None
         if self._peek(3).kind is _Kind.WORD and not self._peek(3).spaced:
             return None  # a modifier follows (-d20kh1): plain arithmetic
+        written = self._text[sign.start : sides.end]
+        node: Expression
+        if sign.kind is _Kind.MINUS and not (sides.kind is _Kind.INT and sides.value == 20):
+            # Roll20 and Avrae subtract the die: two against Dice Maiden's disadvantage.
+            size = "d%" if sides.kind is _Kind.PERCENT else f"d{sides.value}"
+            kept = "((2d10kh1-1)*10)+1d10" if sides.kind is _Kind.PERCENT else f"2{size}kl1"
+            self._note(
+                f"{written} opening a roll subtracts a {size}, as in Roll20 and Avrae (Dice Maiden's "
+                f"disadvantage: write {kept})."
+            )
+            return None
+        if sides.kind is _Kind.INT and sides.value == 20:
+            advantage = Advantage.ADVANTAGE if sign.kind is _Kind.PLUS else Advantage.DISADVANTAGE
+            self._note(f"{written} opening a roll is Dice Maiden's {advantage}.")
+            self._dice_requested += 2
+            node = Dice(1, 20, advantage=advantage)
+        elif sides.kind is _Kind.PERCENT:
+            # Dice Maiden's roll-under percentile: two tens dice, the lower (higher) counts, and a ones die.
+            node = self._expansion("((2d10kl1-1)*10)+1d10", written, "advantage on a roll-under percentile")
+        else:
+            node = self._expansion(f"2d{sides.value}kh1", written, "advantage")
         self._index += 3
-        advantage = Advantage.ADVANTAGE if sign.kind is _Kind.PLUS else Advantage.DISADVANTAGE
-        self._note(f"{self._text[sign.start : sides.end]} opening a roll is Dice Maiden's {advantage}.")
-        self._dice_requested += 2
-        node: Expression = Dice(1, 20, advantage=advantage)
         while (kind := self._peek().kind) in (_Kind.PLUS, _Kind.MINUS):
             self._advance()
             op = Operator.ADD if kind is _Kind.PLUS else Operator.SUBTRACT
             node = BinaryOp(op, node, self._term())
         return node
+
+    def _expansion(self, text: str, written: str, name: str) -> Expression:
+        """Dice Maiden's alias `written` read as the notation `text` it stands for; the notes say so."""
+        inner = _Parser(text, teach=False)
+        node = inner._expr()
+        if inner._peek().kind is not _Kind.END:
+            inner._fail(inner._peek())
+        _check_alias(node, written)
+        self._dice_requested += inner._dice_requested
+        self._notes.update(dict.fromkeys(note for note in inner._notes if not note.startswith(("/", "r ", "k"))))
+        self._note(f"{written} is Dice Maiden's {name}: {text}.")
+        return node
+
+    def _alias(self, token: _Token) -> Expression | None:
+        """A Dice Maiden system alias starting at `token` (`4wod8`, `dd34`, `sr6`), read as what it stands for."""
+        for pattern, expand, name in _ALIASES:
+            found = pattern.match(self._text, token.start)
+            if found is None:
+                continue
+            end = found.end()
+            ahead = 0
+            while self._peek(ahead).kind is not _Kind.END and self._peek(ahead).end <= end:
+                ahead += 1
+            if self._peek(ahead - 1).end != end:
+                continue  # the alias ends inside a token: not this one
+            node = self._expansion(expand(found), found.group(), name)
+            self._index += ahead
+            return Group(node)
+        return None
 
     def _unary(self) -> Expression:
         # A loop rather than recursion: 199 minus signs fit in the length limit.
@@ -1561,6 +1814,38 @@ class _Parser:
             self._advance()
             negations += kind is _Kind.MINUS
         node = self._atom()
+        if (caret := self._peek()).kind is _Kind.CARET:
+            amount = self._peek(1).value if self._peek(1).kind is _Kind.INT else 3
+            raise DiceSyntaxError(
+                self._text,
+                caret.start,
+                "'^' reads two ways",
+                f"python-dice keeps the highest dice with it, others raise to a power: write kh{amount} to keep "
+                f"the highest {amount}, like 6d6kh{amount}, or ** for a power, like (1d4)**2.",
+            )
+        if (power := self._peek()).kind is _Kind.POWER:
+            self._advance()
+            exponent = self._peek()
+            after = self._peek(1)
+            self._powers += 1
+            if self._powers > 1:
+                raise DiceSyntaxError(
+                    self._text,
+                    power.start,
+                    "A second power",
+                    "One power per roll, its exponent a number: a power of a power grows past any dice. Like (1d4)**2.",
+                )
+            dice_exponent = after.kind is _Kind.WORD and after.word in ("d", "df") and not after.spaced
+            if exponent.kind is not _Kind.INT or exponent.value > MAX_EXPONENT or dice_exponent:
+                raise DiceSyntaxError(
+                    self._text,
+                    exponent.start,
+                    f"A power of {self._describe(exponent)}",
+                    f"The exponent is a number from 0 to {MAX_EXPONENT}, like (1d4)**2.",
+                )
+            self._advance()
+            self._note("** raises to a power, as in Roll20.")
+            node = BinaryOp(Operator.POWER, node, Number(exponent.value))
         for _ in range(negations):
             node = Negate(node)
         return node
@@ -1583,6 +1868,8 @@ class _Parser:
 
     def _bare_atom(self) -> Expression:
         token = self._peek()
+        if token.kind in (_Kind.INT, _Kind.WORD) and (alias := self._alias(token)) is not None:
+            return alias
         if token.kind is _Kind.INT:
             self._advance()
             after = self._peek()
@@ -1591,6 +1878,8 @@ class _Parser:
             return Number(self._literal(token))
         if token.kind is _Kind.WORD and token.word in ("d", "df"):
             return self._dice(None)
+        if token.kind is _Kind.WORD and token.word in _FUNCTIONS and self._peek(1).kind is _Kind.LPAREN:
+            return self._function(token)
         if token.kind is _Kind.LPAREN:
             self._advance()
             inner = self._expr()
@@ -1604,7 +1893,26 @@ class _Parser:
         if token.kind is _Kind.LBRACE:
             self._advance()
             return self._set([self._expr()], token, _Kind.RBRACE)
+        if token.kind is _Kind.WORD and self._peek(1).kind is _Kind.LPAREN:
+            self._fail(token, "The functions here are abs(...) and floor(...), like abs(1d6-1d8).")
+        if token.kind is _Kind.NOTE:
+            self._fail(
+                token, "A note in brackets follows its term, like 1d8[fire]; Roll20's inline roll is [[1d20+5]]."
+            )
         self._fail(token, _EXPECT_OPERAND)
+
+    def _function(self, name: _Token) -> Group:
+        """Roll20's `abs(...)` and `floor(...)`: one expression in parentheses, its total taken by the function."""
+        self._advance()
+        opening = self._advance()
+        inner = self._expr()
+        closing = self._peek()
+        if closing.kind is not _Kind.RPAREN:
+            self._fail(closing, f"Expected +, -, *, / or ')' to close the '(' at character {opening.start + 1}.")
+        self._advance()
+        if name.word == "floor":
+            self._note("floor(...) changes nothing here: every total is a whole number, and / already rounds down.")
+        return Group(inner, name.word)
 
     def _set(self, items: list[Expression], opening: _Token, closing_kind: _Kind) -> DiceSet:
         while self._peek().kind is _Kind.COMMA:
@@ -1621,18 +1929,39 @@ class _Parser:
         token = self._peek()
         if token.kind is _Kind.WORD and token.word in _KEEP_WORDS:
             self._advance()
-            keep = self._keep(token)
+            keep = self._keep(token, of_set=True)
             if keep.matching is not None:
                 self._fail(token, "A set keeps or drops its highest or lowest totals: kh1, kl1, dh1, dl1.")
             if keep.amount == 0:
                 raise DiceError(f"Can't keep or drop 0 items of {self._text[opening.start : token.end + 1]}.")
+        pool = closing_kind is _Kind.RBRACE and len(items) == 1 and keep is not None
+        if pool:
+            assert keep is not None
+            if any(isinstance(part, DiceSet) for part in _parts(items[0])):
+                raise DiceSyntaxError(
+                    self._text,
+                    opening.start,
+                    "A group inside a group that keeps dice",
+                    "A group of one roll keeps among its dice, like {4d6+3d8}k4: write the inner group apart.",
+                )
+            mode = {
+                KeepMode.KEEP_HIGHEST: "keeps the highest",
+                KeepMode.KEEP_LOWEST: "keeps the lowest",
+                KeepMode.DROP_HIGHEST: "drops the highest",
+                KeepMode.DROP_LOWEST: "drops the lowest",
+            }[keep.mode]
+            written = self._text[opening.start : self._tokens[self._index - 1].end]
+            self._note(
+                f"{written} {mode} {keep.amount} of all the group's dice, as in Roll20 (a group of several rolls, "
+                "with commas, keeps among their totals)."
+            )
         success: Condition | None = None
         token = self._peek()
         if token.kind in _COMPARATOR_KINDS:
             success = self._condition(default=None, strict=False)
-        return DiceSet(tuple(items), keep, success)
+        return DiceSet(tuple(items), keep, success, pool)
 
-    def _keep(self, token: _Token) -> Keep:
+    def _keep(self, token: _Token, *, of_set: bool = False) -> Keep:
         word = token.word
         nxt = self._peek()
         if word in ("k", "p") and nxt.kind in _COMPARATOR_KINDS:
@@ -1654,7 +1983,9 @@ class _Parser:
         amount = 1
         if nxt.kind is _Kind.INT:
             amount = self._int("a number")
-        if word == "k":
+        if of_set:
+            pass  # a set's keep chooses totals or (Roll20's group of one roll) dice: `_set` notes which
+        elif word == "k":
             self._note(
                 f"k{amount} keeps the highest {amount}, as in Roll20 and Dice Maiden "
                 f"(Avrae's k{amount} keeps dice showing {amount}: write k={amount})."
@@ -1666,6 +1997,7 @@ class _Parser:
     def _dice(self, count_token: _Token | None) -> Dice:
         d_token = self._advance()
         start = d_token.start if count_token is None else count_token.start
+        self._dice_start = start
         count = 1 if count_token is None else count_token.value  # _check_dice names the dice limit
         fields: dict[str, Any] = {}
         if d_token.word == "df":
@@ -1694,13 +2026,20 @@ class _Parser:
             self._modifier(token, fields, sides)
         written = self._text[start : self._tokens[self._index - 1].end]
         node = Dice(count, sides, **fields)
-        _check_dice(node, written)
+        try:
+            _check_dice(node, written)
+        except DiceLimitError:
+            raise
+        except DiceError as error:  # well formed, but it can't be rolled: the caret goes under the term
+            reason, _, hint = error.message.rstrip(".").partition(". ")
+            raise DiceSyntaxError(self._text, start, reason, hint + "." if hint else None) from None
         self._dice_requested += node.rolled_count
         return node
 
     def _once(self, fields: dict[str, Any], name: str, token: _Token, what: str) -> None:
         if name in fields:
-            self._fail(token, f"Only one {what} is allowed per dice term.")
+            kept = self._text[self._dice_start : token.start].strip()
+            self._fail(token, f"Only one {what} is allowed per dice term: keep the one you mean, like {kept}.")
 
     def _modifier(self, token: _Token, fields: dict[str, Any], sides: int) -> None:
         word = token.word
@@ -1733,18 +2072,37 @@ class _Parser:
             self._once(fields, "explode", token, "explode (!, !!, !p, e)")
             if word == "e":
                 self._note("e explodes again on every matching die, as in Avrae (Dice Maiden's e explodes once).")
+            bare = self._peek().kind is not _Kind.INT and self._peek().kind not in _COMPARATOR_KINDS
             condition = self._condition(default=sides, strict=word == "e")
-            if word == "ie" and condition.comparator is Comparator.EQUAL:
+            written = self._text[token.start : self._tokens[self._index - 1].end]
+            if word in ("ie", "x") and condition.comparator is Comparator.EQUAL and not bare:
                 condition = Condition(Comparator.AT_LEAST, condition.value)  # Dice Maiden: ie8 explodes on 8 or more
+            if word == "x":
+                fields["explode_mode"] = ExplodeMode.EXPLODE
+                where = "on the top face" if bare else f"on {_face_words(condition)}"
+                self._note(f"{written} explodes {where}, as ! does: RPG Sage's and python-dice's spelling.")
             fields["explode"] = condition
         elif word in _REROLL_WORDS:
-            once, add = word in ("ro", "ra"), word == "ra"
+            once, add = word in ("ro", "ra", "rg"), word == "ra"
             earlier: Reroll | None = fields.get("reroll")
             if earlier is not None and (earlier.once, earlier.add) != (once, add):
                 self._fail(token, "Only one kind of reroll (r, ro or ra) is allowed per dice term.")
-            condition = self._condition(default=None, strict=word in ("rr", "ra"))
+            nxt = self._peek()
+            if word in ("r", "ro") and nxt.kind is not _Kind.INT and nxt.kind not in _COMPARATOR_KINDS:
+                # Roll20's bare r: reroll 1s.
+                condition = Condition(Comparator.EQUAL, 1)
+                self._note(f"A bare {word} rerolls 1s, as in Roll20 ({word}1).")
+            else:
+                condition = self._condition(default=None, strict=word in ("rr", "ra"))
             if word == "ir" and condition.comparator is Comparator.EQUAL:
                 condition = Condition(Comparator.AT_MOST, condition.value)  # Dice Maiden: ir2 rerolls 2 or less
+            if word in ("rg", "irg") and condition.comparator is Comparator.EQUAL:
+                # Dice Maiden: rg5 rerolls 5 or more once, irg5 until the die shows less.
+                condition = Condition(Comparator.AT_LEAST, condition.value)
+                self._note(
+                    f"{word}{condition.value} rerolls {condition.value} or more {'once' if once else 'until it stops'}"
+                    ", as in Dice Maiden."
+                )
             if word == "r":
                 self._note("r rerolls until the die stops matching, as in Roll20 (Dice Maiden's r rerolls once: ro).")
             if earlier is not None:
@@ -1755,6 +2113,11 @@ class _Parser:
             name = "minimum" if word == "mi" else "maximum"
             self._once(fields, name, token, word)
             fields[name] = self._int(f"the {name} face after {word}, like {word}2")
+        elif word == "tl":
+            self._once(fields, "success", token, "success target (t or a comparison)")
+            value = self._int("the target after tl, like tl6")
+            self._note(f"tl{value} counts dice showing {value} or less, as in Dice Maiden.")
+            fields["success"] = Condition(Comparator.AT_MOST, value)
         elif word == "t":
             self._once(fields, "success", token, "success target (t or a comparison)")
             nxt = self._peek()
@@ -1794,7 +2157,8 @@ class _Parser:
             self._advance()
             return Condition(Comparator.EQUAL, self._literal(token))
         if default is None:
-            self._fail(token, "Expected the faces, like r1 or r<3.")
+            word = self._tokens[self._index - 1].word or "r"
+            self._fail(token, f"Expected the faces after {word}, like {word}1 or {word}<3.")
         return Condition(Comparator.EQUAL, default)
 
 
@@ -1853,6 +2217,21 @@ def _dice_terms(node: Expression) -> list[Dice]:
             return []
 
 
+def _parts(node: Expression) -> list[Expression]:
+    """`node` and every expression inside it."""
+    match node:
+        case Negate():
+            return [node, *_parts(node.operand)]
+        case BinaryOp():
+            return [node, *_parts(node.left), *_parts(node.right)]
+        case Group() | Annotated() | Repeat():
+            return [node, *_parts(node.inner)]
+        case DiceSet() | Several():
+            return [node, *(part for item in node.items for part in _parts(item))]
+        case _:
+            return [node]
+
+
 def _swap(node: Expression, old: Dice, new: Dice) -> Expression:
     """`node` with the dice term `old` (that very object) replaced by `new`."""
     match node:
@@ -1863,7 +2242,7 @@ def _swap(node: Expression, old: Dice, new: Dice) -> Expression:
         case BinaryOp():
             return BinaryOp(node.op, _swap(node.left, old, new), _swap(node.right, old, new))
         case Group():
-            return Group(_swap(node.inner, old, new))
+            return replace(node, inner=_swap(node.inner, old, new))
         case Annotated():
             return Annotated(_swap(node.inner, old, new), node.note)
         case DiceSet():
@@ -1883,6 +2262,46 @@ def _outside(low: int, high: int, ranges: list[tuple[int, int]]) -> list[tuple[i
     if start <= high:
         left.append((start, high))
     return left
+
+
+def _check_alias(node: Expression, written: str) -> None:
+    """Refuse an alias whose numbers make no dice (`0wod8`, `dd01`), naming it."""
+    for term in _dice_terms(node):
+        if term.count == 0 or term.sides < 2:
+            raise DiceError(f"{written} asks for no dice: give a pool of 1 or more and dice of 2 or more sides.")
+
+
+def _alias_pattern(body: str) -> re.Pattern[str]:
+    return re.compile(body + r"(?![a-z0-9])", re.I)
+
+
+# Dice Maiden's system aliases (its dice_maiden_logic.rb `alias_input_map`), each read as the notation it stands
+# for here. Dice Maiden's `r7` (reroll 7 or less, once) is `ro<=7`; its `ie` explodes again, as `!` does.
+_ALIASES: Final[tuple[tuple[re.Pattern[str], Any, str], ...]] = (
+    (_alias_pattern(r"(\d+)wod(\d+)"), lambda m: f"{m[1]}d10ie10t{m[2]}f1", "World of Darkness roll"),
+    (_alias_pattern(r"(\d+)cod([89])?"), lambda m: f"{m[1]}d10ie{m[2] or 10}t8", "Chronicles of Darkness roll"),
+    (_alias_pattern(r"(\d+)codr"), lambda m: f"{m[1]}d10ro<=7t8", "Chronicles of Darkness rote roll"),
+    (_alias_pattern(r"dd(\d)(\d)"), lambda m: f"(1d{m[1]}*10)+1d{m[2]}", "double-digit roll"),
+    (_alias_pattern(r"age"), lambda m: "2d6+1d6", "AGE system test"),
+    (re.compile(r"(\d+)wh(\d+)\+", re.I), lambda m: f"{m[1]}d6t{m[2]}", "Warhammer pool"),
+    (_alias_pattern(r"sr(\d+)"), lambda m: f"{m[1]}d6t5", "Shadowrun pool"),
+    (_alias_pattern(r"sp(\d+)"), lambda m: f"{m[1]}d10ie10t8", "Storypath pool"),
+    (_alias_pattern(r"(\d+)yz"), lambda m: f"{m[1]}d6t6", "Year Zero pool"),
+    (_alias_pattern(r"snm(\d+)"), lambda m: f"{m[1]}d6ie6t4", "Sunsails: New Millennium pool"),
+    (_alias_pattern(r"d6s(\d+)"), lambda m: f"{m[1]}d6+1d6ie", "D6 System roll with its wild die"),
+    (_alias_pattern(r"d6s"), lambda m: "1d6ie", "D6 System wild die"),
+)
+_ALIAS_REFUSALS: Final = {
+    "attack": "Dice Maiden's attack is a plain d20: write 1d20 and the bonus, like 1d20+5.",
+    "skill": "Dice Maiden's skill is a plain d20: write 1d20 and the bonus, like 1d20+5.",
+    "save": "Dice Maiden's save is a plain d20: write 1d20 and the bonus, like 1d20+5.",
+    "dndstats": "Roll six ability scores with 6 4d6k3.",
+    "ex": "Exalted's 10s that count twice are not supported: count successes with t7, like 6d10t7.",
+    "ed": "Earthdawn steps are not supported: write the step's dice, like 2d6!.",
+    "hsn": "Hero System damage is not supported: write the dice, like 5d6.",
+    "hsk": "Hero System damage is not supported: write the dice, like 5d6.",
+    "hsh": "Hero System to-hit is not supported: roll 3d6 under 11 plus your level, like 3d6.",
+}
 
 
 _INLINE: Final = re.compile(r"\[\[(.*?)\]\]")
@@ -1968,7 +2387,7 @@ class _Roller:
             return BinaryResult(node.op, left, right, self._arithmetic(node.op, left.total, right.total))
         if isinstance(node, Group):
             inner = self.evaluate(node.inner)
-            return GroupResult(inner, inner.total)
+            return GroupResult(inner, node.apply(inner.total), node.function)
         if isinstance(node, Annotated):
             inner = self.evaluate(node.inner)
             return AnnotatedResult(inner, node.note, inner.total)
@@ -1984,21 +2403,19 @@ class _Roller:
         assert_never(node)
 
     def _arithmetic(self, op: Operator, left: int, right: int) -> int:
-        if op is Operator.ADD:
-            return left + right
-        if op is Operator.SUBTRACT:
-            return left - right
-        if op is Operator.MULTIPLY:
-            return left * right
-        if right == 0:
+        value = op.apply(left, right)
+        if value is None:
             self.divided_by_zero = True
             return 0
-        return left // right if op is Operator.DIVIDE else left % right
+        return value
 
     def _roll_set(self, node: DiceSet) -> SetResult:
         items = tuple(self.evaluate(item) for item in node.items)
         kept = [True] * len(items)
-        if node.keep is not None:
+        if node.pool:
+            assert node.keep is not None
+            items = (self._keep_among_dice(items[0], node.keep),)
+        elif node.keep is not None:
             drafts = [_Draft(item.total, extra=False) for item in items]
             _apply_keep(drafts, node.keep)
             kept = [draft.state is DieState.KEPT for draft in drafts]
@@ -2006,6 +2423,55 @@ class _Roller:
         success = node.success
         total = sum(chosen) if success is None else sum(success.matches(value) for value in chosen)
         return SetResult(node, items, tuple(kept), total)
+
+    def _keep_among_dice(self, item: ResultNode, keep: Keep) -> ResultNode:
+        """Roll20's `{4d6+3d8}k4`: the keep chooses among every counted die of the roll; the roll is totalled anew.
+
+        A dropped die no longer counts, neither its face nor as a success; ties go to the earlier die.
+        """
+        rolled = _dice_results(item)
+        drafts: list[_Draft] = []
+        places: list[tuple[int, int]] = []
+        for which, result in enumerate(rolled):
+            for index, die in enumerate(result.dice):
+                if die.state is DieState.KEPT:
+                    drafts.append(_Draft(die.face, extra=die.extra))
+                    places.append((which, index))
+        _apply_keep(drafts, keep)
+        dropped = {place for place, draft in zip(places, drafts, strict=True) if draft.state is DieState.DROPPED}
+        changed: dict[int, DiceResult] = {}
+        for which, result in enumerate(rolled):
+            dice = tuple(
+                Die(die.face, DieState.DROPPED, die.exploded, die.extra) if (which, index) in dropped else die
+                for index, die in enumerate(result.dice)
+            )
+            live = [die for die in dice if die.state is DieState.KEPT]
+            if result.term.success is not None:
+                total = sum(die.success for die in live) - sum(die.failure for die in live)
+            else:
+                total = sum(die.face for die in live)
+            changed[id(result)] = replace(result, dice=dice, total=total)
+        self.divided_by_zero = False  # the roll is worked out again, with the dice that are left
+        return self._retotal(item, changed)
+
+    def _retotal(self, node: ResultNode, changed: dict[int, DiceResult]) -> ResultNode:
+        match node:
+            case DiceResult():
+                return changed.get(id(node), node)
+            case NegateResult():
+                operand = self._retotal(node.operand, changed)
+                return NegateResult(operand, -operand.total)
+            case BinaryResult():
+                left, right = self._retotal(node.left, changed), self._retotal(node.right, changed)
+                return BinaryResult(node.op, left, right, self._arithmetic(node.op, left.total, right.total))
+            case GroupResult():
+                inner = self._retotal(node.inner, changed)
+                return GroupResult(inner, abs(inner.total) if node.function == "abs" else inner.total, node.function)
+            case AnnotatedResult():
+                inner = self._retotal(node.inner, changed)
+                return AnnotatedResult(inner, node.note, inner.total)
+            case _:
+                return node
 
     def _take_extra_roll(self) -> bool:
         if self._extra_rolls_left == 0:
@@ -2104,6 +2570,21 @@ class _Roller:
             if mode is ExplodeMode.PENETRATE:
                 active.face -= 1  # Roll20 and Hackmaster: each penetrating die counts one less than it shows
         return False
+
+
+def _dice_results(node: ResultNode) -> list[DiceResult]:
+    """Every rolled dice term of one roll's result, left to right (a group that keeps dice holds no set)."""
+    match node:
+        case DiceResult():
+            return [node]
+        case NegateResult():
+            return _dice_results(node.operand)
+        case BinaryResult():
+            return _dice_results(node.left) + _dice_results(node.right)
+        case GroupResult() | AnnotatedResult():
+            return _dice_results(node.inner)
+        case _:
+            return []
 
 
 def _apply_keep(pool: list[_Draft], keep: Keep) -> None:

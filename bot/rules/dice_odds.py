@@ -197,25 +197,6 @@ class Odds:
         spread = _Z * math.sqrt(self.variance / self.denominator)
         return mean - spread, mean + spread
 
-    def points(self, limit: int) -> list[tuple[int, int, Fraction]]:
-        """The chance of each total for a chart: every total when they are at most `limit`, else bins of totals.
-
-        Returns:
-            (first total, last total, chance of the totals first..last), at most `limit` of them, in order.
-        """
-        low, high = self.low, self.high
-        if self.method is Method.TOO_COSTLY:
-            return []
-        if self.method is Method.NORMAL:
-            sd = math.sqrt(self.variance)
-            low = max(low, math.floor(float(self.mean) - 4 * sd))
-            high = min(high, math.ceil(float(self.mean) + 4 * sd))
-        width = max(1, -(-(high - low + 1) // limit))
-        return [
-            (t, min(t + width, high + 1) - 1, self.below(min(t + width, high + 1)) - self.below(t))
-            for t in range(low, high + 1, width)
-        ]
-
 
 def _counted(method: Method, weights: _Dist, mean: Fraction, error: float, work: int) -> Odds:
     values = [weights.offset + i for i, c in enumerate(weights.counts) if c]
@@ -338,15 +319,8 @@ def _map(dist: _Dist, function: Callable[[int], int]) -> _Dist:
 
 def _arithmetic(op: Operator, left: int, right: int) -> int:
     """What `bot.rules.dice` computes for `left op right`, a division by zero counting 0."""
-    if op is Operator.ADD:
-        return left + right
-    if op is Operator.SUBTRACT:
-        return left - right
-    if op is Operator.MULTIPLY:
-        return left * right
-    if right == 0:
-        return 0
-    return left // right if op is Operator.DIVIDE else left % right
+    value = op.apply(left, right)
+    return 0 if value is None else value
 
 
 # ------------------------------------------------------------------------------------------- one dice term
@@ -702,6 +676,8 @@ def _count(node: Expression) -> _Dist:
     if isinstance(node, Negate):
         inner = _count(node.operand)
         return _Dist(-inner.high, inner.counts[::-1])
+    if isinstance(node, Group) and node.function == "abs":
+        return _map(_count(node.inner), abs)
     if isinstance(node, Group | Annotated):
         return _count(node.inner)
     if isinstance(node, BinaryOp):
@@ -726,6 +702,8 @@ def _count(node: Expression) -> _Dist:
 
 
 def _count_set(node: DiceSet) -> _Dist:
+    if node.pool:
+        return _count_pool(node)
     items = [_count(item) for item in node.items]
     if node.keep is None and node.success is None:
         return reduce(_convolve, items)
@@ -738,6 +716,101 @@ def _count_set(node: DiceSet) -> _Dist:
         value = sum(chosen) if success is None else sum(success.matches(t) for t in chosen)
         weights[value] = weights.get(value, 0) + math.prod(c for _, c in combination)
     return _from_weights(weights)
+
+
+def _pool_dice(node: Expression) -> tuple[list[tuple[int, int]], int] | None:
+    """The plain dice (lowest face, sides) and the number added of a sum of plain dice and numbers, else None."""
+    node = _bare(node)
+    if isinstance(node, Number):
+        return [], node.value
+    if isinstance(node, Dice):
+        if node != Dice(node.count, node.sides, fudge=node.fudge):
+            return None
+        low, high = node.faces
+        return [(low, high - low + 1)] * node.count, 0
+    if isinstance(node, BinaryOp) and node.op in (Operator.ADD, Operator.SUBTRACT):
+        left, right = _pool_dice(node.left), _pool_dice(node.right)
+        if left is None or right is None:
+            return None
+        if node.op is Operator.SUBTRACT:
+            if right[0]:
+                return None  # dice taken away: which way a keep should lean is no longer the total's
+            return left[0], left[1] - right[1]
+        return left[0] + right[0], left[1] + right[1]
+    return None
+
+
+def _pool_plan(node: DiceSet) -> tuple[list[tuple[int, int]], int, int, bool, bool]:
+    """What `_count_pool` follows: the dice, the number added, how many dice it tracks, and how.
+
+    Returns (dice, added, tracked, highest, complement): it tracks the `tracked` highest (or lowest) faces so
+    far, the fewer of the kept dice and the others; `complement` when those are the others, and then the whole
+    sum too. Raises _Unsupported for a roll that is not a sum of plain dice and numbers.
+    """
+    keep = node.keep
+    assert keep is not None and node.pool
+    found = _pool_dice(node.items[0])
+    if found is None:
+        raise _Unsupported
+    dice, added = found
+    n = len(dice)
+    amount = min(keep.amount, n)
+    kept = amount if keep.mode in (KeepMode.KEEP_HIGHEST, KeepMode.KEEP_LOWEST) else n - amount
+    high = keep.mode in (KeepMode.KEEP_HIGHEST, KeepMode.DROP_LOWEST)
+    faces = max((low + sides for low, sides in dice), default=1) - min((low for low, _ in dice), default=0)
+    # The kept faces alone, or the others and the sum: whichever has fewer states.
+    complement = math.comb(faces + n - kept - 1, n - kept) * (n * (faces - 1) + 1) < math.comb(faces + kept - 1, kept)
+    return dice, added, n - kept if complement else kept, high != complement, complement
+
+
+def _count_pool(node: DiceSet) -> _Dist:
+    """Roll20's `{4d6+3d8}k4`: the sum of the kept dice among dice of several sizes, die by die.
+
+    A state is the tracked faces so far (a sorted tuple: the highest or lowest ones) and, when the kept dice
+    are the many, the sum of every face; ties between faces change no sum, so which die is kept does not matter.
+    """
+    dice, added, tracked, highest, complement = _pool_plan(node)
+    states: dict[tuple[tuple[int, ...], int], int] = {((), 0): 1}
+    for low, sides in dice:
+        after: dict[tuple[tuple[int, ...], int], int] = {}
+        for (chosen, total), weight in states.items():
+            for face in range(low, low + sides):
+                if len(chosen) < tracked:
+                    now = tuple(sorted((*chosen, face)))
+                elif tracked and highest and face > chosen[0]:
+                    now = tuple(sorted((*chosen[1:], face)))
+                elif tracked and not highest and face < chosen[-1]:
+                    now = tuple(sorted((*chosen[:-1], face)))
+                else:
+                    now = chosen
+                key = (now, total + face if complement else 0)
+                after[key] = after.get(key, 0) + weight
+        states = after
+    weights: dict[int, int] = {}
+    for (chosen, total), weight in states.items():
+        value = added + (total - sum(chosen) if complement else sum(chosen))
+        weights[value] = weights.get(value, 0) + weight
+    return _from_weights(weights)
+
+
+def _price_pool(node: DiceSet) -> _Shape:
+    """The shape and work of `_count_pool`: a Python pass over each face of each die, for each state then."""
+    dice, added, tracked, _, complement = _pool_plan(node)
+    if not dice:
+        return _Shape(added, added, 0.0, _FACE)
+    least = min(low for low, _ in dice)
+    most = max(low + sides - 1 for low, sides in dice)
+    faces = most - least + 1
+    work, states, rolled, bits = 0, 1, 1, 0.0
+    for index, (_, sides) in enumerate(dice):
+        work += 2 * _FACE * states * sides
+        rolled *= sides
+        bits += math.log2(sides) if sides > 1 else 0.0
+        chosen = min(index + 1, tracked)
+        states = math.comb(faces + chosen - 1, chosen) * ((index + 1) * (faces - 1) + 1 if complement else 1)
+        states = min(states, rolled)
+    kept = tracked if not complement else len(dice) - tracked
+    return _Shape(added + kept * min(0, least), added + kept * max(0, most), bits, work + _FACE * states)
 
 
 def _kept_totals(totals: list[int], keep: Keep) -> list[int]:
@@ -902,6 +975,10 @@ def _price(node: Expression) -> _Shape:
     if isinstance(node, Negate):
         inner = _price(node.operand)
         return _Shape(-inner.high, -inner.low, inner.bits, inner.work + inner.span)
+    if isinstance(node, Group) and node.function == "abs":
+        inner = _price(node.inner)
+        low = 0 if inner.low <= 0 <= inner.high else min(abs(inner.low), abs(inner.high))
+        return _Shape(low, max(abs(inner.low), abs(inner.high)), inner.bits, inner.work + 2 * _FACE * inner.span)
     if isinstance(node, Group | Annotated):
         return _price(node.inner)
     if isinstance(node, BinaryOp):
@@ -914,6 +991,8 @@ def _price(node: Expression) -> _Shape:
         low, high = _range_of(node.op, a, b)
         pairs = 2 * _FACE * a.span * b.span * _words(bits)  # a Python pass over every pair of totals
         return _Shape(low, high, bits, a.work + b.work + pairs + (high - low + 1) * _words(bits))
+    if isinstance(node, DiceSet) and node.pool:
+        return _price_pool(node)
     if isinstance(node, DiceSet):
         items = [_price(item) for item in node.items]
         bits = sum(i.bits for i in items)
@@ -938,6 +1017,11 @@ def _range_of(op: Operator, a: _Shape, b: _Shape) -> tuple[int, int]:
     if op is Operator.MULTIPLY:
         corners = [x * y for x in (a.low, a.high) for y in (b.low, b.high)]
         return min(corners), max(corners)
+    if op is Operator.POWER:
+        corners = [x**y for x in (a.low, a.high, 0 if a.low <= 0 <= a.high else a.low) for y in (b.low, b.high)]
+        return min(corners), max(corners)
+    if op not in (Operator.DIVIDE, Operator.MODULO):
+        return 0, 1  # a comparison
     if op is Operator.DIVIDE:
         top = max(abs(a.low), abs(a.high))
         return -top - 1, top
@@ -1076,6 +1160,8 @@ def _moments(node: Expression, budget: list[int]) -> _Moments | None:
     if isinstance(node, Negate):
         inner = _moments(node.operand, budget)
         return None if inner is None else inner.times(-1)
+    if isinstance(node, Group) and node.function == "abs":
+        return None  # not a sum of dice
     if isinstance(node, Group | Annotated):
         return _moments(node.inner, budget)
     if isinstance(node, BinaryOp):
@@ -1099,7 +1185,7 @@ def _moments(node: Expression, budget: list[int]) -> _Moments | None:
 
 
 def _bare(node: Expression) -> Expression:
-    while isinstance(node, Group | Annotated):
+    while isinstance(node, Group | Annotated) and not (isinstance(node, Group) and node.function == "abs"):
         node = node.inner
     return node
 

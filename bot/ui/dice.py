@@ -19,13 +19,13 @@ from bot.rules.dice import (
     GroupResult,
     NegateResult,
     NumberResult,
-    Operator,
     ResultNode,
     RollResult,
     RollsResult,
     SetResult,
 )
 from bot.rules.dice_odds import CONFIDENCE, MIN_SAMPLES, Method, Odds
+from bot.rules.odds_bars import TAIL, Bar, Bars, Fold, View, bars
 from bot.ui.embeds import DESCRIPTION_LIMIT, ROLL_COLOUR, TITLE_LIMIT, Answer, clip, fixed, history_text, percent
 
 # Room left in the description for " = **total**" after the breakdown.
@@ -59,10 +59,10 @@ def breakdown(node: ResultNode, *, every_die: bool = True) -> str:
             return "-" + breakdown(node.operand, every_die=every_die)
         case BinaryResult():
             # A bare * would start italics in Discord's Markdown.
-            op = "\\*" if node.op is Operator.MULTIPLY else str(node.op)
+            op = str(node.op).replace("*", "\\*")
             return f"{breakdown(node.left, every_die=every_die)} {op} {breakdown(node.right, every_die=every_die)}"
         case GroupResult():
-            return f"({breakdown(node.inner, every_die=every_die)})"
+            return f"{node.function}({breakdown(node.inner, every_die=every_die)})"
         case AnnotatedResult():
             return f"{breakdown(node.inner, every_die=every_die)} \\[{escape_markdown(node.note)}\\]"
         case SetResult():
@@ -207,7 +207,12 @@ def roll_embed(
 
 
 ODDS_CHART = "odds.png"
-ODDS_ROWS = 30  # rows of the at-least table; a wider spread of totals is shown in bins
+ODDS_ROWS = 30  # rows of the table and bars of the chart; a wider spread has its tails folded, then bins
+VIEWS = {
+    View.NORMAL: "height: the chance of the bar's totals",
+    View.AT_LEAST: "height: the chance of at least the bar's first total",
+    View.AT_MOST: "height: the chance of at most the bar's last total",
+}
 
 
 def odds_summary(odds: Odds, rows: int = ODDS_ROWS) -> str:
@@ -225,44 +230,86 @@ def odds_summary(odds: Odds, rows: int = ODDS_ROWS) -> str:
     text = f"{how} · mean {mean} · totals {odds.low:,} to {odds.high:,}"
     if odds.method is not Method.EXACT:
         widest = 0.0
-        for first, _, p in odds.points(rows):
-            for value, (low, high) in (
-                (p, odds.interval(p, spans=2)),
-                (odds.at_least(first), odds.at_least_interval(first)),
-            ):
-                widest = max(widest, float(value) - low, high - float(value))
+        for bar in bars(odds, rows).bars:
+            for view in View:
+                low, high = bar.interval(view)
+                widest = max(widest, float(bar.value(view)) - low, high - float(bar.value(view)))
         sure = "at 99% confidence" if odds.method is Method.SAMPLED else "for certain"
         text += f" · each chance within ±{math.ceil(widest * 1000 - 1e-9) / 10:.1f}% {sure}"
     return text
 
 
-def at_least_table(odds: Odds, rows: int = ODDS_ROWS) -> str:
-    """A monospace table of each total (or bin of totals), its chance, and the chance of at least its first."""
-    points = odds.points(rows)
-    if not points:
+def row_label(bar: Bar) -> str:
+    """A row's total, bin of totals (`11-15`) or folded tail (`8 or less`, `31 or more`)."""
+    if bar.fold is not Fold.NONE:
+        return f"{bar.last if bar.fold is Fold.LOW else bar.first:,} {bar.fold}"
+    return f"{bar.first:,}" if bar.first == bar.last else f"{bar.first:,}-{bar.last:,}"
+
+
+def odds_table(shown: Bars, view: View) -> str:
+    """A monospace table of the chart's bars: each one's totals, its chance, and at least (or at most) them."""
+    if not shown.bars:
         return ""
-    labels = [f"{first:,}" if first == last else f"{first:,}-{last:,}" for first, last, _ in points]
+    column = "at most" if view is View.AT_MOST else "at least"
+    labels = [row_label(bar) for bar in shown.bars]
     width = max(len("total"), *(len(label) for label in labels))
-    lines = [f"{'total':>{width}}  {'chance':>7}  {'at least':>8}"]
-    for label, (first, _, p) in zip(labels, points, strict=True):
-        lines.append(f"{label:>{width}}  {chance(p):>7}  {chance(odds.at_least(first)):>8}")
+    lines = [f"{'total':>{width}}  {'chance':>7}  {column:>8}"]
+    for label, bar in zip(labels, shown.bars, strict=True):
+        cumulative = bar.at_most if view is View.AT_MOST else bar.at_least
+        lines.append(f"{label:>{width}}  {chance(bar.chance):>7}  {chance(cumulative):>8}")
     return "```\n" + "\n".join(lines) + "\n```"
 
 
-def odds_embed(odds: Odds, *, typed: str, target: int | None, of: str | None = None) -> discord.Embed:
+def bars_note(shown: Bars, noun: str) -> str:
+    """How many totals a bar (or row) spans and what its end ones fold; empty when each is one total."""
+    parts = []
+    if shown.width > 1:
+        last = f" (the last {shown.short})" if shown.short else ""
+        parts.append(f"each {noun}: {shown.width:,} totals{last}")
+    if shown.folded:
+        parts.append(f"tails of under {percent(TAIL, trim=True)} folded into the end {noun}s, each its exact share")
+    return "; ".join(parts)
+
+
+def chart_lines(odds: Odds, shown: Bars, view: View) -> list[str]:
+    """The lines under the chart's title: how the odds were found, what a bar's height and width say."""
+    if not shown.bars:
+        return [odds_summary(odds)]
+    what = [VIEWS[view]]
+    if shown.width == 1:
+        what.append("each bar: one total")
+    if odds.method is Method.SAMPLED:
+        what.append(f"lines: {CONFIDENCE:.0%} intervals")
+    note = bars_note(shown, "bar")
+    return [odds_summary(odds), " · ".join(what), *([note] if note else [])]
+
+
+def odds_title(typed: str, view: View) -> str:
+    """`Odds of 3d6!`, with the view when it is not the chance of each total: `Odds of 3d6! (at least)`."""
+    return f"Odds of {typed}" + ("" if view is View.NORMAL else f" ({view.replace('_', ' ')})")
+
+
+def odds_embed(
+    odds: Odds, shown: Bars, *, typed: str, target: int | None, of: str | None = None, view: View = View.NORMAL
+) -> discord.Embed:
     """The answer to /odds: how the odds were found, the chance to reach `target`, the table and the chart.
 
-    `of` names the roll they are about when the text holds several (`the first roll`, `each roll`).
+    `shown`: the chart's bars, one row each. `of` names the roll they are about when the text holds several
+    (`the first roll`, `each roll`).
     """
     lines = [odds_summary(odds) if of is None else f"Of {of}: {odds_summary(odds)}"]
     if target is not None and odds.method is not Method.TOO_COSTLY:
         lines.append(
             f"At least {target:,}: **{estimated(odds, odds.at_least(target), odds.at_least_interval(target))}**"
         )
-    table = at_least_table(odds)
+    table = odds_table(shown, view)
     if table:
         lines.append(table)
-    embed = discord.Embed(title=clip(f"Odds of {typed}", TITLE_LIMIT), description="\n".join(lines), colour=ROLL_COLOUR)
+    note = bars_note(shown, "row")
+    if note:
+        lines.append(note[0].upper() + note[1:] + ".")
+    title = clip(odds_title(typed, view), TITLE_LIMIT)
+    embed = discord.Embed(title=title, description="\n".join(lines), colour=ROLL_COLOUR)
     embed.set_image(url=f"attachment://{ODDS_CHART}")
     embed.set_footer(text="Nothing was rolled. docs/dice.md says how the odds are found and how close estimates are.")
     return embed

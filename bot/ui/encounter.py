@@ -332,10 +332,11 @@ def pinged(encounter: Encounter) -> int | None:
     return current.owner_id
 
 
-def turn_message(turn: rules.Turn) -> TurnMessage:
+def turn_message(turn: rules.Turn, note: str = "") -> TurnMessage:
     """A pass of the turn in at most `TURN_LINES` phone lines: whose turn (pinging its player), who was passed.
 
-    Everyone in the channel reads it: a hidden combatant's dying check says what happened, never its hit points.
+    `note` says how the turn came to pass when it was not a Next ("Aria delays, ..."). Everyone in the channel
+    reads it: a hidden combatant's dying check says what happened, never its hit points.
     """
     encounter = turn.encounter
     current = encounter.current
@@ -348,6 +349,7 @@ def turn_message(turn: rules.Turn) -> TurnMessage:
     budget = TURN_LINES - (1 if content else 0)
     passed = [p for p in turn.passed if not (stuck and p.number == current.number)]
     lead = f"Nobody can act: the turn rests with {_passed_text(encounter, turn.passed[-1])}." if stuck else ""
+    lead = "\n".join(line for line in (note, lead) if line)
     embed.description = _fitted(embed, lead, encounter, passed, budget) or None
     return TurnMessage(content, embed, mention)
 

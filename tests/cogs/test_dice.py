@@ -226,7 +226,7 @@ async def test_the_reading_used_is_said_where_bots_disagree(local: LocalDiscord)
 @pytest.mark.parametrize(
     ("expression", "teaches"),
     [
-        ("3d6x", "Exploding dice are written ! here"),
+        ("3d6xo", "write ! to explode"),
         ("1d20advantage", "Write adv"),
         ("1d20+5 3 goblins", "use the label: option"),
         ("10d20r<20", "write r<19, or Avrae's rr<20"),
@@ -311,7 +311,8 @@ async def test_odds_of_a_huge_spread_fits_the_embed_in_bins(local: LocalDiscord)
     assert exchange.ephemeral
     rows = exchange.embed["description"].split("```")[1].strip().split("\n")
     assert 10 < len(rows) <= 31
-    assert "-" in rows[1]  # a bin of totals
+    assert rows[1].split()[1:3] == ["or", "less"]  # the low tail folded
+    assert "-" in rows[2]  # then bins of totals
 
 
 async def test_odds_refuses_what_roll_refuses(local: LocalDiscord) -> None:

@@ -127,8 +127,8 @@ async def test_a_player_delays_until_after_a_goblin(local: LocalDiscord, databas
     refused = await local.command("encounter delay", {"after": "Goblin 1"}, actor=local.as_user(OTHER))
     assert refused.ephemeral and refused.embed["title"] == "Not allowed"
     note = ok(await local.command("encounter delay", {"after": "Goblin 1"}, actor=local.as_user(PLAYER)))
-    assert note["title"] == "Cave: Goblin 1's turn"
-    assert note["description"] == "Aria delays, and acts after **Goblin 1** from now on."
+    assert note["title"] == "Round 1 · Goblin 1's turn"  # the turn message of the goblin, who has the turn now
+    assert note["description"] == "Aria delays to act after **Goblin 1**."
     board = ok(await local.command("encounter show"))
     assert "▶ 16 **Goblin 1**" in board["description"] and "· 16 **Aria**" in board["description"]  # its new count
     fight = await stored(database)

@@ -215,3 +215,22 @@ def test_a_hidden_dying_creature_s_check_shows_no_hit_points() -> None:
     turn = rules.advance_turn(begun, NoDice(), ScriptedDice([47]))
     text = ui.turn_message(turn).embed.description or ""
     assert text == "Passed: Ogre (dying, d% 47: loses 1 hp)" and "-4" not in text
+
+
+async def test_a_delay_posts_the_turn_message_that_pings_whoever_has_the_turn_now(local: LocalDiscord) -> None:
+    await cave(local)
+    local.bot.dice = ScriptedDice([1, 18, 11])  # type: ignore[attr-defined]  # Goblin 1 19, Aria 8, Goblin 2 12
+    ok(await local.command("encounter next"))
+    delayed = await local.command("encounter delay", {"after": "Goblin 2"})  # the GM's goblin waits for the other
+    assert delayed.rejected == []
+    [message] = delayed.messages
+    assert message["embeds"][0]["title"] == "Round 1 · Goblin 2's turn" and not message.get("content")
+    assert message["embeds"][0]["description"] == "Goblin 1 delays to act after **Goblin 2**."
+    assert list(buttons(message)) == ["Next"]
+    local.bot.dice = NoDice()  # type: ignore[attr-defined]
+    ok(await local.command("encounter next"))  # Goblin 2 ends its turn: Goblin 1 acts, then Aria
+    delayed = await local.command("encounter delay")  # Goblin 1 waits once more, last this round: Aria's turn
+    [message] = delayed.messages
+    assert message["content"] == f"<@{PLAYER}>, your turn."
+    assert message["allowed_mentions"] == {"parse": [], "users": [int(PLAYER)]}
+    assert message["embeds"][0]["title"] == "Round 1 · Aria's turn" and turn_lines(message) <= TURN_LINES

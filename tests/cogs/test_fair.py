@@ -253,6 +253,7 @@ def test_a_file_that_is_no_log_exits_1_and_an_unreadable_one_2(
     assert message in err and "Traceback" not in err
 
 
+@pytest.mark.slow
 async def test_verify_runs_as_a_process_without_database_or_token(local: LocalDiscord, tmp_path: Path) -> None:
     commitment, revealed = await played_session(local)
     data = revealed.files[filename(commitment)]

@@ -36,6 +36,8 @@ from tests.conftest import FIXED_TIME, POSTGRES
 from tests.dice_sources import NoDice
 from tests.helpers import BOB, ROOT
 
+pytestmark = pytest.mark.slow  # starts processes or runs for seconds: scheduled first (tests/conftest.py)
+
 
 @pytest.fixture
 def postgres_tools(monkeypatch: pytest.MonkeyPatch) -> None:

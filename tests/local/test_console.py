@@ -20,6 +20,8 @@ from bot.local import console
 from bot.local.driver import LocalDiscord
 from tests.helpers import ROOT
 
+pytestmark = pytest.mark.slow  # starts processes or runs for seconds: scheduled first (tests/conftest.py)
+
 SCRIPT = """\
 /roll expression:4d6kh3 label:"Strength score"
 @200000000000000002 /roll expression:1d20+5 private:true

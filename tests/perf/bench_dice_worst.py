@@ -24,6 +24,7 @@ WORST = (
     "20 50d6!kh25",
     "1d2!; " * 9 + "100d2!p",
     "{" + ", ".join(["100d6!"] * 10) + "}kh1",
+    "{" + " + ".join(["100d6!"] * 10) + "}k500",  # Roll20's group keep: among all 2,000 dice, then totalled again
     "1000dFt1f0",
     "500d6ra6 + 500d100mi50ma60 % 7",
 )

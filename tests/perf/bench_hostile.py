@@ -105,8 +105,8 @@ def dice_odds_row(expression: str, *, chart: bool = False) -> Callable[[random.R
 
     def run(rng: random.Random) -> object:
         if chart:
-            found, png = odds_report(expression, 10, random.Random(dice_odds.SAMPLE_SEED))
-            return odds_embed(found, typed=expression, target=10).to_dict(), len(png)
+            found, shown, png = odds_report(expression, 10, random.Random(dice_odds.SAMPLE_SEED))
+            return odds_embed(found, shown, typed=expression, target=10).to_dict(), len(png)
         found = dice_odds.odds(dice_odds.parse(expression), random.Random(dice_odds.SAMPLE_SEED))
         return odds_line(roll(expression, rng), found, target=10)
 

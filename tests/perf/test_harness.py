@@ -9,9 +9,13 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import pytest
+
 from bot.local.double import CHANNEL_MESSAGE, DEFERRED_MESSAGE, Captured
 from bot.local.payloads import APPLICATION_ID
 from tests.perf.harness import PING, ROLL, LoadDouble, _result, payloads, run_load, running_bot, seed_users
+
+pytestmark = pytest.mark.slow  # starts processes or runs for seconds: scheduled first (tests/conftest.py)
 
 
 async def callback(double: LoadDouble, payload: dict[str, object], kind: int) -> None:

@@ -469,11 +469,11 @@ def test_conditions_that_can_stop_are_allowed() -> None:
         ("1d20+)", 5),
         ("2d", 2),
         ("(1d6", 4),
-        ("1d6 kh3x", 7),
+        ("1d6 kh3q", 7),  # x explodes now (RPG Sage), so a letter no bot uses
         ("  )", 2),
         ("1d6)", 3),
         ("4d6khkl", 5),
-        ("d6r", 3),
+        ("d6r<", 4),  # a bare r is Roll20's reroll 1s; a comparison needs its number
         ("d6!>", 4),
         ("d6 ! > +", 7),
         ("1 2", 2),
@@ -697,7 +697,7 @@ def check_result(result: RollResult) -> None:
         elif isinstance(node, NegateResult):
             assert node.total == -node.operand.total
         elif isinstance(node, GroupResult):
-            assert node.total == node.inner.total
+            assert node.total == (abs(node.inner.total) if node.function == "abs" else node.inner.total)
     assert requested <= MAX_DICE
     assert extra_rolls <= MAX_EXTRA_ROLLS
     if result.capped and not compounding:
@@ -732,12 +732,14 @@ def roll_or_refuse(text: str, seed: int) -> None:
         assert parse(result.expression_text) == parse(text)
 
 
+@pytest.mark.slow
 @settings(max_examples=500, deadline=None)
 @given(text=st.text(max_size=200), seed=st.integers(0, 2**32))
 def test_any_text_rolls_or_raises_dice_error(text: str, seed: int) -> None:
     roll_or_refuse(text, seed)
 
 
+@pytest.mark.slow
 @settings(max_examples=500, deadline=None)
 @given(text=_EXPRESSION_TEXT, seed=st.integers(0, 2**32))
 def test_grammar_shaped_text_rolls_or_raises_dice_error(text: str, seed: int) -> None:
@@ -929,7 +931,7 @@ def test_division_by_zero_counts_as_zero_and_says_so() -> None:
 @pytest.mark.parametrize(
     ("text", "teaches"),
     [
-        ("3d6x", "written ! here"),
+        ("3d6xo", "write ! to explode"),
         ("1d20advantage", "Write adv"),
         ("1d20+5 3 goblins", "label: option"),
         ("10d20r<20", "write r<19, or Avrae's rr<20"),
@@ -956,12 +958,14 @@ def test_repeats_count_towards_the_dice_limit() -> None:
         roll("20 60d6", NoDice())
 
 
+@pytest.mark.slow
 def test_the_extra_roll_budget_lets_every_peer_roll_finish() -> None:
     # Avrae's `10d20rr<20` (keep rerolling until a 20) needs about 190 rerolls: once capped in 1892 of 2000 tries.
     rng = random.Random(17)
     assert not any(roll("10d20rr<20", rng).capped for _ in range(2000))
 
 
+@pytest.mark.slow
 @settings(max_examples=500, deadline=None)
 @given(text=_OTHER_TEXT, seed=st.integers(0, 2**32))
 def test_other_bots_text_rolls_or_raises_dice_error(text: str, seed: int) -> None:

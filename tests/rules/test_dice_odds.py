@@ -105,6 +105,7 @@ def test_finite_rolls_match_every_sequence_of_dice(text: str) -> None:
     assert_matches_roller(text, max_draws=10)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "text",
     [
@@ -239,6 +240,7 @@ _TEXTS = st.one_of(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_TEXTS)
 def test_random_small_expressions_match_the_roller(text: str) -> None:

@@ -1264,6 +1264,7 @@ def grouped(distribution: dict[int, Fraction], groups: dict[int, int]) -> dict[i
 THRESHOLD = 1e-6  # a right model fails one run in a million; the wrong ones below score far beyond it
 
 
+@pytest.mark.slow
 def test_100000_attacks_follow_the_exact_odds() -> None:
     # x2 always on, 19-20/x3, precision and fire, DR 3/magic: every step of §11 shows in the damage.
     attack = quick_attack(

@@ -70,6 +70,7 @@ def test_random_keeps_match_brute_force(count: int, sides: int, mode: str, amoun
     assert exact_odds(f"{count}d{sides}{mode}{amount}") == brute_force(count, sides, mode, amount)
 
 
+@pytest.mark.slow
 @settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.integers(1, 3),

@@ -181,6 +181,7 @@ def test_no_exact_count_does_more_than_a_few_times_its_price(text: str) -> None:
 ACCEPTED = settings(PRICING, max_examples=300)
 
 
+@pytest.mark.slow
 @ACCEPTED
 @given(text=st.one_of(EXPRESSIONS, _EXPRESSION_TEXT, _OTHER_TEXT), seed=st.integers(0, 2**32))
 def test_an_expression_the_parser_accepts_rolls_and_has_odds(text: str, seed: int) -> None:

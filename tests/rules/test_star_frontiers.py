@@ -1093,6 +1093,7 @@ def outcome_odds(chance: int, *, expanded: bool, knockout: Any) -> dict[object, 
     return {k: Fraction(n, 100) for k, n in counts.items()}
 
 
+@pytest.mark.slow
 def test_100000_attacks_follow_the_exact_odds() -> None:
     # A blunt weapon at chance 97 under Expanded: 95% hits (96-00 miss), knock-outs on 01, 02, 10, ..., 90 (11%).
     attack = sf.quick_melee(97, 0, "1d10", blunt=True)
