@@ -155,7 +155,7 @@ class DiceBot(commands.Bot):
         await self.load_cogs()
         log.info("Loaded %d extensions", len(extensions()))
         if self.settings.metrics_port is not None:
-            metrics.time_statements(self.database.engine)
+            metrics.time_statements(self.database)
             for name in metrics.RATE_LIMIT_LOGGERS:
                 logging.getLogger(name).addFilter(metrics.count_429s)
             self.metrics_server = await metrics.serve(self, self.settings.metrics_host, self.settings.metrics_port)

@@ -18,13 +18,13 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from prometheus_client import CONTENT_TYPE_LATEST, Counter, Gauge, Histogram, generate_latest
-from sqlalchemy import event, text
-from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy import Engine, event, text
 
 if TYPE_CHECKING:
     from aiohttp import web
 
     from bot.client import DiceBot
+    from bot.db.engine import Database
 
 log = logging.getLogger(__name__)
 
@@ -76,12 +76,19 @@ def count_429s(record: logging.LogRecord) -> bool:
     return True
 
 
-def time_statements(engine: AsyncEngine) -> None:
-    """Observe every statement `engine` runs in DATABASE_SECONDS (once, however often a bot over it starts)."""
-    target = engine.sync_engine
-    if not event.contains(target, "before_cursor_execute", _started):
-        event.listen(target, "before_cursor_execute", _started)
-        event.listen(target, "after_cursor_execute", _ended)
+def time_statements(database: Database) -> None:
+    """Observe every statement `database` runs in DATABASE_SECONDS (once, however often a bot over it starts).
+
+    Both of its engines: the async one every session uses, and on SQLite the blocking one whose worker thread
+    writes the roll log (`Writers.run`), the busiest writer of all.
+    """
+    engines: list[Engine] = [database.engine.sync_engine]
+    if database.write.threaded is not None:
+        engines.append(database.write.threaded)
+    for target in engines:
+        if not event.contains(target, "before_cursor_execute", _started):
+            event.listen(target, "before_cursor_execute", _started)
+            event.listen(target, "after_cursor_execute", _ended)
 
 
 def _started(connection: Any, *_: Any) -> None:

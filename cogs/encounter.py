@@ -36,7 +36,7 @@ from bot.rules import encounter as rules
 from bot.rules import encounter_attacks as stored
 from bot.rules import health as health_input
 from bot.rules import replay, rulesets
-from bot.rules.audience import ANYONE, Viewer, Visibility, applies_hit
+from bot.rules.audience import Viewer, Visibility, applies_hit
 from bot.rules.encounter import Combatant, Encounter, EncounterError, Hit, Side, StoredAttack
 from bot.rules.names import name_key
 from bot.rules.rulesets import Quick
@@ -114,11 +114,21 @@ def within_cap(asker: Viewer, encounter: Encounter, adding: int) -> None:
         )
 
 
-def tracker_view(encounter: Encounter) -> discord.ui.View:
-    """The tracker's button: Next, naming the turn it was shown at."""
+def tracker_view(encounter: Encounter, fight: int, page: int, pages: int) -> discord.ui.View:
+    """The tracker's buttons: Next, naming the turn it was shown at, then the pages before and after `page`."""
     view = discord.ui.View(timeout=None)
     view.add_item(NextTurn(encounter.steps))
+    for n in (page - 1, page + 1):
+        if 1 <= n <= pages:
+            view.add_item(TrackerPage(fight, n))
     return view
+
+
+def tracker(encounter: Encounter, fight: int, *, page: int | None = None) -> dict[str, Any]:
+    """The channel's tracker of the fight `fight` as a message: a page (default: whose turn it is) and its buttons."""
+    pages, turn = ui.paged_tracker(encounter)
+    shown = max(1, min(turn if page is None else page, len(pages)))
+    return {"embed": pages[shown - 1], "view": tracker_view(encounter, fight, shown, len(pages))}
 
 
 def turn_buttons(encounter: Encounter, combatant: Combatant) -> list[discord.ui.Item[Any]]:
@@ -187,19 +197,23 @@ async def refresh_tracker(bot: DiceBot, guild_id: int, channel_id: int) -> bool:
         return False
     message = bot.get_partial_messageable(channel_id, guild_id=guild_id).get_partial_message(record.tracker_id)
     try:
-        await message.edit(embed=ui.tracker_embed(record.encounter), view=tracker_view(record.encounter))
+        await message.edit(**tracker(record.encounter, record.id))
     except discord.HTTPException as error:
         log.info("Could not edit the tracker %s in channel %s: %s", record.tracker_id, channel_id, error)
         return False
     return True
 
 
-async def show_turn(interaction: Interaction, turn: rules.Turn, drawn: Drawn[Any] | None, note: str = "") -> int | None:
+async def show_turn(
+    interaction: Interaction, turn: rules.Turn, drawn: Drawn[Any] | None, fight: int, note: str = ""
+) -> int | None:
     """Answer a pass of the turn with its turn message, then bring the channel's one tracker up to date.
 
     The turn message pings only the player whose turn it is (`ui.pinged`), after `note` when the pass was not a
     Next (a delay); the tracker is edited in place, or, when the channel has none left (deleted, never posted),
-    posted again under the turn message and pinned. Returns the turn message's id (the snowflake that shows the pass).
+    posted again under the turn message and pinned; either way it shows the page with whose turn it now is.
+    `fight`: the fight's id, which the tracker's Page buttons name. Returns the turn message's id (the snowflake
+    that shows the pass).
     """
     shown = ui.turn_message(turn, note)
     embed = fit(stamp(shown.embed, drawn.dice)) if drawn is not None else shown.embed
@@ -214,9 +228,7 @@ async def show_turn(interaction: Interaction, turn: rules.Turn, drawn: Drawn[Any
     )
     bot = interaction.client
     if not await refresh_tracker(bot, guild_of(interaction), channel_of(interaction)):
-        posted = await interaction.followup.send(
-            embed=ui.tracker_embed(turn.encounter), view=tracker_view(turn.encounter), wait=True
-        )
+        posted = await interaction.followup.send(**tracker(turn.encounter, fight), wait=True)
         await keep_tracker(interaction, posted.id)
     return sent.message_id
 
@@ -333,13 +345,15 @@ async def pass_turn(interaction: Interaction, *, seen_step: int | None) -> None:
     held = None
     made: rules.DyingFaces | None = None  # the dying's d% drawn for this pass, once a try asked for them
     took = False  # whether the pass took them
+    fight = 0  # the fight's id, once read
     drawn: Drawn[Any] | None
 
     async def attempt(dice: rules.Prerolled) -> tuple[rules.Turn, bool]:
-        nonlocal held, took
+        nonlocal held, took, fight
         async with bot.database.write.begin() as session:
             repository = EncounterRepository(session)
             record = await repository.current(guild_id=guild_id, channel_id=channel_id, for_update=True)
+            fight = record.id
             before = record.encounter
             if seen_step is not None and seen_step != before.steps:
                 return rules.Turn(before), False
@@ -403,7 +417,7 @@ async def pass_turn(interaction: Interaction, *, seen_step: int | None) -> None:
                 embed = ui.tracker_embed(turn.encounter, note=MOVED_ON)
                 await interaction.response.send_message(embed=embed, ephemeral=True)
                 return
-            shown = await show_turn(interaction, turn, drawn) or shown
+            shown = await show_turn(interaction, turn, drawn, fight) or shown
         finally:
             # The turn passed: a failed log or answer must not hold every later Next command back.
             if passed and guard is not None:
@@ -452,6 +466,71 @@ class NextTurn(Pressed, template=r"encounter:next:(?P<step>[0-9]+)"):
         # A press is `/encounter next` made with a button: so the roll log and a fair log name it.
         interaction.extras["command"] = "encounter next"
         await pass_turn(interaction, seen_step=self.step)
+
+
+class TrackerPage(Pressed, template=r"encounter:page:(?P<fight>[0-9]+):(?P<page>[0-9]+)"):
+    """A Page button of the channel's tracker: shows that page in place, as the channel sees it.
+
+    The tracker is public, so anyone in the channel turns its pages (passing the turn stays Next's, which asks who
+    may); the button names the fight, so a page of one that ended is not taken from the channel's next fight.
+    """
+
+    prefix = "encounter:page"
+
+    def __init__(self, fight: int, page: int) -> None:
+        ids = f"{self.prefix}:{fight}:{page}"
+        super().__init__(discord.ui.Button(label=f"Page {page}", style=discord.ButtonStyle.secondary, custom_id=ids))
+        self.fight = fight
+        self.page = page
+
+    async def fighting(self, interaction: Interaction) -> EncounterRecord:
+        """The fight the button names, if it still runs in this channel; else why not."""
+        if interaction.guild_id is not None and interaction.channel_id is not None:
+            async with interaction.client.database.read() as session:
+                record = await fight_here(session, interaction)
+            if record is not None and record.id == self.fight:
+                return record
+        raise UserError(
+            "This fight is over, so its tracker turns no more pages. `/encounter show` shows the fight running in "
+            "this channel, if there is one.",
+            title="Fight over",
+        )
+
+    async def press(self, interaction: Interaction) -> None:
+        """Show the page of the fight as it stands now, in place."""
+        record = await self.fighting(interaction)
+        await interaction.response.edit_message(**tracker(record.encounter, record.id, page=self.page))
+
+
+class PrivatePage(TrackerPage, template=r"encounter:mine:(?P<fight>[0-9]+):(?P<page>[0-9]+)"):
+    """A Page button of a private tracker (`/encounter show private`): the page as its presser may see it, privately.
+
+    Only ever answered privately: a made-up id pressed under the channel's tracker shows the presser alone what
+    they may see, and changes nothing the channel sees.
+    """
+
+    prefix = "encounter:mine"
+
+    async def press(self, interaction: Interaction) -> None:
+        """Show the page as the presser sees it: in place on their private tracker, else in a private answer."""
+        record = await self.fighting(interaction)
+        presser = await viewer(interaction.client, interaction)
+        pages = ui.tracker_pages(record.encounter, viewer=presser)
+        page = max(1, min(self.page, len(pages)))
+        embed, view = pages[page - 1], private_view(record.id, page, len(pages))
+        if interaction.message is not None and interaction.message.flags.ephemeral:
+            await interaction.response.edit_message(embed=embed, view=view)
+        else:
+            await interaction.response.send_message(embed=embed, view=view, ephemeral=True)
+
+
+def private_view(fight: int, page: int, pages: int) -> discord.ui.View:
+    """A private tracker's buttons: the pages before and after `page` (it passes no turn: the channel's does)."""
+    view = discord.ui.View(timeout=None)
+    for n in (page - 1, page + 1):
+        if 1 <= n <= pages:
+            view.add_item(PrivatePage(fight, n))
+    return view
 
 
 def dump_hits(hits: Sequence[tuple[str, Hit]], *, fight: int | None) -> list[dict[str, Any]]:
@@ -791,10 +870,10 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
             ruleset, name, interaction.user.id, by_side=settings.by_side(ruleset), hide_hp=hide_hp
         )
         async with self.bot.database.write.begin() as session:
-            await EncounterRepository(session).start(
+            started = await EncounterRepository(session).start(
                 guild_id=guild_id, channel_id=channel_id, encounter=encounter, now=self.bot.clock()
             )
-        sent = await interaction.response.send_message(embed=ui.tracker_embed(encounter), view=tracker_view(encounter))
+        sent = await interaction.response.send_message(**tracker(encounter, started.id))
         await keep_tracker(interaction, sent)
 
     @app_commands.command(name="show")
@@ -804,15 +883,15 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
         Args:
             private: Only you see it (a game master, or a combatant's owner, sees its hidden hit points too)
         """
-        encounter = (await self.read(interaction)).encounter
         # A private view shows what the asker may see (the audience policy); the channel's shows what anyone may.
-        embed = ui.tracker_embed(encounter, viewer=await viewer(self.bot, interaction) if private else ANYONE)
+        record = await self.read(interaction)
         if private:
-            await interaction.response.send_message(embed=embed, ephemeral=True)
+            asker = await viewer(self.bot, interaction)
+            pages, page = ui.paged_tracker(record.encounter, viewer=asker)
+            view = private_view(record.id, page, len(pages))
+            await interaction.response.send_message(embed=pages[page - 1], view=view, ephemeral=True)
             return
-        await keep_tracker(
-            interaction, await interaction.response.send_message(embed=embed, view=tracker_view(encounter))
-        )
+        await keep_tracker(interaction, await interaction.response.send_message(**tracker(record.encounter, record.id)))
 
     @app_commands.command(name="next")
     async def next_(self, interaction: Interaction) -> None:
@@ -1169,7 +1248,7 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
         """
         asker = await viewer(self.bot, interaction)
 
-        turned: list[rules.Turn] = []  # the pass the delay made, for its turn message
+        turned: list[tuple[rules.Turn, int]] = []  # the pass the delay made and the fight's id, for its turn message
 
         async def step(record: EncounterRecord, session: AsyncSession) -> tuple[Encounter, str]:
             encounter = record.encounter
@@ -1180,13 +1259,14 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
             named = rules.find(encounter, after) if after is not None else None
             # A dying combatant passed on the way rolls its d% with the bot's dice, as on a Next.
             delayed = rules.delay_turn(encounter, named.number if named is not None else None, self.bot.dice)
-            turned.append(delayed)
+            turned.append((delayed, record.id))
             when = f"after **{named.name}**" if named is not None else "last this round"
             return delayed.encounter, f"{current.name} delays to act {when}."  # one phone line of the four
 
         # The turn is someone else's now: a turn message pings them, with whoever was passed on the way.
         _, note = await self.change(interaction, step)
-        await show_turn(interaction, turned[-1], None, note)
+        delayed, fight = turned[-1]
+        await show_turn(interaction, delayed, None, fight, note)
 
     @app_commands.command(name="ready")
     @app_commands.autocomplete(now=combatants)
@@ -1392,4 +1472,4 @@ def _hidden(entry: Combatant, hidden: bool) -> Combatant:
 async def setup(bot: DiceBot) -> None:
     """Load the cog and its persistent Next button."""
     await bot.add_cog(Encounters(bot))
-    bot.add_dynamic_items(NextTurn, ApplyHits, AttackButton)
+    bot.add_dynamic_items(NextTurn, TrackerPage, PrivatePage, ApplyHits, AttackButton)

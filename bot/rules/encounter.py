@@ -52,7 +52,7 @@ from bot.rules.sheets.base import Sheet
 
 S = TypeVar("S", bound=Sheet)
 
-MAX_COMBATANTS: Final = 25  # a tracker lists them all in one embed (25 fields at most)
+MAX_COMBATANTS: Final = 25  # a tracker lists them all, on as many pages as it takes (bot/ui/encounter.py)
 # A default, kept as data: combatants one player who is not a game master may bring to a fight (their characters
 # and quick creatures), so that no member fills a fight with their own. The game masters add any number.
 MAX_OWN_COMBATANTS: Final = 6

@@ -11,7 +11,16 @@ from bot.rules import encounter as rules
 from bot.rules import rulesets
 from bot.rules.audience import ANYONE, Creature, Viewer, sees_hit_points
 from bot.rules.encounter import Change, Combatant, Encounter, InitiativeRoll, SideInitiative
-from bot.ui.embeds import ROLL_COLOUR, clip, fit, phone_lines
+from bot.ui.embeds import (
+    DESCRIPTION_LIMIT,
+    EMBED_TOTAL_LIMIT,
+    FIELD_VALUE_LIMIT,
+    ROLL_COLOUR,
+    TITLE_LIMIT,
+    clip,
+    fit,
+    phone_lines,
+)
 
 TURN_LINES = 4  # phone lines a turn message takes at most (its mention, its title, who was passed)
 
@@ -99,12 +108,93 @@ def side_text(side: SideInitiative) -> str:
     return f"{side.side.value.title()}: {roll_text(side.roll)} ({side.leader}'s IM; best RS {side.roll.tiebreak})"
 
 
-def tracker_embed(encounter: Encounter, *, viewer: Viewer = ANYONE, note: str | None = None) -> discord.Embed:
-    """The tracker: round and whose turn, then the order with health and conditions, then initiative steps.
+def tracker_pages(encounter: Encounter, *, viewer: Viewer = ANYONE, note: str | None = None) -> list[discord.Embed]:
+    """The tracker in pages: round and whose turn, then the order with health and conditions, then initiative steps.
 
-    `viewer`: who reads it (ANYONE for the channel's); each combatant's hit points show as the policy lets them.
+    Every combatant is on one page, in turn order, each page as many as Discord takes in one embed (its
+    description, its initiative field, its total); each page has the status, whoever runs it and the initiative
+    of its own combatants, so none needs another to be read. `viewer`: who reads it (ANYONE for the channel's);
+    each combatant's hit points show as the policy lets them.
     """
+    return paged_tracker(encounter, viewer=viewer, note=note)[0]
+
+
+def paged_tracker(
+    encounter: Encounter, *, viewer: Viewer = ANYONE, note: str | None = None
+) -> tuple[list[discord.Embed], int]:
+    """The tracker's pages (`tracker_pages`) and the number of the one with whose turn it is (1 before round 1)."""
+    lines = [_order_line(encounter, index, viewer) for index in range(len(encounter.combatants))]
+    rolled = _rolled(encounter)
+    groups = _page_groups(encounter, viewer, note, lines, rolled)
+    turn = 1
+    if encounter.current is not None:
+        turn = next(n for n, group in enumerate(groups, 1) if encounter.turn in group)
+    if len(groups) == 1:
+        return [fit(_tracker_page(encounter, groups[0], viewer, note, lines, rolled))], turn
+    pages = [
+        fit(_tracker_page(encounter, group, viewer, note, lines, rolled, numbered=(n, len(groups))))
+        for n, group in enumerate(groups, 1)
+    ]
+    return pages, turn
+
+
+def tracker_embed(encounter: Encounter, *, viewer: Viewer = ANYONE, note: str | None = None) -> discord.Embed:
+    """The page of the tracker (`tracker_pages`) that shows whose turn it is."""
+    pages, turn = paged_tracker(encounter, viewer=viewer, note=note)
+    return pages[turn - 1]
+
+
+def _page_groups(
+    encounter: Encounter, viewer: Viewer, note: str | None, lines: list[str], rolled: list[tuple[frozenset[int], str]]
+) -> list[range]:
+    """The combatants (their indices in turn order) of each page: as many in a row as one embed holds.
+
+    `lines`: each combatant's line in the order (`_order_line`); `rolled`: the fight's initiative checks (`_rolled`).
+
+    Counted from the parts' lengths, not by building trial embeds: the tracker is laid out again at every change,
+    on the event loop, and 25 trial embeds took 12 ms of it.
+    """
+    combatants = encounter.combatants
+    unit_of = {number: n for n, (numbers, _) in enumerate(rolled) for number in numbers}
+    sides = _sides_field(encounter)
+    widest = _title(encounter, (len(combatants), len(combatants)))  # the longest page number a page may get
+    frame = "\n".join([*_head(encounter, note), "", _run_by(encounter)])
+    fixed = len(widest) + len(_footer(encounter, viewer)) + (len(sides[0]) + len(sides[1]) if sides else 0)
+    groups: list[range] = []
+    first = 0
+    description = len(frame)
+    units: set[int] = set()
+    field = -1  # the initiative field's length (-1: no field yet: the first line has no newline before it)
+    for index, line in enumerate(lines):
+        unit = unit_of.get(combatants[index].number)
+        added = len(rolled[unit][1]) + 1 if unit is not None and unit not in units else 0
+        trial_description, trial_field = description + len(line) + 1, field + added
+        named = len("Initiative") if trial_field >= 0 else 0
+        total = fixed + trial_description + max(trial_field, 0) + named
+        crowded = trial_description > DESCRIPTION_LIMIT or trial_field > FIELD_VALUE_LIMIT or total > EMBED_TOTAL_LIMIT
+        if index > first and crowded:
+            groups.append(range(first, index))
+            first, units = index, set()
+            description = len(frame) + len(line) + 1
+            field = len(rolled[unit][1]) if unit is not None else -1
+        else:
+            description, field = trial_description, trial_field
+        if unit is not None:
+            units.add(unit)
+    groups.append(range(first, len(combatants)))
+    return groups
+
+
+def _title(encounter: Encounter, numbered: tuple[int, int] | None) -> str:
+    """A tracker page's title: the fight and its ruleset, and "· 1/2" on a page of several."""
     title = f"{encounter.name} · {fight_title(encounter.ruleset)}"
+    if numbered is None:
+        return clip(title, TITLE_LIMIT)
+    return f"{clip(title, TITLE_LIMIT - 12)} · {numbered[0]}/{numbered[1]}"
+
+
+def _head(encounter: Encounter, note: str | None) -> list[str]:
+    """The lines that open every page: the note if any, then the round and whose turn it is, or how it begins."""
     current = encounter.current
     if current is None:
         status = (
@@ -114,48 +204,86 @@ def tracker_embed(encounter: Encounter, *, viewer: Viewer = ANYONE, note: str | 
         )
     else:
         status = f"Round **{encounter.round}** · **{current.name}**'s turn (<@{current.owner_id}>)"
-    lines = [status, ""] if not note else [note, "", status, ""]
-    for index, combatant in enumerate(encounter.combatants):
-        marker = "▶" if current is not None and index == encounter.turn else "·"
-        rank = f"{combatant.standing} " if combatant.standing is not None and encounter.begun else ""
-        line = f"{marker} {rank}**{combatant.name}** {health_text(encounter, combatant, viewer)}"
-        extras = [f"on {combatant.position}"] if combatant.position is not None else []
-        if rules.flat_footed(encounter, combatant) and encounter.begun:
-            extras.append("flat-footed")
-        if combatant.conditions:
-            extras.append(conditions_text(combatant))
-        if combatant.readied is not None:
-            extras.append(f"readied: {combatant.readied}")
-        if extras:
-            line += f" · {', '.join(extras)}"
-        lines.append(line)
-    if not encounter.combatants:
-        lines.append("Nobody yet: players `/encounter join`, whoever runs it `/encounter add`.")
-    lines += ["", f"Run by: <@{encounter.gm_id}>"]  # its starter: running a fight is not being a game master
-    embed = discord.Embed(title=clip(title, 256), description="\n".join(lines), colour=ROLL_COLOUR)
-    if encounter.begun and encounter.sides:
-        embed.add_field(
-            name=f"Initiative, round {encounter.round}",
-            value="\n".join(side_text(s) for s in encounter.sides),
-            inline=False,
-        )
-    elif encounter.begun and rulesets.fighting(encounter.ruleset).die is not None:
-        # A group of like creatures rolled one check: one line names them all.
-        rolled = [
-            f"{rules.unit_name(unit)}: {roll_text(unit[0].initiative)}"
-            for unit in rules.units(encounter.combatants)
-            if unit[0].initiative
-        ]
-        if rolled:
-            embed.add_field(name="Initiative", value="\n".join(rolled), inline=False)
+    return [status, ""] if not note else [note, "", status, ""]
+
+
+def _run_by(encounter: Encounter) -> str:
+    """Who runs the fight: its starter (running a fight is not being a game master)."""
+    return f"Run by: <@{encounter.gm_id}>"
+
+
+def _order_line(encounter: Encounter, index: int, viewer: Viewer) -> str:
+    """One combatant's line in the order: whose turn, its count, name, health and whatever else marks it."""
+    combatant = encounter.combatants[index]
+    marker = "▶" if encounter.current is not None and index == encounter.turn else "·"
+    rank = f"{combatant.standing} " if combatant.standing is not None and encounter.begun else ""
+    line = f"{marker} {rank}**{combatant.name}** {health_text(encounter, combatant, viewer)}"
+    extras = [f"on {combatant.position}"] if combatant.position is not None else []
+    if rules.flat_footed(encounter, combatant) and encounter.begun:
+        extras.append("flat-footed")
+    if combatant.conditions:
+        extras.append(conditions_text(combatant))
+    if combatant.readied is not None:
+        extras.append(f"readied: {combatant.readied}")
+    return line + (f" · {', '.join(extras)}" if extras else "")
+
+
+def _rolled(encounter: Encounter) -> list[tuple[frozenset[int], str]]:
+    """Each initiative check of the fight (a unit's: like creatures roll one), with the combatants it was for."""
+    if not encounter.begun or encounter.sides or rulesets.fighting(encounter.ruleset).die is None:
+        return []
+    return [
+        (frozenset(member.number for member in unit), f"{rules.unit_name(unit)}: {roll_text(unit[0].initiative)}")
+        for unit in rules.units(encounter.combatants)
+        if unit[0].initiative
+    ]
+
+
+def _sides_field(encounter: Encounter) -> tuple[str, str] | None:
+    """Star Frontiers by side: this round's initiative of each side, as a field's name and value, on every page."""
+    if not (encounter.begun and encounter.sides):
+        return None
+    return f"Initiative, round {encounter.round}", "\n".join(side_text(s) for s in encounter.sides)
+
+
+def _footer(encounter: Encounter, viewer: Viewer) -> str:
+    """Whose view the tracker is."""
     if viewer == ANYONE:
-        who = "Next ends the turn of whoever has it."
-    elif not all(shows_numbers(c, viewer) for c in encounter.combatants):
-        who = "Your view: hit points hidden from you show as a health word."
-    else:
-        who = "The game master's view: every number shown." if viewer.game_master else "Your view: every number shown."
-    embed.set_footer(text=who)
-    return fit(embed)
+        return "Next ends the turn of whoever has it."
+    if not all(shows_numbers(c, viewer) for c in encounter.combatants):
+        return "Your view: hit points hidden from you show as a health word."
+    return "The game master's view: every number shown." if viewer.game_master else "Your view: every number shown."
+
+
+def _tracker_page(
+    encounter: Encounter,
+    shown: range,
+    viewer: Viewer,
+    note: str | None,
+    lines: list[str],
+    rolled: list[tuple[frozenset[int], str]],
+    *,
+    numbered: tuple[int, int] | None = None,
+) -> discord.Embed:
+    """The page of the tracker that lists the combatants `shown` (indices in turn order), numbered n of m if given.
+
+    `lines` and `rolled` are every combatant's, as `_page_groups` has them.
+    """
+    described = [*_head(encounter, note), *(lines[index] for index in shown)]
+    if not encounter.combatants:
+        described.append("Nobody yet: players `/encounter join`, whoever runs it `/encounter add`.")
+    described += ["", _run_by(encounter)]
+    embed = discord.Embed(title=_title(encounter, numbered), description="\n".join(described), colour=ROLL_COLOUR)
+    sides = _sides_field(encounter)
+    if sides is not None:
+        embed.add_field(name=sides[0], value=sides[1], inline=False)
+    # A group of like creatures rolled one check: one line names them all, on each page that shows one of them.
+    here = {encounter.combatants[index].number for index in shown}
+    checks = [line for numbers, line in rolled if numbers & here]
+    if checks:
+        embed.add_field(name="Initiative", value="\n".join(checks), inline=False)
+    embed.set_footer(text=_footer(encounter, viewer))
+    return embed
 
 
 def change_line(encounter: Encounter, change: Change, viewer: Viewer = ANYONE) -> str:
