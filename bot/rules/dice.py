@@ -1254,6 +1254,12 @@ _COMPARATOR_KINDS: Final = {
     _Kind.GE: ">=",
     _Kind.EQ: "=",
 }
+# RPG Sage's tests of a total in words, for keyboards without < and > (`1d20 gteq 11`), and its game shortcuts
+# (`1d20+5 dc 15`: meets or beats). Read as a label they would silently test nothing.
+_SAGE_TESTS: Final = {
+    **{"eq": "=", "gt": ">", "gteq": ">=", "gte": ">=", "lt": "<", "lteq": "<=", "lte": "<="},
+    **dict.fromkeys(("ac", "dc", "vs"), ">="),
+}
 
 
 _EXAMPLE: Final = re.compile(r"[({]?\d*d[\d%f]\S*", re.I)
@@ -1704,6 +1710,14 @@ class _Parser:
     def _expr(self) -> Expression:
         node = self._sum()
         token = self._peek()
+        sage = token.kind is _Kind.WORD and token.spaced and token.word in _SAGE_TESTS
+        if sage and self._peek(1).kind is _Kind.INT and self._peek(1).spaced:
+            self._advance()
+            symbol = _SAGE_TESTS[token.word]
+            op = Operator("==" if symbol == "=" else symbol)
+            strict = " (strictly)" if symbol in "<>" else ""
+            self._note(f"{token.word} tests the total as in RPG Sage ({op}): 1 when it holds{strict}, 0 when not.")
+            return BinaryOp(op, node, self._sum())
         if token.kind in _COMPARATOR_KINDS:
             # Avrae's comparison of two totals (a comparison right after dice counts them, as in Roll20).
             self._advance()
