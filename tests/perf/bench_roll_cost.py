@@ -10,6 +10,8 @@ compare the ratios, within one run.
 
 - `odds counted afresh`: light odds are counted on every roll (`bot.rules.dice_odds.light_odds` keeps none),
   as before they were kept per expression.
+- `SystemRandom dice`: the bot's dice ask the kernel for bytes on every die (`random.SystemRandom`), as before
+  `bot.rules.system_dice.SystemDice` read them a block at a time.
 """
 
 from __future__ import annotations
@@ -30,17 +32,19 @@ from bot.db.engine import open_database
 from bot.db.migrate import upgrade
 from bot.local.driver import LocalDiscord, local_discord
 from bot.rules import dice_odds
+from bot.rules.dice import DiceSource
+from bot.rules.system_dice import SystemDice
 
 EXPRESSION = "4d6kh3+1d20"
 
 
 @contextmanager
-def as_built() -> Iterator[None]:
+def as_built(local: LocalDiscord) -> Iterator[None]:
     yield
 
 
 @contextmanager
-def odds_afresh() -> Iterator[None]:
+def odds_afresh(local: LocalDiscord) -> Iterator[None]:
     entries = dice_odds._KEPT.entries
     dice_odds._KEPT.entries = 0
     dice_odds._KEPT.clear()
@@ -50,9 +54,20 @@ def odds_afresh() -> Iterator[None]:
         dice_odds._KEPT.entries = entries
 
 
-VARIANTS: dict[str, Callable[[], AbstractContextManager[None]]] = {
+@contextmanager
+def system_random(local: LocalDiscord) -> Iterator[None]:
+    dice = local.bot.dice
+    local.bot.dice = random.SystemRandom()
+    try:
+        yield
+    finally:
+        local.bot.dice = dice
+
+
+VARIANTS: dict[str, Callable[[LocalDiscord], AbstractContextManager[None]]] = {
     "as built": as_built,
     "odds counted afresh": odds_afresh,
+    "SystemRandom dice": system_random,
 }
 
 
@@ -73,13 +88,13 @@ async def bench(count: int, rounds: int, folder: Path) -> None:
     wall: dict[str, list[float]] = {name: [] for name in VARIANTS}
     options = {"expression": EXPRESSION}
     async with local_discord(
-        lambda: DiceBot(settings=settings, database=database, dice=random.Random(1)), connect=True
+        lambda: DiceBot(settings=settings, database=database, dice=SystemDice()), connect=True
     ) as local:
         for _ in range(50):  # warm up caches and the connection pool
             await local.command("roll", options)
         for _ in range(rounds):
             for name, variant in VARIANTS.items():
-                with variant():
+                with variant(local):
                     spent, took = await _round(local, "roll", options, count)
                 cpu[name].append(spent)
                 wall[name].append(took)
@@ -94,6 +109,22 @@ async def bench(count: int, rounds: int, folder: Path) -> None:
         )
 
 
+def per_die(rounds: int, count: int = 100_000) -> None:
+    """CPU per d20 of each source alone, alternating rounds."""
+    sources: dict[str, DiceSource] = {"SystemDice": SystemDice(), "SystemRandom": random.SystemRandom()}
+    spent: dict[str, list[float]] = {name: [] for name in sources}
+    for _ in range(rounds):
+        for name, source in sources.items():
+            cpu = time.process_time()
+            for _ in range(count):
+                source.randint(1, 20)
+            spent[name].append((time.process_time() - cpu) / count)
+    print(
+        f"one d20, {rounds} rounds of {count:,}: "
+        + ", ".join(f"{name} {statistics.median(times) * 1e6:.2f} µs" for name, times in spent.items())
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--count", type=int, default=300)
@@ -101,6 +132,7 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         asyncio.run(bench(args.count, args.rounds, Path(folder)))
+    per_die(args.rounds)
 
 
 if __name__ == "__main__":
