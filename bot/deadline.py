@@ -44,6 +44,9 @@ WORKERS = 32  # commands doing their work at once; the rest queue in arrival ord
 ACKNOWLEDGERS = 8  # defers of queued commands on their way to Discord at once, sent in arrival order
 BACKED_UP = 0.5  # seconds between arriving and starting that mean the loop is behind: defer at once
 WAIT_BUDGET = 0.25  # seconds a command may be expected to queue for a slot and still answer without a defer
+# Commands queued undeferred at once: should the pace be wrong, each needs its defer in the 2.5 s left, eight
+# on their way at a time (`ACKNOWLEDGERS`); at 100 ms a request, 64 take 0.8 s.
+UNDEFERRED = 64
 PACE_WEIGHT = 0.2  # of the newest gap between two answers given while commands queued, in the pace kept
 
 
@@ -166,7 +169,8 @@ class Admission:
 
     A command is deferred at once when it started `backed_up` seconds or more after it arrived (the loop itself
     is behind), or when it would queue and its turn is not expected within `wait_budget` (`expected_wait`: at the
-    pace at which commands have been answered while others queued; not known yet, not expected). One queued
+    pace at which commands have been answered while others queued; not known yet, not expected), or when
+    `undeferred` commands already queue undeferred (should the pace be wrong, their defers must fit). One queued
     undeferred is deferred once `backed_up` seconds have passed since it arrived and its turn has not come (in
     arrival order with the others' defers); otherwise its watchdog defers it `defer_after` seconds after arrival.
     A command that may answer with a form cannot be deferred, and neither waits nor is deferred; nor does an
@@ -178,10 +182,18 @@ class Admission:
     for the busy commands' work, and a burst's acknowledgements would come after Discord's 3 seconds.
     """
 
-    def __init__(self, workers: int = WORKERS, backed_up: float = BACKED_UP, wait_budget: float = WAIT_BUDGET) -> None:
+    def __init__(
+        self,
+        workers: int = WORKERS,
+        backed_up: float = BACKED_UP,
+        wait_budget: float = WAIT_BUDGET,
+        undeferred: int = UNDEFERRED,
+    ) -> None:
         self.workers = workers
         self.backed_up = backed_up
         self.wait_budget = wait_budget
+        self.undeferred = undeferred  # at most this many queued undeferred at once
+        self.waiting_undeferred = 0
         # Made in the running loop, on first use.
         self._slots: asyncio.Semaphore | None = None
         self._acknowledgers: asyncio.Semaphore | None = None
@@ -233,10 +245,15 @@ class Admission:
             self._defer(response)
         elif slots.locked():
             expected = self.expected_wait(self.queued)
-            if expected is None or now - arrived + expected > self.wait_budget:
+            if (
+                expected is None
+                or now - arrived + expected > self.wait_budget
+                or self.waiting_undeferred >= self.undeferred
+            ):
                 self._defer(response)
             else:
                 late = loop.call_at(arrived + self.backed_up, self._defer, response)
+                self.waiting_undeferred += 1
         self.queued += 1
         try:
             await slots.acquire()
@@ -244,6 +261,7 @@ class Admission:
             self.queued -= 1
             if late is not None:
                 late.cancel()
+                self.waiting_undeferred -= 1
         if response.deferring is None and loop.time() - arrived >= self.backed_up:
             self._defer(response)  # its timer was due, and the slot came first
         held = True

@@ -96,6 +96,12 @@ async def test_a_queued_command_is_deferred_only_when_its_turn_is_not_expected_s
     assert deferred(await burst(local, 10)) == deferrals
 
 
+async def test_only_so_many_queue_undeferred_at_once(local: LocalDiscord, monkeypatch: pytest.MonkeyPatch) -> None:
+    admission = local.bot.tree.admission = Admission(workers=2, undeferred=3)
+    monkeypatch.setattr(admission, "expected_wait", lambda ahead: 0.0)
+    assert deferred(await burst(local, 10)) == 10 - 2 - 3
+
+
 async def test_a_queue_slower_than_expected_is_deferred_in_time_and_in_order(
     local: LocalDiscord, monkeypatch: pytest.MonkeyPatch
 ) -> None:
