@@ -20,7 +20,6 @@ import asyncio
 import contextlib
 import logging
 import os
-import random
 import signal
 import stat
 import sys
@@ -41,6 +40,7 @@ from bot.db.engine import Database, DatabaseUnavailable, check_writable, open_da
 from bot.db.migrate import SchemaMismatch, check_schema, upgrade
 from bot.discord_api import point_discord_at
 from bot.rules.fair_log import FairLogError, check_log, parse_log, unpack
+from bot.rules.system_dice import SystemDice
 from bot.ui import summaries
 
 log = logging.getLogger("bot")
@@ -149,7 +149,7 @@ async def run_bot(settings: Settings, token: str) -> int:
         log.info("Running shards %s of %d", ",".join(map(str, settings.shard_ids)), settings.shard_count)
     kind = ShardedDiceBot if settings.sharded else DiceBot
     try:
-        async with kind(settings=settings, database=database, dice=random.SystemRandom()) as bot:
+        async with kind(settings=settings, database=database, dice=SystemDice()) as bot:
             running = asyncio.ensure_future(bot.start(token))
             # `docker stop` sends SIGTERM (Ctrl-C: SIGINT): close the gateway and the database cleanly instead of
             # dying mid-write, and within `docker stop`'s 10 seconds.
@@ -194,7 +194,7 @@ async def run_sync(settings: Settings, token: str) -> int:
     point_discord_at(settings.api_base, settings.gateway_url)
     database = open_database(settings.database_url)
     try:
-        async with DiceBot(settings=settings, database=database, dice=random.SystemRandom()) as bot:
+        async with DiceBot(settings=settings, database=database, dice=SystemDice()) as bot:
             await bot.login(token)
             synced = await bot.tree.sync()
     except Exception as error:

@@ -8,8 +8,11 @@ message (or, when the answer is ephemeral and the thinking was not, as an epheme
 thinking message is deleted). A lock keeps the watchdog and the answer from racing each other.
 
 Under overload the same defer comes sooner (`Admission`): commands run at most `WORKERS` at a time, started
-in the order they arrived, and one that would have to queue, or that reached the bot late because the event
-loop was backed up, is deferred at once. Acknowledging costs one request; the work can wait for its turn,
+in the order they arrived, and one that reached the bot late because the event loop was backed up, or that
+would queue longer than `WAIT_BUDGET` at the pace the queue has been going, is deferred at once. One that
+queues within the budget waits undeferred, as its answer then needs one request where a defer and a followup
+need two; should its turn not come by `BACKED_UP` after arriving (the pace was wrong), it is deferred then,
+2.5 seconds before Discord's window closes. Acknowledging costs one request; the work can wait for its turn,
 the acknowledgement cannot. The watchdog's clock starts when the interaction arrives, not when its command
 starts.
 """
@@ -40,6 +43,11 @@ INSTANT = "instant"  # extras key of a command that answers from memory at once:
 WORKERS = 32  # commands doing their work at once; the rest queue in arrival order, deferred
 ACKNOWLEDGERS = 8  # defers of queued commands on their way to Discord at once, sent in arrival order
 BACKED_UP = 0.5  # seconds between arriving and starting that mean the loop is behind: defer at once
+WAIT_BUDGET = 0.25  # seconds a command may be expected to queue for a slot and still answer without a defer
+# Commands queued undeferred at once: should the pace be wrong, each needs its defer in the 2.5 s left, eight
+# on their way at a time (`ACKNOWLEDGERS`); at 100 ms a request, 64 take 0.8 s.
+UNDEFERRED = 64
+PACE_WEIGHT = 0.2  # of the newest gap between two answers given while commands queued, in the pace kept
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,8 +167,12 @@ def watch(interaction: discord.Interaction[DiceBot], after: float = DEFER_AFTER)
 class Admission:
     """Slash commands do their work at most `workers` at a time, in arrival order; the rest are deferred.
 
-    A command is deferred at once when it would queue, or when it started `backed_up` seconds or more after it
-    arrived (the loop itself is behind); otherwise its watchdog defers it `defer_after` seconds after arrival.
+    A command is deferred at once when it started `backed_up` seconds or more after it arrived (the loop itself
+    is behind), or when it would queue and its turn is not expected within `wait_budget` (`expected_wait`: at the
+    pace at which commands have been answered while others queued; not known yet, not expected), or when
+    `undeferred` commands already queue undeferred (should the pace be wrong, their defers must fit). One queued
+    undeferred is deferred once `backed_up` seconds have passed since it arrived and its turn has not come (in
+    arrival order with the others' defers); otherwise its watchdog defers it `defer_after` seconds after arrival.
     A command that may answer with a form cannot be deferred, and neither waits nor is deferred; nor does an
     `INSTANT` one, whose whole work costs less than a defer. A command frees its place once it has answered
     (what follows, such as the roll log's group commit, is waiting, not work), or when it ends.
@@ -170,13 +182,42 @@ class Admission:
     for the busy commands' work, and a burst's acknowledgements would come after Discord's 3 seconds.
     """
 
-    def __init__(self, workers: int = WORKERS, backed_up: float = BACKED_UP) -> None:
+    def __init__(
+        self,
+        workers: int = WORKERS,
+        backed_up: float = BACKED_UP,
+        wait_budget: float = WAIT_BUDGET,
+        undeferred: int = UNDEFERRED,
+    ) -> None:
         self.workers = workers
         self.backed_up = backed_up
+        self.wait_budget = wait_budget
+        self.undeferred = undeferred  # at most this many queued undeferred at once
+        self.waiting_undeferred = 0
         # Made in the running loop, on first use.
         self._slots: asyncio.Semaphore | None = None
         self._acknowledgers: asyncio.Semaphore | None = None
         self._deferring: set[asyncio.Task[None]] = set()
+        self.queued = 0  # commands waiting for a slot
+        self.pace: float | None = None  # seconds between two answers while commands queued (a moving average)
+        self._last_answer: float | None = None  # the last answer given while commands queued
+
+    def expected_wait(self, ahead: int) -> float | None:
+        """How long a command with `ahead` commands queued before it is expected to wait; None when not known."""
+        return None if self.pace is None else (ahead + 1) * self.pace
+
+    def _answered(self, now: float) -> None:
+        """A slot was freed: the gap since the one before is the queue's pace if commands queued all along.
+
+        A gap that began with nobody queued is not a pace: it would count a quiet minute as a slow queue.
+        """
+        if not self.queued:
+            self._last_answer = None
+            return
+        if self._last_answer is not None:
+            gap = now - self._last_answer
+            self.pace = gap if self.pace is None else self.pace + PACE_WEIGHT * (gap - self.pace)
+        self._last_answer = now
 
     async def enter(self, interaction: discord.Interaction[DiceBot], *, arrived: float, defer_after: float) -> bool:
         """Wait for this command's turn (its task holds a slot until it answers); defer first if it must wait.
@@ -199,19 +240,37 @@ class Admission:
             self._slots = asyncio.Semaphore(self.workers)
             self._acknowledgers = asyncio.Semaphore(ACKNOWLEDGERS)
         slots = self._slots
-        if slots.locked() or now - arrived >= self.backed_up:
-            if response.watchdog is not None:
-                response.watchdog.cancel()
-            deferring = response.deferring = loop.create_task(self._acknowledge(response))
-            self._deferring.add(deferring)
-            deferring.add_done_callback(self._deferring.discard)
-        await slots.acquire()
+        late: asyncio.TimerHandle | None = None
+        if now - arrived >= self.backed_up:
+            self._defer(response)
+        elif slots.locked():
+            expected = self.expected_wait(self.queued)
+            if (
+                expected is None
+                or now - arrived + expected > self.wait_budget
+                or self.waiting_undeferred >= self.undeferred
+            ):
+                self._defer(response)
+            else:
+                late = loop.call_at(arrived + self.backed_up, self._defer, response)
+                self.waiting_undeferred += 1
+        self.queued += 1
+        try:
+            await slots.acquire()
+        finally:
+            self.queued -= 1
+            if late is not None:
+                late.cancel()
+                self.waiting_undeferred -= 1
+        if response.deferring is None and loop.time() - arrived >= self.backed_up:
+            self._defer(response)  # its timer was due, and the slot came first
         held = True
 
         def release(*_: object) -> None:
             nonlocal held
             if held:
                 held = False
+                self._answered(loop.time())
                 slots.release()
 
         task.add_done_callback(release)
@@ -223,6 +282,16 @@ class Admission:
             interaction.extras["outcome"] = "dropped"
             return False
         return True
+
+    def _defer(self, response: PatientResponse) -> None:
+        """Defer now, in arrival order with the other defers, unless an answer or a defer is on its way."""
+        if response.deferring is not None or response.is_done():
+            return
+        if response.watchdog is not None:
+            response.watchdog.cancel()
+        deferring = response.deferring = asyncio.get_running_loop().create_task(self._acknowledge(response))
+        self._deferring.add(deferring)
+        deferring.add_done_callback(self._deferring.discard)
 
     async def _acknowledge(self, response: PatientResponse) -> None:
         """Defer, a few at a time in arrival order: all at once, the HTTP client would send them in any order."""

@@ -146,13 +146,14 @@ def odds_report(
 
 
 async def roll_odds(bot: DiceBot, tree: dice.Expression) -> Odds:
-    """The odds of a roll's expression: on the loop when they are light to count, else in the worker process.
+    """The odds of a roll's expression: on the loop (kept per expression) when light to count, else in the worker.
 
     They come from the expression alone: no die is drawn, so the roll's dice (and a fair session's log) never
     see them.
     """
-    if dice_odds.light(tree):
-        return dice_odds.odds(tree, bot.estimate_dice())
+    found = dice_odds.light_odds(tree)
+    if found is not None:
+        return found
     return await offload.in_process(dice_odds.odds, tree, bot.estimate_dice())
 
 

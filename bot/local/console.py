@@ -66,7 +66,9 @@ from bot.local.payloads import (
     role_object,
 )
 from bot.rules import fair
+from bot.rules.dice import DiceSource
 from bot.rules.encounter import Encounter
+from bot.rules.system_dice import SystemDice
 from bot.tree import BotTree
 
 MENTION = re.compile(r"<@!?(\d+)>")
@@ -107,7 +109,7 @@ async def open_console(
     `python -m bot console` and the tests that run console scripts both start here, so they print the same.
     """
     seeded = seed is not None
-    dice = random.Random(seed) if seeded else random.SystemRandom()
+    dice: DiceSource = random.Random(seed) if seeded else SystemDice()
     # A seeded console's fair seeds are reproducible too (so never secret): its transcripts then replay exactly.
     fair_seeds = partial(random.Random(f"fair {seed}").randbytes, fair.SEED_BYTES) if seeded else fair.new_seed
     # A kept database remembers the ids of earlier runs (Roll again finds a roll by its interaction's id).

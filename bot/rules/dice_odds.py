@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from enum import StrEnum
@@ -1326,6 +1326,74 @@ def light(expression: Expression) -> bool:
     node = _first_roll(expression)
     work = odds_work(node)
     return work is not None and work <= LIGHT_WORK and cap_error(_terms(node)) < EXACT_ERROR
+
+
+# Light odds kept per expression, so that the same roll asked again (most rolls are) is not counted again. Both bounds
+# hold: a `1d10000` holds 10,000 totals with their counts, about 1 MB, so 256 of them would not fit in memory.
+ODDS_KEPT: Final = 256  # expressions
+TOTALS_KEPT: Final = 100_000  # totals held by all of them together, some 10 MB at most
+
+
+class _Kept:
+    """Odds by the expression they are of, the least recently used forgotten first, within both bounds."""
+
+    def __init__(self, entries: int, totals: int) -> None:
+        self.entries = entries
+        self.totals = totals
+        self.held = 0  # totals held by the odds kept
+        self._odds: OrderedDict[Expression, Odds] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._odds)
+
+    def get(self, expression: Expression) -> Odds | None:
+        found = self._odds.get(expression)
+        if found is not None:
+            self._odds.move_to_end(expression)
+        return found
+
+    def put(self, expression: Expression, found: Odds) -> None:
+        if len(found.values) > self.totals:
+            return
+        previous = self._odds.pop(expression, None)
+        if previous is not None:
+            self.held -= len(previous.values)
+        self._odds[expression] = found
+        self.held += len(found.values)
+        while len(self._odds) > self.entries or self.held > self.totals:
+            _, forgotten = self._odds.popitem(last=False)
+            self.held -= len(forgotten.values)
+
+    def clear(self) -> None:
+        self._odds.clear()
+        self.held = 0
+
+
+_KEPT: Final = _Kept(ODDS_KEPT, TOTALS_KEPT)
+
+
+class _NoDice:
+    """The estimate's dice where no estimate can happen: light odds are counted, never sampled."""
+
+    def randint(self, a: int, b: int) -> int:
+        raise AssertionError("light odds are counted exactly, never sampled")
+
+
+def light_odds(expression: Expression) -> Odds | None:
+    """The exact odds of `expression` (its first roll) when they are light to count (`light`), else None.
+
+    A pure function of the tree, which is immutable and compares by its normalized text (`str()` of it): equal
+    trees have equal odds, so they are kept per tree (`ODDS_KEPT`, `TOTALS_KEPT`) and counted once.
+    """
+    node = _first_roll(expression)
+    found = _KEPT.get(node)
+    if found is not None:
+        return found
+    if not light(node):
+        return None
+    found = odds(node, _NoDice())
+    _KEPT.put(node, found)
+    return found
 
 
 def odds_of(text: str, estimate_dice: DiceSource) -> Odds:

@@ -1,0 +1,139 @@
+"""CPU per /roll in-process, each saving against its absence in one run: `python -m tests.perf.bench_roll_cost`.
+
+    .venv/bin/python -m tests.perf.bench_roll_cost [--count 300] [--rounds 5]
+
+A raw INTERACTION_CREATE goes over the double's gateway to discord.py, the command tree, the odds, the dice,
+the embed, the HTTP callback to the double and the roll log write; one command after another, so this is the
+work of one roll, not its waiting. The double runs in this process too, so its share is in every figure alike.
+The variants alternate in rounds (the machine is shared and noisy), and the figure of each is its median round:
+compare the ratios, within one run.
+
+- `odds counted afresh`: light odds are counted on every roll (`bot.rules.dice_odds.light_odds` keeps none),
+  as before they were kept per expression.
+- `SystemRandom dice`: the bot's dice ask the kernel for bytes on every die (`random.SystemRandom`), as before
+  `bot.rules.system_dice.SystemDice` read them a block at a time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import statistics
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
+from pathlib import Path
+
+from bot.client import DiceBot
+from bot.config import Settings
+from bot.db.engine import open_database
+from bot.db.migrate import upgrade
+from bot.local.driver import LocalDiscord, local_discord
+from bot.rules import dice_odds
+from bot.rules.dice import DiceSource
+from bot.rules.system_dice import SystemDice
+
+EXPRESSION = "4d6kh3+1d20"
+
+
+@contextmanager
+def as_built(local: LocalDiscord) -> Iterator[None]:
+    yield
+
+
+@contextmanager
+def odds_afresh(local: LocalDiscord) -> Iterator[None]:
+    entries = dice_odds._KEPT.entries
+    dice_odds._KEPT.entries = 0
+    dice_odds._KEPT.clear()
+    try:
+        yield
+    finally:
+        dice_odds._KEPT.entries = entries
+
+
+@contextmanager
+def system_random(local: LocalDiscord) -> Iterator[None]:
+    dice = local.bot.dice
+    local.bot.dice = random.SystemRandom()
+    try:
+        yield
+    finally:
+        local.bot.dice = dice
+
+
+VARIANTS: dict[str, Callable[[LocalDiscord], AbstractContextManager[None]]] = {
+    "as built": as_built,
+    "odds counted afresh": odds_afresh,
+    "SystemRandom dice": system_random,
+}
+
+
+async def _round(local: LocalDiscord, command: str, options: dict[str, str], count: int) -> tuple[float, float]:
+    """CPU seconds and wall seconds per command."""
+    cpu, wall = time.process_time(), time.perf_counter()
+    for _ in range(count):
+        exchange = await local.command(command, options)
+        assert exchange.requests, exchange
+    return (time.process_time() - cpu) / count, (time.perf_counter() - wall) / count
+
+
+async def bench(count: int, rounds: int, folder: Path) -> None:
+    settings = Settings(database_url=f"sqlite+aiosqlite:///{folder}/bench.db")
+    database = open_database(settings.database_url)
+    await upgrade(database)
+    cpu: dict[str, list[float]] = {name: [] for name in VARIANTS}
+    wall: dict[str, list[float]] = {name: [] for name in VARIANTS}
+    options = {"expression": EXPRESSION}
+    async with local_discord(
+        lambda: DiceBot(settings=settings, database=database, dice=SystemDice()), connect=True
+    ) as local:
+        for _ in range(50):  # warm up caches and the connection pool
+            await local.command("roll", options)
+        for _ in range(rounds):
+            for name, variant in VARIANTS.items():
+                with variant(local):
+                    spent, took = await _round(local, "roll", options, count)
+                cpu[name].append(spent)
+                wall[name].append(took)
+    await database.dispose()
+    base = statistics.median(cpu["as built"])
+    print(f"/roll expression:{EXPRESSION}: {rounds} rounds of {count} commands one after another, per command")
+    for name in VARIANTS:
+        spent = statistics.median(cpu[name])
+        print(
+            f"  {name:22} CPU {spent * 1000:6.3f} ms  wall {statistics.median(wall[name]) * 1000:6.3f} ms"
+            f"  CPU / as built {spent / base:5.2f}"
+        )
+
+
+def per_die(rounds: int, count: int = 100_000) -> None:
+    """CPU per d20 of each source alone, alternating rounds."""
+    sources: dict[str, DiceSource] = {"SystemDice": SystemDice(), "SystemRandom": random.SystemRandom()}
+    spent: dict[str, list[float]] = {name: [] for name in sources}
+    for _ in range(rounds):
+        for name, source in sources.items():
+            cpu = time.process_time()
+            for _ in range(count):
+                source.randint(1, 20)
+            spent[name].append((time.process_time() - cpu) / count)
+    print(
+        f"one d20, {rounds} rounds of {count:,}: "
+        + ", ".join(f"{name} {statistics.median(times) * 1e6:.2f} µs" for name, times in spent.items())
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--count", type=int, default=300)
+    parser.add_argument("--rounds", type=int, default=5)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as folder:
+        asyncio.run(bench(args.count, args.rounds, Path(folder)))
+    per_die(args.rounds)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,134 @@
+"""A queued command is deferred only when its turn is not expected soon (bot.deadline.Admission, issue #29).
+
+Deferring costs a request and its answer a second one (the followup): a command whose turn comes within
+`WAIT_BUDGET` answers directly. The pace of the queue is an estimate, so it is replaced here by a fixed one:
+the burst is handed to discord.py's parser all at once, as in tests/test_overload.py, and the double refuses a
+first response after Discord's 3 seconds, so a roll the estimate misled would show as lost.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+
+import pytest
+
+from bot.deadline import BACKED_UP, Admission
+from bot.local import payloads
+from bot.local.double import CHANNEL_MESSAGE, DEFERRED_MESSAGE, Captured
+from bot.local.driver import LocalDiscord, settle
+
+FIRST_USER = 200000000000002000
+
+
+class SlowDice:
+    """Real dice that hold the event loop for `seconds` per die, as a busy bot would."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.rng = random.Random(7)
+
+    def randint(self, a: int, b: int) -> int:
+        time.sleep(self.seconds)
+        return self.rng.randint(a, b)
+
+
+async def burst(local: LocalDiscord, count: int) -> list[Captured]:
+    """`count` rolls at once from as many members; every one answered. Their first responses, in arrival order."""
+    sent = [
+        payloads.interaction(
+            local.ids,
+            local.as_user(str(FIRST_USER + i)),
+            payloads.APPLICATION_COMMAND,
+            payloads.command_data("roll", [{"name": "expression", "type": 3, "value": "1d20"}]),
+        )
+        for i in range(count)
+    ]
+    tokens = [p["token"] for p in sent]
+    double = local.double
+    mark = len(double.requests)
+
+    def token_of(request: Captured) -> str | None:
+        parts = request.path.split("/")  # /interactions/<id>/<token>/callback, /webhooks/<application>/<token>/...
+        return parts[3] if len(parts) > 3 and parts[1] in ("interactions", "webhooks") else None
+
+    def first(token: str) -> Captured | None:
+        return next((r for r in double.requests[mark:] if r.path.endswith("/callback") and token_of(r) == token), None)
+
+    def answered() -> bool:
+        followed = {token_of(r) for r in double.requests[mark:] if r.path.startswith("/webhooks/")}
+        found = [first(token) for token in tokens]
+        return all(
+            r is not None and (r.body["type"] == CHANNEL_MESSAGE or t in followed)
+            for r, t in zip(found, tokens, strict=True)
+        )
+
+    for payload in sent:
+        double.track(payload)
+        local.bot._connection.parse_interaction_create(payload)
+    await double.wait_until(answered, timeout=60)
+    await settle()
+    responses = [first(token) for token in tokens]
+    assert all(r is not None and r.status == 200 for r in responses), responses  # none lost, none late
+    for token in tokens:
+        assert double.messages["@original:" + token]["embeds"][0]["description"].startswith("1d20")
+    return [r for r in responses if r is not None]
+
+
+def deferred(responses: list[Captured]) -> int:
+    return sum(r.body["type"] == DEFERRED_MESSAGE for r in responses)
+
+
+@pytest.mark.parametrize(
+    ("expected", "deferrals"),
+    [
+        (lambda ahead: None, 8),  # no pace known yet: every queued command is deferred, as before
+        (lambda ahead: 10.0, 8),  # a slow queue: deferred at once, so the defer is never late
+        (lambda ahead: 0.0, 0),  # a quick queue: each waits its turn and answers with one request
+    ],
+)
+async def test_a_queued_command_is_deferred_only_when_its_turn_is_not_expected_soon(
+    local: LocalDiscord, monkeypatch: pytest.MonkeyPatch, expected: Callable[[int], float | None], deferrals: int
+) -> None:
+    admission = local.bot.tree.admission = Admission(workers=2)
+    monkeypatch.setattr(admission, "expected_wait", expected)
+    assert deferred(await burst(local, 10)) == deferrals
+
+
+async def test_only_so_many_queue_undeferred_at_once(local: LocalDiscord, monkeypatch: pytest.MonkeyPatch) -> None:
+    admission = local.bot.tree.admission = Admission(workers=2, undeferred=3)
+    monkeypatch.setattr(admission, "expected_wait", lambda ahead: 0.0)
+    assert deferred(await burst(local, 10)) == 10 - 2 - 3
+
+
+async def test_a_queue_slower_than_expected_is_deferred_in_time_and_in_order(
+    local: LocalDiscord, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every queued roll is expected at once, but the dice hold the loop 20 ms each: 200 rolls take 4 s."""
+    local.bot.dice = SlowDice(0.02)
+    admission = local.bot.tree.admission = Admission(workers=4)
+    monkeypatch.setattr(admission, "expected_wait", lambda ahead: 0.0)
+    responses = await burst(local, 200)
+    # Those whose turn came inside `BACKED_UP` answered directly; the rest were deferred then, none too late.
+    assert deferred(responses) >= 200 - 4 - int(BACKED_UP / 0.02)
+    assert any(r.body["type"] == CHANNEL_MESSAGE for r in responses)
+
+
+def test_the_pace_is_the_gap_between_answers_while_commands_queue() -> None:
+    admission = Admission(workers=2)
+    assert admission.expected_wait(3) is None
+    admission._answered(1.0)  # nobody queued: no pace
+    admission.queued = 3
+    admission._answered(2.0)  # the gap began with nobody queued
+    assert admission.pace is None
+    admission._answered(2.01)
+    assert admission.pace == pytest.approx(0.01)
+    admission._answered(2.03)
+    assert admission.pace == pytest.approx(0.012)  # a moving average: 0.01 + 0.2 x (0.02 - 0.01)
+    assert admission.expected_wait(4) == pytest.approx(5 * 0.012)
+    admission.queued = 0
+    admission._answered(60.0)
+    admission.queued = 1
+    admission._answered(61.0)  # a quiet minute and a lone answer are not a slow queue
+    assert admission.pace == pytest.approx(0.012)
