@@ -1,7 +1,9 @@
-"""Dice sources for tests: scripted faces, or none at all."""
+"""Dice sources for tests: scripted faces, none at all, or real dice that hold the event loop."""
 
 from __future__ import annotations
 
+import random
+import time
 from collections.abc import Iterable
 
 
@@ -35,3 +37,15 @@ class NoDice:
 
     def randint(self, a: int, b: int) -> int:
         raise AssertionError(f"a die was rolled (randint({a}, {b})) for an expression that should be refused")
+
+
+class SlowDice:
+    """Real dice that hold the event loop for `seconds` per die, as a busy bot would."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.rng = random.Random(7)
+
+    def randint(self, a: int, b: int) -> int:
+        time.sleep(self.seconds)
+        return self.rng.randint(a, b)

@@ -8,8 +8,6 @@ first response after Discord's 3 seconds, so a roll the estimate misled would sh
 
 from __future__ import annotations
 
-import random
-import time
 from collections.abc import Callable
 
 import pytest
@@ -18,20 +16,11 @@ from bot.deadline import BACKED_UP, Admission
 from bot.local import payloads
 from bot.local.double import CHANNEL_MESSAGE, DEFERRED_MESSAGE, Captured
 from bot.local.driver import LocalDiscord, settle
+from tests.dice_sources import SlowDice
+
+pytestmark = pytest.mark.slow  # starts processes or runs for seconds: scheduled first (tests/conftest.py)
 
 FIRST_USER = 200000000000002000
-
-
-class SlowDice:
-    """Real dice that hold the event loop for `seconds` per die, as a busy bot would."""
-
-    def __init__(self, seconds: float) -> None:
-        self.seconds = seconds
-        self.rng = random.Random(7)
-
-    def randint(self, a: int, b: int) -> int:
-        time.sleep(self.seconds)
-        return self.rng.randint(a, b)
 
 
 async def burst(local: LocalDiscord, count: int) -> list[Captured]:

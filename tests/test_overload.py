@@ -7,7 +7,6 @@ to discord.py's parser directly, all at once; over the in-process gateway, sendi
 
 from __future__ import annotations
 
-import random
 import time
 
 import pytest
@@ -20,23 +19,12 @@ from bot.deadline import ACKNOWLEDGERS, DISCORD_DEADLINE, WORKERS
 from bot.local import payloads
 from bot.local.double import CHANNEL_MESSAGE, DEFERRED_MESSAGE, Captured
 from bot.local.driver import LocalDiscord, settle
+from tests.dice_sources import SlowDice
 
 pytestmark = pytest.mark.slow  # starts processes or runs for seconds: scheduled first (tests/conftest.py)
 
 BURST = 200
 FIRST_USER = 200000000000001000
-
-
-class SlowDice:
-    """Real dice that hold the event loop for `seconds` per die, as a busy bot would."""
-
-    def __init__(self, seconds: float) -> None:
-        self.seconds = seconds
-        self.rng = random.Random(7)
-
-    def randint(self, a: int, b: int) -> int:
-        time.sleep(self.seconds)
-        return self.rng.randint(a, b)
 
 
 async def test_a_burst_is_acknowledged_in_time_in_arrival_order_and_every_deferred_roll_is_answered(
