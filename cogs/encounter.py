@@ -233,6 +233,29 @@ async def show_turn(
     return sent.message_id
 
 
+async def using_drawn(
+    interaction: Interaction,
+    drawn: Drawn[Any],
+    attempt: Callable[[], Awaitable[T]],
+    *,
+    stale: tuple[type[Exception], ...],
+) -> T:
+    """Make a change with a roll drawn for it outside the write; a change that fails gives the roll up.
+
+    A `stale` failure means the fight changed meanwhile so that the roll no longer fits it: the asker is told so.
+    Either way the roll is abandoned with its reason, so a fair number taken for it says why nothing came of it.
+    """
+    try:
+        return await attempt()
+    except stale:
+        changed = EncounterError(CHANGED_MEANWHILE)
+        await interaction.client.abandon_roll(drawn.dice, changed)
+        raise changed from None
+    except Exception as error:
+        await interaction.client.abandon_roll(drawn.dice, error)
+        raise
+
+
 async def with_initiative(
     interaction: Interaction, command: str, attempt: Callable[[rules.Prerolled], Awaitable[T]]
 ) -> tuple[T, Drawn[rules.Initiative] | None]:
@@ -254,15 +277,7 @@ async def with_initiative(
     # The tracker's initiative is the channel's: `/encounter add`'s `hidden` hides hit points, not the roll.
     drawn = await draw(bot, interaction, replay.INITIATIVE[command], asked, hidden=False)
     made = rules.Prerolled(drawn.result)
-    try:
-        done = await attempt(made)
-    except rules.Unrolled:
-        changed = EncounterError(CHANGED_MEANWHILE)
-        await bot.abandon_roll(drawn.dice, changed)
-        raise changed from None
-    except Exception as error:
-        await bot.abandon_roll(drawn.dice, error)
-        raise
+    done = await using_drawn(interaction, drawn, lambda: attempt(made), stale=(rules.Unrolled,))
     if not made.used:  # a Next that found the turn passed meanwhile, say
         await bot.abandon_roll(drawn.dice, EncounterError(NOT_NEEDED))
         return done, None
@@ -390,15 +405,8 @@ async def pass_turn(interaction: Interaction, *, seen_step: int | None) -> None:
                 # As initiative (`with_initiative`): drawn outside the write, as a fair number needs, then used.
                 fated = await draw(bot, interaction, replay.DYING, needed.asked, hidden=False)
                 made = fated.result
-                try:
-                    turn, passed = await attempt(rules.Prerolled())
-                except (rules.Unfated, rules.Unrolled):
-                    changed = EncounterError(CHANGED_MEANWHILE)
-                    await bot.abandon_roll(fated.dice, changed)
-                    raise changed from None
-                except Exception as error:
-                    await bot.abandon_roll(fated.dice, error)
-                    raise
+                stale = (rules.Unfated, rules.Unrolled)
+                turn, passed = await using_drawn(interaction, fated, lambda: attempt(rules.Prerolled()), stale=stale)
                 drawn = fated if took else None
                 if not took:  # the turn passed meanwhile, say
                     await bot.abandon_roll(fated.dice, EncounterError(NOT_NEEDED))
