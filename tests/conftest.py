@@ -19,6 +19,7 @@ import os
 import random
 import shutil
 import sqlite3
+import sys
 import tempfile
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -88,6 +89,19 @@ def touches_database(item: pytest.Item) -> bool:
 
 
 _DESELECTED = pytest.StashKey[tuple[int, int]]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Keep compiled bytecode, even where the environment says not to (PYTHONDONTWRITEBYTECODE, which container
+    images often set).
+
+    Without it every bot process a test starts compiles the bot from source (0.6 s of its 2.5 s start), and every
+    worker rewrites the tests' asserts again (13 of the 19 s it takes to collect the suite). The caches go to
+    `__pycache__` folders, which git ignores. Set here, in the controller, before pytest-xdist starts the workers,
+    so that they and every process the tests start inherit it.
+    """
+    sys.dont_write_bytecode = False
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

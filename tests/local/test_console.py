@@ -15,7 +15,9 @@ import discord
 import pytest
 from discord import app_commands
 
+from bot.__main__ import prepare_database
 from bot.commandline import CommandLineError, parse_line
+from bot.config import Settings
 from bot.local import console
 from bot.local.driver import LocalDiscord
 from tests.helpers import ROOT
@@ -155,15 +157,36 @@ def test_unusable_lines_say_why(line: str, message: str) -> None:
 
 def test_only_a_seeded_console_repeats_its_fair_seeds(tmp_path: Path) -> None:
     # The docs' fair transcripts replay because --seed fixes the session's seed; without it the seed is secret.
-    def commitment(*args: str) -> str:
-        folder = tmp_path / str(len(list(tmp_path.iterdir())))
-        folder.mkdir()
-        result = _console(folder, "console", *args, stdin="/fair start\n")
+    def folder() -> Path:
+        made = tmp_path / str(len(list(tmp_path.iterdir())))
+        made.mkdir()
+        return made
+
+    def commitment(*args: str) -> str:  # the process, as a user runs it
+        result = _console(folder(), "console", *args, stdin="/fair start\n")
         assert result.returncode == 0, result.stderr
         return result.stdout.split("`")[1]
 
-    assert commitment("--seed", "1") == commitment("--seed", "1") != commitment("--seed", "2")
-    assert len({commitment(), commitment(), commitment("--seed", "1")}) == 3
+    async def in_process(seed: int | None) -> str:  # what the process runs, without starting one (4 s each)
+        database = await prepare_database(Settings(database_url=f"sqlite+aiosqlite:///{folder()}/console.db"))
+        printed: list[str] = []
+
+        async def typed() -> AsyncIterator[str]:
+            yield "/fair start"
+
+        try:
+            async with console.open_console(Settings(database_url=""), database, seed=seed) as local:
+                assert await console.run(local, typed(), printed.append, as_json=False) == 0
+        finally:
+            await database.dispose()
+        return "\n".join(printed).split("`")[1]
+
+    async def in_processes() -> list[str]:
+        return [await in_process(seed) for seed in (1, 2, None, None)]
+
+    seeded, other, unseeded, another = asyncio.run(in_processes())
+    assert commitment("--seed", "1") == seeded != other
+    assert len({commitment(), unseeded, another, seeded}) == 4
 
 
 MOD = "200000000000000009"
