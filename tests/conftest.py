@@ -371,7 +371,7 @@ async def database(
         process = request.getfixturevalue("postgres_test_database")  # made by `settings`, outside this loop
         if not await _empty(process.url, process.schema, process.emptying):
             await _copy_template(database_template, name)
-    db = open_database(settings.database_url)
+    db = open_database(settings.database_url, synchronous="normal")
     yield db
     await db.dispose()
     if own:

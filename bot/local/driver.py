@@ -26,6 +26,7 @@ from bot.local.payloads import Actor, Snowflakes
 DEFAULT_GUILD = "300000000000000001"
 DEFAULT_CHANNEL = "300000000000000002"
 DEFAULT_USER = "200000000000000001"
+GUILD_READY = 0.05  # seconds discord.py waits for another GUILD_CREATE after the last (see `LocalDiscord._start`)
 
 # Tasks discord.py starts for one interaction: the command itself, event listeners, view and modal callbacks,
 # and the bot's own (its answer to an interaction over the rate limit).
@@ -124,6 +125,11 @@ class LocalDiscord:
         if sync:
             await self.bot.tree.sync()
         if self._connect:
+            # After READY, discord.py waits `guild_ready_timeout` (the bot's 0.5 s) past the last GUILD_CREATE for
+            # more. The double sends every one right behind READY, so that was half a second of waiting for nothing
+            # in every start: a console, a restart, a reconnect. A GUILD_CREATE later than this is still cached
+            # before any interaction that follows it on the gateway; only `ready` would come before it.
+            self.bot._connection.guild_ready_timeout = GUILD_READY
             self._runner = asyncio.create_task(self.bot.connect())
             await asyncio.wait_for(self.bot.wait_until_ready(), 10)
 
