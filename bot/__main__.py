@@ -27,21 +27,18 @@ import threading
 import urllib.error
 import urllib.request
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import aiohttp
-import discord
 from dotenv import load_dotenv
 
-from bot import logs
-from bot.client import DiceBot, ShardedDiceBot
 from bot.config import Settings, SettingsError
-from bot.db import backups
-from bot.db.engine import Database, DatabaseUnavailable, check_writable, open_database, unavailable
-from bot.db.migrate import SchemaMismatch, check_schema, upgrade
-from bot.discord_api import point_discord_at
-from bot.rules.fair_log import FairLogError, check_log, parse_log, unpack
-from bot.rules.system_dice import SystemDice
-from bot.ui import summaries
+from bot.errors import UserError
+
+# The bot, the database and Discord (2 s of imports) are imported by the commands that use them, not here: a
+# setting that stops the start, `health` (a container's HEALTHCHECK, every 30 seconds) and `verify` need none.
+if TYPE_CHECKING:
+    from bot.client import DiceBot
+    from bot.db.engine import Database
 
 log = logging.getLogger("bot")
 
@@ -100,6 +97,9 @@ async def prepare_database(settings: Settings, *, migrate: bool | None = None) -
     A database that cannot be reached, opened or written is refused with DatabaseUnavailable, before any
     command could be answered and then fail to be logged.
     """
+    from bot.db.engine import check_writable, open_database, unavailable
+    from bot.db.migrate import check_schema, upgrade
+
     database = open_database(settings.database_url, synchronous=settings.sqlite_synchronous)
     if migrate is None:
         migrate = database.engine.dialect.name == "sqlite" and not settings.sharded
@@ -119,6 +119,9 @@ async def prepare_database(settings: Settings, *, migrate: bool | None = None) -
 
 def discord_failure(settings: Settings, error: Exception) -> str | None:
     """The operator's one line for a refused token or an unreachable Discord; None for anything else."""
+    import aiohttp
+    import discord
+
     if isinstance(error, discord.LoginFailure):
         return "Discord refused DISCORD_TOKEN: copy the bot token again from the Developer Portal."
     where = settings.api_base or DISCORD_API
@@ -143,6 +146,10 @@ def discord_failure(settings: Settings, error: Exception) -> str | None:
 
 async def run_bot(settings: Settings, token: str) -> int:
     """Connect to Discord (or to whatever DISCORD_API_BASE / DISCORD_GATEWAY_URL name) until stopped."""
+    from bot.client import DiceBot, ShardedDiceBot
+    from bot.discord_api import point_discord_at
+    from bot.rules.system_dice import SystemDice
+
     point_discord_at(settings.api_base, settings.gateway_url)
     database = await prepare_database(settings)
     if settings.sharded:
@@ -191,6 +198,11 @@ async def stop(bot: DiceBot, running: asyncio.Future[None], signal_name: str) ->
 
 async def run_sync(settings: Settings, token: str) -> int:
     """Register every command with Discord for all servers; a deliberate step, never done on start."""
+    from bot.client import DiceBot
+    from bot.db.engine import open_database
+    from bot.discord_api import point_discord_at
+    from bot.rules.system_dice import SystemDice
+
     point_discord_at(settings.api_base, settings.gateway_url)
     database = open_database(settings.database_url)
     try:
@@ -257,6 +269,8 @@ async def run_console(settings: Settings, args: argparse.Namespace) -> int:
 
 def run_backup(settings: Settings, args: argparse.Namespace) -> int:
     """Write a backup of the database to the file the arguments name (`bot.db.backups.backup`)."""
+    from bot.db import backups
+
     contents = backups.backup(settings.database_url, Path(args.file))
     print(f"Backed up {where(settings)} to {args.file}: {contents.summary()}.")
     return 0
@@ -264,6 +278,8 @@ def run_backup(settings: Settings, args: argparse.Namespace) -> int:
 
 async def run_restore(settings: Settings, args: argparse.Namespace) -> int:
     """Replace the database with a backup, then bring it to this code's schema (an older backup is migrated)."""
+    from bot.db import backups
+
     contents = backups.restore(settings.database_url, Path(args.file))
     kept = backups.sqlite_path(settings.database_url)
     database = await prepare_database(settings, migrate=True)
@@ -294,6 +310,8 @@ def run_health(settings: Settings) -> int:
 
 def where(settings: Settings) -> str:
     """The database, named for the operator: its file, or its PostgreSQL name (never the URL: it holds the password)."""
+    from bot.db import backups
+
     path = backups.sqlite_path(settings.database_url)
     return str(path) if path is not None else f"PostgreSQL database {backups.database_name(settings.database_url)}"
 
@@ -305,6 +323,9 @@ def run_verify(args: argparse.Namespace) -> int:
     when anything does not (each finding names its roll) or the file is not a log it can read, 2 when the file
     cannot be opened.
     """
+    from bot.rules.fair_log import FairLogError, check_log, parse_log, unpack
+    from bot.ui import summaries
+
     try:
         raw = sys.stdin.buffer.read() if args.file == "-" else Path(args.file).read_bytes()
         # A long session's log comes gzipped (`.json.gz`, its parts joined): read as it is, whatever its name.
@@ -340,12 +361,16 @@ def main(argv: list[str] | None = None) -> int:
         return run(settings, args)
     except KeyboardInterrupt:  # Ctrl-C where no handler of ours runs (the console, a migration): no traceback
         return EXIT_INTERRUPTED
-    except SchemaMismatch as error:
+    except UserError as error:
+        # Raised only once the command imported these, so importing them here costs nothing.
+        from bot.db.backups import BackupError
+        from bot.db.engine import DatabaseUnavailable
+        from bot.db.migrate import SchemaMismatch
+
+        if not isinstance(error, (SchemaMismatch, DatabaseUnavailable, BackupError)):
+            raise
         print(error.message, file=sys.stderr)
-        return EXIT_SCHEMA
-    except (DatabaseUnavailable, backups.BackupError) as error:
-        print(error.message, file=sys.stderr)
-        return EXIT_DATABASE
+        return EXIT_SCHEMA if isinstance(error, SchemaMismatch) else EXIT_DATABASE
 
 
 def nobody_types() -> bool:
@@ -360,6 +385,10 @@ def nobody_types() -> bool:
 def run(settings: Settings, args: argparse.Namespace) -> int:
     """Run the command the arguments name with these settings."""
     command = args.command or "run"
+    if command == "health":
+        return run_health(settings)
+    from bot import logs  # discord.py's logging: imports Discord
+
     if command == "console" or (command == "run" and settings.token is None):
         logs.setup(max(settings.log_level, "WARNING", key=logging.getLevelName), settings.log_format)
         if command == "run":
@@ -382,8 +411,6 @@ def run(settings: Settings, args: argparse.Namespace) -> int:
     logs.setup(settings.log_level, settings.log_format)
     if command == "migrate":
         return asyncio.run(run_migrate(settings))
-    if command == "health":
-        return run_health(settings)
     if command == "backup":
         return run_backup(settings, args)
     if command == "restore":

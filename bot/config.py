@@ -5,13 +5,22 @@ from __future__ import annotations
 import urllib.parse
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Final, Literal
 
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
-from bot.db.engine import SYNCHRONOUS, Synchronous
 from bot.errors import UserError
-from bot.logs import LOG_FORMATS, LogFormat
+
+# Light on purpose: `python -m bot` reads the settings before it imports the bot, the database or Discord, so a
+# setting that stops the start (and `health`) costs a fraction of a second. The values of two settings live here.
+LogFormat = Literal["plain", "json"]
+LOG_FORMATS: tuple[LogFormat, ...] = ("plain", "json")
+# How SQLite syncs a commit to the disk (`SQLITE_SYNCHRONOUS`; docs/deploy.md, "What survives a crash"). In WAL
+# mode "full" syncs the write-ahead log at every commit, so a commit that returned survives a power loss or an
+# OS crash; "normal" syncs it only at checkpoints, so the last commits before one can be lost (never a kill -9).
+Synchronous = Literal["full", "normal"]
+SYNCHRONOUS: Final[tuple[Synchronous, ...]] = ("full", "normal")
 
 # Where the default SQLite database lives: `data/` under the working folder, or DATA_DIR (the image's `/data`
 # volume). An empty or unset DATABASE_URL means this file; a relative one is relative to the working folder.

@@ -13,12 +13,12 @@ import logging
 import sys
 from contextvars import ContextVar
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Any
 
 import discord
 
-LogFormat = Literal["plain", "json"]
-LOG_FORMATS: tuple[LogFormat, ...] = ("plain", "json")
+from bot.config import LogFormat
+
 IDS = ("guild", "channel", "user", "interaction")
 
 _where: ContextVar[dict[str, int] | None] = ContextVar("dicebot_interaction", default=None)

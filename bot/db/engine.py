@@ -10,23 +10,19 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final, Literal, TypeVar
+from typing import Any, TypeVar
 
 from sqlalchemy import Connection, CursorResult, Engine, Result, create_engine, event, exc, text
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 
+from bot.config import SYNCHRONOUS, Synchronous
 from bot.errors import UserError
 
 log = logging.getLogger(__name__)
 
 # How long a writer waits for another writer's lock before SQLite gives up with "database is locked".
 BUSY_TIMEOUT_MS = 5000
-# How SQLite syncs a commit to the disk (`SQLITE_SYNCHRONOUS`; docs/deploy.md, "What survives a crash"). In WAL
-# mode "full" syncs the write-ahead log at every commit, so a commit that returned survives a power loss or an
-# OS crash; "normal" syncs it only at checkpoints, so the last commits before one can be lost (never a kill -9).
-Synchronous = Literal["full", "normal"]
-SYNCHRONOUS: Final[tuple[Synchronous, ...]] = ("full", "normal")
 # SQLSTATEs of a PostgreSQL that will not take writes (a standby, default_transaction_read_only, no grant).
 READ_ONLY_SQLSTATES = {"25006", "42501"}
 # SQLSTATEs of a PostgreSQL that refused who the bot logs in as, or the database it names.

@@ -18,7 +18,8 @@ from pathlib import Path
 
 from sqlalchemy import Connection, text
 
-from bot.db.engine import SYNCHRONOUS, Synchronous, open_database
+from bot.config import SYNCHRONOUS, Synchronous
+from bot.db.engine import open_database
 
 
 async def measure(folder: Path, synchronous: Synchronous, commits: int) -> float:
