@@ -10,6 +10,8 @@ compare the ratios, within one run.
 
 - `odds counted afresh`: light odds are counted on every roll (`bot.rules.dice_odds.light_odds` keeps none),
   as before they were kept per expression.
+- `odds lines afresh`: the chances of the odds line are worked out from Fractions on every roll
+  (`bot.ui.dice` keeps none), as before they were kept per odds, total and target.
 - `SystemRandom dice`: the bot's dice ask the kernel for bytes on every die (`random.SystemRandom`), as before
   `bot.rules.system_dice.SystemDice` read them a block at a time.
 """
@@ -34,6 +36,7 @@ from bot.local.driver import LocalDiscord, local_discord
 from bot.rules import dice_odds
 from bot.rules.dice import DiceSource
 from bot.rules.system_dice import SystemDice
+from bot.ui import dice as ui_dice
 
 EXPRESSION = "4d6kh3+1d20"
 
@@ -55,6 +58,17 @@ def odds_afresh(local: LocalDiscord) -> Iterator[None]:
 
 
 @contextmanager
+def lines_afresh(local: LocalDiscord) -> Iterator[None]:
+    kept = ui_dice.CHANCES_ODDS
+    ui_dice.CHANCES_ODDS = 0  # every entry forgotten as soon as it is made
+    ui_dice._shown.clear()
+    try:
+        yield
+    finally:
+        ui_dice.CHANCES_ODDS = kept
+
+
+@contextmanager
 def system_random(local: LocalDiscord) -> Iterator[None]:
     dice = local.bot.dice
     local.bot.dice = random.SystemRandom()
@@ -67,6 +81,7 @@ def system_random(local: LocalDiscord) -> Iterator[None]:
 VARIANTS: dict[str, Callable[[LocalDiscord], AbstractContextManager[None]]] = {
     "as built": as_built,
     "odds counted afresh": odds_afresh,
+    "odds lines afresh": lines_afresh,
     "SystemRandom dice": system_random,
 }
 
