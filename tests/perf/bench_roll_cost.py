@@ -12,6 +12,8 @@ compare the ratios, within one run.
   as before they were kept per expression.
 - `odds lines afresh`: the chances of the odds line are worked out from Fractions on every roll
   (`bot.ui.dice` keeps none), as before they were kept per odds, total and target.
+- `deferred`: every roll is deferred before its work starts (`Admission.backed_up` 0, as when it arrives behind
+  a backed-up loop), then answered by the followup that replaces its thinking message: what a defer costs.
 - `SystemRandom dice`: the bot's dice ask the kernel for bytes on every die (`random.SystemRandom`), as before
   `bot.rules.system_dice.SystemDice` read them a block at a time.
 """
@@ -69,6 +71,17 @@ def lines_afresh(local: LocalDiscord) -> Iterator[None]:
 
 
 @contextmanager
+def deferred(local: LocalDiscord) -> Iterator[None]:
+    admission = local.bot.tree.admission  # type: ignore[attr-defined]
+    backed_up = admission.backed_up
+    admission.backed_up = 0.0
+    try:
+        yield
+    finally:
+        admission.backed_up = backed_up
+
+
+@contextmanager
 def system_random(local: LocalDiscord) -> Iterator[None]:
     dice = local.bot.dice
     local.bot.dice = random.SystemRandom()
@@ -82,6 +95,7 @@ VARIANTS: dict[str, Callable[[LocalDiscord], AbstractContextManager[None]]] = {
     "as built": as_built,
     "odds counted afresh": odds_afresh,
     "odds lines afresh": lines_afresh,
+    "deferred": deferred,
     "SystemRandom dice": system_random,
 }
 
