@@ -152,14 +152,18 @@ def odds_line(result: RollResult, odds: Odds, *, target: int | None = None) -> s
 
 # The chances shown for a total, kept per odds: most rolls repeat an expression, whose odds are the same object each
 # time (`light_odds` keeps them), and a total's chances from Fractions took 80 µs of the loop against a look-up's 3.
-# By the odds' id, as hashing odds hashes all their totals; each entry holds its odds, so the id is not reused.
+# By the odds' id, as hashing odds hashes all their totals; each entry holds its odds, so the id is not reused, and
+# only odds of a few totals are held, so that this never holds much more than `light_odds` does.
 CHANCES_ODDS: Final = 64  # odds whose chances are kept
 CHANCES_KEPT: Final = 1_024  # totals and targets kept per odds
+CHANCES_TOTALS: Final = 2_000  # odds with more totals than this are not held: their chances are worked out afresh
 _shown: OrderedDict[int, tuple[Odds, dict[tuple[int, int | None, bool], str]]] = OrderedDict()
 
 
 def _chances(odds: Odds, total: int, target: int | None, successes: bool) -> str:
     """`mean 12.24 · better than 88.0% of rolls · 7.3% roll exactly 16 · at least 15: 30.4%`, kept per odds."""
+    if len(odds.values) > CHANCES_TOTALS:
+        return _count_chances(odds, total, target, successes)
     entry = _shown.get(id(odds))
     if entry is None or entry[0] is not odds:
         entry = _shown[id(odds)] = (odds, {})

@@ -83,3 +83,12 @@ def test_the_kept_chances_stay_within_their_bounds() -> None:
     for target in range(ui.CHANCES_KEPT + 10):
         ui.odds_line(result, found, target=target)
     assert len(ui._shown[id(found)][1]) <= ui.CHANCES_KEPT
+
+
+def test_odds_of_many_totals_are_not_held() -> None:
+    found = dice_odds.light_odds(dice.parse(f"1d{ui.CHANCES_TOTALS + 1}"))
+    assert found is not None
+    result = dice.roll(f"1d{ui.CHANCES_TOTALS + 1}", ScriptedDice([7]))
+    line = ui.odds_line(result, found)
+    assert not ui._shown
+    assert f"{ui.chance(Fraction(1, ui.CHANCES_TOTALS + 1))} roll exactly 7" in line
