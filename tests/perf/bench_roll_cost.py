@@ -10,14 +10,22 @@ compare the ratios, within one run.
 
 - `odds counted afresh`: light odds are counted on every roll (`bot.rules.dice_odds.light_odds` keeps none),
   as before they were kept per expression.
+- `odds lines afresh`: the chances of the odds line are worked out from Fractions on every roll
+  (`bot.ui.dice` keeps none), as before they were kept per odds, total and target.
+- `deferred`: every roll is deferred before its work starts (`Admission.backed_up` 0, as when it arrives behind
+  a backed-up loop), then answered by the followup that replaces its thinking message: what a defer costs.
 - `SystemRandom dice`: the bot's dice ask the kernel for bytes on every die (`random.SystemRandom`), as before
   `bot.rules.system_dice.SystemDice` read them a block at a time.
+
+And `/dnd attack` quick (`QUICK_ATTACK`, no character), as built and with its `attack odds counted afresh` on every
+attack (`bot.rules.dnd35.odds` keeps none), as before they were kept per attack.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib
 import random
 import statistics
 import tempfile
@@ -25,6 +33,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
+from typing import Any, Final
 
 from bot.client import DiceBot
 from bot.config import Settings
@@ -34,8 +43,12 @@ from bot.local.driver import LocalDiscord, local_discord
 from bot.rules import dice_odds
 from bot.rules.dice import DiceSource
 from bot.rules.system_dice import SystemDice
+from bot.ui import dice as ui_dice
+from tests.perf.harness import QUICK_ATTACK
 
 EXPRESSION = "4d6kh3+1d20"
+# The module, which the package's `odds` (its function) hides from `import ... as`.
+attack_odds = importlib.import_module("bot.rules.dnd35.odds")
 
 
 @contextmanager
@@ -55,6 +68,39 @@ def odds_afresh(local: LocalDiscord) -> Iterator[None]:
 
 
 @contextmanager
+def lines_afresh(local: LocalDiscord) -> Iterator[None]:
+    kept = ui_dice.CHANCES_ODDS
+    ui_dice.CHANCES_ODDS = 0  # every entry forgotten as soon as it is made
+    ui_dice._shown.clear()
+    try:
+        yield
+    finally:
+        ui_dice.CHANCES_ODDS = kept
+
+
+@contextmanager
+def deferred(local: LocalDiscord) -> Iterator[None]:
+    admission = local.bot.tree.admission  # type: ignore[attr-defined]
+    backed_up = admission.backed_up
+    admission.backed_up = 0.0
+    try:
+        yield
+    finally:
+        admission.backed_up = backed_up
+
+
+@contextmanager
+def attack_odds_afresh(local: LocalDiscord) -> Iterator[None]:
+    kept = attack_odds.ATTACKS_KEPT
+    attack_odds.ATTACKS_KEPT = 0  # every entry forgotten as soon as it is made
+    attack_odds._KEPT_ATTACKS.clear()
+    try:
+        yield
+    finally:
+        attack_odds.ATTACKS_KEPT = kept
+
+
+@contextmanager
 def system_random(local: LocalDiscord) -> Iterator[None]:
     dice = local.bot.dice
     local.bot.dice = random.SystemRandom()
@@ -64,14 +110,20 @@ def system_random(local: LocalDiscord) -> Iterator[None]:
         local.bot.dice = dice
 
 
-VARIANTS: dict[str, Callable[[LocalDiscord], AbstractContextManager[None]]] = {
-    "as built": as_built,
-    "odds counted afresh": odds_afresh,
-    "SystemRandom dice": system_random,
+ROLL: Final = ("roll", {"expression": EXPRESSION})
+Variant = tuple[tuple[str, dict[str, Any]], Callable[[LocalDiscord], AbstractContextManager[None]]]
+VARIANTS: dict[str, Variant] = {
+    "as built": (ROLL, as_built),
+    "odds counted afresh": (ROLL, odds_afresh),
+    "odds lines afresh": (ROLL, lines_afresh),
+    "deferred": (ROLL, deferred),
+    "SystemRandom dice": (ROLL, system_random),
+    "attack as built": (QUICK_ATTACK, as_built),
+    "attack odds afresh": (QUICK_ATTACK, attack_odds_afresh),
 }
 
 
-async def _round(local: LocalDiscord, command: str, options: dict[str, str], count: int) -> tuple[float, float]:
+async def _round(local: LocalDiscord, command: str, options: dict[str, Any], count: int) -> tuple[float, float]:
     """CPU seconds and wall seconds per command."""
     cpu, wall = time.process_time(), time.perf_counter()
     for _ in range(count):
@@ -86,27 +138,31 @@ async def bench(count: int, rounds: int, folder: Path) -> None:
     await upgrade(database)
     cpu: dict[str, list[float]] = {name: [] for name in VARIANTS}
     wall: dict[str, list[float]] = {name: [] for name in VARIANTS}
-    options = {"expression": EXPRESSION}
     async with local_discord(
         lambda: DiceBot(settings=settings, database=database, dice=SystemDice()), connect=True
     ) as local:
-        for _ in range(50):  # warm up caches and the connection pool
-            await local.command("roll", options)
+        for command, options in (ROLL, QUICK_ATTACK):
+            for _ in range(50):  # warm up caches and the connection pool
+                await local.command(command, options)
         for _ in range(rounds):
-            for name, variant in VARIANTS.items():
+            for name, ((command, options), variant) in VARIANTS.items():
                 with variant(local):
-                    spent, took = await _round(local, "roll", options, count)
+                    spent, took = await _round(local, command, options, count)
                 cpu[name].append(spent)
                 wall[name].append(took)
     await database.dispose()
-    base = statistics.median(cpu["as built"])
-    print(f"/roll expression:{EXPRESSION}: {rounds} rounds of {count} commands one after another, per command")
-    for name in VARIANTS:
-        spent = statistics.median(cpu[name])
-        print(
-            f"  {name:22} CPU {spent * 1000:6.3f} ms  wall {statistics.median(wall[name]) * 1000:6.3f} ms"
-            f"  CPU / as built {spent / base:5.2f}"
-        )
+    print(f"{rounds} rounds of {count} commands one after another, per command")
+    for (command, options), base_name in ((ROLL, "as built"), (QUICK_ATTACK, "attack as built")):
+        print(f"/{command} " + " ".join(f"{k}:{v}" for k, v in options.items()))
+        base = statistics.median(cpu[base_name])
+        for name, ((of, _), _variant) in VARIANTS.items():
+            if of != command:
+                continue
+            spent = statistics.median(cpu[name])
+            print(
+                f"  {name:22} CPU {spent * 1000:6.3f} ms  wall {statistics.median(wall[name]) * 1000:6.3f} ms"
+                f"  CPU / as built {spent / base:5.2f}"
+            )
 
 
 def per_die(rounds: int, count: int = 100_000) -> None:
