@@ -146,12 +146,14 @@ def discord_failure(settings: Settings, error: Exception) -> str | None:
 
 async def run_bot(settings: Settings, token: str) -> int:
     """Connect to Discord (or to whatever DISCORD_API_BASE / DISCORD_GATEWAY_URL name) until stopped."""
-    from bot.client import DiceBot, ShardedDiceBot
     from bot.discord_api import point_discord_at
-    from bot.rules.system_dice import SystemDice
 
     point_discord_at(settings.api_base, settings.gateway_url)
     database = await prepare_database(settings)
+    # The bot itself (a second of imports) once the database is known to be usable: one that is not stops sooner.
+    from bot.client import DiceBot, ShardedDiceBot
+    from bot.rules.system_dice import SystemDice
+
     if settings.sharded:
         log.info("Running shards %s of %d", ",".join(map(str, settings.shard_ids)), settings.shard_count)
     kind = ShardedDiceBot if settings.sharded else DiceBot
