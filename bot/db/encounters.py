@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import Row, Table, delete, select, update
+from sqlalchemy import Row, Table, bindparam, delete, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -40,6 +40,11 @@ AT = "undo_at"
 KEPT_BESIDE = (SHEET_CHANGES, WHAT, AT)  # an undo entry's keys that are not the fight's state
 
 ENCOUNTERS = cast(Table, EncounterRow.__table__)
+# A channel's encounter, which every roll there reads: built once (see `bot.db.characters._ACTIVE`).
+_OF_CHANNEL = select(ENCOUNTERS).where(
+    ENCOUNTERS.c.channel_id == bindparam("channel_id"), ENCOUNTERS.c.guild_id == bindparam("guild_id")
+)
+_OF_CHANNEL_LOCKED = _OF_CHANNEL.with_for_update()
 
 
 class EncounterChanged(EncounterError):
@@ -103,10 +108,8 @@ class EncounterRepository:
 
     async def get(self, *, guild_id: int, channel_id: int, for_update: bool = False) -> EncounterRecord | None:
         """The encounter of a channel of this server; `for_update` locks its row where the database can."""
-        query = select(ENCOUNTERS).where(ENCOUNTERS.c.channel_id == channel_id, ENCOUNTERS.c.guild_id == guild_id)
-        if for_update:
-            query = query.with_for_update()
-        row = (await self.session.execute(query)).first()
+        query = _OF_CHANNEL_LOCKED if for_update else _OF_CHANNEL
+        row = (await self.session.execute(query, {"channel_id": channel_id, "guild_id": guild_id})).first()
         if row is None:
             return None
         return await self._fighting(_record(row), for_update=for_update)
