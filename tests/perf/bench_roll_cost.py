@@ -18,7 +18,8 @@ compare the ratios, within one run.
   `bot.rules.system_dice.SystemDice` read them a block at a time.
 
 And `/dnd attack` quick (`QUICK_ATTACK`, no character), as built and with its `attack odds counted afresh` on every
-attack (`bot.rules.dnd35.odds` keeps none), as before they were kept per attack.
+attack (`bot.rules.dnd35.odds` keeps none), as before they were kept per attack; and `/dnd attack` with a character
+(`ATTACK`: the user's active fighter and its greatsword, read from the database on every attack).
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ from bot.rules import dice_odds
 from bot.rules.dice import DiceSource
 from bot.rules.system_dice import SystemDice
 from bot.ui import dice as ui_dice
-from tests.perf.harness import QUICK_ATTACK
+from tests.perf.harness import ATTACK, QUICK_ATTACK, seed_users
 
 EXPRESSION = "4d6kh3+1d20"
 # The module, which the package's `odds` (its function) hides from `import ... as`.
@@ -120,6 +121,7 @@ VARIANTS: dict[str, Variant] = {
     "SystemRandom dice": (ROLL, system_random),
     "attack as built": (QUICK_ATTACK, as_built),
     "attack odds afresh": (QUICK_ATTACK, attack_odds_afresh),
+    "character attack": (ATTACK, as_built),
 }
 
 
@@ -134,6 +136,7 @@ async def _round(local: LocalDiscord, command: str, options: dict[str, Any], cou
 
 async def bench(count: int, rounds: int, folder: Path) -> None:
     settings = Settings(database_url=f"sqlite+aiosqlite:///{folder}/bench.db")
+    await seed_users(settings.database_url, 1)  # the driver's user, with an active fighter (`ATTACK`)
     database = open_database(settings.database_url)
     await upgrade(database)
     cpu: dict[str, list[float]] = {name: [] for name in VARIANTS}
@@ -141,9 +144,11 @@ async def bench(count: int, rounds: int, folder: Path) -> None:
     async with local_discord(
         lambda: DiceBot(settings=settings, database=database, dice=SystemDice()), connect=True
     ) as local:
-        for command, options in (ROLL, QUICK_ATTACK):
+        for command, options in (ROLL, QUICK_ATTACK, ATTACK):
             for _ in range(50):  # warm up caches and the connection pool
-                await local.command(command, options)
+                warm = await local.command(command, options)
+        if not str(warm.embed.get("title", "")).startswith("Fighter 0"):
+            raise RuntimeError(f"the character attack found no fighter: {warm.embed}")
         for _ in range(rounds):
             for name, ((command, options), variant) in VARIANTS.items():
                 with variant(local):
@@ -152,11 +157,15 @@ async def bench(count: int, rounds: int, folder: Path) -> None:
                 wall[name].append(took)
     await database.dispose()
     print(f"{rounds} rounds of {count} commands one after another, per command")
-    for (command, options), base_name in ((ROLL, "as built"), (QUICK_ATTACK, "attack as built")):
+    for (command, options), base_name in (
+        (ROLL, "as built"),
+        (QUICK_ATTACK, "attack as built"),
+        (ATTACK, "character attack"),
+    ):
         print(f"/{command} " + " ".join(f"{k}:{v}" for k, v in options.items()))
         base = statistics.median(cpu[base_name])
-        for name, ((of, _), _variant) in VARIANTS.items():
-            if of != command:
+        for name, ((of, given), _variant) in VARIANTS.items():
+            if (of, given) != (command, options):
                 continue
             spent = statistics.median(cpu[name])
             print(
