@@ -35,6 +35,7 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any, Final
+from unittest.mock import patch
 
 from bot.client import DiceBot
 from bot.config import Settings
@@ -58,61 +59,35 @@ def as_built(local: LocalDiscord) -> Iterator[None]:
 
 
 @contextmanager
-def odds_afresh(local: LocalDiscord) -> Iterator[None]:
-    entries = dice_odds._KEPT.entries
-    dice_odds._KEPT.entries = 0
-    dice_odds._KEPT.clear()
-    try:
+def _none_kept(kept: Any, bound: object, name: str) -> Iterator[None]:
+    """A cache emptied, and its bound (`bound.name`) 0 so that every entry is forgotten as soon as it is made."""
+    kept.clear()
+    with patch.object(bound, name, 0):
         yield
-    finally:
-        dice_odds._KEPT.entries = entries
 
 
-@contextmanager
-def lines_afresh(local: LocalDiscord) -> Iterator[None]:
-    kept = ui_dice.CHANCES_ODDS
-    ui_dice.CHANCES_ODDS = 0  # every entry forgotten as soon as it is made
-    ui_dice._shown.clear()
-    try:
-        yield
-    finally:
-        ui_dice.CHANCES_ODDS = kept
+def odds_afresh(local: LocalDiscord) -> AbstractContextManager[object]:
+    return _none_kept(dice_odds._KEPT, dice_odds._KEPT, "entries")
 
 
-@contextmanager
-def deferred(local: LocalDiscord) -> Iterator[None]:
-    admission = local.bot.tree.admission  # type: ignore[attr-defined]
-    backed_up = admission.backed_up
-    admission.backed_up = 0.0
-    try:
-        yield
-    finally:
-        admission.backed_up = backed_up
+def lines_afresh(local: LocalDiscord) -> AbstractContextManager[object]:
+    return _none_kept(ui_dice._shown, ui_dice, "CHANCES_ODDS")
 
 
-@contextmanager
-def attack_odds_afresh(local: LocalDiscord) -> Iterator[None]:
-    kept = attack_odds.ATTACKS_KEPT
-    attack_odds.ATTACKS_KEPT = 0  # every entry forgotten as soon as it is made
-    attack_odds._KEPT_ATTACKS.clear()
-    try:
-        yield
-    finally:
-        attack_odds.ATTACKS_KEPT = kept
+def deferred(local: LocalDiscord) -> AbstractContextManager[object]:
+    return patch.object(local.bot.tree.admission, "backed_up", 0.0)  # type: ignore[attr-defined]
 
 
-@contextmanager
-def system_random(local: LocalDiscord) -> Iterator[None]:
-    dice = local.bot.dice
-    local.bot.dice = random.SystemRandom()
-    try:
-        yield
-    finally:
-        local.bot.dice = dice
+def attack_odds_afresh(local: LocalDiscord) -> AbstractContextManager[object]:
+    return _none_kept(attack_odds._KEPT_ATTACKS, attack_odds, "ATTACKS_KEPT")
+
+
+def system_random(local: LocalDiscord) -> AbstractContextManager[object]:
+    return patch.object(local.bot, "dice", random.SystemRandom())
 
 
 ROLL: Final = ("roll", {"expression": EXPRESSION})
-Variant = tuple[tuple[str, dict[str, Any]], Callable[[LocalDiscord], AbstractContextManager[None]]]
+Variant = tuple[tuple[str, dict[str, Any]], Callable[[LocalDiscord], AbstractContextManager[object]]]
 VARIANTS: dict[str, Variant] = {
     "as built": (ROLL, as_built),
     "odds counted afresh": (ROLL, odds_afresh),
