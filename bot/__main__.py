@@ -84,7 +84,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         parser.error("--timeout must be seconds, above 0 and at most 900")
     for name in ("user", "guild"):
         value = getattr(args, name, None)
-        if value is not None and not value.isdigit():
+        if value is not None and not value.isdecimal():
             parser.error(f"--{name} must be a Discord id (digits only)")
     return args
 

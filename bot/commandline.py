@@ -117,15 +117,15 @@ def _value(option: dict[str, Any], raw: str) -> Any:
         value = raw  # a local path; uploaded to the double when the line runs
     elif kind == USER:
         value = raw.strip("<@!>")
-        if not value.isdigit():
+        if not value.isdecimal():
             raise CommandLineError(f"`{name}` must be a user id or mention, not `{raw}`.")
     elif kind == CHANNEL:
         value = raw.removeprefix("<#").removesuffix(">").removeprefix("#")
-        if not value.isdigit():
+        if not value.isdecimal():
             raise CommandLineError(f"`{name}` must be a channel id or mention (#ID or <#ID>), not `{raw}`.")
     elif kind == ROLE:
         value = raw.removeprefix("<@&").removesuffix(">").removeprefix("&")
-        if not value.isdigit():
+        if not value.isdecimal():
             raise CommandLineError(f"`{name}` must be a role id or mention (&ID or <@&ID>), not `{raw}`.")
     else:
         raise CommandLineError(f"The console cannot fill an option of this type yet (`{name}`).")
@@ -157,6 +157,6 @@ def split_user(text: str) -> tuple[str | None, str]:
     if not text.startswith("@"):
         return None, text
     head, _, rest = text.partition(" ")
-    if not head[1:].isdigit():
+    if not head[1:].isdecimal():
         raise CommandLineError(f"`{head}` is not a user id: write @ followed by digits, e.g. @200000000000000002.")
     return head[1:], rest.strip()

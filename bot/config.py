@@ -119,16 +119,16 @@ class Settings:
         if form not in LOG_FORMATS:
             raise SettingsError(f"LOG_FORMAT must be plain (lines) or json (one JSON object a line), not {form!r}.")
         guild = get("DEV_GUILD_ID")
-        if guild is not None and not guild.isdigit():
+        if guild is not None and not guild.isdecimal():
             raise SettingsError(f"DEV_GUILD_ID must be a server id (digits only), not {guild!r}.")
         shard_count, shard_ids = _shards(get("SHARD_COUNT"), get("SHARD_IDS"))
         interval = get("IDENTIFY_INTERVAL") or str(IDENTIFY_INTERVAL)
-        if not interval.replace(".", "", 1).isdigit() or not 0 < float(interval) <= 60:
+        if not interval.replace(".", "", 1).isdecimal() or not 0 < float(interval) <= 60:
             raise SettingsError(
                 f"IDENTIFY_INTERVAL must be seconds, above 0 and at most 60 (Discord's: 5), not {interval!r}."
             )
         keep = get("ROLL_LOG_KEEP_DAYS") or str(DEFAULT_ROLL_LOG_KEEP_DAYS)
-        if not (keep.isascii() and keep.isdigit()) or int(keep) > MAX_ROLL_LOG_KEEP_DAYS:
+        if not (keep.isascii() and keep.isdecimal()) or int(keep) > MAX_ROLL_LOG_KEEP_DAYS:
             raise SettingsError(
                 f"ROLL_LOG_KEEP_DAYS must be a number of days up to {MAX_ROLL_LOG_KEEP_DAYS} (default "
                 f"{DEFAULT_ROLL_LOG_KEEP_DAYS}), or 0 to keep every roll, not {keep!r}."
@@ -140,7 +140,7 @@ class Settings:
                 f"(faster commits; the last ones can be lost in a power loss or an OS crash), not {synchronous!r}."
             )
         port = get("METRICS_PORT")
-        if port is not None and not (port.isascii() and port.isdigit() and 1 <= int(port) <= 65535):
+        if port is not None and not (port.isascii() and port.isdecimal() and 1 <= int(port) <= 65535):
             raise SettingsError(f"METRICS_PORT must be a port number (1-65535), or empty for no metrics, not {port!r}.")
         return cls(
             token=get("DISCORD_TOKEN"),
@@ -212,7 +212,7 @@ def _shards(count: str | None, ids: str | None) -> tuple[int | None, tuple[int, 
         if ids is not None:
             raise SettingsError("SHARD_IDS needs SHARD_COUNT, the number of shards of the whole bot.")
         return None, ()
-    if not count.isdigit() or int(count) < 1:
+    if not count.isdecimal() or int(count) < 1:
         raise SettingsError(f"SHARD_COUNT must be a whole number of shards, 1 or more, not {count!r}.")
     total = int(count)
     if ids is None:
@@ -220,7 +220,7 @@ def _shards(count: str | None, ids: str | None) -> tuple[int | None, tuple[int, 
     chosen: list[int] = []
     for part in ids.split(","):
         low, dash, high = part.strip().partition("-")
-        if not low.isdigit() or (dash and not high.isdigit()) or (dash and int(high) < int(low)):
+        if not low.isdecimal() or (dash and not high.isdecimal()) or (dash and int(high) < int(low)):
             raise SettingsError(f"SHARD_IDS must list shard numbers or ranges such as 0,1 or 0-3, not {ids!r}.")
         chosen.extend(range(int(low), int(high if dash else low) + 1))
     if len(set(chosen)) != len(chosen):

@@ -109,6 +109,10 @@ def test_shards_are_read_as_lists_and_ranges(count: str, ids: str, expected: tup
         ({"SHARD_COUNT": "4", "SHARD_IDS": "0-2,2"}, "names a shard twice"),
         ({"SHARD_COUNT": "2", "SHARD_IDS": "1-2"}, "names shard 2, but shards are 0 to 1"),
         ({"IDENTIFY_INTERVAL": "soon"}, "IDENTIFY_INTERVAL must be seconds"),
+        # Digits to str.isdigit that int() and float() refuse: they were a traceback, not a reason.
+        ({"SHARD_COUNT": "²"}, "SHARD_COUNT must be a whole number"),
+        ({"SHARD_COUNT": "4", "SHARD_IDS": "0-³"}, "SHARD_IDS must list shard numbers or ranges"),
+        ({"IDENTIFY_INTERVAL": "⁵"}, "IDENTIFY_INTERVAL must be seconds"),
     ],
 )
 def test_bad_shards_are_refused_with_a_reason(env: dict[str, str], message: str) -> None:

@@ -194,7 +194,7 @@ def _check_command_fields(command: dict[str, Any]) -> list[str]:
     if unknown := sorted(set(command.get("integration_types") or ()) - INTEGRATION_TYPES):
         errors.append(f"/{name}: integration_types {unknown} are not in the API schema")
     permissions = command.get("default_member_permissions")
-    if permissions is not None and not (isinstance(permissions, str) and permissions.isdigit()):
+    if permissions is not None and not (isinstance(permissions, str) and permissions.isdecimal()):
         errors.append(f"/{name}: default_member_permissions must be a bit set as a string of digits")
     return errors
 

@@ -1007,7 +1007,7 @@ class _WordReader:
         if word in _BARE_DIRECTIONS and leading:
             following = self._word(1)
             # `2d20 highest`, `4d6 best 3`; but "2d6 Highest damage" is a label.
-            if not following or following in (",", ";") or following.isdigit() or following in _NUMBER_WORDS:
+            if not following or following in (",", ";") or following.isdecimal() or following in _NUMBER_WORDS:
                 return self._keep(leading=leading)
             return None
         if word in _REROLL_VERBS:
@@ -1020,7 +1020,7 @@ class _WordReader:
 
     def _number(self) -> int | None:
         word = self._word()
-        if word.isdigit():
+        if word.isdecimal():
             self.at += 1
             return int(word)
         if word in _NUMBER_WORDS:
@@ -1070,7 +1070,7 @@ class _WordReader:
             condition = self._face()
             if condition is None:
                 break
-            if self._word() in ("to", "-", "through") and self._word(1).isdigit() and condition.comparator == "=":
+            if self._word() in ("to", "-", "through") and self._word(1).isdecimal() and condition.comparator == "=":
                 # A range, `1 to 2`, `1-3`: the faces from the first to the last.
                 last = int(self._word(1))
                 self.at += 2
@@ -1096,7 +1096,7 @@ class _WordReader:
 
     def _starts_face(self, ahead: int) -> bool:
         word = self._word(ahead)
-        return word[:1].isdigit() or word in _FACE_WORDS or word in ("<", ">", "<=", ">=", "below", "under", "above")
+        return word[:1].isdecimal() or word in _FACE_WORDS or word in ("<", ">", "<=", ">=", "below", "under", "above")
 
     def _face(self) -> Condition | None:
         word = self._word()
@@ -1106,12 +1106,12 @@ class _WordReader:
         if word in _FACE_WORDS:
             self.at += 1
             return Condition(Comparator.EQUAL, _FACE_WORDS[word])
-        if word in ("<", ">", "<=", ">=") and self._word(1).isdigit():
+        if word in ("<", ">", "<=", ">=") and self._word(1).isdecimal():
             self.at += 2
             value = int(self._word(-1))
             # Roll20's reading, as everywhere in /roll: `<3` is 3 or less.
             return Condition(Comparator.AT_MOST if "<" in word else Comparator.AT_LEAST, value)
-        if word in ("below", "under", "above", "over") and self._word(1).isdigit():
+        if word in ("below", "under", "above", "over") and self._word(1).isdecimal():
             self.at += 2
             value = int(self._word(-1))
             below = word in ("below", "under")
@@ -1119,7 +1119,7 @@ class _WordReader:
         if (
             word in ("less", "more", "lower", "higher", "greater")
             and self._word(1) == "than"
-            and self._word(2).isdigit()
+            and self._word(2).isdecimal()
         ):
             self.at += 3
             value = int(self._word(-1))
@@ -1196,9 +1196,9 @@ class _WordReader:
         word = self._word()
         following = self._word(1)
         glued = self.at + 1 < len(self._words) and self._words[self.at + 1].glued
-        if word in _FOREIGN_SHORT_FORMS and glued and following[:1].isdigit():
+        if word in _FOREIGN_SHORT_FORMS and glued and following[:1].isdecimal():
             self._refuse(f"'{word}{following}' is not a modifier here", _FOREIGN_SHORT_FORMS[word])
-        if word in _SHORT_FORMS and glued and (following[:1].isdigit() or following in ("<", ">", "<=", ">=", "=")):
+        if word in _SHORT_FORMS and glued and (following[:1].isdecimal() or following in ("<", ">", "<=", ">=", "=")):
             self._refuse(
                 f"'{word}{following}' stands apart from its dice",
                 f"A modifier comes right after the dice it is for, like 4d6{word}{following} + 2.",

@@ -876,7 +876,7 @@ def unit_name(unit: Sequence[Combatant]) -> str:
     if len(names) == 1:
         return names[0]
     base, _, first = names[0].rpartition(" ")
-    if base and first.isdigit() and names == [f"{base} {int(first) + i}" for i in range(len(names))]:
+    if base and first.isdecimal() and names == [f"{base} {int(first) + i}" for i in range(len(names))]:
         return f"{base} {first}-{int(first) + len(names) - 1}"
     return " & ".join(names)
 

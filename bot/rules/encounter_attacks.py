@@ -161,7 +161,7 @@ _SCORE: Final = re.compile(r"(?i)(rw|mw)(\d{1,3})/(\d)$")
 
 
 def _score_start(token: str) -> bool:
-    return token[:2].casefold() in ("rw", "mw") and token[2:3].isdigit()
+    return token[:2].casefold() in ("rw", "mw") and token[2:3].isdecimal()
 
 
 def sf_attacks(text: str) -> tuple[StoredAttack, ...]:
@@ -212,7 +212,7 @@ def aliens_attacks(text: str) -> tuple[StoredAttack, ...]:
         name = " ".join(word for _, word in words)
         if len(name) > MAX_NAME:
             raise AttackNotationError(text, words[0][0], "Name too long", f"An attack's name is {MAX_NAME} at most.")
-        if last.isdigit() and int(last) <= 10000:
+        if last.isdecimal() and int(last) <= 10000:
             options: tuple[tuple[str, str | int | bool], ...] = (("damage", int(last)),)
         elif last.casefold() in ALIEN_MELEE_DAMAGE:
             options = (("damage", ALIEN_MELEE_DAMAGE[last.casefold()]),)

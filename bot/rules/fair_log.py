@@ -487,7 +487,7 @@ def _number(value: Any, where: str, *, low: int) -> int:
 
 def _snowflake(value: Any, where: str) -> int:
     # A Discord id fits 64 bits: 20 digits at most (and Python will not read a number of thousands of digits).
-    if not isinstance(value, str) or not value.isdigit() or not value.isascii() or len(value) > 20:
+    if not isinstance(value, str) or not value.isdecimal() or not value.isascii() or len(value) > 20:
         raise FairLogError(f"`{where}` must be a Discord id, a string of digits.")
     if str(int(value)) != value:
         raise FairLogError(f"`{where}` must be a Discord id, a string of digits.")

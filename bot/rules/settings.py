@@ -180,4 +180,4 @@ def server_settings(stored: Mapping[str, str]) -> ServerSettings:
 
 def _role(stored: str | None) -> int | None:
     """A stored role id; anything else (none, or a value a hand edit spoilt) is no role."""
-    return int(stored) if stored is not None and stored.isdigit() else None
+    return int(stored) if stored is not None and stored.isdecimal() else None

@@ -48,6 +48,16 @@ async def test_a_bad_attack_notation_is_refused_with_a_caret(local: LocalDiscord
     assert (await stored(database)).combatants == ()
 
 
+async def test_a_superscript_damage_is_refused_not_a_failure(local: LocalDiscord, database: Database) -> None:
+    # '¹' is a digit to str.isdigit but not a number to int(): the reader said "Sorry" with a traceback in the log.
+    ok(await local.command("encounter start", {"ruleset": "aliensrl", "name": "Hadley's Hope"}))
+    refused = await local.command("encounter add", {"name": "Alien", "hp": 8, "attacks": "bite ¹"})
+    assert refused.ephemeral and "Unexpected '¹'" in refused.embed["title"] + refused.embed["description"], (
+        refused.embed
+    )
+    assert (await stored(database)).combatants == ()
+
+
 async def test_encounter_attack_rolls_the_current_monsters_stored_attack_and_applies_it(
     local: LocalDiscord, database: Database
 ) -> None:

@@ -6,7 +6,7 @@ import dataclasses
 import json
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from bot.errors import UserError
@@ -78,6 +78,8 @@ def test_too_many_attacks_or_too_long_a_text_is_refused() -> None:
 
 
 @given(st.text(max_size=80))
+@example("bite ¹")  # a digit to str.isdigit, not to int(): it was a traceback
+@example("claws ③; bite ٣")
 def test_any_text_reads_or_is_refused_with_a_user_error(text: str) -> None:
     for ruleset in ("dnd35", "sf", "aliensrl"):
         try:
@@ -85,6 +87,16 @@ def test_any_text_reads_or_is_refused_with_a_user_error(text: str) -> None:
         except UserError:
             continue
         assert 1 <= len(attacks) <= stored.MAX_ATTACKS
+
+
+def test_a_damage_in_another_scripts_digits_is_its_number() -> None:
+    # int() reads every script's decimal digits (an Arabic-Indic 3 here); superscripts and circled digits are not
+    # numbers to it, and are refused as words.
+    [bite] = stored.read_attacks("aliensrl", "bite ٣")
+    assert dict(bite.options)["damage"] == 3
+    for text in ("bite ¹", "claws ③"):
+        with pytest.raises(AttackNotationError, match="Unexpected"):
+            stored.read_attacks("aliensrl", text)
 
 
 def ogre(**changes: object) -> enc.Combatant:
