@@ -100,8 +100,9 @@ async def test_a_queue_slower_than_expected_is_deferred_in_time_and_in_order(
     monkeypatch.setattr(admission, "expected_wait", lambda ahead: 0.0)
     responses = await burst(local, 200)
     # Those whose turn came inside `BACKED_UP` answered directly; the rest were deferred then, none too late.
+    # (How many answered directly is the machine's: on a loaded one the loop itself can be `BACKED_UP` behind before
+    # the first roll starts, and then every roll is rightly deferred. Direct answers are the test above's.)
     assert deferred(responses) >= 200 - 4 - int(BACKED_UP / 0.02)
-    assert any(r.body["type"] == CHANNEL_MESSAGE for r in responses)
 
 
 def test_the_pace_is_the_gap_between_answers_while_commands_queue() -> None:
