@@ -79,12 +79,14 @@ def count_429s(record: logging.LogRecord) -> bool:
 def time_statements(database: Database) -> None:
     """Observe every statement `database` runs in DATABASE_SECONDS (once, however often a bot over it starts).
 
-    Both of its engines: the async one every session uses, and on SQLite the blocking one whose worker thread
-    writes the roll log (`Writers.run`), the busiest writer of all.
+    Both of its engines: the async one every session uses, and on SQLite the blocking one of the threads that read
+    for the rolls (`Readers`) and write the roll log (`Writers.run`, the busiest writer of all). The writer's engine
+    is that one with an option set, and a listener of an engine hears its option engines too: listening to both
+    would time the roll log's statements twice.
     """
     engines: list[Engine] = [database.engine.sync_engine]
-    if database.write.threaded is not None:
-        engines.append(database.write.threaded)
+    if database.reads is not None:
+        engines.append(database.reads.engine)
     for target in engines:
         if not event.contains(target, "before_cursor_execute", _started):
             event.listen(target, "before_cursor_execute", _started)

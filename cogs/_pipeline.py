@@ -78,7 +78,8 @@ class Reading:
         if guild_id is None or channel_id is None:
             return None
         if ruleset not in self.fights:
-            record = await EncounterRepository(self.session).get(guild_id=guild_id, channel_id=channel_id)
+            fights = EncounterRepository(self.session, self.bot.database.reads)
+            record = await fights.get(guild_id=guild_id, channel_id=channel_id)
             running = record is not None and record.encounter.ruleset == ruleset
             self.fights[ruleset] = (record.id, record.encounter) if record is not None and running else None
         return self.fights[ruleset]
@@ -234,8 +235,8 @@ class Reading:
 
     @property
     def characters(self) -> CharacterRepository:
-        """The server's characters, read in this roll's transaction."""
-        return CharacterRepository(self.session)
+        """The server's characters, as this roll reads them: committed, each read in one trip (`Readers`)."""
+        return CharacterRepository(self.session, self.bot.database.reads)
 
     @property
     def viewer(self) -> Viewer:

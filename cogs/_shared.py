@@ -244,7 +244,11 @@ async def weapon_choices(
         async with bot.database.read() as session:
             try:
                 record = await find_for_roll(
-                    CharacterRepository(session), interaction, interaction.namespace.character, rules, title
+                    CharacterRepository(session, bot.database.reads),
+                    interaction,
+                    interaction.namespace.character,
+                    rules,
+                    title,
                 )
                 found = [(label(w), w.name) for w in getattr(record.sheet, "weapons", ())]
             except UserError:

@@ -491,7 +491,8 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
             character: Whose AC (default: your active D&D character; #number for anyone's here)
         """
         async with self.bot.database.read() as session:
-            record = await find_for_roll(CharacterRepository(session), interaction, character, RULESET, TITLE)
+            characters = CharacterRepository(session, self.bot.database.reads)
+            record = await find_for_roll(characters, interaction, character, RULESET, TITLE)
         sheet = record.sheet
         assert isinstance(sheet, DndSheet)
         rows = [

@@ -192,7 +192,7 @@ async def refresh_tracker(bot: DiceBot, guild_id: int, channel_id: int) -> bool:
     and the next Next or `/encounter show` posts a fresh one.
     """
     async with bot.database.read() as session:
-        record = await EncounterRepository(session).get(guild_id=guild_id, channel_id=channel_id)
+        record = await EncounterRepository(session, bot.database.reads).get(guild_id=guild_id, channel_id=channel_id)
     if record is None or record.tracker_id is None:
         return False
     message = bot.get_partial_messageable(channel_id, guild_id=guild_id).get_partial_message(record.tracker_id)
@@ -436,7 +436,8 @@ async def fight_here(session: AsyncSession, interaction: Interaction) -> Encount
     """This channel's encounter, for autocomplete: None outside a server's channel or where no fight runs."""
     if interaction.guild_id is None or interaction.channel_id is None:
         return None
-    return await EncounterRepository(session).get(guild_id=interaction.guild_id, channel_id=interaction.channel_id)
+    fights = EncounterRepository(session, interaction.client.database.reads)
+    return await fights.get(guild_id=interaction.guild_id, channel_id=interaction.channel_id)
 
 
 async def combatant_choices(bot: DiceBot, interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:

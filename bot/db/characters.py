@@ -14,7 +14,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot.db.engine import changed_rows
+from bot.db.engine import Readers, changed_rows, read_rows
 from bot.db.models import ActiveCharacter, AppliedDamage, Character, Macro, RollLog
 from bot.errors import UserError
 from bot.rules import rulesets
@@ -181,8 +181,9 @@ def _record(row: Character | Row[Any]) -> CharacterRecord:
 class CharacterRepository:
     """Reads and writes characters inside the caller's session; the caller owns the transaction."""
 
-    def __init__(self, session: AsyncSession) -> None:
+    def __init__(self, session: AsyncSession, reads: Readers | None = None) -> None:
         self.session = session
+        self.reads = reads  # where the reads that neither lock nor follow a write go, if not `session` (`Readers`)
 
     async def count(self, *, guild_id: int, owner_id: int) -> int:
         """How many characters a user has in a server."""
@@ -282,9 +283,11 @@ class CharacterRepository:
         """A character of this server by its number; `for_update` locks the row where the database can."""
         if not 1 <= character_id <= MAX_CHARACTER_ID:
             return None
-        query = _BY_ID_LOCKED if for_update else _BY_ID
-        row = (await self.session.execute(query, {"id": character_id, "guild_id": guild_id})).first()
-        return _record(row) if row is not None else None
+        values = {"id": character_id, "guild_id": guild_id}
+        if for_update:
+            row = (await self.session.execute(_BY_ID_LOCKED, values)).first()
+            return _record(row) if row is not None else None
+        return next((_record(row) for row in await read_rows(self.session, self.reads, _BY_ID, values)), None)
 
     async def several(self, ids: Sequence[int], *, guild_id: int, for_update: bool = False) -> list[CharacterRecord]:
         """The characters of this server with these numbers (the ones that still exist), in one query."""
@@ -292,9 +295,10 @@ class CharacterRepository:
         if not wanted:
             return []
         query = select(CHARACTERS).where(CHARACTERS.c.id.in_(wanted), CHARACTERS.c.guild_id == guild_id)
+        query = query.order_by(CHARACTERS.c.id)
         if for_update:
-            query = query.with_for_update()
-        return [_record(row) for row in await self.session.execute(query.order_by(CHARACTERS.c.id))]
+            return [_record(row) for row in await self.session.execute(query.with_for_update())]
+        return [_record(row) for row in await read_rows(self.session, self.reads, query, {})]
 
     async def again(self, record: CharacterRecord, *, for_update: bool = False) -> CharacterRecord | None:
         """`record`'s character as stored now; None when it was deleted since `record` was read (`stamp`)."""
@@ -307,9 +311,9 @@ class CharacterRepository:
         """A user's characters in a server with this name (any case), or anyone's (`owner_id` None)."""
         values = {"guild_id": guild_id, "name_key": name_key(name), "limit": limit}
         if owner_id is None:
-            rows = await self.session.execute(_NAMED, values)
+            rows = await read_rows(self.session, self.reads, _NAMED, values)
         else:
-            rows = await self.session.execute(_NAMED_OWNED, {**values, "owner_id": owner_id})
+            rows = await read_rows(self.session, self.reads, _NAMED_OWNED, {**values, "owner_id": owner_id})
         return [_record(row) for row in rows]
 
     async def owned(self, *, guild_id: int, owner_id: int) -> list[CharacterRecord]:
@@ -432,8 +436,8 @@ class CharacterRepository:
 
     async def active(self, *, guild_id: int, user_id: int, rules: str) -> CharacterRecord | None:
         """The character a user rolls with in a server and ruleset, if one was chosen."""
-        row = (await self.session.execute(_ACTIVE, {"guild_id": guild_id, "user_id": user_id, "rules": rules})).first()
-        return _record(row) if row is not None else None
+        values = {"guild_id": guild_id, "user_id": user_id, "rules": rules}
+        return next((_record(row) for row in await read_rows(self.session, self.reads, _ACTIVE, values)), None)
 
     async def active_ids(self, *, guild_id: int, user_id: int) -> Sequence[int]:
         """The ids of a user's active characters in a server, one per ruleset at most."""

@@ -23,7 +23,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.characters import CharacterRecord, CharacterRepository
-from bot.db.engine import changed_rows
+from bot.db.engine import Readers, changed_rows, read_rows
 from bot.db.models import EncounterRow
 from bot.rules import encounter as rules
 from bot.rules.encounter import Change, Encounter, EncounterError, Hit
@@ -103,13 +103,17 @@ def _record(row: Row[Any]) -> EncounterRecord:
 class EncounterRepository:
     """Reads and writes encounters inside the caller's session; the caller owns the transaction."""
 
-    def __init__(self, session: AsyncSession) -> None:
+    def __init__(self, session: AsyncSession, reads: Readers | None = None) -> None:
         self.session = session
+        self.reads = reads  # where the reads that neither lock nor follow a write go, if not `session` (`Readers`)
 
     async def get(self, *, guild_id: int, channel_id: int, for_update: bool = False) -> EncounterRecord | None:
         """The encounter of a channel of this server; `for_update` locks its row where the database can."""
-        query = _OF_CHANNEL_LOCKED if for_update else _OF_CHANNEL
-        row = (await self.session.execute(query, {"channel_id": channel_id, "guild_id": guild_id})).first()
+        values = {"channel_id": channel_id, "guild_id": guild_id}
+        if for_update:
+            row = (await self.session.execute(_OF_CHANNEL_LOCKED, values)).first()
+        else:
+            row = next(iter(await read_rows(self.session, self.reads, _OF_CHANNEL, values)), None)
         if row is None:
             return None
         return await self._fighting(_record(row), for_update=for_update)
@@ -122,7 +126,8 @@ class EncounterRepository:
         ids = [c.character_id for c in record.encounter.combatants if c.character_id is not None]
         if not ids:
             return record
-        found = await CharacterRepository(self.session).several(ids, guild_id=record.guild_id, for_update=for_update)
+        characters_of = CharacterRepository(self.session, self.reads)
+        found = await characters_of.several(ids, guild_id=record.guild_id, for_update=for_update)
         characters = tuple(
             r for r in found if r.ruleset.key == record.encounter.ruleset and r.ruleset.health_of(r.sheet) is not None
         )

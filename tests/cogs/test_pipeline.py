@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from discord import app_commands
+from sqlalchemy import Connection, event
 
 from bot.db.engine import Database
 from bot.local.driver import LocalDiscord
@@ -19,7 +20,7 @@ from bot.rules import encounter as encounter_rules
 from cogs import _pipeline as pipeline
 from cogs._replay import ROLL
 from tests.dice_sources import ScriptedDice
-from tests.helpers import ON_GOBLIN, RED, goblin_fight, logged, state, stored
+from tests.helpers import ON_GOBLIN, RED, dnd_character, goblin_fight, logged, ok, state, stored
 
 ROLLS = [
     ("roll", {"expression": "1d6"}, [4]),
@@ -110,3 +111,50 @@ async def test_an_attack_at_a_combatant_looks_its_name_up_once(
         assert state(await stored(database)) == [("Goblin", 30)]
     else:
         assert state(await stored(database)) == [("Goblin", 19)]
+
+
+async def test_a_character_s_roll_in_a_fight_reads_in_one_trip_each_and_sees_every_committed_change(
+    local: LocalDiscord, database: Database
+) -> None:
+    """On SQLite a roll's reads (its character, the channel's fight, the fight's characters) go to the reader
+    threads a statement a trip (`Readers`), none through the session's aiosqlite connection; and what they read
+    is what was committed last, by the fight and by the character commands alike."""
+    await dnd_character(local, "Kara", {"Longsword": ""}, bab=3, strength=14, hp=12, weapon_groups="martial")
+    await goblin_fight(local)
+    ok(await local.command("encounter join"))
+    ran: dict[str, list[str]] = {}
+
+    def seen(where: str) -> Any:
+        def add(conn: Connection, cursor: object, statement: str, *_: object) -> None:
+            writing = conn.get_execution_options().get("immediate")  # a writer's transaction (`open_database`)
+            if statement.startswith("SELECT") and not writing:
+                ran.setdefault(where, []).append(statement.split("FROM", 1)[1].split()[0])
+
+        return add
+
+    watched = [(database.engine.sync_engine, seen("session"))]
+    if database.reads is not None:
+        watched.append((database.reads.engine, seen("readers")))
+
+    async def attack(dice: list[int]) -> dict[str, list[str]]:
+        ran.clear()
+        local.bot.dice = ScriptedDice(dice)
+        for engine, listener in watched:
+            event.listen(engine, "before_cursor_execute", listener)
+        try:
+            ok(await local.command("dnd attack", {"weapon": "Longsword", "target": "Goblin"}))
+        finally:
+            for engine, listener in watched:
+                event.remove(engine, "before_cursor_execute", listener)
+        return dict(ran)
+
+    # Her active character, the fight, then its characters (her hit points are her sheet's); after the hit, the
+    # tracker redrawn from the fight as it stands. The first roll also reads what the bot then keeps in memory.
+    reads = ["characters", "encounters", "characters", "encounters", "characters"]
+    where = "readers" if database.reads is not None else "session"
+    first = await attack([15, 5])  # 15 + 3 + 2 hits AC 10: 1d8 5 + 2 = 7
+    assert first[where][-5:] == reads, first
+    assert set(first.get("session", ())) - set(reads) <= {"character_memory", "fair_sessions", "user_preferences"}
+    ok(await local.command("character hp", {"character": "Kara", "change": "-4"}))
+    assert await attack([15, 6]) == {where: reads}
+    assert state(await stored(database)) == [("Goblin", 15), ("Kara", 8)]  # 30 - 7 - 8; 12 - 4

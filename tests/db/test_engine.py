@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
-from sqlalchemy import Connection, func, select, text
+from sqlalchemy import Connection, event, func, select, text
 
 from bot.__main__ import prepare_database
 from bot.config import Settings
@@ -223,3 +223,33 @@ async def test_a_rolls_message_note_rides_with_the_next_roll_or_goes_alone_soon(
     async with database.read() as session:
         rows = (await session.execute(select(RollLog.interaction_id, RollLog.message_id))).all()
     assert sorted(rows) == [(1, 501), (2, 502)]
+
+
+async def test_sqlite_readers_read_committed_rows_on_their_threads_while_a_writer_holds_its_transaction(
+    database: Database,
+) -> None:
+    """`Readers`, the rolls' one-trip reads: what others committed, on reader threads, never waiting for a writer."""
+    if POSTGRES:  # the rolls read in their session there
+        assert database.reads is None
+        return
+    assert database.reads is not None
+    async with database.write.begin() as session:
+        await session.execute(text("CREATE TABLE counter (value INTEGER)"))
+        await session.execute(text("INSERT INTO counter VALUES (1)"))
+    threads: set[str] = set()
+    statement = text("SELECT value FROM counter")
+
+    def named_thread(connection: Any, *_: Any) -> None:
+        threads.add(threading.current_thread().name)
+
+    event.listen(database.reads.engine, "before_cursor_execute", named_thread)
+    try:
+        async with database.write.begin() as session:
+            await session.execute(text("UPDATE counter SET value = 2"))
+            # The writer holds SQLite's write lock and has not committed: a reader sees the value before it.
+            assert [tuple(row) for row in await database.reads.rows(statement, {})] == [(1,)]
+        rows = await asyncio.gather(*(database.reads.rows(statement, {}) for _ in range(20)))
+    finally:
+        event.remove(database.reads.engine, "before_cursor_execute", named_thread)
+    assert {tuple(row) for found in rows for row in found} == {(2,)}
+    assert threads and all(name.startswith("sqlite-reader") for name in threads), threads
