@@ -979,3 +979,33 @@ def test_set_field_with_random_valid_values_round_trips(data: st.DataObject, rul
                 expected["max_dex"] = None
     assert sheet.model_dump() == expected
     assert rules.load(rules.dump(sheet)) == sheet
+
+
+def test_a_stored_block_read_again_is_the_sheet_read_before_and_a_typed_one_is_always_checked(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Every roll with a character reads its stored block: the same text is validated once (`KEPT_SHEETS`)."""
+    checked: list[bool] = []
+    validate = Ruleset._validate
+
+    def counted(self: Ruleset, data: dict[str, Any], *, stored: bool) -> Sheet:
+        checked.append(stored)
+        return validate(self, data, stored=stored)
+
+    monkeypatch.setattr(Ruleset, "_validate", counted)
+    rules = dataclasses.replace(DND35)  # a ruleset of its own: nothing kept yet
+    block = rules.dump(DndSheet.model_validate({"strength": 16, "bab": 6}))
+    sheet = rules.load(block, stored=True)
+    assert rules.load(dict(block), stored=True) is sheet and checked == [True]
+    edited = rules.load({**block, "bab": 7}, stored=True)
+    assert isinstance(edited, DndSheet) and edited.bab == 7 and checked == [True, True]
+    assert rules.load(block) == sheet and rules.load(block) is not sheet  # an import is checked every time
+    with pytest.raises(SheetError):
+        rules.load({**block, "bab": "many"}, stored=True)
+    with pytest.raises(SheetError):  # a refused block is not kept
+        rules.load({**block, "bab": "many"}, stored=True)
+    assert checked == [True, True, False, False, True, True]
+    monkeypatch.setattr("bot.rules.sheets.base.KEPT_SHEETS", 3)
+    for bab in range(10):
+        rules.load({**block, "bab": bab}, stored=True)
+    assert len(rules._kept) == 3

@@ -14,8 +14,10 @@ from __future__ import annotations
 import difflib
 import json
 import shlex
+import threading
 import types
 import typing
+from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Final, Literal, get_args, get_origin
@@ -31,6 +33,10 @@ from bot.rules.names import name_key as name_key  # where the rulesets and the s
 
 # A stored block may not exceed this many bytes of compact JSON.
 MAX_BLOCK_BYTES = 16 * 1024
+# Stored blocks kept read, by their text (`Ruleset.load`): a frozen sheet is the same for the same text, and reading
+# one (pydantic's strict validation, then its size checked) is the largest cost of a character's roll. At most
+# 256 of 16 KB blocks, 4 MB, and most are well under 1 KB.
+KEPT_SHEETS = 256
 SCHEMA_KEY = "schema"
 LIST_SEPARATOR = ","
 
@@ -123,6 +129,7 @@ class Sheet(BaseModel):
 
 
 Upgrade = Callable[[dict[str, Any]], dict[str, Any]]
+_KEPT_LOCK = threading.Lock()  # a worker thread may read a block while the event loop does (`Ruleset.load`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,6 +142,8 @@ class Ruleset:
     version: int
     # upgrades[n] turns a version-n block into a version-(n + 1) block.
     upgrades: Mapping[int, Upgrade] = field(default_factory=dict)
+    # Stored blocks read, by their text, newest last (`KEPT_SHEETS`).
+    _kept: OrderedDict[str, Sheet] = field(default_factory=OrderedDict, init=False, repr=False, compare=False)
 
     def blank(self) -> Sheet:
         """A new character's stat block: every field at its default."""
@@ -154,6 +163,23 @@ class Ruleset:
         """
         if not isinstance(data, dict):
             raise SheetError("A stat block must be a JSON object.")
+        if not stored:
+            return self._validate(data, stored=False)
+        # Every roll with a character reads its block: the same block read again is the sheet read before.
+        text = json.dumps(data)
+        with _KEPT_LOCK:
+            kept = self._kept.get(text)
+            if kept is not None:
+                self._kept.move_to_end(text)
+                return kept
+        sheet = self._validate(data, stored=True)
+        with _KEPT_LOCK:
+            self._kept[text] = sheet
+            if len(self._kept) > KEPT_SHEETS:
+                self._kept.popitem(last=False)
+        return sheet
+
+    def _validate(self, data: dict[str, Any], *, stored: bool) -> Sheet:
         data = dict(data)
         version = data.pop(SCHEMA_KEY, None)
         if not isinstance(version, int) or isinstance(version, bool) or not 1 <= version <= self.version:
