@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import functools
 import json
 import types
 import typing
@@ -47,6 +48,7 @@ JSON = Any
 
 
 _PLAIN: Final = frozenset({bool, int, str, type(None)})
+KEPT_INPUTS = 256  # rolls' logged inputs kept read back (`roll`): the last few of every player at a busy table
 _NO_METADATA: Final = dataclasses.field().metadata  # the one empty mapping of every field declared without any
 
 
@@ -65,6 +67,22 @@ def _unset(value: Any, field: dataclasses.Field[Any]) -> bool:
     return field.metadata.get("log") == WHEN_SET["log"] and getattr(value, field.name) == field.default
 
 
+_LOGGED: dict[type[Any], tuple[tuple[str, dataclasses.Field[Any] | None], ...] | None] = {}
+
+
+def _logged_fields(kind: type[Any]) -> tuple[tuple[str, dataclasses.Field[Any] | None], ...] | None:
+    """A dataclass's init fields by name, each with itself if it has metadata (`WHEN_SET`); None for another type.
+
+    Found once for each type: `encode` asks for every value of every roll's inputs.
+    """
+    if kind not in _LOGGED:
+        is_dataclass = dataclasses.is_dataclass(kind)
+        fields = dataclasses.fields(kind) if is_dataclass else ()
+        found = tuple((f.name, None if f.metadata is _NO_METADATA else f) for f in fields if f.init)
+        _LOGGED[kind] = found if is_dataclass else None
+    return _LOGGED[kind]
+
+
 def encode(value: Any) -> JSON:
     """A rules input as plain JSON: dataclasses as objects, enums by value, tuples and sets as lists.
 
@@ -74,11 +92,12 @@ def encode(value: Any) -> JSON:
     """
     if type(value) in _PLAIN:  # most of an input: checked first, since a roll command pays for all of this
         return value
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+    logged = _logged_fields(type(value))
+    if logged is not None:
         return {
-            f.name: encode(getattr(value, f.name))
-            for f in dataclasses.fields(value)
-            if f.init and (f.metadata is _NO_METADATA or not _unset(value, f))
+            name: encode(getattr(value, name))
+            for name, when_set in logged
+            if when_set is None or not _unset(value, when_set)
         }
     if isinstance(value, enum.Enum):
         return encode(value.value)
@@ -622,14 +641,26 @@ def roll(kind: Kind[I, R], inputs: I, rng: DiceSource) -> Proof[R]:
         TypeError: The inputs hold something `encode` cannot log (a bug, found by the tests of every kind).
         Whatever the rules core raises for these inputs (a mistyped expression, ...).
     """
-    logged = normal(encode(inputs))
+    text = json.dumps(encode(inputs))
+    logged = json.loads(text)
+    read_as: Any = kind.inputs  # a class, hashable as any (typeshed's `type[I]` does not say so)
     try:
-        decoded = decode(kind.inputs, logged)
+        decoded = _read_back(read_as, text)
     except InputError as error:
         raise TypeError(f"{kind.name} inputs do not survive the log: {error}") from error
     with uncollected():  # a roll's size is capped, its collection pauses are not (bot.rules.collector)
         result = kind.run(decoded, rng)
     return Proof(kind.name, logged, result, normal(kind.outcome(result)))
+
+
+@functools.lru_cache(maxsize=KEPT_INPUTS)
+def _read_back(inputs: Any, text: str) -> Any:
+    """Logged inputs read back as the rules core takes them (`decode`), the same for the same text.
+
+    A player's rolls repeat their inputs (a character, a weapon, a target), and decoding is the costlier half of
+    the round trip; what is read back is frozen, so a roll may share it with the one before.
+    """
+    return decode(inputs, json.loads(text))
 
 
 @dataclass(frozen=True, slots=True)

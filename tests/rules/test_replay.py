@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from typing import Any
 
@@ -238,3 +239,27 @@ def test_any_typed_value_is_a_sentence_or_none_never_a_crash(
     typed = {option: data.draw(JSON_VALUES) for option in options}
     found = replay.disagreement(kind.name, logged, typed)
     assert found is None or (isinstance(found, str) and found.startswith("option `"))
+
+
+def test_inputs_logged_again_are_read_back_once_and_roll_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A player's rolls repeat their inputs: the same logged text is decoded once, and rolls as it did."""
+    decoded: list[Any] = []
+    decode = replay.decode
+
+    def counted(kind: Any, data: Any, where: str = "input") -> Any:
+        if where == "input":
+            decoded.append(kind)
+        return decode(kind, data, where)
+
+    monkeypatch.setattr(replay, "decode", counted)
+    replay._read_back.cache_clear()
+    kind, value = inputs()[1]  # a quick attack
+    first = replay.roll(kind, value, FairDice(SEED, 1))
+    again = replay.roll(kind, dataclasses.replace(value), FairDice(SEED, 1))  # equal inputs, another object
+    assert decoded == [kind.inputs] and (again.inputs, again.outcome) == (first.inputs, first.outcome)
+    other = dataclasses.replace(value, attack=dataclasses.replace(value.attack, threat=18))
+    assert replay.roll(kind, other, FairDice(SEED, 1)).inputs["attack"]["threat"] == 18
+    assert decoded == [kind.inputs, kind.inputs]
+    for many in range(replay.KEPT_INPUTS + 5):  # at most KEPT_INPUTS are kept
+        replay.roll(replay.DICE, replay.DiceRoll(f"1d20+{many}"), FairDice(SEED, 1))
+    assert replay._read_back.cache_info().currsize == replay.KEPT_INPUTS
