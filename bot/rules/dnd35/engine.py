@@ -26,6 +26,7 @@ each weapon roll's dice in turn, the precision dice, the energy dice.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -684,6 +685,12 @@ def _with_dr(target: Target, dr: str | DamageReduction) -> Target:
     return replace(target, dr=_dr(dr))
 
 
+@functools.cache
+def _as_carried(name: str) -> DndWeapon:
+    """An SRD weapon as a sheet would carry it with nothing set: made once (a sheet's weapon checks its name)."""
+    return DndWeapon(name=name)
+
+
 def find_weapon(sheet: DndSheet, name: str) -> DndWeapon:
     """The character's weapon called `name` (any case); an SRD weapon not on the sheet is used as the table's."""
     for weapon in sheet.weapons:
@@ -691,7 +698,7 @@ def find_weapon(sheet: DndSheet, name: str) -> DndWeapon:
             return weapon
     table = table_weapon(name)
     if table is not None:
-        return DndWeapon(name=table.name)
+        return _as_carried(table.name)
     names = ", ".join(w.name for w in sheet.weapons) or "none"
     raise AttackError(f"No weapon called **{name}** on this character, nor in the SRD table. Weapons: {names}.")
 
