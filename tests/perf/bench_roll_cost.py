@@ -19,7 +19,14 @@ compare the ratios, within one run.
 
 And `/dnd attack` quick (`QUICK_ATTACK`, no character), as built and with its `attack odds counted afresh` on every
 attack (`bot.rules.dnd35.odds` keeps none), as before they were kept per attack; and `/dnd attack` with a character
-(`ATTACK`: the user's active fighter and its greatsword, read from the database on every attack).
+(`ATTACK`: the user's active fighter and its greatsword, read from the database on every attack), as built and:
+
+- `read in the session`: its character and the channel's fight read through the roll's aiosqlite session, as
+  before the reader threads (`bot.db.engine.Readers`) read them a statement a trip.
+- `sheet read afresh`: its stored block validated on every read (`Ruleset.load` keeps none), as before the last
+  blocks read were kept by their text.
+- `inputs read afresh`: its logged inputs decoded on every roll (`bot.rules.replay.roll`), as before the last
+  ones read back were kept by their text.
 """
 
 from __future__ import annotations
@@ -39,11 +46,15 @@ from unittest.mock import patch
 
 from bot.client import DiceBot
 from bot.config import Settings
-from bot.db.engine import open_database
+from bot.db import characters as db_characters
+from bot.db import encounters as db_encounters
+from bot.db.engine import open_database, read_rows
 from bot.db.migrate import upgrade
 from bot.local.driver import LocalDiscord, local_discord
-from bot.rules import dice_odds
+from bot.rules import dice_odds, replay
 from bot.rules.dice import DiceSource
+from bot.rules.dnd35.ruleset import DND35
+from bot.rules.sheets import base as sheets_base
 from bot.rules.system_dice import SystemDice
 from bot.ui import dice as ui_dice
 from tests.perf.harness import ATTACK, QUICK_ATTACK, seed_users
@@ -86,6 +97,26 @@ def system_random(local: LocalDiscord) -> AbstractContextManager[object]:
     return patch.object(local.bot, "dice", random.SystemRandom())
 
 
+@contextmanager
+def in_session(local: LocalDiscord) -> Iterator[None]:
+    def without_readers(session: Any, reads: Any, statement: Any, values: Any) -> Any:
+        return read_rows(session, None, statement, values)
+
+    with (
+        patch.object(db_characters, "read_rows", without_readers),
+        patch.object(db_encounters, "read_rows", without_readers),
+    ):
+        yield
+
+
+def sheet_afresh(local: LocalDiscord) -> AbstractContextManager[object]:
+    return _none_kept(DND35._kept, sheets_base, "KEPT_SHEETS")
+
+
+def inputs_afresh(local: LocalDiscord) -> AbstractContextManager[object]:
+    return patch.object(replay, "_read_back", replay._read_back.__wrapped__)
+
+
 ROLL: Final = ("roll", {"expression": EXPRESSION})
 Variant = tuple[tuple[str, dict[str, Any]], Callable[[LocalDiscord], AbstractContextManager[object]]]
 VARIANTS: dict[str, Variant] = {
@@ -97,6 +128,9 @@ VARIANTS: dict[str, Variant] = {
     "attack as built": (QUICK_ATTACK, as_built),
     "attack odds afresh": (QUICK_ATTACK, attack_odds_afresh),
     "character attack": (ATTACK, as_built),
+    "read in the session": (ATTACK, in_session),
+    "sheet read afresh": (ATTACK, sheet_afresh),
+    "inputs read afresh": (ATTACK, inputs_afresh),
 }
 
 
