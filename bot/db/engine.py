@@ -272,9 +272,11 @@ def open_database(url: str, *, synchronous: Synchronous = "full") -> Database:
         _configure_sqlite(engine, synchronous)
     writers = async_sessionmaker(engine.execution_options(immediate=True), expire_on_commit=False)
     threaded = reads = None
-    if sqlite and make_url(url).database not in (None, "", ":memory:"):
-        # The stdlib driver on the same file: a memory database would be another database in each engine.
-        blocking = create_engine(make_url(url).set(drivername="sqlite"))
+    parsed = make_url(url)
+    if sqlite and parsed.database not in (None, "", ":memory:") and parsed.query.get("mode") != "memory":
+        # The stdlib driver on the same file: a memory database (`:memory:`, a `file:` URI with mode=memory) would
+        # be another database in each engine.
+        blocking = create_engine(parsed.set(drivername="sqlite"))
         _configure_sqlite(blocking, synchronous)
         threaded = blocking.execution_options(immediate=True)
         reads = Readers(blocking)

@@ -253,3 +253,18 @@ async def test_sqlite_readers_read_committed_rows_on_their_threads_while_a_write
         event.remove(database.reads.engine, "before_cursor_execute", named_thread)
     assert {tuple(row) for found in rows for row in found} == {(2,)}
     assert threads and all(name.startswith("sqlite-reader") for name in threads), threads
+
+
+async def test_a_memory_database_named_by_a_uri_is_one_database_without_threads() -> None:
+    """A `file:` URI with mode=memory is another database on every other engine: no reader or writer threads."""
+    database = open_database("sqlite+aiosqlite:///file:rolls?mode=memory&cache=shared&uri=true")
+    try:
+        assert database.reads is None and database.write.threaded is None
+        async with database.write.begin() as session:
+            await session.execute(text("CREATE TABLE counter (value INTEGER)"))
+            await session.execute(text("INSERT INTO counter VALUES (7)"))
+        await database.write.run(lambda connection: connection.execute(text("UPDATE counter SET value = 8")))
+        async with database.read() as session:
+            assert (await session.execute(text("SELECT value FROM counter"))).scalar_one() == 8
+    finally:
+        await database.dispose()
