@@ -2,7 +2,7 @@
 
 A ruleset supplies one coroutine per kind of roll, its planner: given what this roll may read (`Reading`) and
 the command's options, it builds the rules inputs, prices and computes their odds and says how to present
-the result (`Plan`). Everything else is here, once: the single read transaction, the dice (a fair session's
+the result (`Plan`). Everything else is here, once: the reads (`Reading`), the dice (a fair session's
 next number, if one runs), the rules core run through the replay registry, the log written before the answer,
 and the odds-only answer of the matching odds command, which rolls nothing.
 
@@ -51,7 +51,12 @@ O = TypeVar("O", bound=Shown)  # noqa: E741 - a command's options
 
 @dataclass(frozen=True, slots=True)
 class Reading:
-    """What a roll may read before its dice, all in one read transaction: the characters and the settings.
+    """What a roll may read before its dice: the characters, the channel's fight and the settings, as committed.
+
+    On an SQLite file each read of a character or a fight is a transaction of its own on a reader thread
+    (`bot.db.engine.Readers`), elsewhere they share the roll's read session: reads a moment apart may straddle
+    another command's commit. What they read is only shown and logged; a change the roll makes (a hit) is
+    applied by a write that locks and reads again (`strike`).
 
     It also collects what a character's roll teaches its habits (the weapon named, a laser's dial), kept once
     the roll is answered.
@@ -396,7 +401,7 @@ async def _plan(
 
 
 async def roll(bot: DiceBot, interaction: Interaction, options: O, planner: Planner[O]) -> None:
-    """Plan, draw and resolve a roll in one read transaction, then log it and answer.
+    """Plan, draw and resolve a roll in one read session (`Reading`), then log it and answer.
 
     The dice come last, once nothing can fail any more, so that a fair session never skips a roll number.
     """

@@ -183,7 +183,9 @@ class CharacterRepository:
 
     def __init__(self, session: AsyncSession, reads: Readers | None = None) -> None:
         self.session = session
-        self.reads = reads  # where the reads that neither lock nor follow a write go, if not `session` (`Readers`)
+        # Where the reads that do not lock go, if not `session` (`Readers`): outside its transaction, so only for a
+        # session that writes nothing (a roll's reads, autocomplete).
+        self.reads = reads
 
     async def count(self, *, guild_id: int, owner_id: int) -> int:
         """How many characters a user has in a server."""

@@ -105,7 +105,7 @@ class EncounterRepository:
 
     def __init__(self, session: AsyncSession, reads: Readers | None = None) -> None:
         self.session = session
-        self.reads = reads  # where the reads that neither lock nor follow a write go, if not `session` (`Readers`)
+        self.reads = reads  # as `CharacterRepository.reads`: only for a session that writes nothing
 
     async def get(self, *, guild_id: int, channel_id: int, for_update: bool = False) -> EncounterRecord | None:
         """The encounter of a channel of this server; `for_update` locks its row where the database can."""

@@ -149,13 +149,15 @@ async def test_a_character_s_roll_in_a_fight_reads_in_one_trip_each_and_sees_eve
         return dict(ran)
 
     # Her active character, the fight, then its characters (her hit points are her sheet's); after the hit, the
-    # tracker redrawn from the fight as it stands. The first roll also reads what the bot then keeps in memory.
+    # tracker redrawn from the fight as it stands.
     reads = ["characters", "encounters", "characters", "encounters", "characters"]
     where = "readers" if database.reads is not None else "session"
-    kept = {"character_memory", "fair_sessions", "user_preferences"}  # read by the first roll, then kept in memory
-    first = await attack([15, 5])  # 15 + 3 + 2 hits AC 10: 1d8 5 + 2 = 7
-    assert [table for table in first[where] if table not in kept] == reads, first
-    assert set(first.get("session", ())) - set(reads) <= kept, first
-    ok(await local.command("character hp", {"character": "Kara", "change": "-4"}))
-    assert await attack([15, 6]) == {where: reads}
+    # What the bot keeps in memory once read (some for seconds, so a slow machine may read them again).
+    kept = {"character_memory", "fair_sessions", "user_preferences", "guild_settings"}
+    for drawn in ([15, 5], [15, 6]):  # 15 + 3 + 2 hits AC 10: 1d8 5 + 2 = 7, then 6 + 2 = 8
+        found = await attack(drawn)
+        assert [table for table in found.get(where, ()) if table not in kept] == reads, found
+        assert set(found.get("session", ())) - set(reads) <= kept, found
+        if drawn == [15, 5]:
+            ok(await local.command("character hp", {"character": "Kara", "change": "-4"}))
     assert state(await stored(database)) == [("Goblin", 15), ("Kara", 8)]  # 30 - 7 - 8; 12 - 4

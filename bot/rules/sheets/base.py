@@ -34,8 +34,8 @@ from bot.rules.names import name_key as name_key  # where the rulesets and the s
 # A stored block may not exceed this many bytes of compact JSON.
 MAX_BLOCK_BYTES = 16 * 1024
 # Stored blocks kept read, by their text (`Ruleset.load`): a frozen sheet is the same for the same text, and reading
-# one (pydantic's strict validation, then its size checked) is the largest cost of a character's roll. At most
-# 256 of 16 KB blocks, 4 MB, and most are well under 1 KB.
+# one (pydantic's strict validation, then its size checked) is the largest cost of a character's roll. Per
+# ruleset at most 256 blocks of 16 KB as text, with their sheets about three times that, and most are under 1 KB.
 KEPT_SHEETS = 256
 SCHEMA_KEY = "schema"
 LIST_SEPARATOR = ","
