@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 from sqlalchemy import Connection, CursorResult, Engine, Executable, Result, Row, create_engine, event, exc, text
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
+from sqlalchemy.pool import StaticPool
 
 from bot.config import SYNCHRONOUS, Synchronous
 from bot.errors import UserError
@@ -266,14 +267,17 @@ def open_database(url: str, *, synchronous: Synchronous = "full") -> Database:
     ensure_sqlite_directory(url)
     if synchronous not in SYNCHRONOUS:
         raise ValueError(f"synchronous is one of {SYNCHRONOUS}, not {synchronous!r}")
-    engine = create_async_engine(url, pool_pre_ping=not url.startswith("sqlite"))
+    parsed = make_url(url)
+    memory = parsed.query.get("mode") == "memory"  # an SQLite `file:` URI's memory database
+    # Its one connection holds the database, as SQLAlchemy chooses for it now (saying so is deprecated).
+    pooled: dict[str, Any] = {"poolclass": StaticPool} if memory else {}
+    engine = create_async_engine(url, pool_pre_ping=not url.startswith("sqlite"), **pooled)
     sqlite = engine.dialect.name == "sqlite"
     if sqlite:
         _configure_sqlite(engine, synchronous)
     writers = async_sessionmaker(engine.execution_options(immediate=True), expire_on_commit=False)
     threaded = reads = None
-    parsed = make_url(url)
-    if sqlite and parsed.database not in (None, "", ":memory:") and parsed.query.get("mode") != "memory":
+    if sqlite and parsed.database not in (None, "", ":memory:") and not memory:
         # The stdlib driver on the same file: a memory database (`:memory:`, a `file:` URI with mode=memory) would
         # be another database in each engine.
         blocking = create_engine(parsed.set(drivername="sqlite"))
