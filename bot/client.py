@@ -178,17 +178,20 @@ class DiceBot(commands.Bot):
         """A server's effective rules settings (`/settings`), kept for SETTINGS_TTL seconds.
 
         Nearly every roll reads them and they rarely change; `/settings set` in this process forgets them at
-        once, and a change made through another process (a shard hand-over) shows within the TTL.
+        once, and a change made through another process (a shard hand-over) shows within the TTL. What is kept for
+        seconds anyway is read outside `reading`'s transaction, on the reader threads where there are some
+        (`Readers`): a burst of rolls then takes no connection from the session's pool for it. So are a user's
+        choice of answers and whether a channel runs a fair session.
         """
         now = time.monotonic()
         kept = self._server_settings.get(guild_id)
         if kept is not None and now - kept[0] < SETTINGS_TTL:
             return kept[1]
         if reading is not None:
-            current = await SettingsRepository(reading).server(guild_id)
+            current = await SettingsRepository(reading, self.database.reads).server(guild_id)
         else:
             async with self.database.read() as session:
-                current = await SettingsRepository(session).server(guild_id)
+                current = await SettingsRepository(session, self.database.reads).server(guild_id)
         if len(self._server_settings) >= SETTINGS_KEPT:
             self._server_settings.clear()  # bounded memory; the busy servers come back on their next roll
         self._server_settings[guild_id] = (now, current)
@@ -222,10 +225,10 @@ class DiceBot(commands.Bot):
         if kept is not None and now - kept[0] < SETTINGS_TTL:
             return kept[1]
         if reading is not None:
-            chosen = await PreferencesRepository(reading).answers(user_id)
+            chosen = await PreferencesRepository(reading, self.database.reads).answers(user_id)
         else:
             async with self.database.read() as session:
-                chosen = await PreferencesRepository(session).answers(user_id)
+                chosen = await PreferencesRepository(session, self.database.reads).answers(user_id)
         if len(self._user_answers) >= SETTINGS_KEPT:
             self._user_answers.clear()
         self._user_answers[user_id] = (now, chosen)
@@ -318,8 +321,8 @@ class DiceBot(commands.Bot):
         """The channel whose running fair session a roll draws from, if any."""
         channel_id = interaction.channel_id
         if hidden:
-            channel_id = await SettingsRepository(reading).gm_channel(interaction.guild_id)
-        if channel_id is None or await FairRepository(reading).open(channel_id) is None:
+            channel_id = await SettingsRepository(reading, self.database.reads).gm_channel(interaction.guild_id)
+        if channel_id is None or not await FairRepository(reading, self.database.reads).runs(channel_id):
             return None
         return channel_id
 

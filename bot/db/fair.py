@@ -7,10 +7,11 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, Final
 
-from sqlalchemy import LargeBinary, func, select, type_coerce, update
+from sqlalchemy import ColumnElement, LargeBinary, bindparam, func, select, type_coerce, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.codec import decode
+from bot.db.engine import Readers, read_rows
 from bot.db.models import FairRollTaken, FairSession, RollLog
 from bot.errors import UserError
 from bot.rules import signing
@@ -106,17 +107,36 @@ def _session(row: FairSession) -> Session:
     )
 
 
-class FairRepository:
-    """Reads and writes fair sessions inside the caller's session (the caller owns the transaction)."""
+def _open(channel_id: Any, *, posted: bool = True) -> tuple[ColumnElement[bool], ...]:
+    """Where a channel's running session is; with `posted`, only once the message with its commitment exists."""
+    running = (FairSession.channel_id == channel_id, FairSession.revealed_at.is_(None))
+    return (
+        (*running, (FairSession.layout < LAYOUT) | FairSession.commitment_message.is_not(None)) if posted else running
+    )
 
-    def __init__(self, session: AsyncSession) -> None:
+
+# Whether a channel has a running session: nearly every roll asks once its kept answer is older than the bot's TTL.
+_RUNS = select(FairSession.id).where(*_open(bindparam("channel_id"))).limit(1)
+
+
+class FairRepository:
+    """Reads and writes fair sessions inside the caller's session (the caller owns the transaction).
+
+    `reads`: where `runs` reads instead (`Readers`), outside the session's transaction: only for a caller that keeps
+    the answer for a while anyway, so that a commit it cannot see yet changes nothing (`DiceBot.dice_for`).
+    """
+
+    def __init__(self, session: AsyncSession, reads: Readers | None = None) -> None:
         self.session = session
+        self.reads = reads
+
+    async def runs(self, channel_id: int) -> bool:
+        """Whether a session runs in the channel (its commitment posted)."""
+        return bool(await read_rows(self.session, self.reads, _RUNS, {"channel_id": channel_id}))
 
     async def _open_row(self, channel_id: int, *, lock: bool, posted: bool = True) -> FairSession | None:
         """The channel's running session; with `posted`, only once the message with its commitment exists."""
-        query = select(FairSession).where(FairSession.channel_id == channel_id, FairSession.revealed_at.is_(None))
-        if posted:
-            query = query.where((FairSession.layout < LAYOUT) | FairSession.commitment_message.is_not(None))
+        query = select(FairSession).where(*_open(channel_id, posted=posted))
         if lock:
             query = query.with_for_update()
         return (await self.session.scalars(query.order_by(FairSession.id.desc()))).first()

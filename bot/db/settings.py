@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import delete, select
+from sqlalchemy import bindparam, delete, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.characters import upsert
+from bot.db.engine import Readers, read_rows
 from bot.db.models import GuildSetting, UserPreference
 from bot.rules.settings import ServerSettings, effective, server_settings
 
@@ -15,12 +16,23 @@ from bot.rules.settings import ServerSettings, effective, server_settings
 GM_CHANNEL = "gm_channel"
 ANSWER_FORMS = ("short", "full")  # what a user may prefer for their own roll answers (`/answers`)
 
+# The reads nearly every roll makes once its kept answer is older than the bot's TTL, built once (as `_BY_ID` in
+# bot.db.characters): a server's stored settings, one of them, and a user's choice of answers.
+_STORED = select(GuildSetting.key, GuildSetting.value).where(GuildSetting.guild_id == bindparam("guild_id"))
+_ONE = _STORED.where(GuildSetting.key == bindparam("key"))
+_ANSWERS = select(UserPreference.answers).where(UserPreference.user_id == bindparam("user_id"))
+
 
 class SettingsRepository:
-    """Reads and writes a server's settings inside the caller's session."""
+    """Reads and writes a server's settings inside the caller's session.
 
-    def __init__(self, session: AsyncSession) -> None:
+    `reads`: where the reads go instead (`Readers`), outside the session's transaction: only for a caller that keeps
+    what it reads for a while anyway, so that a commit it cannot see yet changes nothing (`DiceBot.server_settings`).
+    """
+
+    def __init__(self, session: AsyncSession, reads: Readers | None = None) -> None:
         self.session = session
+        self.reads = reads
 
     async def effective(self, guild_id: int | None) -> dict[str, str]:
         """Every setting's value for a server, as its choice's text (the defaults outside servers)."""
@@ -33,15 +45,15 @@ class SettingsRepository:
     async def _stored(self, guild_id: int | None) -> dict[str, str]:
         if guild_id is None:
             return {}
-        rows = await self.session.scalars(select(GuildSetting).where(GuildSetting.guild_id == guild_id))
+        rows = await read_rows(self.session, self.reads, _STORED, {"guild_id": guild_id})
         return {row.key: row.value for row in rows}
 
     async def gm_channel(self, guild_id: int | None) -> int | None:
         """The channel hidden rolls go to, if the server named one."""
         if guild_id is None:
             return None
-        row = await self.session.get(GuildSetting, (guild_id, GM_CHANNEL))
-        return int(row.value) if row is not None else None
+        rows = await read_rows(self.session, self.reads, _ONE, {"guild_id": guild_id, "key": GM_CHANNEL})
+        return int(rows[0].value) if rows else None
 
     async def set(self, guild_id: int, key: str, value: str, *, user_id: int, now: datetime) -> None:
         """Store one setting (the value is already checked)."""
@@ -59,15 +71,16 @@ class SettingsRepository:
 
 
 class PreferencesRepository:
-    """What users chose for themselves (`/answers`), inside the caller's session."""
+    """What users chose for themselves (`/answers`), inside the caller's session (`reads`: as `SettingsRepository`)."""
 
-    def __init__(self, session: AsyncSession) -> None:
+    def __init__(self, session: AsyncSession, reads: Readers | None = None) -> None:
         self.session = session
+        self.reads = reads
 
     async def answers(self, user_id: int) -> str | None:
         """The user's choice of how their roll answers start, "short" or "full"; None: the server's choice."""
-        row = await self.session.get(UserPreference, user_id)
-        return row.answers if row is not None and row.answers in ANSWER_FORMS else None
+        rows = await read_rows(self.session, self.reads, _ANSWERS, {"user_id": user_id})
+        return rows[0].answers if rows and rows[0].answers in ANSWER_FORMS else None
 
     async def set_answers(self, user_id: int, answers: str | None, *, now: datetime) -> None:
         """Store the user's choice (checked already); None forgets it, so the server's choice applies again."""

@@ -7,6 +7,8 @@ again after the roll (for its sealing, its Apply button and the hit applied).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -15,12 +17,24 @@ from sqlalchemy import Connection, event
 
 from bot.db.engine import Database
 from bot.local.driver import LocalDiscord
+from bot.local.payloads import MANAGER_PERMISSIONS
 from bot.rules import dice
 from bot.rules import encounter as encounter_rules
 from cogs import _pipeline as pipeline
 from cogs._replay import ROLL
 from tests.dice_sources import ScriptedDice
-from tests.helpers import ON_GOBLIN, RED, dnd_character, goblin_fight, logged, ok, state, stored
+from tests.helpers import (
+    MOD,
+    ON_GOBLIN,
+    QUICK_ATTACK,
+    RED,
+    dnd_character,
+    goblin_fight,
+    logged,
+    ok,
+    state,
+    stored,
+)
 
 ROLLS = [
     ("roll", {"expression": "1d6"}, [4]),
@@ -113,15 +127,10 @@ async def test_an_attack_at_a_combatant_looks_its_name_up_once(
         assert state(await stored(database)) == [("Goblin", 19)]
 
 
-async def test_a_character_s_roll_in_a_fight_reads_in_one_trip_each_and_sees_every_committed_change(
-    local: LocalDiscord, database: Database
-) -> None:
-    """On SQLite a roll's reads (its character, the channel's fight, the fight's characters) go to the reader
-    threads a statement a trip (`Readers`), none through the session's aiosqlite connection; and what they read
-    is what was committed last, by the fight and by the character commands alike."""
-    await dnd_character(local, "Kara", {"Longsword": ""}, bab=3, strength=14, hp=12, weapon_groups="martial")
-    await goblin_fight(local)
-    ok(await local.command("encounter join"))
+@contextmanager
+def tables_read(database: Database) -> Iterator[dict[str, list[str]]]:
+    """The tables each SELECT outside a writer's transaction reads from, by where it ran: "session" (aiosqlite, or
+    PostgreSQL) or "readers" (`Readers`)."""
     ran: dict[str, list[str]] = {}
 
     def seen(where: str) -> Any:
@@ -135,17 +144,29 @@ async def test_a_character_s_roll_in_a_fight_reads_in_one_trip_each_and_sees_eve
     watched = [(database.engine.sync_engine, seen("session"))]
     if database.reads is not None:
         watched.append((database.reads.engine, seen("readers")))
+    for engine, listener in watched:
+        event.listen(engine, "before_cursor_execute", listener)
+    try:
+        yield ran
+    finally:
+        for engine, listener in watched:
+            event.remove(engine, "before_cursor_execute", listener)
+
+
+async def test_a_character_s_roll_in_a_fight_reads_in_one_trip_each_and_sees_every_committed_change(
+    local: LocalDiscord, database: Database
+) -> None:
+    """On SQLite a roll's reads (its character, the channel's fight, the fight's characters) go to the reader
+    threads a statement a trip (`Readers`), none through the session's aiosqlite connection; and what they read
+    is what was committed last, by the fight and by the character commands alike."""
+    await dnd_character(local, "Kara", {"Longsword": ""}, bab=3, strength=14, hp=12, weapon_groups="martial")
+    await goblin_fight(local)
+    ok(await local.command("encounter join"))
 
     async def attack(dice: list[int]) -> dict[str, list[str]]:
-        ran.clear()
         local.bot.dice = ScriptedDice(dice)
-        for engine, listener in watched:
-            event.listen(engine, "before_cursor_execute", listener)
-        try:
+        with tables_read(database) as ran:
             ok(await local.command("dnd attack", {"weapon": "Longsword", "target": "Goblin"}))
-        finally:
-            for engine, listener in watched:
-                event.remove(engine, "before_cursor_execute", listener)
         return dict(ran)
 
     # Her active character, the fight, then its characters (her hit points are her sheet's); after the hit, the
@@ -161,3 +182,38 @@ async def test_a_character_s_roll_in_a_fight_reads_in_one_trip_each_and_sees_eve
         if drawn == [15, 5]:
             ok(await local.command("character hp", {"character": "Kara", "change": "-4"}))
     assert state(await stored(database)) == [("Goblin", 15), ("Kara", 8)]  # 30 - 7 - 8; 12 - 4
+
+
+async def test_what_a_roll_keeps_for_seconds_is_read_again_in_one_trip_each(
+    local: LocalDiscord, database: Database
+) -> None:
+    """Once what the bot kept has gone stale, a roll reads the server's settings, its roller's choice of answers and
+    whether the channel runs a fair session again: on SQLite on the reader threads too, so that a plain roll takes
+    no connection from the session's pool. A burst of new rollers once queued there for seconds
+    (tests/test_overload.py).
+    """
+    moderator = local.as_user(MOD, permissions=MANAGER_PERMISSIONS)
+    ok(await local.command("settings set", {"setting": "rolls.answers", "value": "full"}, actor=moderator))
+    ok(await local.command("answers", {"start": "short"}))
+    where = "readers" if database.reads is not None else "session"
+
+    async def stale_roll() -> tuple[dict[str, Any], dict[str, list[str]]]:
+        local.bot._server_settings.clear()
+        local.bot._user_answers.clear()
+        local.bot._unfair.clear()
+        local.bot.dice = ScriptedDice([12, 5])
+        with tables_read(database) as ran:
+            answer = await local.command("dnd attack", QUICK_ATTACK)
+        return answer.embed, dict(ran)
+
+    embed, ran = await stale_roll()
+    assert sorted(ran.pop(where)) == ["fair_sessions", "guild_settings", "user_preferences"]
+    assert ran == {}  # nothing else, and on SQLite nothing through the session
+    assert not embed.get("fields")  # the choice it read: short, over the server's full
+    ok(await local.command("answers", {"start": "server"}))
+    embed, _ = await stale_roll()
+    assert embed["fields"]  # the server's setting it read: full
+    ok(await local.command("fair start"))
+    embed, ran = await stale_roll()
+    assert "\nFair roll #1 ·" in embed["footer"]["text"]  # the running session it read
+    assert sorted(ran.pop(where)) == ["fair_sessions", "guild_settings", "user_preferences"]
