@@ -379,7 +379,8 @@ class BotTree(app_commands.CommandTree["DiceBot"]):
         if arrived is None:  # not through the gate (a test calling the tree directly): it arrives now
             arrived = asyncio.get_running_loop().time()
         await self.admit(interaction, arrived=arrived)
-        return await self.admission.enter(interaction, arrived=arrived, defer_after=self.defer_after)
+        pending = len(self._arrived)  # the others that arrived and have not come this far
+        return await self.admission.enter(interaction, arrived=arrived, defer_after=self.defer_after, pending=pending)
 
     async def admit(self, interaction: discord.Interaction[DiceBot], *, arrived: float | None = None) -> bool:
         """Keep the task handling a command or button press until it ends (see `drain`), and count it; always True.

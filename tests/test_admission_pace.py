@@ -91,6 +91,17 @@ async def test_only_so_many_queue_undeferred_at_once(local: LocalDiscord, monkey
     assert deferred(await burst(local, 10)) == 10 - 2 - 3
 
 
+async def test_a_burst_is_deferred_at_once_even_where_a_slot_is_free(
+    local: LocalDiscord, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each of the first five has five or more others arrived and not started behind it: a burst, deferred at once
+    although its turn is now (the quick queue of the test above would answer all ten directly)."""
+    admission = local.bot.tree.admission = Admission(workers=4, burst=5)
+    monkeypatch.setattr(admission, "expected_wait", lambda ahead: 0.0)
+    responses = await burst(local, 10)
+    assert [r.body["type"] == DEFERRED_MESSAGE for r in responses] == [True] * 5 + [False] * 5
+
+
 async def test_a_queue_slower_than_expected_is_deferred_in_time_and_in_order(
     local: LocalDiscord, monkeypatch: pytest.MonkeyPatch
 ) -> None:
