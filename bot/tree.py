@@ -26,6 +26,9 @@ if TYPE_CHECKING:  # bot.client imports this module: the bot type only for the c
 log = logging.getLogger(__name__)
 
 REFUSAL_TASK = "dicebot: rate limit"  # the name of the task that answers a refused interaction
+# Seconds after which a command that arrived and never reached the tree's check (discord.py could not read its
+# payload) is forgotten: otherwise it would count forever among those waiting to start (`Admission`'s burst).
+FORGOTTEN = 60.0
 DATABASE_DOWN = (
     "I can't reach my database right now, so whatever needed it did not happen (nothing was half-saved). "
     "Please try again in a minute."
@@ -275,7 +278,10 @@ class BotTree(app_commands.CommandTree["DiceBot"]):
             metrics.RATE_LIMITED.inc()
         if again is None:
             if kind == discord.InteractionType.application_command.value:
-                self._arrived[int(data["id"])] = asyncio.get_running_loop().time()
+                arrivals, now = self._arrived, asyncio.get_running_loop().time()
+                while arrivals and now - next(iter(arrivals.values())) > FORGOTTEN:  # the oldest come first
+                    del arrivals[next(iter(arrivals))]
+                arrivals[int(data["id"])] = now
             return True
         state = self.client._connection
         interaction: discord.Interaction[DiceBot] = discord.Interaction(data=cast(Any, data), state=state)
@@ -371,10 +377,10 @@ class BotTree(app_commands.CommandTree["DiceBot"]):
         A command Discord dropped before its turn came is not run (`Admission.enter`); an option value Discord's
         client would not send is refused (`check_options`).
         """
+        arrived = self._arrived.pop(interaction.id, None)
         scrub(cast(dict[str, Any], interaction.data or {}).get("options", []))
         if interaction.type is discord.InteractionType.autocomplete:
             return True
-        arrived = self._arrived.pop(interaction.id, None)
         self.check_options(interaction)
         if arrived is None:  # not through the gate (a test calling the tree directly): it arrives now
             arrived = asyncio.get_running_loop().time()

@@ -8,10 +8,12 @@ first response after Discord's 3 seconds, so a roll the estimate misled would sh
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 
 import pytest
 
+from bot import tree
 from bot.deadline import BACKED_UP, Admission
 from bot.local import payloads
 from bot.local.double import CHANNEL_MESSAGE, DEFERRED_MESSAGE, Captured
@@ -100,6 +102,32 @@ async def test_a_burst_is_deferred_at_once_even_where_a_slot_is_free(
     monkeypatch.setattr(admission, "expected_wait", lambda ahead: 0.0)
     responses = await burst(local, 10)
     assert [r.body["type"] == DEFERRED_MESSAGE for r in responses] == [True] * 5 + [False] * 5
+
+
+async def test_a_command_discord_py_could_not_read_counts_toward_a_burst_for_a_minute_at_most(
+    local: LocalDiscord, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A payload discord.py cannot read (here, with no token) was counted by the gate and never starts: left
+    counted, 64 of them would make every later command look like part of a burst, deferred for ever."""
+    local.bot.tree.admission = Admission(burst=3)
+    for _ in range(3):
+        broken = payloads.interaction(
+            local.ids, local.actor, payloads.APPLICATION_COMMAND, payloads.command_data("ping", [])
+        )
+        del broken["token"]
+        with pytest.raises(KeyError):  # the gateway logs it and goes on
+            local.bot._connection.parse_interaction_create(broken)
+
+    def first_response() -> int:
+        return [r for r in local.double.requests if r.path.endswith("/callback")][-1].body["type"]
+
+    await local.command("roll", {"expression": "1d20"})
+    assert first_response() == DEFERRED_MESSAGE  # counted: three waiting to start make a burst of three
+    monkeypatch.setattr(tree, "FORGOTTEN", 0.05)
+    await asyncio.sleep(0.1)
+    await local.command("roll", {"expression": "1d20"})
+    assert first_response() == CHANNEL_MESSAGE  # forgotten once older than FORGOTTEN
+    assert local.bot.tree._arrived == {}
 
 
 async def test_a_queue_slower_than_expected_is_deferred_in_time_and_in_order(
