@@ -48,9 +48,10 @@ WAIT_BUDGET = 0.25  # seconds a command may be expected to queue for a slot and 
 # Commands queued undeferred at once: should the pace be wrong, each needs its defer in the 2.5 s left, eight
 # on their way at a time (`ACKNOWLEDGERS`); at 100 ms a request, 64 take 0.8 s.
 UNDEFERRED = 64
-# Commands arrived and not started yet that mean a burst: one starting now would share the loop with all of their
-# acknowledgements and could answer after Discord's window, so it is deferred at once too. Before this, the first
-# 32 of a 200-roll burst on a starved machine answered, or were deferred by their watchdog, after 3 s.
+# Commands arrived and not yet come to the admission (queued or started) that mean a burst: one starting now
+# would share the loop with all of their acknowledgements and could answer after Discord's window, so it is
+# deferred at once too. Before this, the first 32 of a 200-roll burst on a starved machine answered, or were
+# deferred by their watchdog, after 3 s.
 BURST = 64
 PACE_WEIGHT = 0.2  # of the newest gap between two answers given while commands queued, in the pace kept
 
@@ -173,7 +174,8 @@ class Admission:
     """Slash commands do their work at most `workers` at a time, in arrival order; the rest are deferred.
 
     A command is deferred at once when it started `backed_up` seconds or more after it arrived (the loop itself
-    is behind), or when `burst` commands or more have arrived and not started (the loop is about to be), or when
+    is behind), or when `burst` commands or more have arrived and not yet come to `enter` (the loop is about to
+    be), or when
     it would queue and its turn is not expected within `wait_budget` (`expected_wait`: at the pace at which
     commands have been answered while others queued; not known yet, not expected), or when
     `undeferred` commands already queue undeferred (should the pace be wrong, their defers must fit). One queued
@@ -183,9 +185,9 @@ class Admission:
     `INSTANT` one, whose whole work costs less than a defer. A command frees its place once it has answered
     (what follows, such as the roll log's group commit, is waiting, not work), or when it ends.
 
-    Acknowledgements go first: a command starts its work only once no defer is on its way, those sent while it
-    waited included (a burst's all go out before any of its work: 0.17-0.24 s for 200, where its first 32 at work
-    among them had held the last defers to 1.0 s).
+    Acknowledgements go first: a command starts its work only once the defers of the commands that arrived before
+    it came to its turn have gone out, those sent while it waited included (a burst's all go out before any of its
+    work: 0.17-0.24 s for 200, where its first 32 at work among them had held the last defers to 1.0 s).
     asyncio gives every ready task a turn in each pass, so without this every defer's few steps would each wait
     for the busy commands' work, and a burst's acknowledgements would come after Discord's 3 seconds.
     """
@@ -207,7 +209,7 @@ class Admission:
         # Made in the running loop, on first use.
         self._slots: asyncio.Semaphore | None = None
         self._acknowledgers: asyncio.Semaphore | None = None
-        self._deferring: set[asyncio.Task[None]] = set()
+        self._deferring: dict[asyncio.Task[None], float] = {}  # defers on their way: when each one's command arrived
         self.queued = 0  # commands waiting for a slot
         self.pace: float | None = None  # seconds between two answers while commands queued (a moving average)
         self._last_answer: float | None = None  # the last answer given while commands queued
@@ -234,7 +236,7 @@ class Admission:
     ) -> bool:
         """Wait for this command's turn (its task holds a slot until it answers); defer first if it must wait.
 
-        `pending`: how many other commands have arrived and not started yet.
+        `pending`: how many other commands have arrived and not yet come this far (not yet queued for a slot).
 
         False when Discord has dropped the interaction meanwhile: its work would be seen by nobody, and doing it
         anyway would make the interactions behind it late too.
@@ -256,7 +258,7 @@ class Admission:
         slots = self._slots
         late: asyncio.TimerHandle | None = None
         if now - arrived >= self.backed_up or pending >= self.burst:
-            self._defer(response)
+            self._defer(response, arrived)
         elif slots.locked():
             expected = self.expected_wait(self.queued)
             if (
@@ -264,9 +266,9 @@ class Admission:
                 or now - arrived + expected > self.wait_budget
                 or self.waiting_undeferred >= self.undeferred
             ):
-                self._defer(response)
+                self._defer(response, arrived)
             else:
-                late = loop.call_at(arrived + self.backed_up, self._defer, response)
+                late = loop.call_at(arrived + self.backed_up, self._defer, response, arrived)
                 self.waiting_undeferred += 1
         self.queued += 1
         try:
@@ -277,7 +279,7 @@ class Admission:
                 late.cancel()
                 self.waiting_undeferred -= 1
         if response.deferring is None and loop.time() - arrived >= self.backed_up:
-            self._defer(response)  # its timer was due, and the slot came first
+            self._defer(response, arrived)  # its timer was due, and the slot came first
         held = True
 
         def release(*_: object) -> None:
@@ -289,23 +291,26 @@ class Admission:
 
         task.add_done_callback(release)
         response.answered = release
-        while self._deferring:  # those sent meanwhile too: a burst's defers come while the first ones go out
-            await asyncio.wait(list(self._deferring))
+        # Those of commands that arrived before this one came here, sent meanwhile too (a burst's come while its
+        # first ones go out); not those of commands arriving later, or a steady stream of defers would hold every
+        # start.
+        while ahead := [deferring for deferring, came in self._deferring.items() if came <= now]:
+            await asyncio.wait(ahead)
         if response.dropped:
             release()
             interaction.extras["outcome"] = "dropped"
             return False
         return True
 
-    def _defer(self, response: PatientResponse) -> None:
+    def _defer(self, response: PatientResponse, arrived: float) -> None:
         """Defer now, in arrival order with the other defers, unless an answer or a defer is on its way."""
         if response.deferring is not None or response.is_done():
             return
         if response.watchdog is not None:
             response.watchdog.cancel()
         deferring = response.deferring = asyncio.get_running_loop().create_task(self._acknowledge(response))
-        self._deferring.add(deferring)
-        deferring.add_done_callback(self._deferring.discard)
+        self._deferring[deferring] = arrived
+        deferring.add_done_callback(self._deferring.pop)
 
     async def _acknowledge(self, response: PatientResponse) -> None:
         """Defer, a few at a time in arrival order: all at once, the HTTP client would send them in any order."""

@@ -104,6 +104,32 @@ async def test_a_burst_is_deferred_at_once_even_where_a_slot_is_free(
     assert [r.body["type"] == DEFERRED_MESSAGE for r in responses] == [True] * 5 + [False] * 5
 
 
+async def test_a_command_waits_for_the_defers_of_commands_before_it_and_not_after(local: LocalDiscord) -> None:
+    """Defers that come after a command came to its turn never hold its start: under a steady stream of them it
+    would otherwise start only when none at all was on its way, and the queue would fall behind for good."""
+    loop = asyncio.get_running_loop()
+    admission = local.bot.tree.admission
+    for_ever = asyncio.Event()
+
+    def on_its_way(arrived: float, until: asyncio.Event) -> asyncio.Task[None]:
+        deferring = loop.create_task(until.wait())  # type: ignore[arg-type]
+        admission._deferring[deferring] = arrived
+        deferring.add_done_callback(admission._deferring.pop)
+        return deferring
+
+    later = on_its_way(loop.time() + 3600, for_ever)  # the defer of a command that arrives after this roll
+    rolled = await asyncio.wait_for(local.command("roll", {"expression": "1d20"}), 30)
+    assert rolled.embed["description"].startswith("1d20")
+    out = asyncio.Event()
+    on_its_way(loop.time() - 1, out)  # the defer of a command that arrived before: the roll waits for it
+    rolling = loop.create_task(local.command("roll", {"expression": "1d20"}))
+    await asyncio.sleep(0.3)
+    assert not rolling.done()
+    out.set()
+    assert (await asyncio.wait_for(rolling, 30)).embed["description"].startswith("1d20")
+    later.cancel()
+
+
 async def test_a_command_discord_py_could_not_read_counts_toward_a_burst_for_a_minute_at_most(
     local: LocalDiscord, monkeypatch: pytest.MonkeyPatch
 ) -> None:
