@@ -10,12 +10,11 @@ thinking message is deleted). A lock keeps the watchdog and the answer from raci
 Under overload the same defer comes sooner (`Admission`): commands run at most `WORKERS` at a time, started
 in the order they arrived, and one that reached the bot late because the event loop was backed up, that came in
 a burst of `BURST` or more, or that would queue longer than `WAIT_BUDGET` at the pace the queue has been going,
-is deferred at once. One that
-queues within the budget waits undeferred, as its answer then needs one request where a defer and a followup
-need two; should its turn not come by `BACKED_UP` after arriving (the pace was wrong), it is deferred then,
-2.5 seconds before Discord's window closes. Acknowledging costs one request; the work can wait for its turn,
-the acknowledgement cannot. The watchdog's clock starts when the interaction arrives, not when its command
-starts.
+is deferred at once. One that queues within the budget waits undeferred, as its answer then needs one request
+where a defer and a followup need two; should its turn not come by `BACKED_UP` after arriving (the pace was
+wrong), it is deferred then, 2.5 seconds before Discord's window closes. Acknowledging costs one request; the
+work can wait for its turn, the acknowledgement cannot. The watchdog's clock starts when the interaction
+arrives, not when its command starts.
 """
 
 from __future__ import annotations
@@ -175,11 +174,10 @@ class Admission:
 
     A command is deferred at once when it started `backed_up` seconds or more after it arrived (the loop itself
     is behind), or when `burst` commands or more have arrived and not yet come to `enter` (the loop is about to
-    be), or when
-    it would queue and its turn is not expected within `wait_budget` (`expected_wait`: at the pace at which
-    commands have been answered while others queued; not known yet, not expected), or when
-    `undeferred` commands already queue undeferred (should the pace be wrong, their defers must fit). One queued
-    undeferred is deferred once `backed_up` seconds have passed since it arrived and its turn has not come (in
+    be), or when it would queue and its turn is not expected within `wait_budget` (`expected_wait`: at the pace
+    at which commands have been answered while others queued; not known yet, not expected), or when `undeferred`
+    commands already queue undeferred (should the pace be wrong, their defers must fit). One queued undeferred
+    is deferred once `backed_up` seconds have passed since it arrived and its turn has not come (in
     arrival order with the others' defers); otherwise its watchdog defers it `defer_after` seconds after arrival.
     A command that may answer with a form cannot be deferred, and neither waits nor is deferred; nor does an
     `INSTANT` one, whose whole work costs less than a defer. A command frees its place once it has answered
@@ -187,7 +185,7 @@ class Admission:
 
     Acknowledgements go first: a command starts its work only once the defers of the commands that arrived before
     it came to its turn have gone out, those sent while it waited included (a burst's all go out before any of its
-    work: 0.17-0.24 s for 200, where its first 32 at work among them had held the last defers to 1.0 s).
+    work: 0.13-0.24 s for 200, where its first 32 at work among them had held the last defers to 1.0 s).
     asyncio gives every ready task a turn in each pass, so without this every defer's few steps would each wait
     for the busy commands' work, and a burst's acknowledgements would come after Discord's 3 seconds.
     """

@@ -110,9 +110,9 @@ def _session(row: FairSession) -> Session:
 def _open(channel_id: Any, *, posted: bool = True) -> tuple[ColumnElement[bool], ...]:
     """Where a channel's running session is; with `posted`, only once the message with its commitment exists."""
     running = (FairSession.channel_id == channel_id, FairSession.revealed_at.is_(None))
-    return (
-        (*running, (FairSession.layout < LAYOUT) | FairSession.commitment_message.is_not(None)) if posted else running
-    )
+    if not posted:
+        return running
+    return (*running, (FairSession.layout < LAYOUT) | FairSession.commitment_message.is_not(None))
 
 
 # Whether a channel has a running session: nearly every roll asks once its kept answer is older than the bot's TTL.
