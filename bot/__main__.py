@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 
 from dotenv import load_dotenv
 
+from bot import heap
 from bot.config import Settings, SettingsError
 from bot.errors import UserError
 
@@ -149,6 +150,7 @@ async def run_bot(settings: Settings, token: str) -> int:
     from bot.discord_api import point_discord_at
 
     point_discord_at(settings.api_base, settings.gateway_url)
+    heap.tune()
     database = await prepare_database(settings)
     # The bot itself (a second of imports) once the database is known to be usable: one that is not stops sooner.
     from bot.client import DiceBot, ShardedDiceBot
@@ -160,6 +162,7 @@ async def run_bot(settings: Settings, token: str) -> int:
     try:
         async with kind(settings=settings, database=database, dice=SystemDice()) as bot:
             running = asyncio.ensure_future(bot.start(token))
+            settling = asyncio.ensure_future(settle_heap(bot))
             # `docker stop` sends SIGTERM (Ctrl-C: SIGINT): close the gateway and the database cleanly instead of
             # dying mid-write, and within `docker stop`'s 10 seconds.
             stopping: list[asyncio.Future[None]] = []
@@ -171,6 +174,7 @@ async def run_bot(settings: Settings, token: str) -> int:
                 asyncio.get_running_loop().add_signal_handler(number, on_signal, number.name)
             with contextlib.suppress(asyncio.CancelledError):
                 await running
+            settling.cancel()
             await asyncio.gather(*stopping)
     except Exception as error:
         if (line := discord_failure(settings, error)) is None:
@@ -181,6 +185,13 @@ async def run_bot(settings: Settings, token: str) -> int:
     finally:
         await database.dispose()
     return 0
+
+
+async def settle_heap(bot: DiceBot) -> None:
+    """Once the bot is ready, take what it holds out of the cycle collector's passes (`bot.heap`)."""
+    await bot.wait_until_ready()
+    frozen = heap.settle()
+    log.info("Heap settled: %d objects held at the start are left out of the cycle collector's passes", frozen)
 
 
 async def stop(bot: DiceBot, running: asyncio.Future[None], signal_name: str) -> None:

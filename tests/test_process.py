@@ -70,9 +70,10 @@ async def test_the_bot_process_connects_syncs_the_dev_server_and_answers(double:
         await double.dispatch("INTERACTION_CREATE", payload)
         [answer] = await double.wait_for("POST", f"/interactions/{payload['id']}/*/callback", timeout=10)
         assert answer.body["data"]["embeds"][0]["description"].startswith("2d6 (")
-        # Once the servers have arrived (discord.py waits guild_ready_timeout for more), one line says so.
+        # Once the servers have arrived (discord.py waits guild_ready_timeout for more), one line says so; then
+        # what the bot holds is frozen out of the cycle collector's passes (bot.heap).
         for _ in range(200):
-            if "Ready as" in (tmp_path / "bot.log").read_text():
+            if "Heap settled" in (tmp_path / "bot.log").read_text():
                 break
             await asyncio.sleep(0.05)
     finally:
@@ -84,6 +85,7 @@ async def test_the_bot_process_connects_syncs_the_dev_server_and_answers(double:
     assert "Database migrated from empty to" in log
     assert "Metrics and health on" not in log  # off unless METRICS_PORT is set
     assert "Ready as dicebot" in log and "in 1 servers, unsharded" in log
+    assert re.search(r"Heap settled: [1-9][0-9]{4,} objects held at the start", log), log[-3000:]
     assert double.token not in log  # not even at DEBUG
     # Commands go to the dev server only; a global sync is a deliberate `python -m bot sync`.
     assert [r.path for r in double.requests if r.method == "PUT" and "/guilds/" not in r.path] == []
