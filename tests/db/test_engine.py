@@ -198,6 +198,36 @@ async def test_a_run_writer_commits_whole_rolls_back_whole_and_queues_with_sessi
         assert len(threads) == 1 and threading.current_thread().name not in threads, threads
 
 
+@pytest.mark.skipif(POSTGRES, reason="the roll log's writer thread and its connection are SQLite's")
+async def test_the_sqlite_writer_keeps_its_connection_until_a_transaction_fails_or_it_is_disposed(
+    database: Database,
+) -> None:
+    used: list[Connection] = []
+
+    def note(connection: Connection) -> None:
+        used.append(connection)
+
+    def fail(connection: Connection) -> None:
+        used.append(connection)
+        raise RuntimeError("in the transaction")
+
+    for _ in range(3):
+        await database.write.run(note)
+    with pytest.raises(RuntimeError):
+        await database.write.run(fail)
+    await database.write.run(note)
+    await database.write.run(note)
+    # One connection from one transaction to the next; the one a failure happened on is given up for another.
+    assert used[0] is used[1] is used[2] is used[3] and used[3] is not used[4] is used[5]
+    assert used[3].closed and not used[5].closed
+    database.write.dispose()
+    for _ in range(100):  # closed on the writer's own thread, after what was queued there
+        if used[5].closed:
+            break
+        await asyncio.sleep(0.01)
+    assert used[5].closed
+
+
 async def test_a_rolls_message_note_rides_with_the_next_roll_or_goes_alone_soon(
     database: Database, monkeypatch: pytest.MonkeyPatch
 ) -> None:
