@@ -113,8 +113,7 @@ async def test_a_command_waits_for_the_defers_of_commands_before_it_and_not_afte
 
     def on_its_way(arrived: float, until: asyncio.Event) -> asyncio.Task[None]:
         deferring = loop.create_task(until.wait())  # type: ignore[arg-type]
-        admission._deferring[deferring] = arrived
-        deferring.add_done_callback(admission._deferring.pop)
+        admission.on_its_way(deferring, arrived)
         return deferring
 
     later = on_its_way(loop.time() + 3600, for_ever)  # the defer of a command that arrives after this roll
