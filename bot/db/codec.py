@@ -12,6 +12,8 @@ three forms told apart by the first byte:
   needs), the whole zlib-compressed. Anything else that looks like draws but is not (a face outside its
   range, a bool, a range wider than 64 bits) stays JSON, so a doctored log is stored as it was given.
 
+The plain JSON is `bot.jsontext.compact`'s: orjson's where that keeps the value exactly, else the json module's.
+
 `CompactJSON` is the column type that applies it; any JSON column of the roll log (new ones too) can use it.
 """
 
@@ -27,6 +29,8 @@ from sqlalchemy import LargeBinary
 from sqlalchemy.engine import Dialect
 from sqlalchemy.types import TypeDecorator
 
+from bot.jsontext import compact
+
 ZLIB = 0x01
 DRAWS = 0x02
 COMPRESS_FROM = 96  # bytes of plain JSON below which zlib's header and checksum cost more than it saves
@@ -36,7 +40,7 @@ def encode(value: Any) -> bytes:
     """A JSON value as the roll log stores it (`decode` gives it back)."""
     if (packed := _pack_draws(value)) is not None:
         return packed
-    text = json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode("utf-8", "surrogatepass")
+    text = compact(value)
     if len(text) >= COMPRESS_FROM:
         squeezed = zlib.compress(text, 6)
         if len(squeezed) + 1 < len(text):

@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from fractions import Fraction
 from typing import Any
 
+import orjson
 import pytest
 from alembic import command
 from hypothesis import given
@@ -52,6 +53,29 @@ def same_json(a: Any, b: Any) -> bool:
 
 @given(json_values)
 def test_any_json_value_comes_back_as_it_was(value: Any) -> None:
+    assert same_json(decode(encode(value)), value)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        [float("nan"), 1.5],  # orjson writes NaN as null
+        {"odds": float("inf"), "low": -float("inf")},
+        {"pair": (1, 2)},  # orjson reads a tuple back as a list
+        {7: "a key that is not text"},
+        [2**64, -(2**63) - 1],  # beyond orjson's 64 bits
+        {"name": "\ud800"},  # a lone surrogate
+    ],
+)
+def test_values_orjson_would_change_are_written_by_the_json_module(value: Any) -> None:
+    assert same_json(decode(encode(value)), value)
+    by_json = json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode("utf-8", "surrogatepass")
+    assert encode(value) == by_json
+
+
+def test_a_roll_s_values_are_written_by_orjson() -> None:
+    value = {"odds": [2 / 3, 1e-05, 1.5e16], "kept": [True, 1, 1.0], "note": None, "by": "Zoë"}  # under 96 bytes
+    assert encode(value) == orjson.dumps(value)
     assert same_json(decode(encode(value)), value)
 
 
