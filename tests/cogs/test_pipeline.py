@@ -9,13 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from dataclasses import replace
+from typing import Any, cast
 
 import pytest
 from discord import app_commands
 from sqlalchemy import Connection, event
+from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot.db.engine import Database
+from bot.db.engine import Database, LazySession
 from bot.local.driver import LocalDiscord
 from bot.local.payloads import MANAGER_PERMISSIONS
 from bot.rules import dice
@@ -151,6 +153,34 @@ def tables_read(database: Database) -> Iterator[dict[str, list[str]]]:
     finally:
         for engine, listener in watched:
             event.remove(engine, "before_cursor_execute", listener)
+
+
+@pytest.mark.parametrize(("name", "options", "faces"), ROLLS)
+async def test_a_roll_makes_its_read_session_only_if_it_reads_through_it(
+    local: LocalDiscord, database: Database, name: str, options: dict[str, Any], faces: list[int]
+) -> None:
+    """Once the server's settings and the roller's choice are kept, a roll reads nothing through its read session
+    (on SQLite nothing ever does, `Readers`): that session is never made (`LazySession`)."""
+    original = local.bot.database
+    opened: list[LazySession] = []
+
+    def watched() -> AsyncSession:
+        session = original.read()
+        opened.append(cast(LazySession, session))
+        return session
+
+    for _ in range(2):  # the first reads what it keeps
+        opened.clear()
+        local.bot.dice = ScriptedDice(faces)
+        local.bot.database = replace(original, read=watched)
+        try:
+            with tables_read(database) as ran:
+                ok(await local.command(name, options))
+        finally:
+            local.bot.database = original
+        assert opened, "the roll opens its read session"
+        assert any(session.made for session in opened) == ("session" in ran), ran
+    assert "session" not in ran or database.reads is None  # a slow machine may find its settings stale again
 
 
 async def test_a_character_s_roll_in_a_fight_reads_in_one_trip_each_and_sees_every_committed_change(

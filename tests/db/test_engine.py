@@ -14,6 +14,7 @@ import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy import Connection, event, func, select, text
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.__main__ import prepare_database
 from bot.config import Settings
@@ -298,3 +299,24 @@ async def test_a_memory_database_named_by_a_uri_is_one_database_without_threads(
             assert (await session.execute(text("SELECT value FROM counter"))).scalar_one() == 8
     finally:
         await database.dispose()
+
+
+async def test_a_read_session_is_made_on_first_use_and_closed_with_its_block(
+    database: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    made: list[AsyncSession] = []
+    make = AsyncSession.__init__
+
+    def counted(self: AsyncSession, *args: Any, **kwargs: Any) -> None:
+        made.append(self)
+        make(self, *args, **kwargs)
+
+    monkeypatch.setattr(AsyncSession, "__init__", counted)
+    async with database.read():
+        pass
+    assert made == []  # nothing read through it: no session, nothing to close
+    async with database.read() as session:
+        assert (await session.execute(text("SELECT 41 + 1"))).scalar() == 42
+        assert len(made) == 1 and made[0].in_transaction()
+    assert not made[0].in_transaction()  # closed: its connection went back to the pool
+    assert database.engine.pool.checkedout() == 0  # type: ignore[attr-defined]
