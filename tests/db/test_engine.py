@@ -13,12 +13,12 @@ from typing import Any
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
-from sqlalchemy import Connection, event, func, select, text
+from sqlalchemy import Connection, event, exc, func, select, text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.__main__ import prepare_database
 from bot.config import Settings
-from bot.db.engine import Database, open_database
+from bot.db.engine import READERS, Database, open_database
 from bot.db.migrate import SchemaMismatch, current_revision, head_revision, upgrade
 from bot.db.models import Base, RollLog
 from bot.db.rolls import RollLogWriter, RollRecord
@@ -320,3 +320,25 @@ async def test_a_read_session_is_made_on_first_use_and_closed_with_its_block(
         assert len(made) == 1 and made[0].in_transaction()
     assert not made[0].in_transaction()  # closed: its connection went back to the pool
     assert database.engine.pool.checkedout() == 0  # type: ignore[attr-defined]
+
+
+async def test_sqlite_readers_keep_their_connections_between_reads(database: Database) -> None:
+    """Reads take a kept connection rather than the pool's (its checkout and reset were half a read's cost); one
+    that failed is not kept, and dispose closes those kept."""
+    if database.reads is None:  # PostgreSQL: the rolls read in their session
+        return
+    reads = database.reads
+    checkouts: list[None] = []
+    event.listen(reads.engine, "checkout", lambda *_: checkouts.append(None))
+    statement = text("SELECT count(*) FROM roll_log")
+    for _ in range(3):
+        await asyncio.gather(*(reads.rows(statement, {}) for _ in range(10)))
+    assert 1 <= len(checkouts) <= READERS  # one for each reader thread at most, not one a read
+    kept = len(checkouts)
+    with pytest.raises(exc.OperationalError):
+        await reads.rows(text("SELECT * FROM no_such_table"), {})
+    await reads.rows(statement, {})
+    assert reads.engine.pool.checkedout() <= kept  # type: ignore[attr-defined]
+    reads.dispose()
+    assert reads.engine.pool.checkedout() == 0  # type: ignore[attr-defined]
+    assert [tuple(row) for row in await reads.rows(statement, {})] == [(0,)]  # a later read opens another
