@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import re
 import textwrap
 from dataclasses import dataclass
@@ -160,8 +159,17 @@ def term(value: int) -> str:
 
 def fixed(value: Fraction, places: int) -> str:
     """An exact number with `places` decimals, halves rounded up: 5.225 -> "5.23" (float() would say 5.22)."""
+    return _decimals(value.numerator, value.denominator, places)
+
+
+def _decimals(numerator: int, denominator: int, places: int) -> str:
+    """`numerator / denominator` (a positive denominator) with `places` decimals, halves rounded up, in integers.
+
+    floor(n / d * scale + 1/2) is (2 n scale + d) // 2 d: Fraction arithmetic would reduce by a gcd at every step,
+    and an attack's answer shows a few dozen chances.
+    """
     scale = 10**places
-    scaled = math.floor(value * scale + Fraction(1, 2))
+    scaled = (2 * numerator * scale + denominator) // (2 * denominator)
     sign = "-" if scaled < 0 else ""
     whole, part = divmod(abs(scaled), scale)
     return f"{sign}{whole}.{part:0{places}d}" if places else f"{sign}{whole}"
@@ -169,7 +177,7 @@ def fixed(value: Fraction, places: int) -> str:
 
 def percent(chance: Fraction, places: int = 1, *, trim: bool = False) -> str:
     """A probability as a percentage with `places` decimals, exactly rounded: 55.0%; `trim`: 2%, 0.63%."""
-    text = fixed(chance * 100, places)
+    text = _decimals(chance.numerator * 100, chance.denominator, places)
     if trim and "." in text:
         text = text.rstrip("0").rstrip(".")
     return text + "%"

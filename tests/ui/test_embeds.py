@@ -1,12 +1,15 @@
-"""bot.ui.embeds.fit: any embed within the per-part limits comes out within Discord's 6,000-character total."""
+"""bot.ui.embeds: `fit` keeps any embed within Discord's 6,000-character total; `fixed` and `percent` round exactly."""
 
 from __future__ import annotations
+
+import math
+from fractions import Fraction
 
 import discord
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.ui.embeds import EMBED_TOTAL_LIMIT, LEFT_OUT_NAME, fit
+from bot.ui.embeds import EMBED_TOTAL_LIMIT, LEFT_OUT_NAME, fit, fixed, percent
 
 texts = st.text(alphabet="ab \n*", max_size=1024)
 
@@ -48,3 +51,21 @@ def test_fit_says_when_it_left_fields_out() -> None:
     fit(embed)
     assert len(embed) <= EMBED_TOTAL_LIMIT
     assert embed.fields[-1].name == LEFT_OUT_NAME and "more part(s)" in (embed.fields[-1].value or "")
+
+
+@given(
+    st.fractions(min_value=-(10**6), max_value=10**6) | st.fractions(min_value=-1, max_value=1, max_denominator=10**9),
+    st.integers(0, 6),
+)
+def test_fixed_and_percent_round_halves_up_exactly(value: Fraction, places: int) -> None:
+    """The integer arithmetic of `fixed` and `percent` says what Fraction arithmetic says."""
+    for number, text in ((value, fixed(value, places)), (value * 100, percent(value, places)[:-1])):
+        scaled = math.floor(number * 10**places + Fraction(1, 2))
+        assert Fraction(text) == Fraction(scaled, 10**places)
+        assert text.startswith("-") == (scaled < 0)
+        assert ("." not in text) if places == 0 else len(text.split(".")[1]) == places
+
+
+def test_fixed_rounds_the_half_that_float_would_not() -> None:
+    assert fixed(Fraction("5.225"), 2) == "5.23" and fixed(Fraction("-5.225"), 2) == "-5.22"
+    assert percent(Fraction(1, 3)) == "33.3%" and percent(Fraction(1, 50), 2, trim=True) == "2%"
