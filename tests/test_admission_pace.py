@@ -129,6 +129,22 @@ async def test_a_command_waits_for_the_defers_of_commands_before_it_and_not_afte
     later.cancel()
 
 
+async def test_a_command_that_waits_for_earlier_defers_is_deferred_with_them(local: LocalDiscord) -> None:
+    """Its turn came undeferred (a free slot, no burst), but defers of commands before it are on their way: it waits
+    for them, however long, so it is deferred first rather than answered after Discord's 3 seconds."""
+    loop = asyncio.get_running_loop()
+    out = asyncio.Event()
+    deferring = loop.create_task(out.wait())
+    local.bot.tree.admission.on_its_way(deferring, loop.time() - 1)  # a defer that will take its time
+    mark = len(local.double.requests)
+    rolling = loop.create_task(local.command("roll", {"expression": "1d20"}))
+    await asyncio.sleep(0.3)
+    first = [r for r in local.double.requests[mark:] if r.path.endswith("/callback")]
+    assert [r.body["type"] for r in first] == [DEFERRED_MESSAGE] and not rolling.done()
+    out.set()
+    assert (await asyncio.wait_for(rolling, 30)).embed["description"].startswith("1d20")
+
+
 async def test_a_command_discord_py_could_not_read_counts_toward_a_burst_for_a_minute_at_most(
     local: LocalDiscord, monkeypatch: pytest.MonkeyPatch
 ) -> None:
