@@ -308,8 +308,8 @@ class Admission:
             if first.done():
                 heapq.heappop(deferring)
                 continue
-            # Undeferred, it would wait for however many defers are ahead, then work, and might answer after Discord's
-            # 3 seconds (in a few bursts hundreds of rolls did, none of them deferred): its own defer joins them.
+            # Undeferred, it would wait for however many defers are ahead until its watchdog deferred it, `DEFER_AFTER`
+            # after it arrived (later still if the loop is behind): its own defer joins theirs now.
             self._defer(response, arrived)
             await asyncio.wait([first])
         if response.dropped:

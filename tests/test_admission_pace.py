@@ -131,7 +131,7 @@ async def test_a_command_waits_for_the_defers_of_commands_before_it_and_not_afte
 
 async def test_a_command_that_waits_for_earlier_defers_is_deferred_with_them(local: LocalDiscord) -> None:
     """Its turn came undeferred (a free slot, no burst), but defers of commands before it are on their way: it waits
-    for them, however long, so it is deferred first rather than answered after Discord's 3 seconds."""
+    for them, however long, so it is deferred at once rather than by its watchdog, `DEFER_AFTER` after arriving."""
     loop = asyncio.get_running_loop()
     out = asyncio.Event()
     deferring = loop.create_task(out.wait())

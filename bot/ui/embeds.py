@@ -166,7 +166,7 @@ def _decimals(numerator: int, denominator: int, places: int) -> str:
     """`numerator / denominator` (a positive denominator) with `places` decimals, halves rounded up, in integers.
 
     floor(n / d * scale + 1/2) is (2 n scale + d) // 2 d: Fraction arithmetic would reduce by a gcd at every step,
-    and an attack's answer shows a few dozen chances.
+    and a quick attack's answer writes six of them.
     """
     scale = 10**places
     scaled = (2 * numerator * scale + denominator) // (2 * denominator)
