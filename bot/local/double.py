@@ -156,6 +156,9 @@ class DiscordDouble:
         self.gateway_log: list[dict[str, Any]] = []
         self.strict = True
         self.ack_deadline = 3.0
+        # Seconds each REST request takes to be answered, as Discord's round trip does (50-100 ms from most hosts);
+        # the double acts on a request when it arrives, so the deadlines count from then.
+        self.latency = 0.0
         self.token_ttl = 15 * 60.0
         self.ack_heartbeats = True
         self.identified = asyncio.Event()
@@ -302,6 +305,12 @@ class DiscordDouble:
 
     # -- REST ------------------------------------------------------------------------------------------------
     async def _rest(self, request: web.Request) -> web.StreamResponse:
+        response = await self._answer(request)
+        if self.latency > 0:
+            await asyncio.sleep(self.latency)
+        return response
+
+    async def _answer(self, request: web.Request) -> web.StreamResponse:
         path = "/" + request.match_info["tail"]
         body: Any = None
         files: dict[str, bytes] = {}
