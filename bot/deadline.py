@@ -44,14 +44,14 @@ FORM_COMMAND = "opens_form"  # extras key of a command whose first answer may be
 INSTANT = "instant"  # extras key of a command that answers from memory at once: it never queues behind work
 WORKERS = 32  # commands doing their work at once; the rest queue in arrival order, deferred
 # Defers of queued commands on their way to Discord at once, sent in arrival order. A burst's defers wait for a
-# place here one after another, so this bounds how many a second go out: with 8, the last 93-378 of a 2,000-roll
-# burst were deferred after Discord's 3 seconds in 7 of 8 bursts on a busy 2-core machine (at Discord's 50-100 ms a
-# request, 8 would defer 80-160 a second); with 32, none in 8.
-ACKNOWLEDGERS = 32
+# place here one after another, and each holds its place for Discord's round trip, so this bounds how many a second
+# go out: at 100 ms a request, 32 defer 320 a second, and a 2,000-roll burst had 1,123 deferred after Discord's 3
+# seconds; with 128, none (`python -m tests.perf --latency 0.1`). 128 at 100 ms defer 2,000 in 1.6 s.
+ACKNOWLEDGERS = 128
 BACKED_UP = 0.5  # seconds between arriving and starting that mean the loop is behind: defer at once
 WAIT_BUDGET = 0.25  # seconds a command may be expected to queue for a slot and still answer without a defer
-# Commands queued undeferred at once: should the pace be wrong, each needs its defer in the 2.5 s left, 32 on
-# their way at a time (`ACKNOWLEDGERS`); at 100 ms a request, 64 take 0.2 s.
+# Commands queued undeferred at once: should the pace be wrong, each needs its defer in the 2.5 s left, 128 on
+# their way at a time (`ACKNOWLEDGERS`); at 100 ms a request, 64 take 0.1 s.
 UNDEFERRED = 64
 # Commands arrived and not yet come to the admission (queued or started) that mean a burst: one starting now
 # would share the loop with all of their acknowledgements and could answer after Discord's window, so it is
@@ -79,7 +79,7 @@ class PatientResponse(discord.InteractionResponse[Any]):
         self.followed = False  # the thinking message has been replaced by an answer
         self.watchdog: asyncio.TimerHandle | None = None
         self.deferring: asyncio.Task[None] | None = None
-        self.answered: Callable[[], None] | None = None  # called once the answer went out (frees a worker)
+        self.answered: Callable[[], None] | None = None  # called as the answer goes out (frees a worker)
         self.dropped = False  # Discord refused the defer as too late: nobody is waiting for an answer any more
 
     async def defer_if_silent(self) -> None:
@@ -117,20 +117,18 @@ class PatientResponse(discord.InteractionResponse[Any]):
         """Answer; after the watchdog's defer, as the followup that replaces the thinking message."""
         if self.watchdog is not None:
             self.watchdog.cancel()
-        try:
-            async with self.lock:
-                if self.deferred_ephemeral is None:
-                    return await self._first_answer(*args, ephemeral=ephemeral, **kwargs)
-                if ephemeral and not self.deferred_ephemeral and not self.followed:
-                    # A public "thinking…" cannot turn private: remove it and answer privately.
-                    await self._parent.delete_original_response()
-                kwargs.pop("delete_after", None)
-                sent = await self._parent.followup.send(*args, ephemeral=ephemeral, wait=True, **kwargs)
-                self.followed = True
-                return Followed(sent.id)
-        finally:
-            if self.answered is not None:
-                self.answered()
+        if self.answered is not None:
+            self.answered()  # the work is done: what is left is Discord's round trip, which is waiting
+        async with self.lock:
+            if self.deferred_ephemeral is None:
+                return await self._first_answer(*args, ephemeral=ephemeral, **kwargs)
+            if ephemeral and not self.deferred_ephemeral and not self.followed:
+                # A public "thinking…" cannot turn private: remove it and answer privately.
+                await self._parent.delete_original_response()
+            kwargs.pop("delete_after", None)
+            sent = await self._parent.followup.send(*args, ephemeral=ephemeral, wait=True, **kwargs)
+            self.followed = True
+            return Followed(sent.id)
 
     async def _first_answer(self, *args: Any, **kwargs: Any) -> Any:
         """The initial response, which may have landed although its answer was lost.
@@ -186,8 +184,9 @@ class Admission:
     is deferred once `backed_up` seconds have passed since it arrived and its turn has not come (in
     arrival order with the others' defers); otherwise its watchdog defers it `defer_after` seconds after arrival.
     A command that may answer with a form cannot be deferred, and neither waits nor is deferred; nor does an
-    `INSTANT` one, whose whole work costs less than a defer. A command frees its place once it has answered
-    (what follows, such as the roll log's group commit, is waiting, not work), or when it ends.
+    `INSTANT` one, whose whole work costs less than a defer. A command frees its place as its answer goes out, or
+    when it ends: Discord's round trip, and what follows it such as noting the answer's message, are waiting, not
+    work (held through a round trip of 100 ms, 32 places answered at most 320 commands a second).
 
     Acknowledgements go first: a command starts its work only once the defers of the commands that arrived before
     it came to its turn have gone out, those sent while it waited included (a burst's all go out before any of its

@@ -93,6 +93,20 @@ async def test_only_so_many_queue_undeferred_at_once(local: LocalDiscord, monkey
     assert deferred(await burst(local, 10)) == 10 - 2 - 3
 
 
+async def test_a_command_frees_its_place_as_its_answer_goes_out(
+    local: LocalDiscord, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Discord's round trip is waiting, not work: held through it, one place would answer one roll a round trip (here
+    half a second, so the four answers would span 1.5 s), where the work of each takes milliseconds."""
+    local.double.latency = 0.5
+    admission = local.bot.tree.admission = Admission(workers=1, backed_up=10.0)
+    monkeypatch.setattr(admission, "expected_wait", lambda ahead: 0.0)  # each waits its turn undeferred
+    responses = await burst(local, 4)
+    assert deferred(responses) == 0
+    arrivals = sorted(r.at for r in responses)
+    assert arrivals[-1] - arrivals[0] < local.double.latency
+
+
 async def test_a_burst_is_deferred_at_once_even_where_a_slot_is_free(
     local: LocalDiscord, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -98,8 +98,8 @@ async def test_a_burst_is_acknowledged_in_time_in_arrival_order_and_every_deferr
 
 async def test_a_burst_s_defers_all_go_out_inside_the_window_at_discords_round_trip(local: LocalDiscord) -> None:
     # Each request takes Discord's round trip, so the defers on their way at once (`ACKNOWLEDGERS`) bound how many
-    # go out a second: 8 at a time would take 3.75 s for these 600, and the last of them would come too late.
-    local.double.latency = 0.05
+    # go out a second: at 200 ms, 32 at a time would take 3.75 s for these 600, and the last of them would be late.
+    local.double.latency = 0.2
     burst = rolls(local, 600)
     tokens = {p["token"] for p in burst}
     mark = len(local.double.requests)

@@ -351,7 +351,8 @@ async def bench_memory(bot: BotProcess, double: LoadDouble, sizes: Sizes, path: 
 
 
 # -- all of it -------------------------------------------------------------------------------------------------
-async def run(quick: bool, sections: set[str]) -> dict[str, Any]:
+async def run(quick: bool, sections: set[str], latency: float = 0.0) -> dict[str, Any]:
+    """The process sections; `latency`: each request to the double takes that long to answer (Discord's round trip)."""
     sizes = Sizes.of(quick)
     figures: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(prefix="dicebot-bench-") as name:
@@ -361,6 +362,7 @@ async def run(quick: bool, sections: set[str]) -> dict[str, Any]:
         await seed_users(database_url, USERS)
         seconds = figures["seconds"] = {}
         async with LoadDouble() as double:
+            double.latency = latency
             started = time.monotonic()
             async with running_bot(double, database_url, folder) as bot:
                 empty = await sequential_latency(double, sizes.sequential)
@@ -394,8 +396,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="small sizes, to check the benchmark itself")
     parser.add_argument("--only", nargs="*", default=["load", "scale", "memory"])
+    parser.add_argument("--latency", type=float, default=0.0, help="seconds each request to Discord takes")
     args = parser.parse_args()
-    figures = asyncio.run(run(args.quick, set(args.only)))
+    figures = asyncio.run(run(args.quick, set(args.only), args.latency))
     print(json.dumps(figures, indent=2, default=str))
 
 
