@@ -302,15 +302,22 @@ class Admission:
         # start. Earliest first: each look costs the defers that are through, not all those on their way (in a
         # burst of 2,000, a scan of every one for each command was quadratic).
         deferring = self._deferring
-        while deferring and deferring[0][0] <= now:
-            first = deferring[0][2]
-            if first.done():
-                heapq.heappop(deferring)
-                continue
-            # Undeferred, it would wait for however many defers are ahead until its watchdog deferred it, `DEFER_AFTER`
-            # after it arrived (later still if the loop is behind): its own defer joins theirs now.
-            self._defer(response, arrived)
-            await asyncio.wait([first])
+        due: asyncio.TimerHandle | None = None
+        try:
+            while deferring and deferring[0][0] <= now:
+                first = deferring[0][2]
+                if first.done():
+                    heapq.heappop(deferring)
+                    continue
+                if due is None:
+                    # Undeferred, it is deferred once `backed_up` has passed since it arrived, as one queued for a
+                    # slot is: its watchdog would wait `defer_after`, later still if the loop is behind. Not at once:
+                    # at Discord's round trip a defer ahead takes 50-100 ms, and that wait needs no defer of its own.
+                    due = loop.call_at(arrived + self.backed_up, self._defer, response, arrived)
+                await asyncio.wait([first])
+        finally:
+            if due is not None:
+                due.cancel()
         if response.dropped:
             release()
             interaction.extras["outcome"] = "dropped"
