@@ -39,6 +39,7 @@ from bot.client import DiceBot
 from bot.config import Settings
 from bot.db.engine import Database, open_database
 from bot.db.migrate import upgrade
+from bot.local.double import DiscordDouble
 from bot.local.driver import LocalDiscord, local_discord
 from bot.local.payloads import MANAGER_PERMISSIONS, Snowflakes
 from tests.shards import fresh_database
@@ -65,6 +66,8 @@ def clock() -> Clock:
 
 
 POSTGRES = os.environ.get("TEST_DATABASE", "sqlite") == "postgres"
+# Seconds each request to the local double takes, as Discord's round trip does; tests that need one set their own.
+DiscordDouble.default_latency = float(os.environ.get("TEST_ROUND_TRIP", "0"))
 # One template per pytest-xdist worker: on a server of your own (TEST_POSTGRES_URL) the workers share the server.
 TEMPLATE = "dicebot_template" + (f"_{worker}" if (worker := os.environ.get("PYTEST_XDIST_WORKER")) else "")
 

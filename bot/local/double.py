@@ -28,7 +28,7 @@ import zlib
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import yarl
 from aiohttp import BodyPartReader, WSMsgType, web
@@ -124,6 +124,8 @@ def _form_error(errors: list[str]) -> dict[str, Any]:
 class DiscordDouble:
     """Discord's REST API and gateway on 127.0.0.1, for one or more bots in this process or others."""
 
+    default_latency: ClassVar[float] = 0.0  # each new double's `latency` (tests/conftest.py: TEST_ROUND_TRIP)
+
     def __init__(
         self,
         *,
@@ -158,7 +160,7 @@ class DiscordDouble:
         self.ack_deadline = 3.0
         # Seconds each REST request takes to be answered, as Discord's round trip does (50-100 ms from most hosts);
         # the double acts on a request when it arrives, so the deadlines count from then.
-        self.latency = 0.0
+        self.latency = self.default_latency
         self.token_ttl = 15 * 60.0
         self.ack_heartbeats = True
         self.identified = asyncio.Event()
