@@ -262,7 +262,7 @@ class Admission:
             self._slots = asyncio.Semaphore(self.workers)
             self._acknowledgers = asyncio.Semaphore(ACKNOWLEDGERS)
         slots = self._slots
-        late: asyncio.TimerHandle | None = None
+        queued_undeferred = False
         if now - arrived >= self.backed_up or pending >= self.burst:
             self._defer(response, arrived)
         elif slots.locked():
@@ -274,50 +274,59 @@ class Admission:
             ):
                 self._defer(response, arrived)
             else:
-                late = loop.call_at(arrived + self.backed_up, self._defer, response, arrived)
+                queued_undeferred = True
                 self.waiting_undeferred += 1
-        self.queued += 1
-        try:
-            await slots.acquire()
-        finally:
-            self.queued -= 1
-            if late is not None:
-                late.cancel()
-                self.waiting_undeferred -= 1
-        if response.deferring is None and loop.time() - arrived >= self.backed_up:
-            self._defer(response, arrived)  # its timer was due, and the slot came first
-        held = True
+        late: asyncio.TimerHandle | None = None
 
-        def release(*_: object) -> None:
-            nonlocal held
-            if held:
-                held = False
-                self._answered(loop.time())
-                slots.release()
+        def deferred_if_late() -> None:
+            """Before a wait: undeferred, defer once `backed_up` has passed since it arrived.
 
-        task.add_done_callback(release)
-        response.answered = release
-        # Those of commands that arrived before this one came here, sent meanwhile too (a burst's come while its
-        # first ones go out); not those of commands arriving later, or a steady stream of defers would hold every
-        # start. Earliest first: each look costs the defers that are through, not all those on their way (in a
-        # burst of 2,000, a scan of every one for each command was quadratic).
-        deferring = self._deferring
-        due: asyncio.TimerHandle | None = None
+            Whether it waits for a slot or for the defers ahead: its watchdog would wait `defer_after`, later still if
+            the loop is behind. Not at once: at Discord's round trip a defer ahead takes 50-100 ms, a wait that needs
+            no defer of its own.
+            """
+            nonlocal late
+            if late is None and response.deferring is None:
+                late = loop.call_at(arrived + self.backed_up, self._defer, response, arrived)
+
         try:
+            self.queued += 1
+            try:
+                if slots.locked():
+                    deferred_if_late()
+                await slots.acquire()
+            finally:
+                self.queued -= 1
+                if queued_undeferred:
+                    self.waiting_undeferred -= 1
+            if response.deferring is None and loop.time() - arrived >= self.backed_up:
+                self._defer(response, arrived)  # its timer was due, and the slot came first
+            held = True
+
+            def release(*_: object) -> None:
+                nonlocal held
+                if held:
+                    held = False
+                    self._answered(loop.time())
+                    slots.release()
+
+            task.add_done_callback(release)
+            response.answered = release
+            # Those of commands that arrived before this one came here, sent meanwhile too (a burst's come while its
+            # first ones go out); not those of commands arriving later, or a steady stream of defers would hold every
+            # start. Earliest first: each look costs the defers that are through, not all those on their way (in a
+            # burst of 2,000, a scan of every one for each command was quadratic).
+            deferring = self._deferring
             while deferring and deferring[0][0] <= now:
                 first = deferring[0][2]
                 if first.done():
                     heapq.heappop(deferring)
                     continue
-                if due is None:
-                    # Undeferred, it is deferred once `backed_up` has passed since it arrived, as one queued for a
-                    # slot is: its watchdog would wait `defer_after`, later still if the loop is behind. Not at once:
-                    # at Discord's round trip a defer ahead takes 50-100 ms, and that wait needs no defer of its own.
-                    due = loop.call_at(arrived + self.backed_up, self._defer, response, arrived)
+                deferred_if_late()
                 await asyncio.wait([first])
         finally:
-            if due is not None:
-                due.cancel()
+            if late is not None:
+                late.cancel()
         if response.dropped:
             release()
             interaction.extras["outcome"] = "dropped"
