@@ -192,6 +192,27 @@ async def set_variant(local: LocalDiscord, setting: str, value: str) -> None:
     assert saved.embed["title"] == "Setting saved", saved.embed
 
 
+def rolls(local: LocalDiscord, count: int, *, first_user: int) -> list[dict[str, Any]]:
+    """`count` interactions of `/roll 1d20`, each from another member (`first_user`, the next, ...)."""
+    return [
+        payloads.interaction(
+            local.ids,
+            local.as_user(str(first_user + i)),
+            payloads.APPLICATION_COMMAND,
+            payloads.command_data("roll", [{"name": "expression", "type": 3, "value": "1d20"}]),
+        )
+        for i in range(count)
+    ]
+
+
+def deliver(local: LocalDiscord, burst: list[dict[str, Any]]) -> None:
+    """All at once, as a gateway hands over a backlog: nothing else runs between two arrivals (over the in-process
+    gateway, sending would wait for the bot)."""
+    for payload in burst:
+        local.double.track(payload)
+        local.bot._connection.parse_interaction_create(payload)
+
+
 # ---------------------------------------------------------------------------------------------------------
 # Characters, as a player makes them.
 

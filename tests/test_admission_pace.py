@@ -19,6 +19,7 @@ from bot.local import payloads
 from bot.local.double import CHANNEL_MESSAGE, DEFERRED_MESSAGE, Captured
 from bot.local.driver import LocalDiscord, settle
 from tests.dice_sources import SlowDice
+from tests.helpers import deliver, rolls
 
 pytestmark = pytest.mark.slow  # starts processes or runs for seconds: scheduled first (tests/conftest.py)
 
@@ -27,15 +28,7 @@ FIRST_USER = 200000000000002000
 
 async def burst(local: LocalDiscord, count: int) -> list[Captured]:
     """`count` rolls at once from as many members; every one answered. Their first responses, in arrival order."""
-    sent = [
-        payloads.interaction(
-            local.ids,
-            local.as_user(str(FIRST_USER + i)),
-            payloads.APPLICATION_COMMAND,
-            payloads.command_data("roll", [{"name": "expression", "type": 3, "value": "1d20"}]),
-        )
-        for i in range(count)
-    ]
+    sent = rolls(local, count, first_user=FIRST_USER)
     tokens = [p["token"] for p in sent]
     double = local.double
     mark = len(double.requests)
@@ -55,9 +48,7 @@ async def burst(local: LocalDiscord, count: int) -> list[Captured]:
             for r, t in zip(found, tokens, strict=True)
         )
 
-    for payload in sent:
-        double.track(payload)
-        local.bot._connection.parse_interaction_create(payload)
+    deliver(local, sent)
     await double.wait_until(answered, timeout=60)
     await settle()
     responses = [first(token) for token in tokens]

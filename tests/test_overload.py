@@ -8,7 +8,6 @@ to discord.py's parser directly, all at once; over the in-process gateway, sendi
 from __future__ import annotations
 
 import time
-from typing import Any
 
 import pytest
 from prometheus_client import REGISTRY
@@ -17,10 +16,10 @@ from sqlalchemy import func, select
 from bot.db.engine import Database
 from bot.db.models import RollLog
 from bot.deadline import ACKNOWLEDGERS, DISCORD_DEADLINE, WORKERS
-from bot.local import payloads
 from bot.local.double import CHANNEL_MESSAGE, DEFERRED_MESSAGE, Captured
 from bot.local.driver import LocalDiscord, settle
 from tests.dice_sources import SlowDice
+from tests.helpers import deliver, rolls
 
 pytestmark = pytest.mark.slow  # starts processes or runs for seconds: scheduled first (tests/conftest.py)
 
@@ -28,32 +27,12 @@ BURST = 200
 FIRST_USER = 200000000000001000
 
 
-def rolls(local: LocalDiscord, count: int) -> list[dict[str, Any]]:
-    """`count` interactions of `/roll 1d20`, each from another member."""
-    return [
-        payloads.interaction(
-            local.ids,
-            local.as_user(str(FIRST_USER + i)),
-            payloads.APPLICATION_COMMAND,
-            payloads.command_data("roll", [{"name": "expression", "type": 3, "value": "1d20"}]),
-        )
-        for i in range(count)
-    ]
-
-
-def deliver(local: LocalDiscord, burst: list[dict[str, Any]]) -> None:
-    """All at once, as a gateway hands over a backlog: nothing else runs between two arrivals."""
-    for payload in burst:
-        local.double.track(payload)
-        local.bot._connection.parse_interaction_create(payload)
-
-
 async def test_a_burst_is_acknowledged_in_time_in_arrival_order_and_every_deferred_roll_is_answered(
     local: LocalDiscord,
 ) -> None:
     local.bot.dice = SlowDice(0.02)  # the burst's dice alone hold the loop for 4 s
     double = local.double
-    burst = rolls(local, BURST)
+    burst = rolls(local, BURST, first_user=FIRST_USER)
     tokens = {p["token"]: i for i, p in enumerate(burst)}
     mark = len(double.requests)
 
@@ -100,7 +79,7 @@ async def test_a_burst_s_defers_all_go_out_inside_the_window_at_discords_round_t
     # Each request takes Discord's round trip, so the defers on their way at once (`ACKNOWLEDGERS`) bound how many
     # go out a second: at 200 ms, 32 at a time would take 3.75 s for these 600, and the last of them would be late.
     local.double.latency = 0.2
-    burst = rolls(local, 600)
+    burst = rolls(local, 600, first_user=FIRST_USER)
     tokens = {p["token"] for p in burst}
     mark = len(local.double.requests)
 
@@ -130,16 +109,10 @@ async def test_a_roll_right_after_fair_start_comes_from_the_session(local: Local
 
 
 async def test_a_command_discord_dropped_before_its_turn_is_not_run(local: LocalDiscord, database: Database) -> None:
-    payload = payloads.interaction(
-        local.ids,
-        local.actor,
-        payloads.APPLICATION_COMMAND,
-        payloads.command_data("roll", [{"name": "expression", "type": 3, "value": "1d20"}]),
-    )
+    [payload] = rolls(local, 1, first_user=FIRST_USER)
     dropped = {"command": "roll", "outcome": "dropped"}
     before = REGISTRY.get_sample_value("dicebot_commands_total", dropped) or 0
-    local.double.track(payload)
-    local.bot._connection.parse_interaction_create(payload)
+    deliver(local, [payload])
     time.sleep(DISCORD_DEADLINE)  # noqa: ASYNC251 -- the loop is stuck past Discord's deadline, on purpose
     await settle()
     assert [r for r in local.double.requests if payload["token"] in r.path] == []
