@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import threading
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
@@ -139,11 +140,16 @@ class Readers:
         # connections change threads). A checkout of the pool and its reset at the checkin cost half of a read's
         # CPU on its thread: 87 µs a read, 44 µs on a kept connection.
         self._idle: list[Connection] = []
+        # Counts `dispose` calls: a read under way at one closes its connection rather than keep it. The lock makes
+        # a read's look at the count and its keeping one step against dispose's count and closing.
+        self._disposals = 0
+        self._keeping = threading.Lock()
 
     async def rows(self, statement: Executable, values: Mapping[str, Any]) -> Sequence[Row[Any]]:
         """The rows `statement` reads with `values` bound, in a transaction of its own."""
 
         def read() -> Sequence[Row[Any]]:
+            disposals = self._disposals
             try:
                 connection = self._idle.pop()
             except IndexError:  # none idle (another reader may have taken the last one since a look)
@@ -154,7 +160,12 @@ class Readers:
             except BaseException:
                 connection.close()  # not kept: it may be broken
                 raise
-            self._idle.append(connection)
+            with self._keeping:
+                kept = disposals == self._disposals
+                if kept:
+                    self._idle.append(connection)
+            if not kept:
+                connection.close()  # the readers were disposed of while it read
             return found
 
         if self._threads is None:
@@ -164,10 +175,16 @@ class Readers:
     def dispose(self) -> None:
         """Close the reader threads and the connections between reads (a later read opens others)."""
         if self._threads is not None:
-            self._threads.shutdown(wait=False)  # a read under way still finishes, and keeps its connection
+            self._threads.shutdown(wait=False)  # a read under way still finishes, then closes its connection
             self._threads = None
-        while self._idle:
-            self._idle.pop().close()
+        with self._keeping:
+            self._disposals += 1
+        while True:  # each kept connection is taken once, by a read or here (a pop is one step)
+            try:
+                connection = self._idle.pop()
+            except IndexError:
+                break
+            connection.close()
 
 
 async def read_rows(

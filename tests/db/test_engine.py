@@ -342,3 +342,22 @@ async def test_sqlite_readers_keep_their_connections_between_reads(database: Dat
     reads.dispose()
     assert reads.engine.pool.checkedout() == 0  # type: ignore[attr-defined]
     assert [tuple(row) for row in await reads.rows(statement, {})] == [(0,)]  # a later read opens another
+
+
+async def test_a_read_under_way_when_the_readers_are_disposed_closes_its_connection(database: Database) -> None:
+    """It finishes, and its connection is not kept for later reads: until now it stayed open after the dispose."""
+    if database.reads is None:  # PostgreSQL: the rolls read in their session
+        return
+    reads = database.reads
+    counting = text(
+        "WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 2000000) SELECT count(*) FROM n"
+    )
+    reads.dispose()  # none kept: the read checks one out of the pool
+    loop = asyncio.get_running_loop()
+    connected = asyncio.Event()
+    event.listen(reads.engine, "checkout", lambda *_: loop.call_soon_threadsafe(connected.set))
+    reading = asyncio.ensure_future(reads.rows(counting, {}))
+    await connected.wait()  # the read has its connection, and counts for a second or so
+    reads.dispose()
+    assert [tuple(row) for row in await reading] == [(2000000,)]
+    assert reads.engine.pool.checkedout() == 0  # type: ignore[attr-defined]
