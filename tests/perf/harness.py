@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import os
 import signal
 import statistics
@@ -346,18 +347,28 @@ async def _drain(double: LoadDouble, sent: list[dict[str, Any]], grace: float) -
 
 
 async def run_load(double: LoadDouble, sent: list[dict[str, Any]], *, rate: float | None) -> LoadResult:
-    """Send every payload as fast as the gateway takes them (`rate=None`) or at `rate` per second."""
+    """Send every payload as fast as the gateway takes them (`rate=None`) or at `rate` per second.
+
+    The double's own cycle collector waits until the run is over: this process keeps every request it recorded, and
+    a pass over them held its loop for up to 105 ms in a paced run, which counted as the bot's latency (the bot
+    itself collected once, in 1.9 ms).
+    """
     double.forget()
-    started = time.monotonic()
-    for i, payload in enumerate(sent):
-        if rate is not None:
-            delay = started + i / rate - time.monotonic()
-            if delay > 0:
-                await asyncio.sleep(delay)
-        elif i % 50 == 49:
-            await asyncio.sleep(0)  # let the double read the answers that already arrive
-        await double.dispatch("INTERACTION_CREATE", payload)
-    await _drain(double, sent, DEADLINE + 10)
+    gc.collect()
+    gc.disable()
+    try:
+        started = time.monotonic()
+        for i, payload in enumerate(sent):
+            if rate is not None:
+                delay = started + i / rate - time.monotonic()
+                if delay > 0:
+                    await asyncio.sleep(delay)
+            elif i % 50 == 49:
+                await asyncio.sleep(0)  # let the double read the answers that already arrive
+            await double.dispatch("INTERACTION_CREATE", payload)
+        await _drain(double, sent, DEADLINE + 10)
+    finally:
+        gc.enable()
     return _result(double, sent, started)
 
 
