@@ -20,6 +20,7 @@ arrives, not when its command starts.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import heapq
 import itertools
 import logging
@@ -171,6 +172,19 @@ def watch(interaction: discord.Interaction[DiceBot], after: float = DEFER_AFTER)
     interaction._cs_response = response  # type: ignore[attr-defined]
     response.watchdog = asyncio.get_running_loop().call_later(after, response.defer_now)
     return response
+
+
+def unwatch(interaction: discord.Interaction[DiceBot]) -> None:
+    """Once its command is done: the interaction no longer refers to its response, nor to its answer's message.
+
+    Each of them refers back to the interaction, and each such reference cycle, with all it holds (the member, the
+    options, the answer), waited for Python's cycle collector, a collection every hundred or so commands
+    (`bot.heap`); now reference counting frees them when the command is done. Whatever still needs the response
+    (a defer on its way) holds it, and through it the interaction.
+    """
+    interaction._original_response = None
+    with contextlib.suppress(AttributeError):  # discord.py's cache of `interaction.response`, if it was made
+        del interaction._cs_response  # type: ignore[attr-defined]
 
 
 class Admission:

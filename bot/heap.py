@@ -16,6 +16,13 @@ and the longest pass is 32-63 ms (`python -m tests.perf.bench_heap`, which runs 
 The rules core already keeps collections out of a roll's own dice (`bot.rules.collector`); this is the rest of the
 process: the gateway, the commands' reads and writes, the answers.
 
+A collection comes once the objects allocated and not yet freed pass the threshold, so what sets how often is what
+reference counting cannot free: reference cycles. Every command left some, 26 objects for a `/ping` and 50 for a
+`/dnd attack`: the interaction and its response refer to each other, and so did a roll's buttons and their view.
+Now neither does once the command is done (`bot.deadline.unwatch`, `cogs._buttons.Pressed`). In 8,000 commands
+paced at 300 a second the bot process collected twice, 1.8 ms in all, where it had collected 63 times, 136 ms in
+all and up to 10.4 ms at once (`tests/test_heap.py` checks that commands, answers and presses leave no cycle).
+
 What the freeze gives up: an object that was alive at the start and later becomes part of a garbage cycle (a
 server the bot leaves, say) is never collected. That is bounded by the heap at the start, once per process.
 """

@@ -16,7 +16,14 @@ from sqlalchemy import exc as sa_exc
 
 from bot import logs, metrics
 from bot.config import RateLimit
-from bot.deadline import ALREADY_ACKNOWLEDGED, DEFER_AFTER, UNKNOWN_INTERACTION, Admission, PatientResponse
+from bot.deadline import (
+    ALREADY_ACKNOWLEDGED,
+    DEFER_AFTER,
+    UNKNOWN_INTERACTION,
+    Admission,
+    PatientResponse,
+    unwatch,
+)
 from bot.errors import FAIR_ROLL_NOTE, UserError
 from bot.ui.embeds import error_embed
 
@@ -407,6 +414,7 @@ class BotTree(app_commands.CommandTree["DiceBot"]):
                 metrics.IN_FLIGHT.dec()
                 outcome = interaction.extras.get("outcome", "ok")
                 metrics.finished(command_name(interaction), outcome, loop.time() - start)
+                unwatch(interaction)
 
             task.add_done_callback(done)
         return True

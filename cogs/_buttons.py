@@ -21,6 +21,7 @@ id no database column holds (2^63 and up) names no roll either.
 from __future__ import annotations
 
 import re
+import weakref
 from typing import Any, ClassVar, Self
 
 import discord
@@ -40,7 +41,22 @@ NOT_FOUND = "I can't find that roll in the log (it may still be being saved); tr
 
 
 class Pressed(discord.ui.DynamicItem[discord.ui.Button[Any]], template=NEVER):
-    """A button of the bot's: rebuilt from its custom id, rate limited, its failures answered privately."""
+    """A button of the bot's: rebuilt from its custom id, rate limited, its failures answered privately.
+
+    It refers to its view weakly (discord.py keeps `_view` strongly): a view refers to its buttons, and with a
+    button referring back, every answer's buttons were a reference cycle that only Python's cycle collector could
+    free, a collection every hundred or so rolls (`bot.heap`). Whoever uses a button holds its view: the answer
+    being built, or discord.py's handling of a press.
+    """
+
+    @property  # type: ignore[override]  # discord.py's plain attribute, kept weakly
+    def _view(self) -> discord.ui.View | None:
+        held = self.__dict__.get("_held_view")
+        return None if held is None else held()
+
+    @_view.setter
+    def _view(self, view: discord.ui.View | None) -> None:
+        self.__dict__["_held_view"] = None if view is None else weakref.ref(view)
 
     @classmethod
     async def from_custom_id(
@@ -57,11 +73,18 @@ class Pressed(discord.ui.DynamicItem[discord.ui.Button[Any]], template=NEVER):
         return bool(await interaction.client.tree.admit(interaction))
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        """Do what the button does; failures go through the error funnel."""
+        """Do what the button does; failures go through the error funnel.
+
+        Then the view discord.py made of the pressed message for the press is emptied: its other buttons refer to it
+        strongly, a cycle, and nothing uses it once the press is handled.
+        """
         try:
             await self.press(interaction)
         except Exception as error:
             await report(interaction, error)
+        finally:
+            if (view := self.view) is not None:
+                view.clear_items()
 
     async def press(self, interaction: discord.Interaction[DiceBot]) -> None:
         """What the button does."""

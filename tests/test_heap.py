@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import gc
 import subprocess
 import sys
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import discord
 
 from bot import heap
-from tests.helpers import ROOT
+from bot.local.driver import LocalDiscord, settle
+from tests.helpers import QUICK_ATTACK, ROOT, buttons
 
 PROBE = """
 import gc
@@ -27,3 +33,47 @@ def test_the_youngest_generation_is_collected_less_often_and_the_start_is_frozen
     frozen, counted, fewer_left = rest.split()
     # What settle froze is what the collector leaves out from then on, and more than what it still walks.
     assert int(frozen) == int(counted) > 1000 and fewer_left == "True"
+
+
+async def garbage_of(local: LocalDiscord, run: Callable[[], Awaitable[object]], times: int = 10) -> list[object]:
+    """What only the cycle collector could free of `times` runs: the objects in reference cycles, and all they hold."""
+    await run()  # the first builds what is kept for later ones
+    await settle()
+    gc.collect()
+    gc.disable()
+    gc.set_debug(gc.DEBUG_SAVEALL)  # what a collection finds goes to gc.garbage instead of being freed
+    try:
+        for _ in range(times):
+            await run()
+        await settle()
+        gc.collect()
+        return list(gc.garbage)
+    finally:
+        gc.garbage.clear()
+        gc.set_debug(0)
+        gc.enable()
+
+
+async def test_a_command_its_answer_and_its_buttons_leave_no_reference_cycle(local: LocalDiscord) -> None:
+    """Reference counting frees each command's objects when it is done: in cycles they waited for a collection, one
+    every hundred or so commands, which held the loop up to 5.8 ms (the middle generation's up to 10.4 ms).
+
+    The interaction and its response refer to each other until the command is done (`bot.deadline.unwatch`), and a
+    roll's buttons refer to their view weakly (`cogs._buttons.Pressed`). (The local double's interactions come from a
+    server the bot was never told of, whose member discord.py makes anew each time, in a cycle of its own.)
+    """
+    cyclic = (discord.Interaction, discord.InteractionResponse, discord.ui.View, discord.ui.Item, discord.Embed)
+    message: dict[str, Any] = {}
+
+    async def attack() -> None:
+        nonlocal message
+        message = local.original(await local.command("dnd attack", QUICK_ATTACK))
+
+    for run in (
+        lambda: local.command("roll", {"expression": "4d6kh3+1d20"}),
+        lambda: local.command("ping"),
+        attack,
+        lambda: local.click(message, list(buttons(message).values())[1]),  # Details, then Less, and so on
+    ):
+        left = [type(o).__qualname__ for o in await garbage_of(local, run) if isinstance(o, cyclic)]
+        assert left == []
