@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from fractions import Fraction
@@ -300,7 +301,18 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
         return conditions.bearer(fought[1].name, (c.name for c in fought[1].conditions))
 
     async def attacker(self, reading: Reading, options: Attacker) -> tuple[CharacterRecord, DndSheet, str]:
-        """The attacking character (named, or your active one), its sheet and its weapon (or the one it used last)."""
+        """The attacking character (named, or your active one), its sheet and its weapon (or the one it used last).
+
+        On SQLite the channel's fight is read at the same time, as the attack then looks for the character in it
+        (`bearer`): the two reads go to a reader thread in one trip (`bot.db.engine.Readers`), where one after the
+        other took two. Elsewhere both read through the roll's one session, which reads one thing at a time.
+        """
+        if reading.bot.database.reads is None:
+            return await self._attacker(reading, options)
+        found, _ = await asyncio.gather(self._attacker(reading, options), reading.fight(RULESET))
+        return found
+
+    async def _attacker(self, reading: Reading, options: Attacker) -> tuple[CharacterRecord, DndSheet, str]:
         record = await find_for_roll(reading.characters, reading.interaction, options.character, RULESET, TITLE)
         sheet = record.sheet
         assert isinstance(sheet, DndSheet)

@@ -183,12 +183,12 @@ async def test_a_roll_makes_its_read_session_only_if_it_reads_through_it(
     assert "session" not in ran or database.reads is None  # a slow machine may find its settings stale again
 
 
-async def test_a_character_s_roll_in_a_fight_reads_in_one_trip_each_and_sees_every_committed_change(
+async def test_a_character_s_roll_in_a_fight_reads_on_the_reader_threads_and_sees_every_committed_change(
     local: LocalDiscord, database: Database
 ) -> None:
     """On SQLite a roll's reads (its character, the channel's fight, the fight's characters) go to the reader
-    threads a statement a trip (`Readers`), none through the session's aiosqlite connection; and what they read
-    is what was committed last, by the fight and by the character commands alike."""
+    threads, those asked for at once in one trip (`Readers`), none through the session's aiosqlite connection; and
+    what they read is what was committed last, by the fight and by the character commands alike."""
     await dnd_character(local, "Kara", {"Longsword": ""}, bab=3, strength=14, hp=12, weapon_groups="martial")
     await goblin_fight(local)
     ok(await local.command("encounter join"))

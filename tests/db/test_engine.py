@@ -18,7 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.__main__ import prepare_database
 from bot.config import Settings
-from bot.db.engine import READERS, Database, open_database
+from bot.db.engine import BATCH, READERS, Database, open_database
 from bot.db.migrate import SchemaMismatch, current_revision, head_revision, upgrade
 from bot.db.models import Base, RollLog
 from bot.db.rolls import RollLogWriter, RollRecord
@@ -361,3 +361,35 @@ async def test_a_read_under_way_when_the_readers_are_disposed_closes_its_connect
     reads.dispose()
     assert [tuple(row) for row in await reading] == [(2000000,)]
     assert reads.engine.pool.checkedout() == 0  # type: ignore[attr-defined]
+
+
+async def test_sqlite_reads_asked_for_at_once_make_one_trip_and_each_gets_its_own_rows_or_error(
+    database: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each trip to a reader thread costs the loop a hand-over and a wake-up; the reads are cheap. A failing read
+    fails alone, and the connection it failed on is not kept."""
+    if database.reads is None:  # PostgreSQL: the rolls read in their session
+        return
+    reads = database.reads
+    trips: list[int] = []
+    read = reads._read
+
+    def counted(asked: list[Any]) -> list[Any]:
+        trips.append(len(asked))
+        return read(asked)
+
+    monkeypatch.setattr(reads, "_read", counted)
+    one, failed, two = await asyncio.gather(
+        reads.rows(text("SELECT 1"), {}),
+        reads.rows(text("SELECT * FROM no_such_table"), {}),
+        reads.rows(text("SELECT :n"), {"n": 2}),
+        return_exceptions=True,
+    )
+    assert trips == [3]
+    assert [tuple(row) for row in one] == [(1,)] and [tuple(row) for row in two] == [(2,)]  # type: ignore[union-attr]
+    assert isinstance(failed, exc.OperationalError)
+    assert reads._idle == []  # the connection the failure was on was closed
+    trips.clear()
+    found = await asyncio.gather(*(reads.rows(text("SELECT :n"), {"n": n}) for n in range(40)))
+    assert [row[0] for rows in found for row in rows] == list(range(40))
+    assert trips == [BATCH, BATCH, 40 - 2 * BATCH]

@@ -22,7 +22,7 @@ attack (`bot.rules.dnd35.odds` keeps none), as before they were kept per attack;
 (`ATTACK`: the user's active fighter and its greatsword, read from the database on every attack), as built and:
 
 - `read in the session`: its character and the channel's fight read through the roll's aiosqlite session, as
-  before the reader threads (`bot.db.engine.Readers`) read them a statement a trip.
+  before the reader threads (`bot.db.engine.Readers`) read them, the two in one trip.
 - `sheet read afresh`: its stored block validated on every read (`Ruleset.load` keeps none), as before the last
   blocks read were kept by their text.
 - `inputs read afresh`: its logged inputs decoded on every roll (`bot.rules.replay.roll`), as before the last
