@@ -28,7 +28,7 @@ from bot.client import DiceBot
 from bot.config import Settings
 from bot.db.characters import CharacterRepository
 from bot.db.encounters import EncounterRepository
-from bot.db.engine import Database, open_database
+from bot.db.engine import Database, Readers, open_database
 from bot.db.models import FairSession, RollLog
 from bot.db.rolls import RollRepository
 from bot.local import payloads
@@ -690,3 +690,16 @@ async def answered_cleanly(local: LocalDiscord, payload: dict[str, Any], caplog:
     if response["type"] == 9:
         assert modal_problems(response) == []
     return exchange
+
+
+def trips(reads: Readers, monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """How many reads each trip to a reader thread carries, from now on (`Readers`)."""
+    carried: list[int] = []
+    read = reads._read
+
+    def counted(asked: list[Any]) -> list[Any]:
+        carried.append(len(asked))
+        return read(asked)
+
+    monkeypatch.setattr(reads, "_read", counted)
+    return carried

@@ -30,6 +30,7 @@ from tests.helpers import (
     heaviest_fighter,
     logged,
     set_variant,
+    trips,
 )
 
 # These tests read every step: the server shows full answers (the compact default is tested in test_buttons).
@@ -161,18 +162,11 @@ async def test_a_character_s_attack_reads_the_character_and_the_fight_in_one_tri
     reads = local.bot.database.reads
     if reads is None:  # PostgreSQL: the rolls read in their session
         return
-    trips: list[int] = []
-    read = reads._read
-
-    def counted(asked: list[Any]) -> list[Any]:
-        trips.append(len(asked))
-        return read(asked)
-
     await attack(local, [15, 4], {"target_ac": 10})  # the first reads what is then kept: the channel's fair session
-    monkeypatch.setattr(reads, "_read", counted)
+    carried = trips(reads, monkeypatch)
     exchange, _ = await attack(local, [15, 4], {"target_ac": 10})
     assert exchange.embed["title"] == "Kara: Longsword"
-    assert trips == [2]
+    assert carried == [2]
 
 
 @pytest.mark.parametrize(

@@ -23,6 +23,7 @@ from bot.db.migrate import SchemaMismatch, current_revision, head_revision, upgr
 from bot.db.models import Base, RollLog
 from bot.db.rolls import RollLogWriter, RollRecord
 from tests.conftest import POSTGRES
+from tests.helpers import trips
 
 
 async def test_migrations_match_the_models(database: Database) -> None:
@@ -371,25 +372,18 @@ async def test_sqlite_reads_asked_for_at_once_make_one_trip_and_each_gets_its_ow
     if database.reads is None:  # PostgreSQL: the rolls read in their session
         return
     reads = database.reads
-    trips: list[int] = []
-    read = reads._read
-
-    def counted(asked: list[Any]) -> list[Any]:
-        trips.append(len(asked))
-        return read(asked)
-
-    monkeypatch.setattr(reads, "_read", counted)
+    carried = trips(reads, monkeypatch)
     one, failed, two = await asyncio.gather(
         reads.rows(text("SELECT 1"), {}),
         reads.rows(text("SELECT * FROM no_such_table"), {}),
         reads.rows(text("SELECT :n"), {"n": 2}),
         return_exceptions=True,
     )
-    assert trips == [3]
+    assert carried == [3]
     assert [tuple(row) for row in one] == [(1,)] and [tuple(row) for row in two] == [(2,)]  # type: ignore[union-attr]
     assert isinstance(failed, exc.OperationalError)
     assert reads._idle == []  # the connection the failure was on was closed
-    trips.clear()
+    carried.clear()
     found = await asyncio.gather(*(reads.rows(text("SELECT :n"), {"n": n}) for n in range(40)))
     assert [row[0] for rows in found for row in rows] == list(range(40))
-    assert trips == [BATCH, BATCH, 40 - 2 * BATCH]
+    assert carried == [BATCH, BATCH, 40 - 2 * BATCH]
