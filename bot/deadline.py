@@ -47,11 +47,15 @@ WORKERS = 32  # commands doing their work at once; the rest queue in arrival ord
 # Defers of queued commands on their way to Discord at once, sent in arrival order. A burst's defers wait for a
 # place here one after another, and each holds its place for Discord's round trip, so this bounds how many a second
 # go out: at 100 ms a request, 32 defer 320 a second, and a 2,000-roll burst had 1,123 deferred after Discord's 3
-# seconds; with 128, none (`python -m tests.perf --latency 0.1`). 128 at 100 ms defer 2,000 in 1.6 s.
-ACKNOWLEDGERS = 128
+# seconds; with 128, none (`python -m tests.perf --latency 0.1`). A deferred command's answer also waits for its
+# defer: 128 at 100 ms defer 2,000 in 1.6 s, and such a burst was answered at 746-922 rolls a second; 256 defer
+# them in 0.8 s, 1,118-1,187 a second (at 50 ms: 1,065-1,159 and 1,255-1,283; with no round trip 4% fewer).
+# Each place may hold a connection to Discord of its own: a new TLS connection cost 0.8 ms of CPU here, a request
+# on a kept one 0.1 ms.
+ACKNOWLEDGERS = 256
 BACKED_UP = 0.5  # seconds between arriving and starting that mean the loop is behind: defer at once
 WAIT_BUDGET = 0.25  # seconds a command may be expected to queue for a slot and still answer without a defer
-# Commands queued undeferred at once: should the pace be wrong, each needs its defer in the 2.5 s left, 128 on
+# Commands queued undeferred at once: should the pace be wrong, each needs its defer in the 2.5 s left, 256 on
 # their way at a time (`ACKNOWLEDGERS`); at 100 ms a request, 64 take 0.1 s.
 UNDEFERRED = 64
 # Commands arrived and not yet come to the admission (queued or started) that mean a burst: one starting now
