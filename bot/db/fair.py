@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, Final
 
-from sqlalchemy import ColumnElement, LargeBinary, bindparam, func, select, type_coerce, update
+from sqlalchemy import ColumnElement, LargeBinary, Select, bindparam, func, select, type_coerce, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.codec import decode
@@ -107,16 +107,26 @@ def _session(row: FairSession) -> Session:
     )
 
 
-def _open(channel_id: Any, *, posted: bool = True) -> tuple[ColumnElement[bool], ...]:
-    """Where a channel's running session is; with `posted`, only once the message with its commitment exists."""
-    running = (FairSession.channel_id == channel_id, FairSession.revealed_at.is_(None))
+def _open(*, posted: bool = True) -> tuple[ColumnElement[bool], ...]:
+    """Where the channel `channel_id`'s running session is; `posted`: only once its commitment's message exists."""
+    running = (FairSession.channel_id == bindparam("channel_id"), FairSession.revealed_at.is_(None))
     if not posted:
         return running
     return (*running, (FairSession.layout < LAYOUT) | FairSession.commitment_message.is_not(None))
 
 
+def _open_row(*, lock: bool, posted: bool) -> Select[FairSession]:
+    """The running session of the channel `channel_id`, newest first; `lock` locks it where the database can."""
+    query = select(FairSession).where(*_open(posted=posted)).order_by(FairSession.id.desc())
+    return query.with_for_update() if lock else query
+
+
+# The statements are built once: one built for each read, with its values in it, left them in reference cycles
+# for the collector (`bot.heap`), 17 objects a fair roll.
 # Whether a channel has a running session: nearly every roll asks once its kept answer is older than the bot's TTL.
-_RUNS = select(FairSession.id).where(*_open(bindparam("channel_id"))).limit(1)
+_RUNS = select(FairSession.id).where(*_open()).limit(1)
+# The channel's running session by (lock, posted).
+_OPEN_ROW = {(lock, posted): _open_row(lock=lock, posted=posted) for lock in (False, True) for posted in (False, True)}
 
 
 class FairRepository:
@@ -136,10 +146,7 @@ class FairRepository:
 
     async def _open_row(self, channel_id: int, *, lock: bool, posted: bool = True) -> FairSession | None:
         """The channel's running session; with `posted`, only once the message with its commitment exists."""
-        query = select(FairSession).where(*_open(channel_id, posted=posted))
-        if lock:
-            query = query.with_for_update()
-        return (await self.session.scalars(query.order_by(FairSession.id.desc()))).first()
+        return (await self.session.scalars(_OPEN_ROW[lock, posted], {"channel_id": channel_id})).first()
 
     async def open(self, channel_id: int) -> Session | None:
         """The channel's running session, if any."""

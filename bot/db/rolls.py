@@ -389,6 +389,13 @@ class SessionClosed(UserError):
     title = "Fair dice"
 
 
+# Built once, as every statement a roll's write runs: one built for each write left its bound values in reference
+# cycles for the collector (`bot.heap`).
+_CLOSED_AT = (
+    select(FairSession.closed_at).where(FairSession.id.in_(bindparam("ids", expanding=True))).with_for_update(read=True)
+)
+
+
 def _refuse_closed(connection: Connection, sessions: set[int]) -> None:
     """Refuse to log rolls in a fair session whose log is closed (`FairRepository.close`): it is final, signed.
 
@@ -396,8 +403,8 @@ def _refuse_closed(connection: Connection, sessions: set[int]) -> None:
     reveal's close waits for this write, or this write sees the close; a lock taken only on rows that are
     closed would lock nothing while the session runs. On SQLite writers take turns anyway.
     """
-    query = select(FairSession.closed_at).where(FairSession.id.in_(sessions)).with_for_update(read=True)
-    if any(closed is not None for closed in connection.execute(query).scalars()):
+    closed_at = connection.execute(_CLOSED_AT, {"ids": sorted(sessions)}).scalars()
+    if any(closed is not None for closed in closed_at):
         raise SessionClosed(
             "The fair session here was revealed before this roll could be logged in it, so it is not answered: "
             "its number is listed as unanswered in the session's log. Roll again: it uses the bot's own dice now."
