@@ -96,6 +96,9 @@ def rows(figures: dict[str, Any]) -> list[tuple[str, str, str, str, str]]:
             )
             out.append(("load", f"  {name}: answered out of order", str(run.get("out_of_order", 0)), "", ""))
             out.append(("load", f"  {name}: bot CPU per command", f"{run['bot_cpu_ms_per_command']:.2f} ms", "", ""))
+            if "loop_cpu_ms_per_command" in run:
+                loop_cpu = f"{run['loop_cpu_ms_per_command']:.2f} ms"
+                out.append(("load", f"  {name}: of it, the event loop's thread", loop_cpu, "", ""))
         for label in ("roll", "attack", "quick", "peer_roll"):
             ours = label != "peer_roll"
             if (ratio := load.get(f"burst_ratio_{label}_to_floor")) is not None:

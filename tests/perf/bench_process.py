@@ -104,13 +104,14 @@ async def bench_load(
         await run_window(double, payloads(double, command, min(400, sizes.burst), USERS), 20)  # warm up
         for kind, count, rate in (("burst", sizes.burst, None), ("paced", sizes.paced, PACE)):
             sent = payloads(double, command, count, USERS)
-            cpu = bot.cpu_seconds()
+            cpu, loop_cpu = bot.cpu_seconds(), bot.loop_cpu_seconds()
             result = await run_load(double, sent, rate=rate)
             # The bot's CPU time per command, the roll log writes that follow the answers included.
             await asyncio.sleep(1)
             figures[f"{label}_{kind}"] = {
                 **result.figures(),
                 "bot_cpu_ms_per_command": round((bot.cpu_seconds() - cpu) / count * 1000, 2),
+                "loop_cpu_ms_per_command": round((bot.loop_cpu_seconds() - loop_cpu) / count * 1000, 2),
             }
     return figures
 

@@ -193,10 +193,16 @@ class BotProcess:
         raise RuntimeError("no VmRSS")
 
     def cpu_seconds(self) -> float:
-        """User and system CPU time the bot process has used so far."""
+        """User and system CPU time the bot process has used so far, all its threads."""
         assert self.process is not None
-        fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        return _cpu_seconds(Path(f"/proc/{self.process.pid}/stat"))
+
+    def loop_cpu_seconds(self) -> float:
+        """The CPU time of the bot's main thread, which runs its event loop: one core is all it can have, so what a
+        command costs it bounds how many a second a burst is answered (the database threads' share is apart)."""
+        assert self.process is not None
+        pid = self.process.pid
+        return _cpu_seconds(Path(f"/proc/{pid}/task/{pid}/stat"))
 
     def log_tail(self, size: int = 3000) -> str:
         return self.log_path.read_text(errors="replace")[-size:]
@@ -220,6 +226,12 @@ class BotProcess:
         except TimeoutError:
             self.process.kill()
             await self.process.wait()
+
+
+def _cpu_seconds(stat: Path) -> float:
+    """User and system CPU time from a /proc stat file (of a process, or of one of its threads)."""
+    fields = stat.read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 @contextlib.asynccontextmanager
