@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import copy
 import logging
 import threading
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
@@ -167,21 +168,37 @@ class Readers:
         return await found
 
     def _send(self) -> None:
-        """Send the reads asked for to a reader thread in one trip; each reader gets its rows, or its error."""
+        """Send the reads asked for to a reader thread in one trip; each reader gets its rows, or its error.
+
+        Should the trip fail whole (no connection could be opened, no thread started), each reader gets an error of
+        its own: an error is a command's to note things on (`DiceBot.abandon_roll` notes its fair roll's number), and
+        one shared would tell every command of the trip another's number.
+        """
         asked, self._asked = self._asked, []
         if not asked:  # sent already, a batch being full
             return
-        if self._threads is None:
-            self._threads = ThreadPoolExecutor(max_workers=READERS, thread_name_prefix="sqlite-reader")
-        reads = [(statement, values) for statement, values, _ in asked]
-        trip = asyncio.get_running_loop().run_in_executor(self._threads, self._read, reads)
+        readers = [found for _, _, found in asked]
+        try:
+            if self._threads is None:
+                self._threads = ThreadPoolExecutor(max_workers=READERS, thread_name_prefix="sqlite-reader")
+            reads = [(statement, values) for statement, values, _ in asked]
+            trip = asyncio.get_running_loop().run_in_executor(self._threads, self._read, reads)
+        except Exception as error:  # raised here, it would reach no reader: each would wait for ever
+            _fail(readers, error)
+            return
 
         def deliver(trip: asyncio.Future[list[Sequence[Row[Any]] | Exception]]) -> None:
-            failed = trip.exception() if not trip.cancelled() else asyncio.CancelledError()
-            for index, (_, _, found) in enumerate(asked):
+            if trip.cancelled():
+                for found in readers:
+                    found.cancel()
+                return
+            failed = trip.exception()
+            if failed is not None:
+                _fail(readers, failed)
+                return
+            for found, result in zip(readers, trip.result(), strict=True):
                 if found.done():  # its reader was cancelled
                     continue
-                result = failed if failed is not None else trip.result()[index]
                 if isinstance(result, BaseException):
                     found.set_exception(result)
                 else:
@@ -231,6 +248,23 @@ class Readers:
             except IndexError:
                 break
             connection.close()
+
+
+def _fail(readers: list[asyncio.Future[Sequence[Row[Any]]]], error: BaseException) -> None:
+    """Fail the readers still waiting with `error`: the first with it, each other with a copy of its own."""
+    waiting = [found for found in readers if not found.done()]
+    for index, found in enumerate(waiting):
+        found.set_exception(error if index == 0 else _copy_of(error))
+
+
+def _copy_of(error: BaseException) -> BaseException:
+    """An error like `error` (its type, message and cause), for another reader; else one that says what failed."""
+    try:
+        own = copy.copy(error)
+    except Exception:  # an error whose arguments cannot make it again
+        own = RuntimeError(f"A database read failed: {type(error).__name__}: {error}")
+    own.__cause__ = error.__cause__
+    return own
 
 
 async def read_rows(

@@ -387,3 +387,34 @@ async def test_sqlite_reads_asked_for_at_once_make_one_trip_and_each_gets_its_ow
     found = await asyncio.gather(*(reads.rows(text("SELECT :n"), {"n": n}) for n in range(40)))
     assert [row[0] for rows in found for row in rows] == list(range(40))
     assert carried == [BATCH, BATCH, 40 - 2 * BATCH]
+
+
+async def test_a_trip_that_fails_whole_gives_each_read_an_error_of_its_own_and_leaves_none_waiting(
+    database: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A command notes things on its error (`DiceBot.abandon_roll` notes its fair roll's number), so one error shared
+    by the reads of a trip would tell each command another's. A trip that cannot even set out fails its reads too:
+    raised where it is sent, the error reached none of them, and each waited for ever."""
+    if database.reads is None:  # PostgreSQL: the rolls read in their session
+        return
+    reads = database.reads
+    reads.dispose()  # no connection kept: the next trip opens one
+
+    def refused() -> Connection:
+        raise exc.OperationalError("connect", {}, sqlite3.OperationalError("unable to open database file"))
+
+    monkeypatch.setattr(reads.engine, "connect", refused)
+    one, two = await asyncio.gather(
+        reads.rows(text("SELECT 1"), {}), reads.rows(text("SELECT 2"), {}), return_exceptions=True
+    )
+    assert isinstance(one, exc.OperationalError) and isinstance(two, exc.OperationalError)
+    assert one is not two and str(one) == str(two)
+
+    def no_thread(*_: object) -> None:
+        raise RuntimeError("can't start new thread")
+
+    monkeypatch.setattr(asyncio.get_running_loop(), "run_in_executor", no_thread)
+    asked = [reads.rows(text("SELECT :n"), {"n": n}) for n in range(BATCH + 1)]  # a full batch is sent at once
+    failed = await asyncio.wait_for(asyncio.gather(*asked, return_exceptions=True), 5)
+    assert [type(error) for error in failed] == [RuntimeError] * (BATCH + 1)
+    assert len({id(error) for error in failed}) == BATCH + 1
