@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from fractions import Fraction
@@ -305,11 +306,20 @@ class Dnd(commands.GroupCog, group_name="dnd", group_description="D&D 3.5 / NWN 
 
         On SQLite the channel's fight is read at the same time, as the attack then looks for the character in it
         (`bearer`): the two reads go to a reader thread in one trip (`bot.db.engine.Readers`), where one after the
-        other took two. Elsewhere both read through the roll's one session, which reads one thing at a time.
+        other took two. Elsewhere both read through the roll's one session, which reads one thing at a time. Should
+        the character not be found, the fight's read is cancelled: the roll's session closes with its failure.
         """
         if reading.bot.database.reads is None:
             return await self._attacker(reading, options)
-        found, _ = await asyncio.gather(self._attacker(reading, options), reading.fight(RULESET))
+        fight = asyncio.ensure_future(reading.fight(RULESET))  # it asks for its read in this turn of the loop too
+        try:
+            found = await self._attacker(reading, options)
+        except BaseException:
+            fight.cancel()
+            with contextlib.suppress(BaseException):  # the attacker's failure is the one to tell
+                await fight
+            raise
+        await fight
         return found
 
     async def _attacker(self, reading: Reading, options: Attacker) -> tuple[CharacterRecord, DndSheet, str]:

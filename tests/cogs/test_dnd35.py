@@ -8,6 +8,7 @@ other in that order, the iterative attacks first, then the off-hand ones.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 from typing import Any
@@ -16,6 +17,7 @@ import pytest
 
 from bot.db.engine import Database
 from bot.local.driver import LocalDiscord
+from cogs._pipeline import Reading
 from tests.dice_sources import NoDice, ScriptedDice
 from tests.helpers import (
     BLURPLE,
@@ -167,6 +169,28 @@ async def test_a_character_s_attack_reads_the_character_and_the_fight_in_one_tri
     exchange, _ = await attack(local, [15, 4], {"target_ac": 10})
     assert exchange.embed["title"] == "Kara: Longsword"
     assert carried == [2]
+
+
+async def test_an_attack_by_a_character_not_found_cancels_its_fight_s_read(
+    local: LocalDiscord, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The fight is read while the character is looked up; once the lookup has failed, the roll's session closes, so
+    the fight's read must not go on in it (left running, it could open a session nobody closes)."""
+    if local.bot.database.reads is None:  # PostgreSQL: the two read one after the other
+        return
+    reading: list[str] = []
+
+    async def fight(_self: Reading, _ruleset: str) -> None:
+        reading.append("started")
+        try:
+            await asyncio.Event().wait()
+        finally:
+            reading.append("ended")
+
+    monkeypatch.setattr(Reading, "fight", fight)
+    exchange = await local.command("dnd attack", {"character": "Nobody", "target_ac": 10})
+    assert exchange.ephemeral and exchange.embed["color"] == RED, exchange.embed
+    assert reading == ["started", "ended"]
 
 
 @pytest.mark.parametrize(
