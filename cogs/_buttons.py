@@ -58,13 +58,20 @@ class Pressed(discord.ui.DynamicItem[discord.ui.Button[Any]], template=NEVER):
     def _view(self, view: discord.ui.View | None) -> None:
         self.__dict__["_held_view"] = None if view is None else weakref.ref(view)
 
+    # The template's groups that stay text although they may be all digits (a hex mark such as "69605404").
+    TEXT: ClassVar[frozenset[str]] = frozenset()
+
     @classmethod
     async def from_custom_id(
         cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
     ) -> Self:
-        """Rebuild the button from a press (after a restart too): the template's groups are its arguments."""
+        """Rebuild the button from a press (after a restart too): the template's groups are its arguments.
+
+        A group of digits is a number, but for those `TEXT` names.
+        """
         given: dict[str, Any] = {
-            name: int(value) if value.isdecimal() else value for name, value in match.groupdict().items()
+            name: int(value) if value.isdecimal() and name not in cls.TEXT else value
+            for name, value in match.groupdict().items()
         }
         return cls(**given)
 

@@ -61,6 +61,12 @@ SIDE_CHOICES = [app_commands.Choice(name=s.value, value=s.value) for s in Side]
 MOVED_ON = "Someone already moved the fight on: this is where it stands."
 CHANGED_MEANWHILE = "The fight changed while its initiative was being rolled: please try again."
 NOT_NEEDED = "The fight changed while its initiative was being rolled, and the change no longer needed it."
+RUNNING_HERE = "`/encounter show` shows the fight running in this channel, if there is one."
+FIGHT_OVER = f"This button is from a fight that is over, so it passes no turn. {RUNNING_HERE}"
+EARLIER_FIGHT = (
+    "That button is from an earlier fight, or its attacker or attack has changed: "
+    "`/encounter attack` rolls what the fight has now."
+)
 
 
 class NotAllowed(EncounterError):
@@ -117,7 +123,7 @@ def within_cap(asker: Viewer, encounter: Encounter, adding: int) -> None:
 def tracker_view(encounter: Encounter, fight: int, page: int, pages: int) -> discord.ui.View:
     """The tracker's buttons: Next, naming the turn it was shown at, then the pages before and after `page`."""
     view = discord.ui.View(timeout=None)
-    view.add_item(NextTurn(encounter.steps))
+    view.add_item(NextTurn(fight, encounter.steps))
     for n in (page - 1, page + 1):
         if 1 <= n <= pages:
             view.add_item(TrackerPage(fight, n))
@@ -131,21 +137,21 @@ def tracker(encounter: Encounter, fight: int, *, page: int | None = None) -> dic
     return {"embed": pages[shown - 1], "view": tracker_view(encounter, fight, shown, len(pages))}
 
 
-def turn_buttons(encounter: Encounter, combatant: Combatant) -> list[discord.ui.Item[Any]]:
+def turn_buttons(encounter: Encounter, fight: int, combatant: Combatant) -> list[discord.ui.Item[Any]]:
     """The buttons a combatant's turn message carries besides Next (at most 4 more: one row): its stored attacks.
 
     A quick creature's attacks are stored with it, so its turn offers them at one press each (`attack_buttons`);
     a character's are its sheet's weapons, read by `/encounter attack`, which shows them to its roller.
     """
-    return list(attack_buttons(encounter, combatant, combatant.attacks)[:4]) if combatant.attacks else []
+    return list(attack_buttons(encounter, fight, combatant, combatant.attacks)[:4]) if combatant.attacks else []
 
 
-def turn_view(encounter: Encounter) -> discord.ui.View:
-    """A turn message's buttons: Next (naming the turn, as the tracker's does), then the combatant's own."""
+def turn_view(encounter: Encounter, fight: int) -> discord.ui.View:
+    """A turn message's buttons: Next (naming the fight and the turn, as the tracker's does), then the combatant's."""
     view = discord.ui.View(timeout=None)
-    view.add_item(NextTurn(encounter.steps))
+    view.add_item(NextTurn(fight, encounter.steps))
     if encounter.current is not None:
-        for item in turn_buttons(encounter, encounter.current)[:4]:
+        for item in turn_buttons(encounter, fight, encounter.current)[:4]:
             view.add_item(item)
     return view
 
@@ -224,7 +230,7 @@ async def show_turn(
     )
     kwargs: dict[str, Any] = {"content": shown.content} if shown.content else {}
     sent = await interaction.response.send_message(
-        embed=embed, view=turn_view(turn.encounter), allowed_mentions=mentions, **kwargs
+        embed=embed, view=turn_view(turn.encounter, fight), allowed_mentions=mentions, **kwargs
     )
     bot = interaction.client
     if not await refresh_tracker(bot, guild_of(interaction), channel_of(interaction)):
@@ -343,11 +349,12 @@ def turn_guard(bot: DiceBot) -> TurnGuard | None:
     return cog.turns if isinstance(cog, Encounters) else None
 
 
-async def pass_turn(interaction: Interaction, *, seen_step: int | None) -> None:
+async def pass_turn(interaction: Interaction, *, seen_step: int | None, seen_fight: int | None = None) -> None:
     """End the current turn (the first call rolls initiative) and answer with the turn message (`show_turn`).
 
     A button names the step it was shown at (`seen_step`): when the encounter has moved on since, nothing passes
-    and the asker sees, privately, where it stands, so two presses at once pass one turn. A typed command (no
+    and the asker sees, privately, where it stands, so two presses at once pass one turn. It names its fight too
+    (`seen_fight`): one that has ended passes no turn of the channel's next fight. A typed command (no
     `seen_step`) is held to the same by the `TurnGuard`, told once the pass is shown by which
     message. Initiative is drawn as every roll is and logged before the pass is shown (`with_initiative`), its
     answer stamped. The dying combatants' d% on the way are drawn the same way in a channel with a fair session
@@ -368,6 +375,8 @@ async def pass_turn(interaction: Interaction, *, seen_step: int | None) -> None:
         async with bot.database.write.begin() as session:
             repository = EncounterRepository(session)
             record = await repository.current(guild_id=guild_id, channel_id=channel_id, for_update=True)
+            if seen_fight is not None and seen_fight != record.id:
+                raise EncounterError(FIGHT_OVER, title="Fight over")
             fight = record.id
             before = record.encounter
             if seen_step is not None and seen_step != before.steps:
@@ -454,17 +463,21 @@ async def combatant_choices(bot: DiceBot, interaction: Interaction, current: str
     return [app_commands.Choice(name=name, value=name) for name in names][:25]
 
 
-class NextTurn(Pressed, template=r"encounter:next:(?P<step>[0-9]+)"):
+class NextTurn(Pressed, template=r"encounter:next:(?P<fight>[0-9]+):(?P<step>[0-9]+)"):
     """The tracker's Next button: ends the current turn and edits the tracker in place.
 
-    Who may pass the turn, and in which channel's fight, `pass_turn` asks as `/encounter next` does.
+    Who may pass the turn, and in which channel's fight, `pass_turn` asks as `/encounter next` does. The button names
+    its fight as well as its turn: each fight counts its turns from 0, so an ended fight's Next would otherwise pass
+    the turns of the channel's next fight.
     """
 
-    def __init__(self, step: int) -> None:
+    def __init__(self, fight: int, step: int) -> None:
         super().__init__(
-            discord.ui.Button(label="Next", style=discord.ButtonStyle.primary, custom_id=f"encounter:next:{step}")
+            discord.ui.Button(
+                label="Next", style=discord.ButtonStyle.primary, custom_id=f"encounter:next:{fight}:{step}"
+            )
         )
-        self.step = step
+        self.fight, self.step = fight, step
 
     async def press(self, interaction: Interaction) -> None:
         """Pass the turn (unless someone already did) and post the turn message; the tracker is edited in place.
@@ -474,7 +487,7 @@ class NextTurn(Pressed, template=r"encounter:next:(?P<step>[0-9]+)"):
         """
         # A press is `/encounter next` made with a button: so the roll log and a fair log name it.
         interaction.extras["command"] = "encounter next"
-        await pass_turn(interaction, seen_step=self.step)
+        await pass_turn(interaction, seen_step=self.step, seen_fight=self.fight)
 
 
 class TrackerPage(Pressed, template=r"encounter:page:(?P<fight>[0-9]+):(?P<page>[0-9]+)"):
@@ -499,11 +512,7 @@ class TrackerPage(Pressed, template=r"encounter:page:(?P<fight>[0-9]+):(?P<page>
                 record = await fight_here(session, interaction)
             if record is not None and record.id == self.fight:
                 return record
-        raise UserError(
-            "This fight is over, so its tracker turns no more pages. `/encounter show` shows the fight running in "
-            "this channel, if there is one.",
-            title="Fight over",
-        )
+        raise UserError(f"This fight is over, so its tracker turns no more pages. {RUNNING_HERE}", title="Fight over")
 
     async def press(self, interaction: Interaction) -> None:
         """Show the page of the fight as it stands now, in place."""
@@ -651,15 +660,22 @@ def turn_to(encounter: Encounter, attacker: Combatant, target: Combatant) -> lis
     return [c for c in foes if rules.can_act(encounter.ruleset, c)][:4]
 
 
-def attack_buttons(encounter: Encounter, combatant: Combatant, attacks: Sequence[StoredAttack]) -> list[AttackButton]:
-    """The buttons of a combatant's attacks (at most 5: one row), labelled "Goblin 1: greatclub".
+def attack_buttons(
+    encounter: Encounter, fight: int, combatant: Combatant, attacks: Sequence[StoredAttack]
+) -> list[AttackButton]:
+    """The buttons of a combatant's attacks in the fight `fight` (at most 5: one row), labelled "Goblin 1: greatclub".
 
     Each rolls that attack at the next foe in order (`default_target`) as `/encounter attack` would. For a turn
     message: under the turn of whoever has it. `/encounter attack` shows them to its roller.
     """
     return [
         AttackButton(
-            combatant.number, index, encounter.steps, attack_mark(combatant, attack), f"{combatant.name}: {attack.name}"
+            fight,
+            combatant.number,
+            index,
+            encounter.steps,
+            attack_mark(combatant, attack),
+            f"{combatant.name}: {attack.name}",
         )
         for index, attack in enumerate(attacks[:5])
     ]
@@ -673,8 +689,12 @@ async def roll_stored(
     attack: str | None,
     hidden: bool,
     distance: str | None = None,
-) -> tuple[Encounter, Combatant, tuple[StoredAttack, ...]]:
+    fight: int | None = None,
+) -> tuple[int, Encounter, Combatant, tuple[StoredAttack, ...]]:
     """Roll a combatant's stored attack as its ruleset's own roll command (the one roll path, `cogs._replay`).
+
+    Returns the fight's id, the fight, the attacker and its attacks. `fight`: the fight a button was shown in, which
+    must still run here (else `EARLIER_FIGHT`).
 
     The attacker is `attacker` or whoever has the turn; who may: whoever runs the fight, or the attacker's owner.
     The dead, the dying and the helpless are refused (`encounter_attacks.able_to_attack`). Its hit is applied
@@ -685,6 +705,8 @@ async def roll_stored(
     asker = await viewer(bot, interaction)
     async with bot.database.read() as session:
         record = await EncounterRepository(session).current(guild_id=guild_id, channel_id=channel_id)
+        if fight is not None and record.id != fight:
+            raise EncounterError(EARLIER_FIGHT, title="No such attack")
         encounter = record.encounter
         if attacker is not None:
             who = rules.find(encounter, attacker)
@@ -712,29 +734,36 @@ async def roll_stored(
     if turns and (then := turn_to(encounter, who, struck)):
         options["then"] = ", ".join(c.name for c in then)
     await run_roll(interaction, chosen.command, options)
-    return encounter, who, attacks
+    return record.id, encounter, who, attacks
 
 
 class AttackButton(
-    Pressed, template=r"encounter:attack:(?P<number>[0-9]+):(?P<index>[0-9]+):(?P<step>[0-9]+):(?P<mark>[0-9a-f]{8})"
+    Pressed,
+    template=(
+        r"encounter:attack:(?P<fight>[0-9]+):(?P<number>[0-9]+):(?P<index>[0-9]+):(?P<step>[0-9]+)"
+        r":(?P<mark>[0-9a-f]{8})"
+    ),
 ):
     """One of a combatant's attacks as a button: rolls it at the next foe in order, as `/encounter attack`.
 
     Who may press it, and whether the attacker can still attack, `roll_stored` asks; the step it was shown at only
-    tells the button apart from an older one's. The id names the combatant by its number in the fight, which the
-    channel's next fight gives again: its mark (`attack_mark`) must still match that combatant's name and attack,
-    so an old button never rolls a new fight's creature.
+    tells the button apart from an older one's. The id names the fight, which must still run in the channel (the
+    channel's next fight numbers its combatants again), and the combatant by its number in it: its mark
+    (`attack_mark`) must still match that combatant's name and attack, so an old button never rolls a new fight's
+    creature, nor a renamed one's or a changed attack.
     """
 
-    def __init__(self, number: int, index: int, step: int, mark: str, label: str = "Attack") -> None:
+    TEXT = frozenset({"mark"})  # eight hex digits, all of them digits now and then: "69605404" is not a number
+
+    def __init__(self, fight: int, number: int, index: int, step: int, mark: str, label: str = "Attack") -> None:
         super().__init__(
             discord.ui.Button(
                 label=label[:80],
                 style=discord.ButtonStyle.secondary,
-                custom_id=f"encounter:attack:{number}:{index}:{step}:{mark}",
+                custom_id=f"encounter:attack:{fight}:{number}:{index}:{step}:{mark}",
             )
         )
-        self.number, self.index, self.step, self.mark = number, index, step, mark
+        self.fight, self.number, self.index, self.step, self.mark = fight, number, index, step, mark
 
     async def press(self, interaction: Interaction) -> None:
         """Roll the attack at the next foe in order."""
@@ -744,18 +773,37 @@ class AttackButton(
                 guild_id=guild_of(interaction), channel_id=channel_of(interaction)
             )
             try:
-                who = rules.find(record.encounter, f"#{self.number}")
+                who = rules.find(record.encounter, f"#{self.number}") if record.id == self.fight else None
             except EncounterError:
                 who = None
             attacks = await fighting_attacks(session, guild_of(interaction), record.encounter, who) if who else ()
         if who is None or self.index >= len(attacks) or attack_mark(who, attacks[self.index]) != self.mark:
-            raise EncounterError(
-                "That button is from an earlier fight, or its attacker or attack has changed: "
-                "`/encounter attack` rolls what the fight has now.",
-                title="No such attack",
-            )
+            raise EncounterError(EARLIER_FIGHT, title="No such attack")
         await roll_stored(
-            interaction, attacker=f"#{self.number}", target=None, attack=attacks[self.index].name, hidden=False
+            interaction,
+            attacker=f"#{self.number}",
+            target=None,
+            attack=attacks[self.index].name,
+            hidden=False,
+            fight=self.fight,
+        )
+
+
+class OlderButton(Pressed, template=r"encounter:(?P<old>next:[0-9]+|attack:[0-9]+:[0-9]+:[0-9]+:[0-9a-f]{8})"):
+    """Next and attack buttons as the bot made them before they named their fight.
+
+    Naming no fight, they could act on the channel's next one: a press is told how to go on instead.
+    """
+
+    def __init__(self, old: str) -> None:
+        super().__init__(discord.ui.Button(label="Old", custom_id=f"encounter:{old}"))
+
+    async def press(self, interaction: Interaction) -> None:
+        """Refuse, with what to do instead."""
+        raise EncounterError(
+            "This button is from an older version of the bot and no longer works. `/encounter show` posts the "
+            "fight's tracker with new buttons; `/encounter next` passes the turn and `/encounter attack` attacks.",
+            title="An old button",
         )
 
 
@@ -1213,12 +1261,12 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
             hidden: Send the result to the GM channel; this channel only sees that you rolled
             distance: Star Frontiers shots: the range band (point blank, short, ...) or metres
         """
-        encounter, who, attacks = await roll_stored(
+        fight, encounter, who, attacks = await roll_stored(
             interaction, attacker=attacker, target=target, attack=attack, hidden=hidden, distance=distance
         )
         if len(attacks) > 1:
             view = discord.ui.View(timeout=None)
-            for button in attack_buttons(encounter, who, attacks):
+            for button in attack_buttons(encounter, fight, who, attacks):
                 view.add_item(button)
             note = ui.change_embed(f"{who.name}'s attacks", "A button rolls it at the next foe in turn order.")
             await interaction.followup.send(embed=note, view=view, ephemeral=True)
@@ -1481,4 +1529,4 @@ def _hidden(entry: Combatant, hidden: bool) -> Combatant:
 async def setup(bot: DiceBot) -> None:
     """Load the cog and its persistent Next button."""
     await bot.add_cog(Encounters(bot))
-    bot.add_dynamic_items(NextTurn, TrackerPage, PrivatePage, ApplyHits, AttackButton)
+    bot.add_dynamic_items(NextTurn, TrackerPage, PrivatePage, ApplyHits, AttackButton, OlderButton)

@@ -472,6 +472,13 @@ async def stored(database: Database, channel: str = DEFAULT_CHANNEL) -> Encounte
     return record.encounter
 
 
+async def fight_id(database: Database, channel: str = DEFAULT_CHANNEL) -> int:
+    """The id of the fight running in a channel of the test server (what its buttons name)."""
+    async with database.read() as session:
+        record = await EncounterRepository(session).current(guild_id=int(DEFAULT_GUILD), channel_id=int(channel))
+    return record.id
+
+
 def state(encounter: Encounter) -> list[tuple[str, int]]:
     """The turn order with hit points."""
     return [(c.name, c.hp) for c in encounter.combatants]

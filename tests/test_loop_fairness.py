@@ -172,7 +172,8 @@ async def test_values_inside_the_range_still_run(quiet: LocalDiscord) -> None:
 # Every button's custom id, with {} where a crafted number goes; the ids of the roll's buttons have no length
 # bound in their template, the lists' ids at most 20 digits (longer ones match no button: Discord shows its own
 # "interaction failed", as for any unknown button).
-UNBOUNDED = ["again:{}", "details:{}:full", "page:{}:1", "hurt:{}", "strike:{}", "encounter:next:{}", "sheet:{}:1"]
+UNBOUNDED = ["again:{}", "details:{}:full", "page:{}:1", "hurt:{}", "strike:{}", "encounter:next:1:{}", "sheet:{}:1"]
+UNBOUNDED += ["encounter:next:{}:0", "encounter:attack:{}:1:0:0:0000abcd", "encounter:attack:1:{}:0:0:0000abcd"]
 BOUNDED = [
     "sheet:1:1:{}",
     "characters:{}:1:1",

@@ -29,6 +29,7 @@ from tests.helpers import (
     QUICK_ATTACK,
     RED,
     count,
+    fight_id,
     forged,
     goblin_fight,
     in_gm_channel,
@@ -123,11 +124,14 @@ async def test_a_trackers_next_at_a_step_past_any_number_passes_nothing(
 ) -> None:
     await goblin_fight(local)
     before = await stored(database)
+    fight = await fight_id(database)
     shown = await local.command("roll", {"expression": "1d6"})
     for number in HUGE:
-        pressed = await press(local, shown, f"encounter:next:{number}")
+        pressed = await press(local, shown, f"encounter:next:{fight}:{number}")
         assert pressed.response["type"] == 4 and pressed.ephemeral, pressed.response  # the tracker as it stands
         assert MOVED_ON in str(pressed.response["data"]["embeds"])
+        # A fight past any number is over, as is any but the one running here.
+        assert refused(await press(local, shown, f"encounter:next:{number}:0"))["title"] == "Fight over"
     assert await stored(database) == before
 
 

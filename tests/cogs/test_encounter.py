@@ -17,7 +17,19 @@ from bot.rules import encounter as rules
 from tests.dice_sources import NoDice, ScriptedDice
 from tests.helpers import ALICE as GM
 from tests.helpers import BOB as PLAYER
-from tests.helpers import MANAGER, buttons, character, conditions, described, ok, state, stored, tracker_of, whose_turn
+from tests.helpers import (
+    MANAGER,
+    buttons,
+    character,
+    conditions,
+    described,
+    forged,
+    ok,
+    state,
+    stored,
+    tracker_of,
+    whose_turn,
+)
 
 
 async def test_a_dnd_fight_start_to_undo(local: LocalDiscord, database: Database) -> None:
@@ -296,3 +308,22 @@ async def test_a_deleted_tracker_is_only_a_stale_picture(local: LocalDiscord, da
     assert added.embed["description"] == "Drone joined the fight.", added.embed
     assert [(r.method, r.status) for r in added.requests][-1] == ("PATCH", 404)
     assert state(await stored(database)) == [("Drone", 5)]
+
+
+async def test_an_ended_fight_s_next_passes_no_turn_of_the_channel_s_next_fight(
+    local: LocalDiscord, database: Database
+) -> None:
+    """Each fight counts its turns from 0, so a Next that named only its turn passed the next fight's turns."""
+    started = await local.command("encounter start", {"ruleset": "aliensrl", "name": "Hive"})
+    tracker = local.original(started)  # the ended fight's tracker, with its Next
+    ok(await local.command("encounter add", {"name": "Drone", "count": 2, "hp": 5}))
+    ok(await local.command("encounter end"))
+    ok(await local.command("encounter start", {"ruleset": "aliensrl", "name": "Crypt"}))
+    ok(await local.command("encounter add", {"name": "Ghoul", "hp": 5}))
+    before = await stored(database)
+    pressed = await local.click(tracker, buttons(tracker)["Next"])
+    assert pressed.ephemeral and pressed.embed["title"] == "Fight over", pressed.embed
+    assert await stored(database) == before  # the new fight's turn did not pass
+    older = await local.click(forged(tracker, "encounter:next:0"), "encounter:next:0")  # as made before the fix
+    assert older.ephemeral and older.embed["title"] == "An old button", older.embed
+    assert await stored(database) == before

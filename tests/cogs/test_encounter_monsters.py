@@ -10,7 +10,7 @@ from bot.db.engine import Database
 from bot.local.driver import LocalDiscord
 from bot.local.payloads import MANAGER_PERMISSIONS
 from tests.dice_sources import NoDice, ScriptedDice
-from tests.helpers import character, gm_copy, logged, ok, set_gm_channel, state, stored
+from tests.helpers import character, forged, gm_copy, logged, ok, set_gm_channel, state, stored
 
 pytestmark = pytest.mark.usefixtures("full_answers")
 
@@ -121,6 +121,61 @@ async def test_attack_buttons_roll_at_the_next_foe_in_order(local: LocalDiscord,
     pressed = await local.click(buttons, ids[0])
     assert "Lira" in text(pressed.embed), pressed.embed
     assert ("Lira", 3) in state(await stored(database))
+
+
+def attack_buttons_shown(local: LocalDiscord) -> tuple[dict[str, Any], list[str]]:
+    """The latest message with attack buttons, as the double holds it (with its id), and their custom ids."""
+    message = max(
+        (m for m in local.double.messages.values() if "encounter:attack:" in str(m.get("components"))),
+        key=lambda m: int(m["id"]),
+    )
+    return message, [c["custom_id"] for row in message["components"] for c in row["components"]]
+
+
+@pytest.mark.parametrize(
+    ("name", "count", "attacks", "mark"),
+    [
+        ("Ogre", 1, "slam +8 2d8+7; bite +3 1d6+1", "69605404"),  # all digits: it was read as a number
+        ("Troll", 2, "javelin +8 1d6; bite +3 1d6+1", "00444738"),  # and a leading zero was lost with it
+    ],
+)
+async def test_an_attack_button_whose_mark_is_all_digits_still_rolls(
+    local: LocalDiscord, database: Database, name: str, count: int, attacks: str, mark: str
+) -> None:
+    ok(await local.command("encounter start", {"ruleset": "dnd35", "name": "Cave"}))
+    creature = {"name": name, "count": count, "hp": 30, "ac": 13, "initiative": 5, "attacks": attacks}
+    ok(await local.command("encounter add", creature))
+    ok(await local.command("encounter add", {"name": "Lira", "hp": 12, "ac": 14, "side": "party"}))
+    attacker = name if count == 1 else f"{name} {count}"
+    local.bot.dice = ScriptedDice([1])  # a miss
+    await local.command("encounter attack", {"attacker": attacker, "target": "Lira"})
+    message, ids = attack_buttons_shown(local)
+    assert ids[0].endswith(f":{mark}"), ids
+    local.bot.dice = ScriptedDice([19, 1, 1])  # 19 + 8 hits AC 14; 1 (+1) damage, or 2 + 7
+    pressed = await local.click(message, ids[0])
+    assert pressed.response is not None and "Lira" in text(pressed.embed), pressed.response
+    assert [hp for who, hp in state(await stored(database)) if who == "Lira"] != [12]
+
+
+async def test_an_ended_fight_s_attack_button_rolls_nothing_in_the_channel_s_next_fight(
+    local: LocalDiscord, database: Database
+) -> None:
+    """The next fight numbers its combatants again: the same creature under the same name has the old one's number
+    and its attack the same mark, so only the fight the button names tells them apart."""
+    await ogre_fight(local)
+    local.bot.dice = ScriptedDice([1])  # a miss
+    await local.command("encounter attack", {"attacker": "Ogre", "target": "Bram"})
+    message, ids = attack_buttons_shown(local)
+    ok(await local.command("encounter end"))
+    await ogre_fight(local)
+    before = await stored(database)
+    local.bot.dice = NoDice()
+    pressed = await local.click(message, ids[0])
+    assert pressed.ephemeral and pressed.embed["title"] == "No such attack", pressed.embed
+    assert await stored(database) == before
+    old_id = ":".join(["encounter", "attack", *ids[0].split(":")[3:]])  # as made before they named the fight
+    pressed = await local.click(forged(message, old_id), old_id)
+    assert pressed.ephemeral and pressed.embed["title"] == "An old button", pressed.embed
 
 
 async def sathar_fight(local: LocalDiscord) -> None:
