@@ -11,7 +11,7 @@ import discord
 
 from bot.client import DiceBot
 from bot.errors import UserError
-from cogs._buttons import NEVER, Pressed
+from cogs._buttons import MAX_ID, NEVER, Pressed
 
 
 class ListPage(Pressed, template=NEVER):
@@ -36,6 +36,8 @@ class ListPage(Pressed, template=NEVER):
         """Show the page in place, to the asker only."""
         if interaction.user.id != self.asker:
             raise UserError("Only whoever asked for this list turns its pages; ask for your own.", title="Not yours")
+        if any(arg > MAX_ID for arg in self.args):  # a crafted id: past any the database holds, it names nothing
+            raise UserError("This button names nothing the bot keeps: ask for the list again.", title="No such list")
         pages = await self.pages(interaction)
         page = max(1, min(self.page, len(pages)))
         view = page_view(type(self), self.asker, page, len(pages), *self.args)

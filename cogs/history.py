@@ -15,6 +15,8 @@ from cogs._audience import viewer
 from cogs._lists import ListPage, page_view
 from cogs._shared import Interaction, any_character_choices, find
 
+MAX_COUNT = 25  # rolls on a page of /history at most
+
 
 def line(roll: LoggedRoll, guild_id: int | None) -> str:
     """One roll: when, who, which command, what came of it, and a link to the answer."""
@@ -44,7 +46,7 @@ class History(commands.Cog):
         interaction: Interaction,
         user: discord.User | None = None,
         character: app_commands.Range[str, 1, 40] | None = None,
-        count: app_commands.Range[int, 1, 25] = 10,
+        count: app_commands.Range[int, 1, MAX_COUNT] = 10,
     ) -> None:
         """The latest public rolls in this channel, newest first, each with a link to its answer.
 
@@ -105,6 +107,7 @@ class HistoryPage(
     async def pages(self, interaction: Interaction) -> list[discord.Embed]:
         """The rolls the asker asked for, in the channel the button is pressed in."""
         count, user_id, character_id = self.args
+        count = max(1, min(count, MAX_COUNT))  # as `/history count:` allows: a crafted id may say up to 99
         record = None
         if character_id:
             record = await history_character(interaction.client, interaction, f"#{character_id}", user_id)

@@ -289,3 +289,44 @@ async def test_a_refused_import_file_is_refused_from_the_worker_with_its_reason(
     assert refused.ephemeral
     assert refused.embed["title"] == "Can't import that file"
     assert refused.embed["description"] == "This bot reads export version 1, not 7."
+
+
+@pytest.mark.parametrize(
+    "custom_id",
+    [
+        *(f"characters:{BOB}:1:{big}" for big in (2**63, 10**20 - 1)),
+        *(f"history:{BOB}:1:10:{big}:0" for big in (2**63, 10**20 - 1)),
+        *(f"history:{BOB}:1:10:0:{big}" for big in (2**63, 10**20 - 1)),
+    ],
+)
+async def test_a_list_page_naming_an_id_past_any_is_refused_cleanly_to_its_own_asker(
+    quiet: LocalDiscord, caplog: pytest.LogCaptureFixture, custom_id: str
+) -> None:
+    """Pressed by whoever the id names as the asker, the number reached the database, which refused it: "Sorry"."""
+    component = {"type": 2, "style": 2, "label": "Crafted", "custom_id": custom_id}
+    shown = await quiet.command("roll", {"expression": "1d6"})
+    message = {**quiet.original(shown), "components": [{"type": 1, "components": [component]}]}
+    payload = interaction(quiet.ids, quiet.as_user(BOB), COMPONENT, button_data(custom_id), message=message)
+    answer = await answered_cleanly(quiet, payload, caplog)
+    assert answer.ephemeral and answer.embed["title"] == "No such list", answer.embed
+
+
+async def test_a_history_page_asking_more_rolls_than_the_command_allows_lists_as_many_as_it_does(
+    quiet: LocalDiscord,
+) -> None:
+    """`/history count:` takes at most 25; a crafted page id may say up to 99."""
+    for _ in range(30):
+        await quiet.command("roll", {"expression": "1d6"}, actor=quiet.as_user(BOB))
+    shown = await quiet.command("roll", {"expression": "1d6"})
+    listed: list[str] = []
+    page, pages = 1, 1
+    while page <= pages:
+        custom_id = f"history:{BOB}:{page}:99:0:0"
+        component = {"type": 2, "style": 2, "label": "Crafted", "custom_id": custom_id}
+        message = {**quiet.original(shown), "components": [{"type": 1, "components": [component]}]}
+        payload = interaction(quiet.ids, quiet.as_user(BOB), COMPONENT, button_data(custom_id), message=message)
+        embed = (await quiet.send(payload)).embed
+        listed += embed["description"].splitlines()
+        pages = int(embed["title"].rpartition("/")[2]) if "/" in embed["title"] else 1
+        page += 1
+    assert len(listed) == 25, listed
