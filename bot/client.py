@@ -303,17 +303,21 @@ class DiceBot(commands.Bot):
         """Say why a fair roll number taken for a command will have no roll: the command failed before logging it.
 
         The log then accounts for the number. Best effort: without it the number's record says the bot stopped.
+        A command whose roll was logged and whose answer then failed leaves no number unanswered: the log lists the
+        roll, so its author is not told otherwise.
         """
         if not isinstance(dice, SessionDice):
             return
-        # Its author is told at once which number went unanswered (`bot.tree.report`), as the log will say.
-        setattr(error, FAIR_ROLL_NOTE, dice.roll_number)
         reason = f"the command failed before it answered: {_why(error)}"
+        unanswered = True  # as far as is known, should the record fail
         try:
             async with self.database.write.begin() as session:
-                await FairRepository(session).abandon(dice.session.id, dice.roll_number, reason)
+                unanswered = await FairRepository(session).abandon(dice.session.id, dice.roll_number, reason)
         except Exception:
             log.warning("Could not record why fair roll %s went unanswered", dice.roll_number, exc_info=True)
+        if unanswered:
+            # Its author is told at once which number went unanswered (`bot.tree.report`), as the log will say.
+            setattr(error, FAIR_ROLL_NOTE, dice.roll_number)
 
     async def _fair_channel(
         self, interaction: discord.Interaction[DiceBot], reading: AsyncSession, *, hidden: bool

@@ -253,17 +253,21 @@ class FairRepository:
         await self.session.flush()
         return _session(row), number
 
-    async def abandon(self, session_id: int, roll_number: int, reason: str) -> None:
+    async def abandon(self, session_id: int, roll_number: int, reason: str) -> bool:
         """Say why a taken roll number will have no roll: its command failed before the roll was logged.
 
-        Not once the session's log is closed (`close`): what it says of every number is final then.
+        Not once the session's log is closed (`close`): what it says of every number is final then. Returns whether
+        the number is left without a roll: not when the roll was logged and only its answer failed, for the log
+        lists it then, and its command must not tell its user otherwise.
         """
         closed = select(FairSession.closed_at).where(FairSession.id == session_id).with_for_update(read=True)
-        if await self.session.scalar(closed) is not None:
-            return
-        taken = await self.session.get(FairRollTaken, (session_id, roll_number))
+        is_closed = await self.session.scalar(closed) is not None
         logged = select(RollLog.id).where(RollLog.fair_session_id == session_id, RollLog.fair_roll == roll_number)
-        if taken is not None and taken.reason == NEVER_ANSWERED and await self.session.scalar(logged) is None:
+        unanswered = await self.session.scalar(logged) is None
+        if is_closed:
+            return unanswered
+        taken = await self.session.get(FairRollTaken, (session_id, roll_number))
+        if taken is not None and taken.reason == NEVER_ANSWERED and unanswered:
             # Given up before it was logged: its draws, counted at their most, are not in the log.
             await self.session.execute(
                 update(FairSession)
@@ -273,6 +277,7 @@ class FairRepository:
         if taken is not None:
             taken.reason = reason[:300]
             await self.session.flush()
+        return unanswered
 
     async def reveal(self, channel_id: int, *, now: datetime) -> Session:
         """End the channel's session and make its seed public."""

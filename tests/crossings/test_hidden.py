@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from bot.db.engine import Database
 from bot.local.driver import LocalDiscord
 from bot.local.payloads import MANAGER_PERMISSIONS, Actor
 from tests.dice_sources import ScriptedDice
-from tests.helpers import GM_CHANNEL, MOD, gm_post, set_gm_channel
+from tests.helpers import GM_CHANNEL, MOD, gm_post, in_gm_channel, logged, set_gm_channel
 
 
 async def test_a_hidden_roll_goes_to_the_gm_channel(local: LocalDiscord) -> None:
@@ -60,3 +61,19 @@ async def test_an_unreachable_gm_channel_is_explained(local: LocalDiscord) -> No
     followup = exchange.requests[-1]
     assert followup.path.startswith("/webhooks/") and followup.body["flags"] & 64
     assert followup.body["embeds"][0]["title"] == "GM channel unreachable"
+
+
+async def test_a_logged_hidden_fair_roll_whose_gm_copy_fails_is_not_called_unanswered(
+    local: LocalDiscord, database: Database
+) -> None:
+    """The roll was logged (the GM's fair session lists it) and the table was told its number; only its copy to the
+    GM channel failed. Its roller must not be told that the number went unanswered: the signed log says otherwise."""
+    await set_gm_channel(local)
+    await local.command("fair start", actor=in_gm_channel(local))
+    local.double.inject("POST", f"/channels/{GM_CHANNEL}/messages", 403, {"message": "Missing Access", "code": 50001})
+    exchange = await local.command("roll", {"expression": "1d20", "hidden": True})
+    notice, *_, followup = exchange.requests
+    assert "(the GM's fair roll #1" in notice.body["data"]["embeds"][0]["description"]
+    told = followup.body["embeds"][0]
+    assert told["title"] == "GM channel unreachable" and "not answered" not in told["description"], told
+    assert [r.fair_roll for r in await logged(database)] == [1]
