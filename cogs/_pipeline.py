@@ -403,21 +403,31 @@ async def _plan(
 async def roll(bot: DiceBot, interaction: Interaction, options: O, planner: Planner[O]) -> None:
     """Plan, draw and resolve a roll in one read session (`Reading`), then log it and answer.
 
-    The dice come last, once nothing can fail any more, so that a fair session never skips a roll number.
+    The dice come last, once nothing can fail any more, so that a fair session never skips a roll number; should
+    something fail all the same between the draw and the log (a read of the fight, say), its number is given up
+    with the reason, as `answer_roll` gives it up should the log or the answer fail.
     """
+    hidden = isinstance(options, Hidden) and options.hidden
     async with bot.database.read() as session:
         plan, reading = await _plan(bot, interaction, options, planner, session)
         drawn = None if plan.kind is None else await draw(bot, interaction, plan.kind, plan.inputs, session)
-        result = plan.inputs if drawn is None else drawn.result
-        struck = await reading.struck(plan, result)
-        hidden = isinstance(options, Hidden) and options.hidden
-        waiting = await reading.held(struck, private=options.private, hidden=hidden)
-    if plan.logged is not None:
-        logged = plan.logged(result)
-    else:
-        assert drawn is not None, "a roll without dice says what the log keeps of it"
-        logged = drawn.proof.outcome
-    answer = plan.answer(result)
+        try:
+            result = plan.inputs if drawn is None else drawn.result
+            struck = await reading.struck(plan, result)
+            waiting = await reading.held(struck, private=options.private, hidden=hidden)
+            if plan.logged is not None:
+                logged = plan.logged(result)
+            else:
+                assert drawn is not None, "a roll without dice says what the log keeps of it"
+                logged = drawn.proof.outcome
+            answer = plan.answer(result)
+            rolled = Rolled(plan.character_id, plan.ruleset, None if drawn is None else plan.luck(drawn))
+            # A combatant's hit is applied to the fight, and so to its character's sheet: no Apply damage button too.
+            hurt = plan.hurts.of(result) if plan.hurts is not None and plan.strikes is None else None
+        except Exception as error:
+            if drawn is not None:
+                await bot.abandon_roll(drawn.dice, error)
+            raise
     await answer_roll(
         bot,
         interaction,
@@ -426,11 +436,10 @@ async def roll(bot: DiceBot, interaction: Interaction, options: O, planner: Plan
         private=options.private,
         dice=None if drawn is None else drawn.dice,
         hidden=hidden,
-        rolled=Rolled(plan.character_id, plan.ruleset, None if drawn is None else plan.luck(drawn)),
+        rolled=rolled,
         read=_hidden_hp(plan, struck),
         proof=None if drawn is None else drawn.proof,
-        # A combatant's hit is applied to the fight, and so to its character's sheet: no Apply damage button too.
-        hurt=plan.hurts.of(result) if plan.hurts is not None and plan.strikes is None else None,
+        hurt=hurt,
         waiting=waiting,
     )
     by = (answer.compact or answer.full).title or ""

@@ -294,14 +294,16 @@ async def draw(
     """Take the roll's dice (a fair session's next number, if one runs here) and run the rules core on `inputs`.
 
     Every roll command rolls through here, as `python -m bot verify` replays it (`bot.rules.replay`). A roll
-    the rules core refuses (a mistyped expression, say) leaves its fair roll number with the reason. `hidden`:
+    the rules core refuses (a mistyped expression, say), or whose read after the number fails, leaves its fair roll
+    number with the reason. `hidden`:
     as `DiceBot.dice_for` takes it (by default the command's `hidden` option).
     """
     dice = await bot.dice_for(interaction, reading, hidden=hidden)
-    # Read with the roll's other reads: its answer asks for the roller's choice next (`_full_answers`).
-    await bot.user_answers(interaction.user.id, reading)
     counted = luck.CountingDice(dice)
     try:
+        # Read with the roll's other reads: its answer asks for the roller's choice next (`_full_answers`). A read
+        # that fails leaves the number taken just now with its reason too.
+        await bot.user_answers(interaction.user.id, reading)
         proof = replay.roll(kind, inputs, counted)
     except Exception as error:
         await bot.abandon_roll(dice, error)

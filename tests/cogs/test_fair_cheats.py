@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from sqlalchemy import exc as sa_exc
 from sqlalchemy import select
 
 from bot.db.engine import Database
@@ -203,6 +204,31 @@ async def test_a_failed_fair_roll_tells_its_author_which_number_went_unanswered(
     )
     after = await local.command("roll", {"expression": "1d20"})
     assert after.embed["footer"]["text"].startswith("Fair roll #2 ")
+
+
+@pytest.mark.parametrize("failing", ["user_answers", "struck"])
+async def test_a_read_failing_after_the_number_is_taken_gives_it_up_with_the_reason(
+    local: LocalDiscord, database: Database, monkeypatch: pytest.MonkeyPatch, failing: str
+) -> None:
+    """The roller's choice of answers is read after the number is taken (`draw`), the fight's hits after the draw
+    (`cogs._pipeline.roll`): a failure there left the number with no reason, its author told nothing of it, and every
+    reveal waiting for it to settle."""
+    await start_fair(local)
+
+    async def unavailable(*_: object, **__: object) -> None:
+        raise sa_exc.OperationalError("SELECT", {}, Exception("disk I/O error"))
+
+    if failing == "user_answers":
+        monkeypatch.setattr(local.bot, "user_answers", unavailable)
+    else:
+        monkeypatch.setattr(_pipeline.Reading, "struck", unavailable)
+    failed = await local.command("roll", {"expression": "1d20"})
+    assert failed.ephemeral and failed.embed["description"].endswith(
+        "Fair roll #1 went to this command; the session's log lists it as not answered."
+    ), failed.embed
+    async with database.read() as session:
+        [taken] = (await session.scalars(select(FairRollTaken))).all()
+    assert taken.reason.startswith("the command failed before it answered"), taken.reason
 
 
 async def test_a_reveal_racing_rolls_in_flight_logs_exactly_what_the_channel_saw(
