@@ -185,6 +185,13 @@ BOUNDED = [
 ]
 
 
+def crafted_press(quiet: LocalDiscord, shown: Exchange, custom_id: str) -> dict[str, Any]:
+    """Bob pressing a button of `custom_id` on the answer `shown`, as a script crafts it (the message carrying it)."""
+    component = {"type": 2, "style": 2, "label": "Crafted", "custom_id": custom_id}
+    message = {**quiet.original(shown), "components": [{"type": 1, "components": [component]}]}
+    return interaction(quiet.ids, quiet.as_user(BOB), COMPONENT, button_data(custom_id), message=message)
+
+
 @pytest.mark.parametrize(
     "custom_id",
     [button.format(big) for button in UNBOUNDED for big in (2**63, 2**64, 10**30)]
@@ -193,10 +200,8 @@ BOUNDED = [
 async def test_a_crafted_button_id_far_past_any_id_is_answered_cleanly(
     quiet: LocalDiscord, caplog: pytest.LogCaptureFixture, custom_id: str
 ) -> None:
-    component = {"type": 2, "style": 2, "label": "Crafted", "custom_id": custom_id}
     shown = await quiet.command("roll", {"expression": "1d6"})
-    message = {**quiet.original(shown), "components": [{"type": 1, "components": [component]}]}
-    payload = interaction(quiet.ids, quiet.as_user(BOB), COMPONENT, button_data(custom_id), message=message)
+    payload = crafted_press(quiet, shown, custom_id)
     answer = await answered_cleanly(quiet, payload, caplog)
     assert answer.embed.get("title") != "Sorry" if answer.messages else True
 
@@ -303,10 +308,8 @@ async def test_a_list_page_naming_an_id_past_any_is_refused_cleanly_to_its_own_a
     quiet: LocalDiscord, caplog: pytest.LogCaptureFixture, custom_id: str
 ) -> None:
     """Pressed by whoever the id names as the asker, the number reached the database, which refused it: "Sorry"."""
-    component = {"type": 2, "style": 2, "label": "Crafted", "custom_id": custom_id}
     shown = await quiet.command("roll", {"expression": "1d6"})
-    message = {**quiet.original(shown), "components": [{"type": 1, "components": [component]}]}
-    payload = interaction(quiet.ids, quiet.as_user(BOB), COMPONENT, button_data(custom_id), message=message)
+    payload = crafted_press(quiet, shown, custom_id)
     answer = await answered_cleanly(quiet, payload, caplog)
     assert answer.ephemeral and answer.embed["title"] == "No such list", answer.embed
 
@@ -321,11 +324,7 @@ async def test_a_history_page_asking_more_rolls_than_the_command_allows_lists_as
     listed: list[str] = []
     page, pages = 1, 1
     while page <= pages:
-        custom_id = f"history:{BOB}:{page}:99:0:0"
-        component = {"type": 2, "style": 2, "label": "Crafted", "custom_id": custom_id}
-        message = {**quiet.original(shown), "components": [{"type": 1, "components": [component]}]}
-        payload = interaction(quiet.ids, quiet.as_user(BOB), COMPONENT, button_data(custom_id), message=message)
-        embed = (await quiet.send(payload)).embed
+        embed = (await quiet.send(crafted_press(quiet, shown, f"history:{BOB}:{page}:99:0:0"))).embed
         listed += embed["description"].splitlines()
         pages = int(embed["title"].rpartition("/")[2]) if "/" in embed["title"] else 1
         page += 1
