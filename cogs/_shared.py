@@ -2,9 +2,10 @@
 
 * Drawing, logging and answering a roll: `draw` takes the dice (a fair session's next number) and runs the rules
   core through the replay registry; `answer_roll` logs the roll, then answers it (the compact or full form, the
-  buttons, a hidden roll's GM channel copy, a secret's); `log_drawn` logs a roll its command answers its own way
-  (the tracker's initiative). Every roll command reaches them through `cogs._pipeline.roll`, which plans the roll
-  above them; the encounter cog, which `_pipeline` itself reads, draws its initiative here directly.
+  buttons, a hidden roll's GM channel copy, a secret's); `drawn_record` is the record of a roll its command
+  answers its own way (the tracker's initiative, logged with its change). Every roll command reaches them through
+  `cogs._pipeline.roll`, which plans the roll above them; the encounter cog, which `_pipeline` itself reads, draws
+  its initiative here directly.
 * Characters: `find` (what a user typed, `#12` or a name), `find_own`, `find_for_roll`, quick mode, the weapon
   a roll uses, and the autocomplete of characters and weapons; `guild_of`, the server they live in.
 """
@@ -471,21 +472,20 @@ async def _log_and_answer(
         await _secret_to_gm(bot, interaction, secret)
 
 
-async def log_drawn(
+def drawn_record(
     bot: DiceBot,
     interaction: Interaction,
     drawn: Drawn[Any],
     *,
     result: dict[str, Any],
     rolled: Rolled = Rolled(),
-) -> None:
-    """Log a public roll that `draw` made and its command answers its own way (the encounter tracker's initiative).
+) -> RollRecord:
+    """The log's record of a public roll that `draw` made and its command answers its own way (a fight's initiative).
 
-    The record `answer_roll` writes (`_record`), its fair proof and its kind's summary included, logged before the
-    answer is shown, as there; the caller stamps its answer (`stamp`). If the log fails, the fair roll number
-    keeps the reason.
+    The record `answer_roll` writes (`_record`), its fair proof and its kind's summary included. The change the roll
+    is for logs it in its own write transaction (`bot.db.rolls.log_in`); the caller stamps its answer (`stamp`).
     """
-    record = _record(
+    return _record(
         bot,
         interaction,
         result=result,
@@ -499,11 +499,6 @@ async def log_drawn(
         private=False,
         hidden=False,
     )
-    try:
-        await bot.log_roll(record)
-    except Exception as error:
-        await bot.abandon_roll(drawn.dice, error)
-        raise
 
 
 async def _secret_to_gm(bot: DiceBot, interaction: Interaction, embed: discord.Embed) -> None:

@@ -30,7 +30,7 @@ from bot.client import DiceBot
 from bot.db.characters import CharacterError, CharacterRecord, CharacterRepository
 from bot.db.encounters import EncounterRecord, EncounterRepository
 from bot.db.fair import FairRepository
-from bot.db.rolls import LoggedRoll, RollRepository
+from bot.db.rolls import LoggedRoll, RollRecord, RollRepository, log_in
 from bot.errors import UserError
 from bot.rules import encounter as rules
 from bot.rules import encounter_attacks as stored
@@ -47,7 +47,18 @@ from cogs._audience import is_game_master, viewer
 from cogs._buttons import NOT_FOUND, OnRoll, Pressed
 from cogs._replay import replay as run_roll
 from cogs._replay import roll_command, without
-from cogs._shared import STRIKE, Drawn, Interaction, Rolled, character_choices, draw, find, guild_of, log_drawn, stamp
+from cogs._shared import (
+    STRIKE,
+    Drawn,
+    Interaction,
+    Rolled,
+    character_choices,
+    draw,
+    drawn_record,
+    find,
+    guild_of,
+    stamp,
+)
 
 log = logging.getLogger(__name__)
 
@@ -270,10 +281,10 @@ async def with_initiative(
     `attempt` runs the change in one write transaction. It runs first with no roll made; a change that needs
     initiative raises `rules.Unrolled` there, so nothing was written. The roll it asked for is then drawn through
     `draw` (under the replay kind of `command`, outside any write transaction, as taking a fair number needs),
-    and the change runs again with it. A fight that changed in between so that it needs another roll is refused,
-    and a roll the change did not use (a Next that found the turn passed) is not answered: either way the fair
-    number says why. Returns the roll when the change used it: the caller logs it (`log_initiative`) and stamps
-    its answer.
+    and the change runs again with it, logging it in its write transaction (`Logged`): the fight never keeps an
+    initiative the log lacks, nor the log one the fight lost. A fight that changed in between so that it needs
+    another roll is refused, and a roll the change did not use (a Next that found the turn passed) is not answered:
+    either way the fair number says why. Returns the roll when the change used it: the caller stamps its answer.
     """
     bot = interaction.client
     try:
@@ -282,7 +293,8 @@ async def with_initiative(
         asked = needed.asked
     # The tracker's initiative is the channel's: `/encounter add`'s `hidden` hides hit points, not the roll.
     drawn = await draw(bot, interaction, replay.INITIATIVE[command], asked, hidden=False)
-    made = rules.Prerolled(drawn.result)
+    rolled = Rolled(ruleset=drawn.result.asked.ruleset)
+    made = Logged(drawn.result, drawn_record(bot, interaction, drawn, result=drawn.proof.outcome, rolled=rolled))
     done = await using_drawn(interaction, drawn, lambda: attempt(made), stale=(rules.Unrolled,))
     if not made.used:  # a Next that found the turn passed meanwhile, say
         await bot.abandon_roll(drawn.dice, EncounterError(NOT_NEEDED))
@@ -290,15 +302,20 @@ async def with_initiative(
     return done, drawn
 
 
-async def log_initiative(interaction: Interaction, drawn: Drawn[rules.Initiative]) -> None:
-    """Log an initiative roll like any roll, proof included (after the fight it belongs to is committed)."""
-    await log_drawn(
-        interaction.client,
-        interaction,
-        drawn,
-        result=drawn.proof.outcome,
-        rolled=Rolled(ruleset=drawn.result.asked.ruleset),
-    )
+class Logged(rules.Prerolled):
+    """Initiative rolled before its change, with the log's record of the roll: the change logs it if it takes it."""
+
+    __slots__ = ("record",)
+
+    def __init__(self, made: rules.Initiative, record: RollRecord) -> None:
+        super().__init__(made)
+        self.record = record
+
+
+async def log_taken(session: AsyncSession, dice: rules.Dice) -> None:
+    """In a change's write transaction: log the initiative it took from `dice`, if they were rolled for it."""
+    if isinstance(dice, Logged) and dice.used:
+        await log_in(session, dice.record)
 
 
 class TurnGuard:
@@ -366,6 +383,7 @@ async def pass_turn(interaction: Interaction, *, seen_step: int | None, seen_fig
     guard = turn_guard(bot)
     held = None
     made: rules.DyingFaces | None = None  # the dying's d% drawn for this pass, once a try asked for them
+    fated: Drawn[rules.DyingFaces] | None = None  # the roll that drew them
     took = False  # whether the pass took them
     fight = 0  # the fight's id, once read
     drawn: Drawn[Any] | None
@@ -401,6 +419,11 @@ async def pass_turn(interaction: Interaction, *, seen_step: int | None, seen_fig
             await repository.save(
                 record, turn.encounter, now=bot.clock(), what=ui.pass_line(before, turn), at=interaction.id
             )
+            # The rolls the pass took, logged with it: the fight never keeps a roll the log lacks.
+            await log_taken(session, dice)
+            if took and fated is not None:
+                rolled = Rolled(ruleset=before.ruleset)
+                await log_in(session, drawn_record(bot, interaction, fated, result=fated.proof.outcome, rolled=rolled))
         return turn, True
 
     one_at_a_time = guard.lock(channel_id) if guard is not None else contextlib.nullcontext()
@@ -425,10 +448,6 @@ async def pass_turn(interaction: Interaction, *, seen_step: int | None, seen_fig
             raise
         shown = interaction.id
         try:
-            if drawn is not None:
-                await log_drawn(
-                    bot, interaction, drawn, result=drawn.proof.outcome, rolled=Rolled(ruleset=turn.encounter.ruleset)
-                )
             if not passed:
                 # Pressed or typed at the same time as another Next that passed this turn: where it stands, privately.
                 embed = ui.tracker_embed(turn.encounter, note=MOVED_ON)
@@ -824,8 +843,13 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
         super().__init__()
 
     # -- the one write path ------------------------------------------------------------------------------
-    async def change(self, interaction: Interaction, step: Step[T], *, undoable: bool = True) -> tuple[Encounter, T]:
-        """Run `step` on the channel's encounter in one transaction and save what it returns (version-checked)."""
+    async def change(
+        self, interaction: Interaction, step: Step[T], *, undoable: bool = True, dice: rules.Dice | None = None
+    ) -> tuple[Encounter, T]:
+        """Run `step` on the channel's encounter in one transaction and save what it returns (version-checked).
+
+        `dice`: the initiative the step may take, logged in the same transaction if it does (`log_taken`).
+        """
         guild_id, channel_id = guild_of(interaction), channel_of(interaction)
         async with self.bot.database.write.begin() as session:
             repository = EncounterRepository(session)
@@ -835,19 +859,19 @@ class Encounters(commands.GroupCog, group_name="encounter", group_description="A
             await repository.save(
                 record, after, now=self.bot.clock(), undoable=undoable, what=what.split("\n")[0], at=interaction.id
             )
+            if dice is not None:
+                await log_taken(session, dice)
         return after, extra
 
     async def rolling_change(
         self, interaction: Interaction, command: str, step: RollingStep[T]
     ) -> tuple[Encounter, T, Drawn[rules.Initiative] | None]:
-        """`change` for a step that may roll initiative (`with_initiative`): the roll it made, logged, if any."""
+        """`change` for a step that may roll initiative (`with_initiative`): the roll it made and logged, if any."""
 
         async def attempt(dice: rules.Prerolled) -> tuple[Encounter, T]:
-            return await self.change(interaction, lambda record, session: step(record, session, dice))
+            return await self.change(interaction, lambda record, session: step(record, session, dice), dice=dice)
 
         (after, extra), drawn = await with_initiative(interaction, command, attempt)
-        if drawn is not None:
-            await log_initiative(interaction, drawn)
         return after, extra, drawn
 
     async def read(self, interaction: Interaction) -> EncounterRecord:

@@ -348,31 +348,40 @@ class RollLogWriter:
     ) -> None:
         rolls = [record.row() for record, _ in batch]
         pairs = [pair for pair, _ in messages]
-
-        fair = {row["fair_session_id"] for row in rolls if row.get("fair_session_id") is not None}
-
-        counted = [
-            {"of": row["fair_session_id"], "drawn": len(row.get("draws") or ()) - MAX_DRAWS_PER_ROLL}
-            for row in rolls
-            if row.get("fair_session_id") is not None
-        ]
-
-        def write(connection: Connection) -> None:
-            if fair:
-                _refuse_closed(connection, fair)
-            if rolls:
-                connection.execute(insert(ROLL_LOG), rolls)
-            if counted:  # a fair roll's draws, counted at their most when its number was taken, as they are
-                connection.execute(COUNT_DRAWS, counted)
-            if pairs:
-                connection.execute(SET_MESSAGE, [{"of": of, "message": message} for of, message in pairs])
-
         # One trip for the whole batch (`Writers.run`): the roll commands' largest cost was this write.
-        await self.write.run(write)
+        await self.write.run(lambda connection: _write_rows(connection, rolls, pairs))
         for _, future in batch:
             _settle(future)
         for _, future in messages:
             _settle(future)
+
+
+def _write_rows(connection: Connection, rolls: list[dict[str, Any]], pairs: list[tuple[int, int]]) -> None:
+    """Log rolls (their rows) and note answers' messages (interaction, message) in the caller's transaction."""
+    fair = {row["fair_session_id"] for row in rolls if row.get("fair_session_id") is not None}
+    counted = [
+        {"of": row["fair_session_id"], "drawn": len(row.get("draws") or ()) - MAX_DRAWS_PER_ROLL}
+        for row in rolls
+        if row.get("fair_session_id") is not None
+    ]
+    if fair:
+        _refuse_closed(connection, fair)
+    if rolls:
+        connection.execute(insert(ROLL_LOG), rolls)
+    if counted:  # a fair roll's draws, counted at their most when its number was taken, as they are
+        connection.execute(COUNT_DRAWS, counted)
+    if pairs:
+        connection.execute(SET_MESSAGE, [{"of": of, "message": message} for of, message in pairs])
+
+
+async def log_in(session: AsyncSession, record: RollRecord) -> None:
+    """Log a roll in the write transaction of the change it is for (a fight's initiative, a dying combatant's d%).
+
+    The change and its roll commit together or not at all: a change never keeps a roll the log lacks, and a roll
+    refused by a fair session closed meanwhile (`SessionClosed`) undoes the change.
+    """
+    row = record.row()
+    await session.run_sync(lambda synced: _write_rows(synced.connection(), [row], []))
 
 
 FAIR_SESSIONS = Base.metadata.tables[FairSession.__tablename__]

@@ -13,6 +13,7 @@ from sqlalchemy import select
 from bot.__main__ import main
 from bot.db.encounters import EncounterRecord, EncounterRepository
 from bot.db.engine import Database
+from bot.db.fair import FairRepository
 from bot.db.models import RollLog
 from bot.local.driver import DEFAULT_CHANNEL, DEFAULT_GUILD, LocalDiscord
 from bot.rules import encounter as rules
@@ -215,6 +216,41 @@ async def test_a_fight_that_changed_while_initiative_was_drawn_refuses_and_its_n
     assert isinstance(first, LogRoll) and isinstance(orc, Unanswered)
     assert orc.command == "encounter add" and CHANGED_MEANWHILE in orc.reason
     assert check_log(log).ok
+
+
+async def test_a_reveal_between_initiative_s_number_and_its_fight_leaves_the_fight_unbegun(
+    local: LocalDiscord, database: Database
+) -> None:
+    """Finding: the fight was saved with its initiative, then the roll's log was refused (the session's log had
+    been closed meanwhile): the fight went on with a roll the signed log lists as never answered. The roll is now
+    logged in the fight's own transaction, so the refusal undoes the change too."""
+    local.bot.dice = NoDice()  # type: ignore[attr-defined]
+    await start_fair(local)
+    ok(await local.command("encounter start", {"ruleset": "dnd35", "name": "Cave"}))
+    ok(await local.command("encounter add", {"name": "Goblin", "count": 2, "hp": 6}))
+    real = local.bot.dice_for
+
+    async def revealed_once_taken(interaction: Any, reading: Any = None, *, hidden: bool | None = None) -> Any:
+        dice = await real(interaction, reading, hidden=hidden)
+        if command_name(interaction) == "encounter next":  # the reveal and its close come after the number
+            async with local.bot.database.write.begin() as session:
+                fair = FairRepository(session)
+                revealed = await fair.reveal(int(DEFAULT_CHANNEL), now=local.bot.clock())
+                await fair.close(revealed.id, now=local.bot.clock())
+        return dice
+
+    local.bot.dice_for = revealed_once_taken  # type: ignore[method-assign]
+    refused = await local.command("encounter next")
+    assert refused.ephemeral and refused.embed["description"].endswith(
+        "Fair roll #1 went to this command; the session's log lists it as not answered."
+    ), refused.embed
+    async with database.read() as session:
+        fight = (
+            await EncounterRepository(session).current(guild_id=int(DEFAULT_GUILD), channel_id=int(DEFAULT_CHANNEL))
+        ).encounter
+        logged = (await session.scalars(select(RollLog))).all()
+    assert not fight.begun and [c.initiative for c in fight.combatants] == [None, None]
+    assert logged == []
 
 
 async def test_a_roll_drawn_for_a_change_that_no_longer_needs_it_is_left_unanswered(local: LocalDiscord) -> None:
