@@ -296,8 +296,7 @@ async def draw(
 
     Every roll command rolls through here, as `python -m bot verify` replays it (`bot.rules.replay`). A roll
     the rules core refuses (a mistyped expression, say), or whose read after the number fails, leaves its fair roll
-    number with the reason. `hidden`:
-    as `DiceBot.dice_for` takes it (by default the command's `hidden` option).
+    number with the reason. `hidden`: as `DiceBot.dice_for` takes it (by default the command's `hidden` option).
     """
     dice = await bot.dice_for(interaction, reading, hidden=hidden)
     counted = luck.CountingDice(dice)

@@ -281,10 +281,11 @@ async def with_initiative(
     `attempt` runs the change in one write transaction. It runs first with no roll made; a change that needs
     initiative raises `rules.Unrolled` there, so nothing was written. The roll it asked for is then drawn through
     `draw` (under the replay kind of `command`, outside any write transaction, as taking a fair number needs),
-    and the change runs again with it, logging it in its write transaction (`Logged`): the fight never keeps an
-    initiative the log lacks, nor the log one the fight lost. A fight that changed in between so that it needs
-    another roll is refused, and a roll the change did not use (a Next that found the turn passed) is not answered:
-    either way the fair number says why. Returns the roll when the change used it: the caller stamps its answer.
+    and the change runs again with it, logging it in its write transaction (`LoggedInitiative`): the fight never
+    keeps an initiative the log lacks, nor the log one the fight lost. A fight that changed in between so that it
+    needs another roll is refused, and a roll the change did not use (a Next that found the turn passed) is not
+    answered: either way the fair number says why. Returns the roll when the change used it: the caller stamps its
+    answer.
     """
     bot = interaction.client
     try:
@@ -294,7 +295,8 @@ async def with_initiative(
     # The tracker's initiative is the channel's: `/encounter add`'s `hidden` hides hit points, not the roll.
     drawn = await draw(bot, interaction, replay.INITIATIVE[command], asked, hidden=False)
     rolled = Rolled(ruleset=drawn.result.asked.ruleset)
-    made = Logged(drawn.result, drawn_record(bot, interaction, drawn, result=drawn.proof.outcome, rolled=rolled))
+    record = drawn_record(bot, interaction, drawn, result=drawn.proof.outcome, rolled=rolled)
+    made = LoggedInitiative(drawn.result, record)
     done = await using_drawn(interaction, drawn, lambda: attempt(made), stale=(rules.Unrolled,))
     if not made.used:  # a Next that found the turn passed meanwhile, say
         await bot.abandon_roll(drawn.dice, EncounterError(NOT_NEEDED))
@@ -302,7 +304,7 @@ async def with_initiative(
     return done, drawn
 
 
-class Logged(rules.Prerolled):
+class LoggedInitiative(rules.Prerolled):
     """Initiative rolled before its change, with the log's record of the roll: the change logs it if it takes it."""
 
     __slots__ = ("record",)
@@ -314,7 +316,7 @@ class Logged(rules.Prerolled):
 
 async def log_taken(session: AsyncSession, dice: rules.Dice) -> None:
     """In a change's write transaction: log the initiative it took from `dice`, if they were rolled for it."""
-    if isinstance(dice, Logged) and dice.used:
+    if isinstance(dice, LoggedInitiative) and dice.used:
         await log_in(session, dice.record)
 
 
@@ -373,7 +375,7 @@ async def pass_turn(interaction: Interaction, *, seen_step: int | None, seen_fig
     and the asker sees, privately, where it stands, so two presses at once pass one turn. It names its fight too
     (`seen_fight`): one that has ended passes no turn of the channel's next fight. A typed command (no
     `seen_step`) is held to the same by the `TurnGuard`, told once the pass is shown by which
-    message. Initiative is drawn as every roll is and logged before the pass is shown (`with_initiative`), its
+    message. Initiative is drawn as every roll is and logged in the pass's own transaction (`with_initiative`), its
     answer stamped. The dying combatants' d% on the way are drawn the same way in a channel with a fair session
     (`rules.Foretold`), else they roll the bot's dice (and so does a first Next, whose one fair number is
     initiative's: an interaction rolls once).
